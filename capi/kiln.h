@@ -1,0 +1,252 @@
+/* Kiln — an ONNX inference runtime. Public C API.
+ *
+ * Conventions (all functions):
+ *  - Every fallible call returns an int32_t status: KILN_OK (0) or one of the
+ *    KILN_ERR_* codes below. The message for the last failure on the calling
+ *    thread is copied out with kiln_last_error().
+ *  - Handles are opaque. Destroy functions accept NULL and return nothing.
+ *  - The library never returns heap memory for the caller to free, except
+ *    handles (freed with their destroy function). Strings and shapes are
+ *    copied into caller buffers with the two-call pattern: pass cap = 0 to
+ *    learn the size needed (written to *needed), then call again.
+ *  - A runtime and a model are thread-safe and may be shared. A session runs
+ *    one run at a time: its functions must not be called concurrently, except
+ *    kiln_session_cancel(), which any thread may call at any time.
+ *  - Using a handle after destroying it is undefined behaviour (C cannot
+ *    detect it); passing NULL is always detected (KILN_ERR_INVALID_ARGUMENT).
+ *  - The library never prints and never aborts on bad input.
+ */
+#ifndef KILN_H
+#define KILN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(_WIN32)
+#define KILN_API __declspec(dllexport)
+#elif defined(__GNUC__)
+#define KILN_API __attribute__((visibility("default")))
+#else
+#define KILN_API
+#endif
+
+/* Bumped when a function's signature or behaviour changes incompatibly.
+ * Bindings compare it with kiln_abi_version() at load. */
+#define KILN_ABI_VERSION 1
+
+/* ---- status codes (values are fixed forever; never reused) ---- */
+#define KILN_OK 0
+#define KILN_ERR_INVALID_ARGUMENT 1 /* NULL handle, bad index, bad value */
+#define KILN_ERR_OUT_OF_MEMORY 2
+#define KILN_ERR_IO 3               /* model or data file cannot be read */
+#define KILN_ERR_INVALID_MODEL 4    /* corrupt, truncated or inconsistent model */
+#define KILN_ERR_UNSUPPORTED 5      /* op, opset, dtype or feature not supported */
+#define KILN_ERR_SHAPE 6            /* wrong shape (input or inferred) */
+#define KILN_ERR_DTYPE 7            /* wrong element type */
+#define KILN_ERR_NOT_FOUND 8        /* no input/output with that name */
+#define KILN_ERR_STATE 9            /* call made in the wrong order */
+#define KILN_ERR_CANCELLED 10       /* run stopped by kiln_session_cancel() */
+#define KILN_ERR_INTERNAL 11
+#define KILN_ERR_BUFFER_TOO_SMALL 12 /* caller buffer too small; see *needed */
+#define KILN_ERR_LIMIT 13           /* a configured resource limit was exceeded */
+
+/* ---- element types (ONNX TensorProto.DataType numbers) ---- */
+#define KILN_DTYPE_FLOAT 1
+#define KILN_DTYPE_UINT8 2
+#define KILN_DTYPE_INT8 3
+#define KILN_DTYPE_UINT16 4
+#define KILN_DTYPE_INT16 5
+#define KILN_DTYPE_INT32 6
+#define KILN_DTYPE_INT64 7
+#define KILN_DTYPE_STRING 8 /* not supported for tensors yet */
+#define KILN_DTYPE_BOOL 9
+#define KILN_DTYPE_FLOAT16 10
+#define KILN_DTYPE_DOUBLE 11
+#define KILN_DTYPE_UINT32 12
+#define KILN_DTYPE_UINT64 13
+#define KILN_DTYPE_BFLOAT16 16
+
+/* ---- option keys for kiln_options_set_int ---- */
+/* Runtime: worker threads including the caller (>= 1; default 1). */
+#define KILN_OPT_THREADS 1
+/* Model load: 1 = keep loading when ops are unsupported, so the model can be
+ * inspected (kiln_model_node_supported); sessions on it then fail. Default 0. */
+#define KILN_OPT_ALLOW_UNSUPPORTED 2
+/* Model load: maximum model size in MiB, external data included (0 = none). */
+#define KILN_OPT_MAX_MODEL_MB 3
+/* Session: maximum arena size in MiB (0 = none). */
+#define KILN_OPT_MAX_ARENA_MB 4
+
+/* ---- flags for kiln_session_set_input ---- */
+/* Copy the data now instead of borrowing the pointer until the run ends. */
+#define KILN_INPUT_COPY 1
+
+typedef struct kiln_options kiln_options;
+typedef struct kiln_runtime kiln_runtime;
+typedef struct kiln_model kiln_model;
+typedef struct kiln_session kiln_session;
+typedef struct kiln_tensor kiln_tensor;
+
+/* ---- library ---- */
+
+/* KILN_ABI_VERSION of the built library. Thread-safe. */
+KILN_API int32_t kiln_abi_version(void);
+/* Release version, e.g. "0.1.0"; a static string (do not free). */
+KILN_API const char *kiln_version(void);
+/* Copies the calling thread's last error message (NUL-terminated, truncated
+ * to cap) into buf; returns the full message length without the NUL. buf may
+ * be NULL when cap is 0. The message is kept until the next failing call on
+ * this thread. */
+KILN_API int32_t kiln_last_error(char *buf, int32_t cap);
+/* Short English name of a status code ("shape mismatch"); static string. */
+KILN_API const char *kiln_status_name(int32_t status);
+
+/* ---- options: a bag of integer settings keyed by KILN_OPT_* ---- */
+
+/* Errors: INVALID_ARGUMENT (out NULL), OUT_OF_MEMORY. */
+KILN_API int32_t kiln_options_create(kiln_options **out);
+KILN_API void kiln_options_destroy(kiln_options *options);
+/* Errors: INVALID_ARGUMENT (NULL options, unknown key, value out of range). */
+KILN_API int32_t kiln_options_set_int(kiln_options *options, int32_t key, int32_t value);
+
+/* ---- runtime: owns the thread pool; shared by models and sessions ---- */
+
+/* options may be NULL (defaults). The options are copied. Thread-safe.
+ * Errors: INVALID_ARGUMENT, OUT_OF_MEMORY (threads could not start). */
+KILN_API int32_t kiln_runtime_create(const kiln_options *options, kiln_runtime **out);
+/* Destroy after every model and session created from it. */
+KILN_API void kiln_runtime_destroy(kiln_runtime *runtime);
+
+/* ---- model: an immutable, validated graph; thread-safe and shareable ---- */
+
+/* Loads an ONNX model file; external data files are read relative to its
+ * folder and may not escape it. options may be NULL. Errors: IO,
+ * INVALID_MODEL (message names the problem and where), UNSUPPORTED (names
+ * op, domain, opset and node), LIMIT, OUT_OF_MEMORY. */
+KILN_API int32_t kiln_model_load_file(kiln_runtime *runtime, const char *path,
+                                      const kiln_options *options, kiln_model **out);
+/* Loads from bytes; the bytes are not used after the call returns. A model
+ * with external data cannot be loaded this way (UNSUPPORTED). */
+KILN_API int32_t kiln_model_load_memory(kiln_runtime *runtime, const void *data, size_t size,
+                                        const kiln_options *options, kiln_model **out);
+/* Destroy after every session created from it. */
+KILN_API void kiln_model_destroy(kiln_model *model);
+
+KILN_API int32_t kiln_model_input_count(const kiln_model *model, int32_t *count);
+KILN_API int32_t kiln_model_output_count(const kiln_model *model, int32_t *count);
+/* Name of input/output `index` (two-call pattern: *needed = bytes incl. NUL).
+ * Errors: INVALID_ARGUMENT (bad index), BUFFER_TOO_SMALL. */
+KILN_API int32_t kiln_model_input_name(const kiln_model *model, int32_t index, char *buf,
+                                       int32_t cap, int32_t *needed);
+KILN_API int32_t kiln_model_output_name(const kiln_model *model, int32_t index, char *buf,
+                                        int32_t cap, int32_t *needed);
+/* Declared element type (KILN_DTYPE_*, 0 if the model leaves it open). */
+KILN_API int32_t kiln_model_input_dtype(const kiln_model *model, int32_t index, int32_t *dtype);
+KILN_API int32_t kiln_model_output_dtype(const kiln_model *model, int32_t index, int32_t *dtype);
+/* Declared shape: *rank is set (-1 if unknown); up to cap dims are written,
+ * -1 for a dynamic dim. Errors: BUFFER_TOO_SMALL if cap < rank. */
+KILN_API int32_t kiln_model_input_shape(const kiln_model *model, int32_t index, int64_t *dims,
+                                        int32_t cap, int32_t *rank);
+KILN_API int32_t kiln_model_output_shape(const kiln_model *model, int32_t index, int64_t *dims,
+                                         int32_t cap, int32_t *rank);
+/* Index of the input/output named `name`. Errors: NOT_FOUND. */
+KILN_API int32_t kiln_model_input_index(const kiln_model *model, const char *name,
+                                        int32_t *index);
+KILN_API int32_t kiln_model_output_index(const kiln_model *model, const char *name,
+                                         int32_t *index);
+
+/* Opset imports: domain ("" = ai.onnx) and version of entry `index`. */
+KILN_API int32_t kiln_model_opset_count(const kiln_model *model, int32_t *count);
+KILN_API int32_t kiln_model_opset(const kiln_model *model, int32_t index, char *domain,
+                                  int32_t cap, int32_t *needed, int32_t *version);
+/* Nodes of the main graph, in execution order. */
+KILN_API int32_t kiln_model_node_count(const kiln_model *model, int32_t *count);
+/* Op type and domain of node `index` ("Conv", ""), two-call pattern each. */
+KILN_API int32_t kiln_model_node_op(const kiln_model *model, int32_t index, char *op_type,
+                                    int32_t op_cap, char *domain, int32_t domain_cap,
+                                    int32_t *needed);
+/* Node name (the reader names unnamed nodes "node<N>"). */
+KILN_API int32_t kiln_model_node_name(const kiln_model *model, int32_t index, char *buf,
+                                      int32_t cap, int32_t *needed);
+/* *supported = 1 if a kernel exists for the node's op and opset. */
+KILN_API int32_t kiln_model_node_supported(const kiln_model *model, int32_t index,
+                                           int32_t *supported);
+
+/* ---- session: per-run state (planned memory, bound inputs) ---- */
+
+/* Plans memory for the model's declared shapes (when they are all static)
+ * and prepares every kernel. options may be NULL. Thread-safe with respect
+ * to other sessions of the same model. Errors: UNSUPPORTED (op or dtype,
+ * named), SHAPE, LIMIT (arena above KILN_OPT_MAX_ARENA_MB), OUT_OF_MEMORY. */
+KILN_API int32_t kiln_session_create(kiln_model *model, const kiln_options *options,
+                                     kiln_session **out);
+/* Waits for a run in flight on another thread to finish first. */
+KILN_API void kiln_session_destroy(kiln_session *session);
+
+/* Binds input `name`. dims/rank give the shape, nbytes the buffer size
+ * (must equal the shape's byte size). Without KILN_INPUT_COPY the pointer is
+ * borrowed and must stay valid and unchanged until the next run returns.
+ * Errors: NOT_FOUND (name), DTYPE, SHAPE (rank or a static dim differs from
+ * the model's), INVALID_ARGUMENT (NULL data, nbytes mismatch). */
+KILN_API int32_t kiln_session_set_input(kiln_session *session, const char *name, int32_t dtype,
+                                        const int64_t *dims, int32_t rank, const void *data,
+                                        size_t nbytes, int32_t flags);
+/* Same, by input index. */
+KILN_API int32_t kiln_session_set_input_at(kiln_session *session, int32_t index, int32_t dtype,
+                                           const int64_t *dims, int32_t rank, const void *data,
+                                           size_t nbytes, int32_t flags);
+/* Runs the model. With static shapes this allocates no memory. Errors:
+ * STATE (an input is not bound), CANCELLED, SHAPE (a new input shape does not
+ * fit the graph), LIMIT, and kernel errors naming the node. */
+KILN_API int32_t kiln_session_run(kiln_session *session);
+/* Asks the run in flight (if any) to stop at the next node; it then returns
+ * KILN_ERR_CANCELLED. A run started later is not affected. Thread-safe. */
+KILN_API int32_t kiln_session_cancel(kiln_session *session);
+
+/* Output element type and shape after a successful run. Errors: STATE
+ * (no successful run yet), INVALID_ARGUMENT, BUFFER_TOO_SMALL (cap < rank;
+ * *rank is still set). */
+KILN_API int32_t kiln_session_output_info(const kiln_session *session, int32_t index,
+                                          int32_t *dtype, int64_t *dims, int32_t cap,
+                                          int32_t *rank);
+/* Copies output `index` into buf. *needed (may be NULL) gets the byte size.
+ * Errors: STATE, BUFFER_TOO_SMALL. */
+KILN_API int32_t kiln_session_output_copy(const kiln_session *session, int32_t index,
+                                          void *buf, size_t cap, size_t *needed);
+/* Points *data at the library's copy of output `index`, valid until the next
+ * run or the session's destruction. Do not write through it. */
+KILN_API int32_t kiln_session_output_view(const kiln_session *session, int32_t index,
+                                          const void **data, size_t *nbytes);
+/* Memory plan of the current shapes: arena bytes, and the sum of the sizes
+ * of all intermediate tensors (what a plan without reuse would need). */
+KILN_API int32_t kiln_session_plan_bytes(const kiln_session *session, int64_t *arena_bytes,
+                                         int64_t *intermediate_bytes);
+
+/* ---- tensor files: ONNX TensorProto (the .pb files of ONNX test data) ---- */
+
+/* Decodes a serialized TensorProto. Errors: INVALID_MODEL (malformed),
+ * UNSUPPORTED (string tensors, external data), OUT_OF_MEMORY. */
+KILN_API int32_t kiln_tensor_decode(const void *data, size_t size, kiln_tensor **out);
+KILN_API void kiln_tensor_destroy(kiln_tensor *tensor);
+KILN_API int32_t kiln_tensor_info(const kiln_tensor *tensor, int32_t *dtype, int64_t *dims,
+                                  int32_t cap, int32_t *rank);
+/* Points at the tensor's bytes (little endian, row-major); valid until destroy. */
+KILN_API int32_t kiln_tensor_data(const kiln_tensor *tensor, const void **data, size_t *nbytes);
+/* Tensor name ("" if none), two-call pattern. */
+KILN_API int32_t kiln_tensor_name(const kiln_tensor *tensor, char *buf, int32_t cap,
+                                  int32_t *needed);
+/* Serializes a TensorProto (raw_data form) into buf; *needed gets its size.
+ * name may be NULL. Errors: INVALID_ARGUMENT, BUFFER_TOO_SMALL. */
+KILN_API int32_t kiln_tensor_encode(const char *name, int32_t dtype, const int64_t *dims,
+                                    int32_t rank, const void *data, size_t nbytes, void *buf,
+                                    size_t cap, size_t *needed);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,89 @@
+/* The kernel interface. An operator implementation is a kn_op_def: a
+ * prepare step that runs once per set of input shapes (validates attributes,
+ * computes output dtypes and shapes, sizes its scratch memory, builds any
+ * private state) and a run step that only computes. Kernels see tensors,
+ * attributes and the thread pool; they never see the executor, the planner
+ * or another backend. */
+#ifndef KN_OP_H
+#define KN_OP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "graph.h"
+#include "status.h"
+#include "tensor.h"
+#include "threadpool.h"
+
+enum { KN_BACKEND_CPU = 0 };
+
+/* kn_op_def.flags */
+enum {
+    /* Output 0 may share input 0's memory (same byte size, elementwise). */
+    KN_OP_INPLACE = 1u << 0,
+    /* run() reads only input shapes, never input data (Shape, Size): such a
+     * node is folded to a constant whenever its input shapes are known. */
+    KN_OP_SHAPE_ONLY = 1u << 1,
+    /* Output 0 is input 0's bytes unchanged (Reshape, Flatten, Squeeze,
+     * Unsqueeze, Identity, Dropout): the planner lets it alias input 0 and
+     * run() may be skipped when the data pointers are equal. */
+    KN_OP_ALIAS = 1u << 2,
+};
+
+typedef struct kn_kctx {
+    const kn_node *node;     /* attributes via kn_attr_* (core/graph.h) */
+    int64_t opset;           /* opset version of the node's domain in this model */
+    int32_t n_in, n_out;     /* = node->n_inputs / n_outputs */
+    /* in[i] is NULL for an omitted optional input. In prepare(), in[i]->data
+     * is non-NULL only when the value is a constant (initializer or folded);
+     * a kernel that needs a value to know output shapes (Reshape's shape)
+     * fails with KN_ERR_UNSUPPORTED naming that input when it is NULL. */
+    kn_tensor **in;
+    /* out[i] is NULL for an omitted optional output. prepare() sets dtype,
+     * rank and dims of each; run() finds data pointing at planned memory. */
+    kn_tensor **out;
+    void *state;             /* kernel-private; set by prepare, freed by release */
+    size_t scratch_bytes;    /* prepare() may request temporary memory ... */
+    void *scratch;           /* ... which run() finds here (16-byte aligned) */
+    kn_threadpool *pool;     /* for kn_parallel_for; may be NULL */
+    kn_err *err;             /* kn_fail(k->err, ...) to report a problem */
+} kn_kctx;
+
+typedef struct kn_op_def {
+    const char *domain;      /* "" = ai.onnx */
+    const char *op_type;
+    int32_t since_version;   /* opset range served, inclusive */
+    int32_t until_version;
+    uint32_t dtypes;         /* KN_BIT mask over input 0's dtype; 0 = any
+                                (or no inputs, like Constant) */
+    int32_t backend;         /* KN_BACKEND_* */
+    uint32_t flags;          /* KN_OP_* */
+    int (*prepare)(kn_kctx *k);
+    int (*run)(kn_kctx *k);
+    void (*release)(kn_kctx *k); /* may be NULL */
+} kn_op_def;
+
+/* Registry lookups (core/registry.c over the plain tables of each backend). */
+/* Any entry for (domain, op_type) at this opset, ignoring dtype; NULL if none. */
+const kn_op_def *kn_registry_find_op(const char *domain, const char *op_type, int64_t opset);
+/* The entry serving this dtype too; NULL if none. */
+const kn_op_def *kn_registry_find(const char *domain, const char *op_type, int64_t opset,
+                                  int32_t dtype, int32_t backend);
+/* True if any opset of (domain, op_type) is known (to word errors well). */
+int kn_registry_knows_op(const char *domain, const char *op_type);
+/* Iteration for docs and `kiln info`: NULL past the end. */
+const kn_op_def *kn_registry_at(int32_t index);
+
+/* Helpers kernels share (core/op_util.c). */
+/* Multidirectional (numpy) broadcast of two shapes into out; KN_ERR_SHAPE
+ * with a message naming both shapes when they do not broadcast. */
+int kn_broadcast_shape(const kn_tensor *a, const kn_tensor *b, kn_tensor *out, kn_err *err);
+/* Normalises a possibly negative axis against rank; -1 (and an error) if
+ * out of range. */
+int32_t kn_norm_axis(int64_t axis, int32_t rank, kn_err *err);
+/* Reads element i of an integer tensor (int32/int64/...) as int64. */
+int64_t kn_read_int(const kn_tensor *t, int64_t i);
+/* Reads element i of any numeric tensor as double. */
+double kn_read_double(const kn_tensor *t, int64_t i);
+
+#endif

@@ -1,0 +1,118 @@
+#include "kernel_harness.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void kh_init(kh_case *c, const char *op_type, int64_t opset, int32_t n_in, int32_t n_out)
+{
+    memset(c, 0, sizeof *c);
+    c->node.name = "test_node";
+    c->node.op_type = op_type;
+    c->node.domain = "";
+    c->node.attrs = c->attrs;
+    c->node.n_inputs = n_in;
+    c->node.n_outputs = n_out;
+    c->node.inputs = c->in_ids;
+    c->node.outputs = c->out_ids;
+    for (int32_t i = 0; i < KH_MAX_IO; i++)
+        c->in_ids[i] = c->out_ids[i] = i;
+    c->n_in = n_in;
+    c->n_out = n_out;
+    c->opset = opset;
+    c->inputs_constant_in_prepare = 1;
+}
+
+static kn_attr *add_attr(kh_case *c, const char *name, int32_t type)
+{
+    kn_attr *a = &c->attrs[c->node.n_attrs++];
+    memset(a, 0, sizeof *a);
+    a->name = name;
+    a->type = type;
+    return a;
+}
+
+void kh_attr_int(kh_case *c, const char *name, int64_t v) { add_attr(c, name, KN_ATTR_INT)->i = v; }
+void kh_attr_float(kh_case *c, const char *name, float v) { add_attr(c, name, KN_ATTR_FLOAT)->f = v; }
+
+void kh_attr_string(kh_case *c, const char *name, const char *v)
+{
+    kn_attr *a = add_attr(c, name, KN_ATTR_STRING);
+    a->s = v;
+    a->s_len = (int64_t)strlen(v);
+}
+
+void kh_attr_ints(kh_case *c, const char *name, const int64_t *v, int32_t n)
+{
+    kn_attr *a = add_attr(c, name, KN_ATTR_INTS);
+    a->ints = v;
+    a->count = n;
+}
+
+void kh_attr_floats(kh_case *c, const char *name, const float *v, int32_t n)
+{
+    kn_attr *a = add_attr(c, name, KN_ATTR_FLOATS);
+    a->floats = v;
+    a->count = n;
+}
+
+void kh_attr_tensor(kh_case *c, const char *name, const kn_tensor *t)
+{
+    add_attr(c, name, KN_ATTR_TENSOR)->t = t;
+}
+
+void kh_input(kh_case *c, int32_t i, int32_t dtype, const int64_t *dims, int32_t rank,
+              const void *data)
+{
+    kn_tensor *t = &c->in[i];
+    t->dtype = dtype;
+    t->rank = rank;
+    for (int32_t d = 0; d < rank; d++)
+        t->dims[d] = dims[d];
+    t->data = (void *)data;
+}
+
+int kh_run(kh_case *c, int32_t threads)
+{
+    kn_tensor *in_ptrs[KH_MAX_IO], *out_ptrs[KH_MAX_IO];
+    kn_tensor in_view[KH_MAX_IO];
+    for (int32_t i = 0; i < c->n_in; i++) {
+        in_view[i] = c->in[i];
+        if (!c->inputs_constant_in_prepare)
+            in_view[i].data = NULL;
+        in_ptrs[i] = c->in[i].data ? &in_view[i] : NULL;
+    }
+    for (int32_t i = 0; i < c->n_out; i++)
+        out_ptrs[i] = &c->out[i];
+    int32_t dtype = c->n_in > 0 && c->in[0].data ? c->in[0].dtype : 0;
+    const kn_op_def *def = kn_registry_find("", c->node.op_type, c->opset, dtype, KN_BACKEND_CPU);
+    if (!def)
+        return kn_fail(&c->err, KN_ERR_UNSUPPORTED, "no kernel for %s opset %lld dtype %s",
+                       c->node.op_type, (long long)c->opset, kn_dtype_name(dtype));
+    kn_threadpool *pool = threads > 1 ? kn_threadpool_create(threads) : NULL;
+    kn_kctx k = {.node = &c->node, .opset = c->opset, .n_in = c->n_in, .n_out = c->n_out,
+                 .in = in_ptrs, .out = out_ptrs, .pool = pool, .err = &c->err};
+    int rc = def->prepare(&k);
+    if (rc == KN_OK) {
+        for (int32_t i = 0; i < c->n_in; i++)
+            in_view[i].data = c->in[i].data;
+        for (int32_t i = 0; i < c->n_out; i++) {
+            int64_t nb = kn_tensor_nbytes(&c->out[i]);
+            c->out[i].data = calloc(1, nb > 0 ? (size_t)nb : 1);
+        }
+        k.scratch = k.scratch_bytes ? aligned_alloc(64, (k.scratch_bytes + 63) & ~(size_t)63) : NULL;
+        rc = def->run(&k);
+        free(k.scratch);
+    }
+    if (def->release)
+        def->release(&k);
+    kn_threadpool_destroy(pool);
+    return rc;
+}
+
+void kh_free(kh_case *c)
+{
+    for (int32_t i = 0; i < c->n_out; i++) {
+        free(c->out[i].data);
+        c->out[i].data = NULL;
+    }
+}
