@@ -28,6 +28,8 @@ enum {
      * Unsqueeze, Identity, Dropout): the planner lets it alias input 0 and
      * run() may be skipped when the data pointers are equal. */
     KN_OP_ALIAS = 1u << 2,
+    /* Results differ between runs (random ops): never folded at load. */
+    KN_OP_NONDETERMINISTIC = 1u << 3,
 };
 
 typedef struct kn_kctx {

@@ -1,0 +1,62 @@
+/* What the C API implementation files share: handle layouts and the
+ * thread-local error plumbing. Not installed; bindings never see it. */
+#ifndef KILN_API_INTERNAL_H
+#define KILN_API_INTERNAL_H
+
+#include "core/model.h"
+#include "core/pool.h"
+#include "core/session.h"
+#include "core/status.h"
+#include "core/threadpool.h"
+#include "kiln.h"
+
+struct kiln_options {
+    int32_t threads;
+    int32_t allow_unsupported;
+    int32_t max_model_mb;
+    int32_t max_arena_mb;
+};
+
+struct kiln_runtime {
+    kn_threadpool *pool;
+    int32_t threads;
+};
+
+struct kiln_model {
+    kiln_runtime *runtime;
+    kn_model *core;
+};
+
+struct kiln_session {
+    kiln_model *model;
+    kn_session *core;
+};
+
+struct kiln_tensor {
+    kn_pool *pool;
+    kn_tensor t;
+    const char *name;
+};
+
+/* Records a failure for kiln_last_error() and returns its code. */
+int32_t kiln_fail(int32_t code, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+/* Records a core error record (code + message) and returns its code. */
+int32_t kiln_fail_err(const kn_err *err);
+
+/* Two-call string copy: *needed = strlen + 1; BUFFER_TOO_SMALL if cap is short. */
+int32_t kiln_copy_string(const char *s, char *buf, int32_t cap, int32_t *needed);
+/* Copies a shape out; BUFFER_TOO_SMALL if cap < rank (rank still written). */
+int32_t kiln_copy_shape(const int64_t *src, int32_t rank, int64_t *dims, int32_t cap,
+                        int32_t *rank_out);
+
+#define KILN_CHECK_ARG(cond, what)                                                    \
+    do {                                                                             \
+        if (!(cond))                                                                 \
+            return kiln_fail(KILN_ERR_INVALID_ARGUMENT, "%s: %s", __func__, what);   \
+    } while (0)
+
+#endif

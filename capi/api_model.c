@@ -1,0 +1,249 @@
+/* Loading models and looking at them. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api_internal.h"
+#include "core/onnx/onnx.h"
+
+static int32_t finish_load(kiln_runtime *rt, const void *data, size_t size, const char *base_dir,
+                           const kiln_options *o, kiln_model **out)
+{
+    kn_err err = {0};
+    size_t max_bytes = o && o->max_model_mb ? (size_t)o->max_model_mb << 20 : 0;
+    kn_model_ir *ir = NULL;
+    if (kn_onnx_read_model(data, size, base_dir, max_bytes, &ir, &err) != KN_OK)
+        return kiln_fail_err(&err);
+    kn_model *core = NULL;
+    if (kn_model_create(ir, o ? o->allow_unsupported : 0, &core, &err) != KN_OK)
+        return kiln_fail_err(&err);
+    kiln_model *m = calloc(1, sizeof *m);
+    if (!m) {
+        kn_model_destroy(core);
+        return kiln_fail(KILN_ERR_OUT_OF_MEMORY, "out of memory");
+    }
+    m->runtime = rt;
+    m->core = core;
+    *out = m;
+    return KILN_OK;
+}
+
+int32_t kiln_model_load_memory(kiln_runtime *rt, const void *data, size_t size,
+                               const kiln_options *o, kiln_model **out)
+{
+    KILN_CHECK_ARG(out, "out is NULL");
+    *out = NULL;
+    KILN_CHECK_ARG(rt, "runtime is NULL");
+    KILN_CHECK_ARG(data || size == 0, "data is NULL");
+    return finish_load(rt, data, size, NULL, o, out);
+}
+
+int32_t kiln_model_load_file(kiln_runtime *rt, const char *path, const kiln_options *o,
+                             kiln_model **out)
+{
+    KILN_CHECK_ARG(out, "out is NULL");
+    *out = NULL;
+    KILN_CHECK_ARG(rt, "runtime is NULL");
+    KILN_CHECK_ARG(path, "path is NULL");
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return kiln_fail(KILN_ERR_IO, "cannot open '%s'", path);
+    long size = -1;
+    if (fseek(f, 0, SEEK_END) == 0)
+        size = ftell(f);
+    if (size < 0 || fseek(f, 0, SEEK_SET) != 0) {
+        fclose(f);
+        return kiln_fail(KILN_ERR_IO, "cannot read '%s' (not a regular file?)", path);
+    }
+    if (o && o->max_model_mb && (uint64_t)size > ((uint64_t)o->max_model_mb << 20)) {
+        fclose(f);
+        return kiln_fail(KILN_ERR_LIMIT, "'%s' is %ld bytes, above the %d MiB model limit", path,
+                         size, (int)o->max_model_mb);
+    }
+    void *buf = malloc(size ? (size_t)size : 1);
+    if (!buf) {
+        fclose(f);
+        return kiln_fail(KILN_ERR_OUT_OF_MEMORY, "cannot hold '%s' in memory", path);
+    }
+    size_t got = fread(buf, 1, (size_t)size, f);
+    fclose(f);
+    if (got != (size_t)size) {
+        free(buf);
+        return kiln_fail(KILN_ERR_IO, "short read on '%s'", path);
+    }
+    /* External data is resolved against the model's folder. */
+    char *dir = strdup(path);
+    char *slash = dir ? strrchr(dir, '/') : NULL;
+    if (slash)
+        *slash = 0;
+    int32_t rc = dir ? finish_load(rt, buf, (size_t)size, slash ? dir : ".", o, out)
+                     : kiln_fail(KILN_ERR_OUT_OF_MEMORY, "out of memory");
+    free(dir);
+    free(buf);
+    return rc;
+}
+
+void kiln_model_destroy(kiln_model *m)
+{
+    if (!m)
+        return;
+    kn_model_destroy(m->core);
+    free(m);
+}
+
+static const kn_graph *graph_of(const kiln_model *m) { return m->core->graph; }
+
+int32_t kiln_model_input_count(const kiln_model *m, int32_t *count)
+{
+    KILN_CHECK_ARG(m && count, "NULL argument");
+    *count = graph_of(m)->n_inputs;
+    return KILN_OK;
+}
+
+int32_t kiln_model_output_count(const kiln_model *m, int32_t *count)
+{
+    KILN_CHECK_ARG(m && count, "NULL argument");
+    *count = graph_of(m)->n_outputs;
+    return KILN_OK;
+}
+
+/* The value behind input (is_output 0) or output (1) number `index`. */
+static const kn_value *io_value(const kiln_model *m, int is_output, int32_t index)
+{
+    const kn_graph *g = graph_of(m);
+    int32_t n = is_output ? g->n_outputs : g->n_inputs;
+    if (index < 0 || index >= n)
+        return NULL;
+    return &g->values[is_output ? g->outputs[index] : g->inputs[index]];
+}
+
+#define IO_VALUE_OR_FAIL(v, m, is_output, index)                                           \
+    KILN_CHECK_ARG(m, "model is NULL");                                                   \
+    const kn_value *v = io_value(m, is_output, index);                                    \
+    if (!v)                                                                               \
+        return kiln_fail(KILN_ERR_INVALID_ARGUMENT, "%s index %d out of range",           \
+                         is_output ? "output" : "input", (int)index)
+
+static int32_t io_name(const kiln_model *m, int is_output, int32_t index, char *buf, int32_t cap,
+                       int32_t *needed)
+{
+    IO_VALUE_OR_FAIL(v, m, is_output, index);
+    return kiln_copy_string(v->name, buf, cap, needed);
+}
+
+static int32_t io_dtype(const kiln_model *m, int is_output, int32_t index, int32_t *dtype)
+{
+    IO_VALUE_OR_FAIL(v, m, is_output, index);
+    KILN_CHECK_ARG(dtype, "dtype is NULL");
+    *dtype = v->dtype;
+    return KILN_OK;
+}
+
+static int32_t io_shape(const kiln_model *m, int is_output, int32_t index, int64_t *dims,
+                        int32_t cap, int32_t *rank)
+{
+    IO_VALUE_OR_FAIL(v, m, is_output, index);
+    KILN_CHECK_ARG(rank, "rank is NULL");
+    if (v->rank < 0) {
+        *rank = -1;
+        return KILN_OK;
+    }
+    return kiln_copy_shape(v->dims, v->rank, dims, cap, rank);
+}
+
+static int32_t io_index(const kiln_model *m, int is_output, const char *name, int32_t *index)
+{
+    KILN_CHECK_ARG(m && name && index, "NULL argument");
+    const kn_graph *g = graph_of(m);
+    int32_t n = is_output ? g->n_outputs : g->n_inputs;
+    for (int32_t i = 0; i < n; i++) {
+        if (strcmp(io_value(m, is_output, i)->name, name) == 0) {
+            *index = i;
+            return KILN_OK;
+        }
+    }
+    return kiln_fail(KILN_ERR_NOT_FOUND, "the model has no %s named '%s'",
+                     is_output ? "output" : "input", name);
+}
+
+int32_t kiln_model_input_name(const kiln_model *m, int32_t i, char *b, int32_t c, int32_t *n)
+{
+    return io_name(m, 0, i, b, c, n);
+}
+int32_t kiln_model_output_name(const kiln_model *m, int32_t i, char *b, int32_t c, int32_t *n)
+{
+    return io_name(m, 1, i, b, c, n);
+}
+int32_t kiln_model_input_dtype(const kiln_model *m, int32_t i, int32_t *d) { return io_dtype(m, 0, i, d); }
+int32_t kiln_model_output_dtype(const kiln_model *m, int32_t i, int32_t *d) { return io_dtype(m, 1, i, d); }
+int32_t kiln_model_input_shape(const kiln_model *m, int32_t i, int64_t *d, int32_t c, int32_t *r)
+{
+    return io_shape(m, 0, i, d, c, r);
+}
+int32_t kiln_model_output_shape(const kiln_model *m, int32_t i, int64_t *d, int32_t c, int32_t *r)
+{
+    return io_shape(m, 1, i, d, c, r);
+}
+int32_t kiln_model_input_index(const kiln_model *m, const char *n, int32_t *i) { return io_index(m, 0, n, i); }
+int32_t kiln_model_output_index(const kiln_model *m, const char *n, int32_t *i) { return io_index(m, 1, n, i); }
+
+int32_t kiln_model_opset_count(const kiln_model *m, int32_t *count)
+{
+    KILN_CHECK_ARG(m && count, "NULL argument");
+    *count = m->core->ir->n_opsets;
+    return KILN_OK;
+}
+
+int32_t kiln_model_opset(const kiln_model *m, int32_t index, char *domain, int32_t cap,
+                         int32_t *needed, int32_t *version)
+{
+    KILN_CHECK_ARG(m, "model is NULL");
+    if (index < 0 || index >= m->core->ir->n_opsets)
+        return kiln_fail(KILN_ERR_INVALID_ARGUMENT, "opset index %d out of range", (int)index);
+    const kn_opset *o = &m->core->ir->opsets[index];
+    if (version)
+        *version = o->version > INT32_MAX ? INT32_MAX : (int32_t)o->version;
+    return kiln_copy_string(o->domain ? o->domain : "", domain, cap, needed);
+}
+
+int32_t kiln_model_node_count(const kiln_model *m, int32_t *count)
+{
+    KILN_CHECK_ARG(m && count, "NULL argument");
+    *count = graph_of(m)->n_nodes;
+    return KILN_OK;
+}
+
+#define NODE_OR_FAIL(node, m, index)                                                        \
+    KILN_CHECK_ARG(m, "model is NULL");                                                     \
+    if (index < 0 || index >= graph_of(m)->n_nodes)                                         \
+        return kiln_fail(KILN_ERR_INVALID_ARGUMENT, "node index %d out of range", (int)index); \
+    const kn_node *node = &graph_of(m)->nodes[index]
+
+int32_t kiln_model_node_op(const kiln_model *m, int32_t index, char *op_type, int32_t op_cap,
+                           char *domain, int32_t domain_cap, int32_t *needed)
+{
+    NODE_OR_FAIL(node, m, index);
+    int32_t need_op = 0, need_domain = 0;
+    int32_t rc = kiln_copy_string(node->op_type, op_type, op_cap, &need_op);
+    if (rc == KILN_OK)
+        rc = kiln_copy_string(node->domain ? node->domain : "", domain, domain_cap, &need_domain);
+    if (needed)
+        *needed = need_op > need_domain ? need_op : need_domain;
+    return rc;
+}
+
+int32_t kiln_model_node_name(const kiln_model *m, int32_t index, char *buf, int32_t cap,
+                             int32_t *needed)
+{
+    NODE_OR_FAIL(node, m, index);
+    return kiln_copy_string(node->name, buf, cap, needed);
+}
+
+int32_t kiln_model_node_supported(const kiln_model *m, int32_t index, int32_t *supported)
+{
+    NODE_OR_FAIL(node, m, index);
+    (void)node;
+    KILN_CHECK_ARG(supported, "supported is NULL");
+    *supported = m->core->node_op[index] != NULL;
+    return KILN_OK;
+}

@@ -1,0 +1,231 @@
+/* Building a plan, part 1: shape/type inference and constant folding, one
+ * node at a time in topological order. Part 2 (memory layout) is in
+ * plan_layout.c. */
+#include "plan.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "kn_alloc.h"
+
+static const char *domain_label(const char *d) { return d && d[0] ? d : "ai.onnx"; }
+
+static int init_values(kn_plan *p, const kn_tensor *input_shapes, kn_err *err)
+{
+    const kn_graph *g = p->model->graph;
+    for (int32_t v = 0; v < g->n_values; v++) {
+        const kn_value *val = &g->values[v];
+        p->root[v] = v;
+        if (!val->is_initializer)
+            continue;
+        kn_tensor *t = &p->vals[v];
+        t->dtype = val->dtype;
+        t->rank = val->rank;
+        memcpy(t->dims, val->dims, sizeof t->dims);
+        t->data = (void *)val->init_data;
+        if (t->rank < 0 || kn_tensor_nbytes(t) != val->init_nbytes)
+            return kn_fail(err, KN_ERR_INVALID_MODEL, "initializer '%s' has inconsistent size",
+                           val->name);
+        if (!t->data) /* empty tensor: give kernels a valid pointer anyway */
+            t->data = kn_pool_alloc(p->pool, 16);
+        p->kind[v] = KN_VAL_CONST;
+    }
+    for (int32_t i = 0; i < g->n_inputs; i++) {
+        int32_t v = g->inputs[i];
+        kn_tensor *t = &p->vals[v];
+        *t = input_shapes[i];
+        t->data = NULL;
+        p->kind[v] = KN_VAL_INPUT;
+    }
+    return KN_OK;
+}
+
+static int no_kernel_error(const kn_plan *p, int32_t i, int32_t dtype, kn_err *err)
+{
+    const kn_node *node = &p->model->graph->nodes[i];
+    if (!p->model->node_op[i])
+        return kn_fail(err, KN_ERR_UNSUPPORTED,
+                       "unsupported op %s (domain '%s', opset %lld) at node '%s'", node->op_type,
+                       domain_label(node->domain), (long long)p->model->node_opset[i], node->name);
+    return kn_fail(err, KN_ERR_UNSUPPORTED,
+                   "op %s (opset %lld) has no CPU kernel for input dtype %s, at node '%s'",
+                   node->op_type, (long long)p->model->node_opset[i], kn_dtype_name(dtype),
+                   node->name);
+}
+
+static int check_outputs(const kn_kctx *k, kn_err *err)
+{
+    for (int32_t j = 0; j < k->n_out; j++) {
+        const kn_tensor *t = k->out[j];
+        if (!t)
+            continue;
+        if (kn_dtype_size(t->dtype) == 0 || t->rank < 0 || t->rank > KN_MAX_RANK ||
+            kn_tensor_nbytes(t) < 0)
+            return kn_fail(err, KN_ERR_INTERNAL, "output %d has no valid dtype or shape", (int)j);
+    }
+    return KN_OK;
+}
+
+/* Runs a node now, at plan time, into memory owned by the plan; its outputs
+ * become constants. */
+static int fold(kn_plan *p, const kn_op_def *def, kn_kctx *k, kn_err *err)
+{
+    for (int32_t j = 0; j < k->n_out; j++) {
+        if (!k->out[j])
+            continue;
+        int64_t nb = kn_tensor_nbytes(k->out[j]);
+        k->out[j]->data = kn_pool_alloc(p->pool, nb > 0 ? (size_t)nb : 1);
+        if (!k->out[j]->data)
+            return kn_fail(err, KN_ERR_OUT_OF_MEMORY, "out of memory folding a constant");
+        p->kind[k->node->outputs[j]] = KN_VAL_CONST;
+    }
+    if (k->scratch_bytes) {
+        k->scratch = kn_aligned_alloc(k->scratch_bytes);
+        if (!k->scratch)
+            return kn_fail(err, KN_ERR_OUT_OF_MEMORY, "out of memory folding a constant");
+    }
+    int rc = def->run(k);
+    kn_aligned_free(k->scratch);
+    k->scratch = NULL;
+    return rc;
+}
+
+static int is_foldable(const kn_plan *p, const kn_op_def *def, const kn_kctx *k)
+{
+    if (def->flags & KN_OP_NONDETERMINISTIC)
+        return 0;
+    if (def->flags & KN_OP_SHAPE_ONLY)
+        return 1;
+    for (int32_t j = 0; j < k->n_in; j++)
+        if (k->in[j] && p->kind[k->node->inputs[j]] != KN_VAL_CONST)
+            return 0;
+    return 1;
+}
+
+static int prepare_node(kn_plan *p, int32_t i, kn_threadpool *tp, kn_err *err)
+{
+    const kn_graph *g = p->model->graph;
+    const kn_node *node = &g->nodes[i];
+    kn_tensor **in = kn_pool_alloc(p->pool, sizeof(kn_tensor *) * (size_t)(node->n_inputs + 1));
+    kn_tensor **out = kn_pool_alloc(p->pool, sizeof(kn_tensor *) * (size_t)(node->n_outputs + 1));
+    if (!in || !out)
+        return kn_fail(err, KN_ERR_OUT_OF_MEMORY, "out of memory planning");
+    int32_t dtype = KN_UNDEFINED;
+    for (int32_t j = 0; j < node->n_inputs; j++) {
+        int32_t v = node->inputs[j];
+        if (v < 0)
+            continue;
+        if (p->kind[v] == KN_VAL_UNUSED)
+            return kn_fail(err, KN_ERR_UNSUPPORTED, "input '%s' of node '%s' (%s) has no value "
+                           "(outer-scope values are not supported here)",
+                           g->values[v].name, node->name, node->op_type);
+        in[j] = &p->vals[v];
+        if (j == 0)
+            dtype = in[j]->dtype;
+    }
+    for (int32_t j = 0; j < node->n_outputs; j++) {
+        int32_t v = node->outputs[j];
+        if (v < 0)
+            continue;
+        out[j] = &p->vals[v];
+        memset(out[j], 0, sizeof *out[j]);
+    }
+    const kn_op_def *def =
+        kn_registry_find(node->domain, node->op_type, p->model->node_opset[i], dtype, KN_BACKEND_CPU);
+    if (!def)
+        return no_kernel_error(p, i, dtype, err);
+    kn_kctx k = {.node = node, .opset = p->model->node_opset[i], .n_in = node->n_inputs,
+                 .n_out = node->n_outputs, .in = in, .out = out, .pool = tp, .err = err};
+    int rc = def->prepare(&k);
+    if (rc == KN_OK)
+        rc = check_outputs(&k, err);
+    if (rc == KN_OK && is_foldable(p, def, &k)) {
+        rc = fold(p, def, &k, err);
+        if (def->release)
+            def->release(&k);
+    } else if (rc == KN_OK) {
+        for (int32_t j = 0; j < node->n_outputs; j++)
+            if (node->outputs[j] >= 0)
+                p->kind[node->outputs[j]] = KN_VAL_ARENA;
+        kn_step *s = &p->steps[p->n_steps++];
+        s->def = def;
+        s->k = k;
+        s->node = i;
+    } else if (def->release) {
+        def->release(&k);
+    }
+    if (rc != KN_OK) {
+        if (err->code == KN_OK)
+            kn_fail(err, rc, "kernel failed without a message");
+        kn_err_prefix(err, "node '%s' (%s)", node->name, node->op_type);
+    }
+    return rc;
+}
+
+int kn_plan_build(const kn_model *model, const kn_tensor *input_shapes, kn_threadpool *tp,
+                  int64_t max_arena, kn_plan **out, kn_err *err)
+{
+    *out = NULL;
+    const kn_graph *g = model->graph;
+    size_t nv = g->n_values ? (size_t)g->n_values : 1, nn = g->n_nodes ? (size_t)g->n_nodes : 1;
+    kn_plan *p = calloc(1, sizeof *p);
+    if (!p)
+        return kn_fail(err, KN_ERR_OUT_OF_MEMORY, "out of memory planning");
+    p->model = model;
+    p->n_values = g->n_values;
+    p->pool = kn_pool_create();
+    p->vals = calloc(nv, sizeof *p->vals);
+    p->kind = calloc(nv, 1);
+    p->root = calloc(nv, sizeof *p->root);
+    p->offset = calloc(nv, sizeof *p->offset);
+    p->steps = calloc(nn, sizeof *p->steps);
+    p->input_aliases = calloc(nv, sizeof *p->input_aliases);
+    int rc = KN_OK;
+    if (!p->pool || !p->vals || !p->kind || !p->root || !p->offset || !p->steps || !p->input_aliases)
+        rc = kn_fail(err, KN_ERR_OUT_OF_MEMORY, "out of memory planning");
+    if (rc == KN_OK)
+        rc = init_values(p, input_shapes, err);
+    for (int32_t i = 0; rc == KN_OK && i < g->n_nodes; i++)
+        rc = prepare_node(p, i, tp, err);
+    for (int32_t i = 0; rc == KN_OK && i < g->n_outputs; i++)
+        if (p->kind[g->outputs[i]] == KN_VAL_UNUSED)
+            rc = kn_fail(err, KN_ERR_INVALID_MODEL, "graph output '%s' is not produced by any node",
+                         g->values[g->outputs[i]].name);
+    if (rc == KN_OK)
+        rc = kn_plan_layout(p, max_arena, err);
+    if (rc != KN_OK) {
+        kn_plan_destroy(p);
+        return rc;
+    }
+    *out = p;
+    return KN_OK;
+}
+
+void kn_plan_destroy(kn_plan *p)
+{
+    if (!p)
+        return;
+    for (int32_t s = 0; s < p->n_steps; s++)
+        if (p->steps[s].def->release)
+            p->steps[s].def->release(&p->steps[s].k);
+    kn_aligned_free(p->arena);
+    kn_pool_destroy(p->pool);
+    free(p->vals);
+    free(p->kind);
+    free(p->root);
+    free(p->offset);
+    free(p->steps);
+    free(p->input_aliases);
+    free(p);
+}
+
+void kn_plan_bind_input(kn_plan *p, int32_t input_index, const void *data)
+{
+    int32_t v = p->model->graph->inputs[input_index];
+    p->vals[v].data = (void *)data;
+    for (int32_t a = 0; a < p->n_input_aliases; a++) {
+        int32_t alias = p->input_aliases[a];
+        if (p->root[alias] == v)
+            p->vals[alias].data = (void *)data;
+    }
+}

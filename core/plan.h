@@ -1,0 +1,69 @@
+/* An execution plan: the model specialised to one set of input shapes.
+ * Building it runs every kernel's prepare() in order (shape and type
+ * inference), folds nodes whose inputs are all known constants, picks a
+ * kernel per node by dtype, and lays every intermediate tensor and kernel
+ * scratch buffer into one arena by lifetime. Running it touches only
+ * precomputed pointers: no allocation, no shape work. */
+#ifndef KN_PLAN_H
+#define KN_PLAN_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "model.h"
+#include "pool.h"
+
+/* Where a value's bytes live in a plan. */
+enum {
+    KN_VAL_UNUSED = 0, /* not needed by any executed node or output */
+    KN_VAL_CONST,      /* initializer or folded constant: fixed pointer */
+    KN_VAL_INPUT,      /* bound by the caller each run */
+    KN_VAL_ARENA,      /* at `offset` in the arena */
+};
+
+typedef struct kn_step {
+    const kn_op_def *def;
+    kn_kctx k;            /* in/out point at the plan's value tensors */
+    int32_t node;         /* index in the graph */
+    int64_t scratch_offset;
+} kn_step;
+
+typedef struct kn_plan {
+    const kn_model *model;
+    int32_t n_values;
+    kn_tensor *vals;        /* concrete dtype/shape/data of every value */
+    uint8_t *kind;          /* KN_VAL_* */
+    int32_t *root;          /* value whose memory this one shares (itself if none) */
+    int64_t *offset;        /* arena offset of ARENA values */
+    kn_step *steps;         /* nodes left to execute, in order */
+    int32_t n_steps;
+    /* Values whose bytes alias a caller-bound input: their data pointer is
+     * refreshed from the root when inputs are bound. */
+    int32_t *input_aliases;
+    int32_t n_input_aliases;
+    unsigned char *arena;
+    int64_t arena_bytes;
+    int64_t intermediate_bytes; /* sum of all planned tensors, without reuse */
+    kn_pool *pool;              /* folded constants and per-step arrays */
+} kn_plan;
+
+/* Builds a plan for the given concrete input shapes (input_shapes[i] holds
+ * dtype, rank and dims of graph input i; data ignored). max_arena = 0 means
+ * no limit. Errors name the node. */
+int kn_plan_build(const kn_model *model, const kn_tensor *input_shapes, kn_threadpool *pool,
+                  int64_t max_arena, kn_plan **out, kn_err *err);
+void kn_plan_destroy(kn_plan *plan); /* NULL-safe; releases kernel state */
+
+/* Part 2 of building (plan_layout.c): aliasing, in-place reuse, lifetimes,
+ * arena offsets and data pointers. */
+int kn_plan_layout(kn_plan *plan, int64_t max_arena, kn_err *err);
+
+/* Runs the plan's steps in order. Between nodes it stops with
+ * KN_ERR_CANCELLED once *cancel_target equals run_id. */
+int kn_plan_execute(kn_plan *plan, const atomic_uint_fast64_t *cancel_target, uint64_t run_id,
+                    kn_err *err);
+
+/* Points graph input i at data (the plan's shape for it is unchanged). */
+void kn_plan_bind_input(kn_plan *plan, int32_t input_index, const void *data);
+
+#endif

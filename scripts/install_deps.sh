@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages Kiln needs, skipping those already there.
+#   usage: scripts/install_deps.sh [build|test]
+#   build: compiler, CMake, Ninja (enough for the library, CLI and example)
+#   test:  also Criterion, ONNX test data, Python ONNX/NumPy/PyTorch (model
+#          export), Node.js (the ONNX Runtime comparison), valgrind, clang
+set -euo pipefail
+what=${1:-test}
+packages=(build-essential cmake ninja-build pkg-config)
+if [ "$what" = test ]; then
+  packages+=(libcriterion-dev libonnx-testdata python3-onnx python3-numpy python3-torch
+             python3-torchvision valgrind)
+  command -v node >/dev/null 2>&1 || packages+=(nodejs npm)
+fi
+missing=()
+for p in "${packages[@]}"; do
+  dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+sudo=""
+[ "$(id -u)" -ne 0 ] && sudo=sudo
+echo "installing: ${missing[*]}"
+$sudo apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"

@@ -1,0 +1,264 @@
+/* Runtime promises: steady-state runs allocate nothing, idle workers use no
+ * CPU, threads=1 starts no thread, cancel stops a run, sessions of one
+ * model run concurrently. */
+#include <dirent.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "api_helpers.h"
+
+/* ---- allocation counting: this executable replaces malloc & co. ---- */
+#if defined(__SANITIZE_ADDRESS__)
+#define KT_CAN_COUNT_ALLOCS 0 /* the sanitizer owns malloc */
+#else
+#define KT_CAN_COUNT_ALLOCS 1
+extern void *__libc_malloc(size_t);
+extern void *__libc_calloc(size_t, size_t);
+extern void *__libc_realloc(void *, size_t);
+extern void *__libc_memalign(size_t, size_t);
+extern void __libc_free(void *);
+
+static atomic_long alloc_calls;
+static atomic_int counting;
+
+static void note_alloc(void)
+{
+    if (atomic_load_explicit(&counting, memory_order_relaxed))
+        atomic_fetch_add(&alloc_calls, 1);
+}
+
+void *malloc(size_t n)
+{
+    note_alloc();
+    return __libc_malloc(n);
+}
+void *calloc(size_t a, size_t b)
+{
+    note_alloc();
+    return __libc_calloc(a, b);
+}
+void *realloc(void *p, size_t n)
+{
+    note_alloc();
+    return __libc_realloc(p, n);
+}
+void *aligned_alloc(size_t align, size_t n)
+{
+    note_alloc();
+    return __libc_memalign(align, n);
+}
+int posix_memalign(void **out, size_t align, size_t n)
+{
+    note_alloc();
+    *out = __libc_memalign(align, n);
+    return *out ? 0 : 12;
+}
+void free(void *p) { __libc_free(p); }
+#endif
+
+static void fill(float *x, size_t n, unsigned seed)
+{
+    for (size_t i = 0; i < n; i++) {
+        seed = seed * 1103515245u + 12345u;
+        x[i] = (float)((seed >> 8) & 0xffff) / 65536.0f;
+    }
+}
+
+/* Runs the digits CNN with a fixed input; returns the session. */
+static kiln_session *digits_session(kiln_model *m, float *x)
+{
+    kiln_session *s = NULL;
+    KT_OK(kiln_session_create(m, NULL, &s));
+    const int64_t dims[4] = {1, 1, 8, 8};
+    KT_OK(kiln_session_set_input(s, "image", KILN_DTYPE_FLOAT, dims, 4, x, 64 * sizeof(float), 0));
+    return s;
+}
+
+static void zero_alloc_with_threads(int32_t threads)
+{
+#if !KT_CAN_COUNT_ALLOCS
+    (void)threads;
+    cr_skip_test("allocation counting is impossible under AddressSanitizer (it owns malloc)");
+#else
+    kiln_runtime *rt = kt_runtime(threads);
+    kiln_model *m = kt_model(rt, "examples/digits/digits.onnx");
+    float x[64];
+    fill(x, 64, 1);
+    kiln_session *s = digits_session(m, x);
+    KT_OK(kiln_session_run(s)); /* first run plans (the batch dim is dynamic) */
+    float first[10], again[10];
+    KT_OK(kiln_session_output_copy(s, 0, first, sizeof first, NULL));
+    atomic_store(&alloc_calls, 0);
+    atomic_store(&counting, 1);
+    for (int i = 0; i < 50; i++) {
+        int32_t rc = kiln_session_run(s);
+        if (rc != KILN_OK)
+            break;
+    }
+    atomic_store(&counting, 0);
+    long calls = atomic_load(&alloc_calls);
+    KT_OK(kiln_session_output_copy(s, 0, again, sizeof again, NULL));
+    cr_assert_eq(memcmp(first, again, sizeof first), 0, "runs are deterministic");
+    cr_assert_eq(calls, 0, "%ld heap allocations in 50 steady-state runs (threads=%d)", calls,
+                 (int)threads);
+    kiln_session_destroy(s);
+    kiln_model_destroy(m);
+    kiln_runtime_destroy(rt);
+#endif
+}
+
+Test(runtime, steady_state_runs_allocate_nothing_1_thread) { zero_alloc_with_threads(1); }
+Test(runtime, steady_state_runs_allocate_nothing_3_threads) { zero_alloc_with_threads(3); }
+
+static double cpu_seconds(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6 +
+           (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec * 1e-6;
+}
+
+static int count_threads(void)
+{
+    DIR *d = opendir("/proc/self/task");
+    int n = 0;
+    for (struct dirent *e; d && (e = readdir(d));)
+        n += e->d_name[0] != '.';
+    if (d)
+        closedir(d);
+    return n;
+}
+
+Test(runtime, idle_workers_burn_no_cpu)
+{
+    kiln_runtime *rt = kt_runtime(4);
+    kiln_model *m = kt_model(rt, "examples/digits/digits.onnx");
+    float x[64];
+    fill(x, 64, 2);
+    kiln_session *s = digits_session(m, x);
+    for (int i = 0; i < 20; i++)
+        KT_OK(kiln_session_run(s));
+    double before = cpu_seconds();
+    struct timespec one_second = {1, 0};
+    nanosleep(&one_second, NULL);
+    double used = cpu_seconds() - before;
+    fprintf(stderr, "idle CPU over 1 s with 3 idle workers: %.4f s\n", used);
+    cr_assert_lt(used, 0.02, "idle pool used %.3f s of CPU in one second", used);
+    kiln_session_destroy(s);
+    kiln_model_destroy(m);
+    kiln_runtime_destroy(rt);
+}
+
+Test(runtime, one_thread_means_the_callers_thread)
+{
+    int before = count_threads();
+    kiln_runtime *rt = kt_runtime(1);
+    cr_assert_eq(count_threads(), before, "threads=1 started a thread");
+    kiln_runtime_destroy(rt);
+    rt = kt_runtime(3);
+    cr_assert_eq(count_threads(), before + 2, "threads=3 starts two workers");
+    kiln_runtime_destroy(rt);
+    cr_assert_eq(count_threads(), before, "workers are joined on destroy");
+}
+
+typedef struct shared_run {
+    kiln_model *model;
+    const float *x;
+    const float *expect;
+    int failures;
+} shared_run;
+
+static void *run_many(void *arg)
+{
+    shared_run *r = arg;
+    kiln_session *s = NULL;
+    if (kiln_session_create(r->model, NULL, &s) != KILN_OK) {
+        r->failures++;
+        return NULL;
+    }
+    const int64_t dims[4] = {1, 1, 8, 8};
+    for (int i = 0; i < 200; i++) {
+        float y[10];
+        if (kiln_session_set_input(s, "image", KILN_DTYPE_FLOAT, dims, 4, r->x, 256, 0) != KILN_OK ||
+            kiln_session_run(s) != KILN_OK ||
+            kiln_session_output_copy(s, 0, y, sizeof y, NULL) != KILN_OK ||
+            memcmp(y, r->expect, sizeof y) != 0)
+            r->failures++;
+    }
+    kiln_session_destroy(s);
+    return NULL;
+}
+
+Test(runtime, sessions_of_one_model_run_concurrently)
+{
+    kiln_runtime *rt = kt_runtime(2);
+    kiln_model *m = kt_model(rt, "examples/digits/digits.onnx");
+    float x[64], expect[10];
+    fill(x, 64, 3);
+    kiln_session *s = digits_session(m, x);
+    KT_OK(kiln_session_run(s));
+    KT_OK(kiln_session_output_copy(s, 0, expect, sizeof expect, NULL));
+    kiln_session_destroy(s);
+    enum { N = 8 };
+    pthread_t th[N];
+    shared_run runs[N];
+    for (int i = 0; i < N; i++) {
+        runs[i] = (shared_run){m, x, expect, 0};
+        pthread_create(&th[i], NULL, run_many, &runs[i]);
+    }
+    for (int i = 0; i < N; i++) {
+        pthread_join(th[i], NULL);
+        cr_assert_eq(runs[i].failures, 0, "thread %d had %d wrong or failed runs", i,
+                     runs[i].failures);
+    }
+    kiln_model_destroy(m);
+    kiln_runtime_destroy(rt);
+}
+
+typedef struct cancel_ctx {
+    kiln_session *s;
+    atomic_int stop;
+} cancel_ctx;
+
+static void *keep_cancelling(void *arg)
+{
+    cancel_ctx *c = arg;
+    while (!atomic_load(&c->stop))
+        kiln_session_cancel(c->s);
+    return NULL;
+}
+
+Test(runtime, cancel_stops_runs_and_later_runs_work)
+{
+    kiln_runtime *rt = kt_runtime(1);
+    kiln_model *m = kt_model(rt, "examples/digits/digits.onnx");
+    float x[64];
+    fill(x, 64, 4);
+    kiln_session *s = digits_session(m, x);
+    KT_OK(kiln_session_run(s));
+    cancel_ctx c = {.s = s};
+    atomic_init(&c.stop, 0);
+    pthread_t th;
+    pthread_create(&th, NULL, keep_cancelling, &c);
+    int cancelled = 0, ok = 0;
+    for (int i = 0; i < 2000 && cancelled == 0; i++) {
+        int32_t rc = kiln_session_run(s);
+        cr_assert(rc == KILN_OK || rc == KILN_ERR_CANCELLED, "run returned %d", (int)rc);
+        cancelled += rc == KILN_ERR_CANCELLED;
+        ok += rc == KILN_OK;
+    }
+    atomic_store(&c.stop, 1);
+    pthread_join(th, NULL);
+    cr_assert_gt(cancelled, 0, "a cancel from another thread stopped a run");
+    KT_OK(kiln_session_run(s)); /* not affected by earlier cancels */
+    KT_OK(kiln_session_cancel(s)); /* no run in flight: nothing to stop */
+    KT_OK(kiln_session_run(s));
+    kiln_session_destroy(s);
+    kiln_model_destroy(m);
+    kiln_runtime_destroy(rt);
+}
