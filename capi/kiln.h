@@ -165,7 +165,8 @@ KILN_API int32_t kiln_model_opset(const kiln_model *model, int32_t index, char *
                                   int32_t cap, int32_t *needed, int32_t *version);
 /* Nodes of the main graph, in execution order. */
 KILN_API int32_t kiln_model_node_count(const kiln_model *model, int32_t *count);
-/* Op type and domain of node `index` ("Conv", ""), two-call pattern each. */
+/* Op type and domain of node `index` ("Conv", ""), two-call pattern;
+ * *needed is the larger of the two sizes. */
 KILN_API int32_t kiln_model_node_op(const kiln_model *model, int32_t index, char *op_type,
                                     int32_t op_cap, char *domain, int32_t domain_cap,
                                     int32_t *needed);
@@ -190,6 +191,7 @@ KILN_API void kiln_session_destroy(kiln_session *session);
 /* Binds input `name`. dims/rank give the shape, nbytes the buffer size
  * (must equal the shape's byte size). Without KILN_INPUT_COPY the pointer is
  * borrowed and must stay valid and unchanged until the next run returns.
+ * A binding stays in place for later runs until the input is bound again.
  * Errors: NOT_FOUND (name), DTYPE, SHAPE (rank or a static dim differs from
  * the model's), INVALID_ARGUMENT (NULL data, nbytes mismatch). */
 KILN_API int32_t kiln_session_set_input(kiln_session *session, const char *name, int32_t dtype,

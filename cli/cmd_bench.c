@@ -1,0 +1,374 @@
+/* `kiln bench MODEL`: how long session creation and a run take, and how much
+ * memory the process peaked at, on seeded random inputs. */
+#include "commands.h"
+
+#include "api.h"
+#include "halfprec.h"
+#include "util.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Timed runs stop after this long (but never before MIN_RUNS), so a slow
+ * model still finishes in reasonable time. */
+#define TIME_BUDGET_MS 10000.0
+#define MIN_RUNS 5
+#define SEED 0x6B696C6Eu /* "kiln": fixed so runs are reproducible */
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: kiln bench MODEL [--threads N] [--warmup W] [--runs R]\n"
+            "                  [--shape NAME=1x3x224x224]... [--json]\n\n"
+            "Times model load + session creation and R runs on seeded random inputs\n"
+            "(floats uniform in [-1, 1], integers in [0, 10), random bools), then reports\n"
+            "the median and p90 run latency and the peak resident memory.\n\n"
+            "  --threads N      worker threads (default 1)\n"
+            "  --warmup W       untimed runs first (default 5)\n"
+            "  --runs R         timed runs (default 50; fewer if they pass ~10 s, at\n"
+            "                   least 5)\n"
+            "  --shape NAME=S   shape of input NAME; dynamic dims otherwise become 1\n"
+            "  --json           print one JSON object: create_ms, median_ms, p90_ms,\n"
+            "                   peak_rss_mb, threads, runs, model\n");
+}
+
+typedef struct shape_override {
+    char *name;
+    shape shape;
+    int used;
+} shape_override;
+
+typedef struct bench_args {
+    const char *model;
+    int threads, warmup, runs, json;
+    shape_override *shapes;
+    int shape_count;
+} bench_args;
+
+static void free_args(bench_args *a)
+{
+    for (int i = 0; i < a->shape_count; i++) {
+        free(a->shapes[i].name);
+        shape_free(&a->shapes[i].shape);
+    }
+    free(a->shapes);
+}
+
+static int parse_args(int argc, char **argv, bench_args *a)
+{
+    a->threads = 1;
+    a->warmup = 5;
+    a->runs = 50;
+    a->shapes = calloc((size_t)argc, sizeof *a->shapes);
+    if (!a->shapes)
+        return -1;
+    for (int i = 1; i < argc; i++) {
+        const char *v = NULL;
+        int m;
+        if (is_help(argv[i])) {
+            usage(stdout);
+            return 1;
+        }
+        if (strcmp(argv[i], "--json") == 0) {
+            a->json = 1;
+        } else if ((m = arg_value(argc, argv, &i, "--threads", NULL, &v)) != 0) {
+            if (m < 0 || parse_positive_int(v, &a->threads) != 0) {
+                fprintf(stderr, "kiln bench: --threads needs a positive number\n");
+                return -1;
+            }
+        } else if ((m = arg_value(argc, argv, &i, "--warmup", NULL, &v)) != 0) {
+            if (m < 0 || parse_count(v, &a->warmup) != 0) {
+                fprintf(stderr, "kiln bench: --warmup needs a number\n");
+                return -1;
+            }
+        } else if ((m = arg_value(argc, argv, &i, "--runs", NULL, &v)) != 0) {
+            if (m < 0 || parse_positive_int(v, &a->runs) != 0) {
+                fprintf(stderr, "kiln bench: --runs needs a positive number\n");
+                return -1;
+            }
+        } else if ((m = arg_value(argc, argv, &i, "--shape", NULL, &v)) != 0) {
+            shape_override *o = &a->shapes[a->shape_count];
+            const char *dims = NULL;
+            if (m < 0 || parse_name_value(v, &o->name, &dims) != 0) {
+                fprintf(stderr, "kiln bench: --shape needs NAME=DIMS, e.g. x=1x3x224x224\n");
+                return -1;
+            }
+            a->shape_count++;
+            if (parse_shape(dims, &o->shape.dims, &o->shape.rank) != 0) {
+                fprintf(stderr, "kiln bench: bad shape '%s' (want e.g. 1x3x224x224)\n", dims);
+                return -1;
+            }
+        } else if (is_option(argv[i]) || a->model) {
+            fprintf(stderr, "kiln bench: unexpected argument '%s'\n", argv[i]);
+            return -1;
+        } else {
+            a->model = argv[i];
+        }
+    }
+    if (!a->model) {
+        fprintf(stderr, "kiln bench: MODEL is required\n");
+        return -1;
+    }
+    return 0;
+}
+
+/* Fills count elements of dtype with random values; -1 if the dtype cannot
+ * be generated. */
+static int fill_random(rng *r, int32_t dtype, void *buf, int64_t count)
+{
+    for (int64_t i = 0; i < count; i++) {
+        double f = rng_uniform(r, -1.0, 1.0);
+        int64_t n = (int64_t)(rng_next(r) % 10);
+        switch (dtype) {
+        case KILN_DTYPE_FLOAT: ((float *)buf)[i] = (float)f; break;
+        case KILN_DTYPE_DOUBLE: ((double *)buf)[i] = f; break;
+        case KILN_DTYPE_FLOAT16: ((uint16_t *)buf)[i] = float_to_half((float)f); break;
+        case KILN_DTYPE_BFLOAT16: ((uint16_t *)buf)[i] = float_to_bfloat16((float)f); break;
+        case KILN_DTYPE_BOOL: ((uint8_t *)buf)[i] = (uint8_t)(rng_next(r) & 1); break;
+        case KILN_DTYPE_UINT8: ((uint8_t *)buf)[i] = (uint8_t)n; break;
+        case KILN_DTYPE_INT8: ((int8_t *)buf)[i] = (int8_t)n; break;
+        case KILN_DTYPE_UINT16: ((uint16_t *)buf)[i] = (uint16_t)n; break;
+        case KILN_DTYPE_INT16: ((int16_t *)buf)[i] = (int16_t)n; break;
+        case KILN_DTYPE_UINT32: ((uint32_t *)buf)[i] = (uint32_t)n; break;
+        case KILN_DTYPE_INT32: ((int32_t *)buf)[i] = (int32_t)n; break;
+        case KILN_DTYPE_UINT64: ((uint64_t *)buf)[i] = (uint64_t)n; break;
+        case KILN_DTYPE_INT64: ((int64_t *)buf)[i] = n; break;
+        default: return -1;
+        }
+    }
+    return 0;
+}
+
+/* One generated input, kept alive for every run since bindings borrow it. */
+typedef struct bench_input {
+    char *name;
+    int32_t dtype;
+    shape shape;
+    void *data;
+    size_t nbytes;
+} bench_input;
+
+static void free_inputs(bench_input *in, int32_t count)
+{
+    for (int32_t i = 0; in && i < count; i++) {
+        free(in[i].name);
+        shape_free(&in[i].shape);
+        free(in[i].data);
+    }
+    free(in);
+}
+
+/* Decides the shape and dtype of every input and generates its data. */
+static int make_inputs(const kiln_model *model, bench_args *a, rng *r, bench_input **out,
+                       int32_t *count)
+{
+    kiln_model_input_count(model, count);
+    bench_input *in = calloc((size_t)*count + 1, sizeof *in);
+    *out = in;
+    if (!in)
+        return -1;
+    for (int32_t i = 0; i < *count; i++) {
+        int32_t status;
+        bench_input *b = &in[i];
+        b->shape.rank = -1;
+        if (!(b->name = model_input_name(model, i, &status)) ||
+            (status = kiln_model_input_dtype(model, i, &b->dtype)) != KILN_OK ||
+            (status = model_input_shape(model, i, &b->shape)) != KILN_OK) {
+            report_error("cannot read input", NULL, status);
+            return -1;
+        }
+        if (b->dtype == 0) /* the model leaves it open: float is the common case */
+            b->dtype = KILN_DTYPE_FLOAT;
+        for (int k = 0; k < a->shape_count; k++) {
+            if (strcmp(a->shapes[k].name, b->name) != 0)
+                continue;
+            shape *given = &a->shapes[k].shape;
+            a->shapes[k].used = 1;
+            shape_free(&b->shape);
+            b->shape.rank = given->rank;
+            b->shape.dims = malloc(sizeof(int64_t) * (size_t)(given->rank + 1));
+            if (!b->shape.dims)
+                return -1;
+            if (given->rank > 0)
+                memcpy(b->shape.dims, given->dims, sizeof(int64_t) * (size_t)given->rank);
+        }
+        if (b->shape.rank < 0) {
+            fprintf(stderr, "kiln bench: input '%s' has no declared rank; give --shape %s=...\n",
+                    b->name, b->name);
+            return -1;
+        }
+        for (int32_t d = 0; d < b->shape.rank; d++)
+            if (b->shape.dims[d] < 0)
+                b->shape.dims[d] = 1;
+        int64_t elements = shape_elements(&b->shape);
+        size_t size = dtype_size(b->dtype);
+        if (size == 0) {
+            fprintf(stderr, "kiln bench: cannot generate %s data for input '%s'\n",
+                    dtype_name(b->dtype), b->name);
+            return -1;
+        }
+        b->nbytes = (size_t)elements * size;
+        b->data = malloc(b->nbytes ? b->nbytes : 1);
+        if (!b->data || fill_random(r, b->dtype, b->data, elements) != 0) {
+            fprintf(stderr, "kiln bench: cannot generate data for input '%s'\n", b->name);
+            return -1;
+        }
+    }
+    for (int k = 0; k < a->shape_count; k++) {
+        if (!a->shapes[k].used) {
+            fprintf(stderr, "kiln bench: the model has no input named '%s'\n",
+                    a->shapes[k].name);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static int32_t bind_and_run(kiln_session *session, const bench_input *in, int32_t count,
+                            double *elapsed_ms)
+{
+    /* Binding is outside the timed part: it is the caller's cost, not the
+     * runtime's, and borrowing makes it cheap anyway. */
+    for (int32_t i = 0; i < count; i++) {
+        int32_t status = kiln_session_set_input_at(session, i, in[i].dtype, in[i].shape.dims,
+                                                    in[i].shape.rank, in[i].data,
+                                                    in[i].nbytes, 0);
+        if (status != KILN_OK) {
+            report_error("cannot bind input", in[i].name, status);
+            return status;
+        }
+    }
+    double start = now_ms();
+    int32_t status = kiln_session_run(session);
+    *elapsed_ms = now_ms() - start;
+    if (status != KILN_OK)
+        report_error("run failed", NULL, status);
+    return status;
+}
+
+static int by_value(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Nearest-rank percentile of sorted values. */
+static double percentile(const double *sorted, int n, double p)
+{
+    int rank = (int)ceil(p / 100.0 * n);
+    if (rank < 1)
+        rank = 1;
+    return sorted[rank - 1];
+}
+
+/* Tiny models run in microseconds; show those as such rather than 0.000 ms. */
+static const char *format_ms(double ms, char *buf, size_t cap)
+{
+    if (ms < 1.0)
+        snprintf(buf, cap, "%.2f us", ms * 1000.0);
+    else
+        snprintf(buf, cap, "%.3f ms", ms);
+    return buf;
+}
+
+static void report(const bench_args *a, const bench_input *in, int32_t count, double create_ms,
+                   double *times, int runs)
+{
+    qsort(times, (size_t)runs, sizeof *times, by_value);
+    double median = runs % 2 ? times[runs / 2] : 0.5 * (times[runs / 2 - 1] + times[runs / 2]);
+    double p90 = percentile(times, runs, 90);
+    double rss = peak_rss_mib();
+    if (a->json) {
+        json_writer w;
+        json_begin(&w, stdout);
+        json_string(&w, "model", a->model);
+        json_int(&w, "threads", a->threads);
+        json_int(&w, "runs", runs);
+        json_number(&w, "create_ms", create_ms);
+        json_number(&w, "median_ms", median);
+        json_number(&w, "p90_ms", p90);
+        json_number(&w, "peak_rss_mb", rss);
+        json_end(&w);
+        return;
+    }
+    printf("model: %s\n", a->model);
+    printf("threads: %d\n", a->threads);
+    for (int32_t i = 0; i < count; i++) {
+        char dims[512];
+        format_shape(in[i].shape.dims, in[i].shape.rank, dims, sizeof dims);
+        printf("input %s: %s %s\n", in[i].name, dtype_name(in[i].dtype), dims);
+    }
+    char c[32], m[32], p[32], lo[32];
+    printf("create: %s (model load + session create)\n", format_ms(create_ms, c, sizeof c));
+    printf("runs: %d timed after %d warmup\n", runs, a->warmup);
+    printf("latency: median %s, p90 %s, min %s\n", format_ms(median, m, sizeof m),
+           format_ms(p90, p, sizeof p), format_ms(times[0], lo, sizeof lo));
+    if (rss >= 0)
+        printf("peak RSS: %.1f MiB\n", rss);
+    else
+        printf("peak RSS: unavailable\n");
+}
+
+int cmd_bench(int argc, char **argv)
+{
+    bench_args a = {0};
+    int parsed = parse_args(argc, argv, &a);
+    if (parsed != 0) {
+        if (parsed < 0)
+            usage(stderr);
+        free_args(&a);
+        return parsed > 0 ? EXIT_OK : EXIT_USAGE;
+    }
+
+    int rc = EXIT_FAIL;
+    kiln_model *model = NULL;
+    kiln_session *session = NULL;
+    bench_input *inputs = NULL;
+    int32_t count = 0, status;
+    int runs = 0;
+    double start = 0, create_ms = 0, elapsed = 0, spent = 0;
+    rng r;
+    double *times = calloc((size_t)a.runs, sizeof *times);
+    kiln_runtime *runtime = open_runtime(a.threads);
+    if (!runtime || !times)
+        goto done;
+
+    start = now_ms();
+    if ((status = load_model(runtime, a.model, 0, &model)) != KILN_OK) {
+        report_error("cannot load", a.model, status);
+        goto done;
+    }
+    if ((status = kiln_session_create(model, NULL, &session)) != KILN_OK) {
+        report_error("cannot create a session for", a.model, status);
+        goto done;
+    }
+    create_ms = now_ms() - start;
+
+    rng_seed(&r, SEED);
+    if (make_inputs(model, &a, &r, &inputs, &count) != 0)
+        goto done;
+
+    for (int i = 0; i < a.warmup && (i == 0 || spent < TIME_BUDGET_MS); i++) {
+        if (bind_and_run(session, inputs, count, &elapsed) != KILN_OK)
+            goto done;
+        spent += elapsed;
+    }
+    spent = 0;
+    while (runs < a.runs && (runs < MIN_RUNS || spent < TIME_BUDGET_MS)) {
+        if (bind_and_run(session, inputs, count, &times[runs]) != KILN_OK)
+            goto done;
+        spent += times[runs++];
+    }
+    report(&a, inputs, count, create_ms, times, runs);
+    rc = EXIT_OK;
+done:
+    free_inputs(inputs, count);
+    kiln_session_destroy(session);
+    kiln_model_destroy(model);
+    kiln_runtime_destroy(runtime);
+    free(times);
+    free_args(&a);
+    return rc;
+}

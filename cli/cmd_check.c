@@ -1,0 +1,291 @@
+/* `kiln check DIR...`: runs ONNX backend test-case folders through the
+ * public API and compares every output with the expected one. One line per
+ * case, then "N passed, M failed, K skipped". Each case frees everything it
+ * made, so one bad case never affects the next (the runner is also run
+ * under valgrind and ASan). */
+#include "commands.h"
+
+#include "api.h"
+#include "compare.h"
+#include "testdata.h"
+#include "util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The ONNX backend tests' own default tolerances. */
+#define RTOL 1e-3
+#define ATOL 1e-7
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: kiln check DIR... [--threads N] [--quiet] [--verbose] [--filter SUBSTR]\n"
+            "                  [--allow-failures]\n\n"
+            "Runs ONNX backend test cases. A DIR holding model.onnx is one case; otherwise\n"
+            "each sub-folder (by name) holding model.onnx is. For every test_data_set_*,\n"
+            "input_K.pb binds to model input K and output_K.pb must match output K: same\n"
+            "dtype and shape, values within |got - expected| <= %g + %g * |expected|\n"
+            "(integers and bools exactly). Prints PASS, FAIL or SKIP per case (SKIP: the\n"
+            "data is not tensors, e.g. sequences, or holds strings), then a summary.\n"
+            "Exits 1 if any case failed.\n\n"
+            "  --threads N        worker threads (default 1)\n"
+            "  --quiet            print only failures and the summary\n"
+            "  -v, --verbose      also print each case's max abs error\n"
+            "  --filter SUBSTR    only cases whose name contains SUBSTR\n"
+            "  --allow-failures   exit 0 even if cases failed (for reports)\n",
+            ATOL, RTOL);
+}
+
+typedef struct check_args {
+    const char **dirs;
+    int dir_count;
+    int threads, quiet, verbose, allow_failures;
+    const char *filter;
+} check_args;
+
+static int parse_args(int argc, char **argv, check_args *a)
+{
+    a->threads = 1;
+    for (int i = 1; i < argc; i++) {
+        const char *v = NULL;
+        int m;
+        if (is_help(argv[i])) {
+            usage(stdout);
+            return 1;
+        }
+        if (strcmp(argv[i], "--quiet") == 0 || strcmp(argv[i], "-q") == 0) {
+            a->quiet = 1;
+        } else if (strcmp(argv[i], "--verbose") == 0 || strcmp(argv[i], "-v") == 0) {
+            a->verbose = 1;
+        } else if (strcmp(argv[i], "--allow-failures") == 0) {
+            a->allow_failures = 1;
+        } else if ((m = arg_value(argc, argv, &i, "--threads", NULL, &v)) != 0) {
+            if (m < 0 || parse_positive_int(v, &a->threads) != 0) {
+                fprintf(stderr, "kiln check: --threads needs a positive number\n");
+                return -1;
+            }
+        } else if ((m = arg_value(argc, argv, &i, "--filter", NULL, &v)) != 0) {
+            if (m < 0)
+                return -1;
+            a->filter = v;
+        } else if (is_option(argv[i])) {
+            fprintf(stderr, "kiln check: unexpected argument '%s'\n", argv[i]);
+            return -1;
+        } else {
+            a->dirs[a->dir_count++] = argv[i];
+        }
+    }
+    if (a->dir_count == 0) {
+        fprintf(stderr, "kiln check: give at least one DIR\n");
+        return -1;
+    }
+    return 0;
+}
+
+typedef enum verdict { PASS, FAIL, SKIP } verdict;
+
+typedef struct case_result {
+    verdict verdict;
+    double max_abs_diff;
+    char reason[1600];
+} case_result;
+
+/* Prefix for messages about one data set; empty when the case has only one,
+ * to keep the common line short. */
+static const char *set_prefix(const data_set *set, int set_count, char *buf, size_t cap)
+{
+    if (set_count == 1)
+        buf[0] = '\0';
+    else
+        snprintf(buf, cap, "%s: ", set->name);
+    return buf;
+}
+
+static int fail(case_result *r, const char *prefix, const char *what, int32_t status)
+{
+    char why[1200];
+    format_error(status, why, sizeof why);
+    snprintf(r->reason, sizeof r->reason, "%s%s: %s", prefix, what, why);
+    r->verdict = FAIL;
+    return -1;
+}
+
+/* numpy has no bfloat16, so the ONNX test generator stored bfloat16 test
+ * tensors as uint16 with the same bits. Read them as what the model says. */
+static int32_t data_dtype(int32_t model_dtype, int32_t file_dtype)
+{
+    if (model_dtype == KILN_DTYPE_BFLOAT16 && file_dtype == KILN_DTYPE_UINT16)
+        return KILN_DTYPE_BFLOAT16;
+    return file_dtype;
+}
+
+/* Binds a data set's inputs, runs, and compares its outputs. */
+static int run_set(const kiln_model *model, kiln_session *session, const data_set *set,
+                   int set_count, case_result *r)
+{
+    char prefix[96], what[160];
+    set_prefix(set, set_count, prefix, sizeof prefix);
+    int32_t model_inputs = 0, model_outputs = 0;
+    kiln_model_input_count(model, &model_inputs);
+    kiln_model_output_count(model, &model_outputs);
+    if (set->input_count > model_inputs || set->output_count > model_outputs) {
+        snprintf(r->reason, sizeof r->reason,
+                 "%s%d inputs and %d outputs in the data, the model has %d and %d", prefix,
+                 set->input_count, set->output_count, (int)model_inputs, (int)model_outputs);
+        r->verdict = FAIL;
+        return -1;
+    }
+    for (int k = 0; k < set->input_count; k++) {
+        int32_t dtype = 0, status;
+        shape s = {-1, NULL};
+        const void *data = NULL;
+        size_t nbytes = 0;
+        int32_t declared = 0;
+        kiln_model_input_dtype(model, k, &declared);
+        if ((status = tensor_shape(set->inputs[k], &dtype, &s)) == KILN_OK &&
+            (status = kiln_tensor_data(set->inputs[k], &data, &nbytes)) == KILN_OK)
+            status = kiln_session_set_input_at(session, k, data_dtype(declared, dtype), s.dims,
+                                               s.rank, data, nbytes, 0);
+        shape_free(&s);
+        if (status != KILN_OK) {
+            snprintf(what, sizeof what, "input %d", k);
+            return fail(r, prefix, what, status);
+        }
+    }
+    int32_t status = kiln_session_run(session);
+    if (status != KILN_OK)
+        return fail(r, prefix, "run", status);
+
+    for (int k = 0; k < set->output_count; k++) {
+        char *name = model_output_name(model, k, NULL);
+        snprintf(what, sizeof what, "output %d (%s)", k, name ? name : "?");
+        free(name);
+        tensor_view got = {0}, want = {0};
+        shape got_shape = {-1, NULL}, want_shape = {-1, NULL};
+        got.shape = &got_shape;
+        want.shape = &want_shape;
+        if ((status = session_output_shape(session, k, &got.dtype, &got_shape)) == KILN_OK)
+            status = kiln_session_output_view(session, k, &got.data, &got.nbytes);
+        if (status == KILN_OK &&
+            (status = tensor_shape(set->outputs[k], &want.dtype, &want_shape)) == KILN_OK)
+            status = kiln_tensor_data(set->outputs[k], &want.data, &want.nbytes);
+        compare_result cmp = {0};
+        want.dtype = data_dtype(got.dtype, want.dtype);
+        if (status == KILN_OK)
+            compare_tensors(&got, &want, RTOL, ATOL, &cmp);
+        shape_free(&got_shape);
+        shape_free(&want_shape);
+        if (status != KILN_OK)
+            return fail(r, prefix, what, status);
+        if (cmp.max_abs_diff > r->max_abs_diff)
+            r->max_abs_diff = cmp.max_abs_diff;
+        if (!cmp.ok) {
+            snprintf(r->reason, sizeof r->reason, "%s%s: %s", prefix, what, cmp.reason);
+            r->verdict = FAIL;
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static void run_case(kiln_runtime *runtime, const char *dir, case_result *r)
+{
+    r->verdict = PASS;
+    r->max_abs_diff = 0;
+    r->reason[0] = '\0';
+
+    /* Data first: a case whose data the API cannot express is a SKIP even
+     * if its model would also fail to load. */
+    data_set *sets = NULL;
+    int set_count = 0;
+    data_status ds = load_data_sets(dir, &sets, &set_count, r->reason, sizeof r->reason);
+    if (ds != DATA_OK) {
+        r->verdict = ds == DATA_SKIP ? SKIP : FAIL;
+        free_data_sets(sets, set_count);
+        return;
+    }
+
+    char *model_path = path_join(dir, "model.onnx");
+    kiln_model *model = NULL;
+    kiln_session *session = NULL;
+    int32_t status = model_path ? load_model(runtime, model_path, 0, &model)
+                                : KILN_ERR_OUT_OF_MEMORY;
+    if (status != KILN_OK)
+        fail(r, "", "load", status);
+    else if ((status = kiln_session_create(model, NULL, &session)) != KILN_OK)
+        fail(r, "", "session", status);
+    for (int i = 0; r->verdict == PASS && i < set_count; i++)
+        run_set(model, session, &sets[i], set_count, r);
+
+    kiln_session_destroy(session);
+    kiln_model_destroy(model);
+    free(model_path);
+    free_data_sets(sets, set_count);
+}
+
+static void print_result(const char *name, const case_result *r, const check_args *a)
+{
+    static const char *const labels[] = {"PASS", "FAIL", "SKIP"};
+    if (a->quiet && r->verdict != FAIL)
+        return;
+    printf("%s %s", labels[r->verdict], name);
+    if (r->verdict != PASS)
+        printf(": %s", r->reason);
+    if (a->verbose && r->verdict != SKIP)
+        printf(" [max abs err %.3g]", r->max_abs_diff);
+    printf("\n");
+    /* Line by line, so a crash or a timeout still shows how far it got. */
+    fflush(stdout);
+}
+
+int cmd_check(int argc, char **argv)
+{
+    check_args a = {0};
+    a.dirs = calloc((size_t)argc, sizeof *a.dirs);
+    if (!a.dirs) {
+        fprintf(stderr, "kiln: out of memory\n");
+        return EXIT_FAIL;
+    }
+    int parsed = parse_args(argc, argv, &a);
+    if (parsed != 0) {
+        if (parsed < 0)
+            usage(stderr);
+        free(a.dirs);
+        return parsed > 0 ? EXIT_OK : EXIT_USAGE;
+    }
+    kiln_runtime *runtime = open_runtime(a.threads);
+    if (!runtime) {
+        free(a.dirs);
+        return EXIT_FAIL;
+    }
+
+    int counts[3] = {0, 0, 0}, bad_dir = 0;
+    case_result result;
+    for (int d = 0; d < a.dir_count; d++) {
+        char **cases = NULL;
+        int n = find_cases(a.dirs[d], &cases);
+        if (n <= 0) {
+            fprintf(stderr, "kiln check: %s: %s\n", a.dirs[d],
+                    n < 0 ? "not a readable directory" : "no test cases (no model.onnx)");
+            bad_dir = 1;
+        }
+        for (int i = 0; i < n; i++) {
+            char *name = path_basename(cases[i]);
+            if (name && (!a.filter || strstr(name, a.filter))) {
+                run_case(runtime, cases[i], &result);
+                counts[result.verdict]++;
+                print_result(name, &result, &a);
+            }
+            free(name);
+        }
+        free_names(cases, n > 0 ? n : 0);
+    }
+    printf("%d passed, %d failed, %d skipped\n", counts[PASS], counts[FAIL], counts[SKIP]);
+    kiln_runtime_destroy(runtime);
+    free(a.dirs);
+    if (bad_dir)
+        return EXIT_FAIL;
+    return counts[FAIL] == 0 || a.allow_failures ? EXIT_OK : EXIT_FAIL;
+}

@@ -1,0 +1,257 @@
+/* `kiln run MODEL -i [NAME=]FILE.pb ... -o DIR`: runs a model once on
+ * TensorProto files and writes each output as DIR/output_K.pb, the layout
+ * of the ONNX test data, so results can be diffed or fed back in. */
+#include "commands.h"
+
+#include "api.h"
+#include "util.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: kiln run MODEL -i [NAME=]FILE.pb ... -o DIR [--threads N]\n\n"
+            "Runs MODEL once. Each -i (--input) names an ONNX TensorProto file; it binds\n"
+            "to input NAME if given, else to the input named like the tensor itself, else\n"
+            "to the input at the same position among the -i options. Each output K is\n"
+            "written to DIR/output_K.pb (DIR is created if missing) and printed.\n\n"
+            "  -i, --input [NAME=]FILE  an input tensor (repeatable)\n"
+            "  -o, --output DIR         where to write the outputs\n"
+            "  --threads N              worker threads (default 1)\n");
+}
+
+typedef struct run_args {
+    const char *model;
+    const char **inputs;
+    int input_count;
+    const char *out_dir;
+    int threads;
+} run_args;
+
+static int parse_args(int argc, char **argv, run_args *a)
+{
+    a->threads = 1;
+    for (int i = 1; i < argc; i++) {
+        const char *v = NULL;
+        int m;
+        if (is_help(argv[i])) {
+            usage(stdout);
+            return 1;
+        }
+        if ((m = arg_value(argc, argv, &i, "--input", "-i", &v)) != 0) {
+            if (m < 0)
+                return -1;
+            a->inputs[a->input_count++] = v;
+        } else if ((m = arg_value(argc, argv, &i, "--output", "-o", &v)) != 0) {
+            if (m < 0)
+                return -1;
+            a->out_dir = v;
+        } else if ((m = arg_value(argc, argv, &i, "--threads", NULL, &v)) != 0) {
+            if (m < 0 || parse_positive_int(v, &a->threads) != 0) {
+                fprintf(stderr, "kiln run: --threads needs a positive number\n");
+                return -1;
+            }
+        } else if (is_option(argv[i]) || a->model) {
+            fprintf(stderr, "kiln run: unexpected argument '%s'\n", argv[i]);
+            return -1;
+        } else {
+            a->model = argv[i];
+        }
+    }
+    if (!a->model || !a->out_dir) {
+        fprintf(stderr, "kiln run: %s\n", a->model ? "-o DIR is required" : "MODEL is required");
+        return -1;
+    }
+    return 0;
+}
+
+/* Works out which model input a tensor file feeds (see usage). Returns the
+ * index or -1 after printing why. */
+static int32_t resolve_input(const kiln_model *model, const char *given_name,
+                             const kiln_tensor *tensor, int position, int32_t input_count)
+{
+    int32_t index = -1;
+    if (given_name) {
+        if (kiln_model_input_index(model, given_name, &index) != KILN_OK) {
+            fprintf(stderr, "kiln: the model has no input named '%s'\n", given_name);
+            return -1;
+        }
+        return index;
+    }
+    char *own = tensor_name(tensor, NULL);
+    int found = own && own[0] && kiln_model_input_index(model, own, &index) == KILN_OK;
+    free(own);
+    if (found)
+        return index;
+    if (position >= input_count) {
+        fprintf(stderr, "kiln: input file %d has no matching name and the model has only %d "
+                        "inputs\n", position + 1, (int)input_count);
+        return -1;
+    }
+    return position;
+}
+
+/* Reads, decodes and binds every -i file. Tensors stay alive in tensors[]
+ * because set_input borrows their bytes until the run returns. */
+static int bind_inputs(kiln_model *model, kiln_session *session, const run_args *a,
+                       kiln_tensor **tensors)
+{
+    int32_t input_count = 0;
+    kiln_model_input_count(model, &input_count);
+    char *bound = calloc((size_t)input_count + 1, 1);
+    if (!bound)
+        return -1;
+    int rc = 0;
+    for (int k = 0; k < a->input_count && rc == 0; k++) {
+        char *name = NULL;
+        const char *path = NULL;
+        parse_name_file(a->inputs[k], &name, &path);
+        size_t size = 0;
+        void *bytes = read_file(path, &size);
+        int32_t status;
+        rc = -1;
+        if (!bytes) {
+            fprintf(stderr, "kiln: cannot read %s: %s\n", path, strerror(errno));
+        } else if ((status = kiln_tensor_decode(bytes, size, &tensors[k])) != KILN_OK) {
+            report_error("cannot decode", path, status);
+        } else {
+            int32_t index = resolve_input(model, name, tensors[k], k, input_count);
+            int32_t dtype = 0;
+            shape s = {-1, NULL};
+            const void *data = NULL;
+            size_t nbytes = 0;
+            if (index < 0) {
+                /* resolve_input said why */
+            } else if (bound[index]) {
+                char *input = model_input_name(model, index, NULL);
+                fprintf(stderr, "kiln: input '%s' is given more than once\n",
+                        input ? input : "?");
+                free(input);
+            } else if ((status = tensor_shape(tensors[k], &dtype, &s)) != KILN_OK ||
+                       (status = kiln_tensor_data(tensors[k], &data, &nbytes)) != KILN_OK ||
+                       (status = kiln_session_set_input_at(session, index, dtype, s.dims,
+                                                           s.rank, data, nbytes, 0)) !=
+                           KILN_OK) {
+                report_error("cannot bind", path, status);
+            } else {
+                bound[index] = 1;
+                rc = 0;
+            }
+            shape_free(&s);
+        }
+        free(bytes);
+        free(name);
+    }
+    free(bound);
+    return rc;
+}
+
+/* Writes output `index` to DIR/output_K.pb and prints its summary. */
+static int write_output(const kiln_model *model, const kiln_session *session, int32_t index,
+                        const char *dir)
+{
+    int32_t status;
+    char *name = model_output_name(model, index, &status);
+    int32_t dtype = 0;
+    shape s = {-1, NULL};
+    const void *data = NULL;
+    size_t nbytes = 0, size = 0;
+    void *encoded = NULL;
+    if (status == KILN_OK)
+        status = session_output_shape(session, index, &dtype, &s);
+    if (status == KILN_OK)
+        status = kiln_session_output_view(session, index, &data, &nbytes);
+    if (status == KILN_OK)
+        status = encode_tensor(name, dtype, &s, data, nbytes, &encoded, &size);
+    int rc = 0;
+    if (status != KILN_OK) {
+        char what[64];
+        snprintf(what, sizeof what, "cannot get output %d", (int)index);
+        report_error(what, name, status);
+        rc = -1;
+    } else {
+        char file[32];
+        snprintf(file, sizeof file, "output_%d.pb", (int)index);
+        char *path = path_join(dir, file);
+        if (!path || write_file(path, encoded, size) != 0) {
+            fprintf(stderr, "kiln: cannot write %s: %s\n", path ? path : file, strerror(errno));
+            rc = -1;
+        } else {
+            char dims[512];
+            format_shape(s.dims, s.rank, dims, sizeof dims);
+            printf("%s: %s %s -> %s\n", name, dtype_name(dtype), dims, path);
+        }
+        free(path);
+    }
+    free(encoded);
+    shape_free(&s);
+    free(name);
+    return rc;
+}
+
+int cmd_run(int argc, char **argv)
+{
+    run_args a = {0};
+    /* There cannot be more -i options than arguments. */
+    a.inputs = calloc((size_t)argc, sizeof *a.inputs);
+    kiln_tensor **tensors = calloc((size_t)argc, sizeof *tensors);
+    if (!a.inputs || !tensors) {
+        free(a.inputs);
+        free(tensors);
+        fprintf(stderr, "kiln: out of memory\n");
+        return EXIT_FAIL;
+    }
+    int parsed = parse_args(argc, argv, &a);
+    if (parsed != 0) {
+        if (parsed < 0)
+            usage(stderr);
+        free(a.inputs);
+        free(tensors);
+        return parsed > 0 ? EXIT_OK : EXIT_USAGE;
+    }
+
+    int rc = EXIT_FAIL;
+    kiln_model *model = NULL;
+    kiln_session *session = NULL;
+    kiln_runtime *runtime = open_runtime(a.threads);
+    int32_t status;
+    int32_t outputs = 0;
+    if (!runtime)
+        goto done;
+    if ((status = load_model(runtime, a.model, 0, &model)) != KILN_OK) {
+        report_error("cannot load", a.model, status);
+        goto done;
+    }
+    if ((status = kiln_session_create(model, NULL, &session)) != KILN_OK) {
+        report_error("cannot create a session for", a.model, status);
+        goto done;
+    }
+    if (bind_inputs(model, session, &a, tensors) != 0)
+        goto done;
+    if ((status = kiln_session_run(session)) != KILN_OK) {
+        report_error("run failed", NULL, status);
+        goto done;
+    }
+    if (make_dirs(a.out_dir) != 0) {
+        fprintf(stderr, "kiln: cannot create %s: %s\n", a.out_dir, strerror(errno));
+        goto done;
+    }
+    kiln_model_output_count(model, &outputs);
+    rc = EXIT_OK;
+    for (int32_t k = 0; k < outputs; k++)
+        if (write_output(model, session, k, a.out_dir) != 0)
+            rc = EXIT_FAIL;
+done:
+    kiln_session_destroy(session);
+    for (int k = 0; k < a.input_count; k++)
+        kiln_tensor_destroy(tensors[k]);
+    kiln_model_destroy(model);
+    kiln_runtime_destroy(runtime);
+    free(tensors);
+    free(a.inputs);
+    return rc;
+}

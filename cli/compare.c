@@ -1,0 +1,158 @@
+/* Tensor comparison for `kiln check` (see compare.h). */
+#include "compare.h"
+
+#include "halfprec.h"
+#include "util.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+static int is_floating(int32_t dtype)
+{
+    return dtype == KILN_DTYPE_FLOAT || dtype == KILN_DTYPE_DOUBLE ||
+           dtype == KILN_DTYPE_FLOAT16 || dtype == KILN_DTYPE_BFLOAT16;
+}
+
+/* Element i as a double. Exact for every floating type and for integers up
+ * to 2^53; integers are only converted for the max-abs-diff report. */
+static double element_value(int32_t dtype, const void *data, int64_t i)
+{
+    const unsigned char *p = (const unsigned char *)data + (size_t)i * dtype_size(dtype);
+    union {
+        float f; double d; uint16_t u16; int16_t i16; uint32_t u32; int32_t i32;
+        uint64_t u64; int64_t i64; uint8_t u8; int8_t i8;
+    } v;
+    memcpy(&v, p, dtype_size(dtype));
+    switch (dtype) {
+    case KILN_DTYPE_FLOAT: return v.f;
+    case KILN_DTYPE_DOUBLE: return v.d;
+    case KILN_DTYPE_FLOAT16: return half_to_float(v.u16);
+    case KILN_DTYPE_BFLOAT16: return bfloat16_to_float(v.u16);
+    case KILN_DTYPE_UINT8: return v.u8;
+    case KILN_DTYPE_INT8: return v.i8;
+    case KILN_DTYPE_UINT16: return v.u16;
+    case KILN_DTYPE_INT16: return v.i16;
+    case KILN_DTYPE_UINT32: return v.u32;
+    case KILN_DTYPE_INT32: return v.i32;
+    case KILN_DTYPE_UINT64: return (double)v.u64;
+    case KILN_DTYPE_INT64: return (double)v.i64;
+    case KILN_DTYPE_BOOL: return v.u8 != 0;
+    }
+    return 0;
+}
+
+/* Exact text of element i, so large int64 values are not shown rounded. */
+static void element_text(int32_t dtype, const void *data, int64_t i, char *buf, size_t cap)
+{
+    const unsigned char *p = (const unsigned char *)data + (size_t)i * dtype_size(dtype);
+    if (dtype == KILN_DTYPE_INT64) {
+        int64_t v;
+        memcpy(&v, p, sizeof v);
+        snprintf(buf, cap, "%lld", (long long)v);
+    } else if (dtype == KILN_DTYPE_UINT64) {
+        uint64_t v;
+        memcpy(&v, p, sizeof v);
+        snprintf(buf, cap, "%llu", (unsigned long long)v);
+    } else if (dtype == KILN_DTYPE_BOOL) {
+        snprintf(buf, cap, "%s", *p ? "true" : "false");
+    } else {
+        snprintf(buf, cap, "%.9g", element_value(dtype, data, i));
+    }
+}
+
+static int elements_equal(int32_t dtype, const void *a, const void *b, int64_t i)
+{
+    size_t size = dtype_size(dtype);
+    const unsigned char *pa = (const unsigned char *)a + (size_t)i * size;
+    const unsigned char *pb = (const unsigned char *)b + (size_t)i * size;
+    if (dtype == KILN_DTYPE_BOOL) /* any non-zero byte is true */
+        return (*pa != 0) == (*pb != 0);
+    return memcmp(pa, pb, size) == 0;
+}
+
+/* NaN matches only NaN and an infinity only itself, because a tolerance
+ * around a non-finite value means nothing. */
+static int within_tolerance(double got, double want, double rtol, double atol)
+{
+    if (isnan(got) || isnan(want))
+        return isnan(got) && isnan(want);
+    if (isinf(got) || isinf(want))
+        return got == want;
+    return fabs(got - want) <= atol + rtol * fabs(want);
+}
+
+static int same_shape(const shape *a, const shape *b)
+{
+    if (a->rank != b->rank)
+        return 0;
+    for (int32_t i = 0; i < a->rank; i++)
+        if (a->dims[i] != b->dims[i])
+            return 0;
+    return 1;
+}
+
+void compare_tensors(const tensor_view *got, const tensor_view *expected, double rtol,
+                     double atol, compare_result *result)
+{
+    result->ok = 0;
+    result->max_abs_diff = 0;
+    result->reason[0] = '\0';
+    if (got->dtype != expected->dtype) {
+        snprintf(result->reason, sizeof result->reason, "dtype %s, expected %s",
+                 dtype_name(got->dtype), dtype_name(expected->dtype));
+        return;
+    }
+    if (!same_shape(got->shape, expected->shape)) {
+        char a[200], b[200];
+        format_shape(got->shape->dims, got->shape->rank, a, sizeof a);
+        format_shape(expected->shape->dims, expected->shape->rank, b, sizeof b);
+        snprintf(result->reason, sizeof result->reason, "shape %s, expected %s", a, b);
+        return;
+    }
+    size_t size = dtype_size(got->dtype);
+    int64_t count = shape_elements(got->shape);
+    if (size == 0 || count < 0) {
+        snprintf(result->reason, sizeof result->reason, "cannot compare %s tensors",
+                 dtype_name(got->dtype));
+        return;
+    }
+    if (got->nbytes != (size_t)count * size || expected->nbytes != (size_t)count * size) {
+        snprintf(result->reason, sizeof result->reason, "%zu bytes, expected %zu",
+                 got->nbytes, expected->nbytes);
+        return;
+    }
+
+    int floating = is_floating(got->dtype);
+    int64_t bad = 0, worst = -1;
+    double worst_diff = -1;
+    for (int64_t i = 0; i < count; i++) {
+        double a = element_value(got->dtype, got->data, i);
+        double b = element_value(got->dtype, expected->data, i);
+        double diff = fabs(a - b);
+        if (isfinite(diff) && diff > result->max_abs_diff)
+            result->max_abs_diff = diff;
+        int ok = floating ? within_tolerance(a, b, rtol, atol)
+                          : elements_equal(got->dtype, got->data, expected->data, i);
+        if (ok)
+            continue;
+        bad++;
+        /* A NaN or infinity mismatch counts as an infinite miss. */
+        if (!isfinite(diff))
+            diff = INFINITY;
+        if (diff > worst_diff) {
+            worst_diff = diff;
+            worst = i;
+        }
+    }
+    if (bad == 0) {
+        result->ok = 1;
+        return;
+    }
+    char a[64], b[64];
+    element_text(got->dtype, got->data, worst, a, sizeof a);
+    element_text(got->dtype, expected->data, worst, b, sizeof b);
+    snprintf(result->reason, sizeof result->reason,
+             "max abs diff %.6g at index %lld (got %s, expected %s); %lld of %lld elements differ",
+             worst_diff, (long long)worst, a, b, (long long)bad, (long long)count);
+}

@@ -1,0 +1,60 @@
+/* `kiln`: the command-line tool. This file only dispatches to the commands;
+ * each lives in its own cmd_*.c file. */
+#include "commands.h"
+
+#include "kiln.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static const struct {
+    const char *name;
+    int (*run)(int argc, char **argv);
+    const char *summary;
+} commands[] = {
+    {"info", cmd_info, "show a model's inputs, outputs, opsets, ops and memory plan"},
+    {"run", cmd_run, "run a model on TensorProto files and write its outputs"},
+    {"bench", cmd_bench, "time a model on random inputs"},
+    {"check", cmd_check, "run ONNX backend test-case folders"},
+};
+
+#define COMMAND_COUNT (sizeof commands / sizeof commands[0])
+
+static void usage(FILE *out)
+{
+    fprintf(out, "usage: kiln COMMAND [ARGS...]\n\ncommands:\n");
+    for (size_t i = 0; i < COMMAND_COUNT; i++)
+        fprintf(out, "  %-6s %s\n", commands[i].name, commands[i].summary);
+    fprintf(out, "\n'kiln COMMAND --help' describes a command; 'kiln --version' prints the "
+                 "library version.\n");
+}
+
+int main(int argc, char **argv)
+{
+    /* The CLI links the shared library like any binding does, so it makes
+     * the same check: refuse to run against an incompatible library. */
+    if (kiln_abi_version() != KILN_ABI_VERSION) {
+        fprintf(stderr, "kiln: library ABI version %d, this program needs %d\n",
+                (int)kiln_abi_version(), KILN_ABI_VERSION);
+        return EXIT_FAIL;
+    }
+    if (argc < 2) {
+        usage(stderr);
+        return EXIT_USAGE;
+    }
+    const char *name = argv[1];
+    if (strcmp(name, "--help") == 0 || strcmp(name, "-h") == 0 || strcmp(name, "help") == 0) {
+        usage(stdout);
+        return EXIT_OK;
+    }
+    if (strcmp(name, "--version") == 0) {
+        printf("kiln %s (ABI %d)\n", kiln_version(), (int)kiln_abi_version());
+        return EXIT_OK;
+    }
+    for (size_t i = 0; i < COMMAND_COUNT; i++)
+        if (strcmp(name, commands[i].name) == 0)
+            return commands[i].run(argc - 1, argv + 1);
+    fprintf(stderr, "kiln: unknown command '%s'\n\n", name);
+    usage(stderr);
+    return EXIT_USAGE;
+}
