@@ -20,13 +20,23 @@ void kn_err_prefix(kn_err *err, const char *fmt, ...)
 {
     if (!err || err->code == KN_OK)
         return;
-    char prefix[256], old[sizeof err->msg];
+    char prefix[256];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(prefix, sizeof prefix, fmt, ap);
+    int n = vsnprintf(prefix, sizeof prefix - 2, fmt, ap);
     va_end(ap);
-    memcpy(old, err->msg, sizeof old);
-    snprintf(err->msg, sizeof err->msg, "%s: %s", prefix, old);
+    if (n < 0)
+        return;
+    size_t plen = strlen(prefix);
+    memcpy(prefix + plen, ": ", 3);
+    plen += 2;
+    /* Shift the old message right (truncating its tail) and put the prefix
+     * in front. */
+    size_t old = strlen(err->msg), cap = sizeof err->msg - 1;
+    size_t keep = old + plen > cap ? (cap > plen ? cap - plen : 0) : old;
+    memmove(err->msg + plen, err->msg, keep);
+    err->msg[plen + keep] = 0;
+    memcpy(err->msg, prefix, plen);
 }
 
 const char *kn_status_name(int code)
