@@ -10,7 +10,7 @@
 
 static const char *domain_label(const char *d) { return d && d[0] ? d : "ai.onnx"; }
 
-static int init_values(kn_plan *p, const kn_tensor *input_shapes, kn_err *err)
+static int init_values(kn_plan *p, const kn_tensor *input_shapes, int eager, kn_err *err)
 {
     const kn_graph *g = p->model->graph;
     for (int32_t v = 0; v < g->n_values; v++) {
@@ -34,8 +34,12 @@ static int init_values(kn_plan *p, const kn_tensor *input_shapes, kn_err *err)
         int32_t v = g->inputs[i];
         kn_tensor *t = &p->vals[v];
         *t = input_shapes[i];
-        t->data = NULL;
-        p->kind[v] = KN_VAL_INPUT;
+        if (!eager)
+            t->data = NULL;
+        else if (!t->data) /* empty input: still a valid pointer */
+            t->data = kn_pool_alloc(p->pool, 16);
+        /* Eagerly, the caller's values are constants kernels only read. */
+        p->kind[v] = eager ? KN_VAL_CONST : KN_VAL_INPUT;
     }
     return KN_OK;
 }
@@ -102,7 +106,7 @@ static int is_foldable(const kn_plan *p, const kn_op_def *def, const kn_kctx *k)
     return 1;
 }
 
-static int prepare_node(kn_plan *p, int32_t i, kn_threadpool *tp, kn_err *err)
+static int prepare_node(kn_plan *p, int32_t i, kn_threadpool *tp, int eager, kn_err *err)
 {
     const kn_graph *g = p->model->graph;
     const kn_node *node = &g->nodes[i];
@@ -139,7 +143,7 @@ static int prepare_node(kn_plan *p, int32_t i, kn_threadpool *tp, kn_err *err)
     int rc = def->prepare(&k);
     if (rc == KN_OK)
         rc = check_outputs(&k, err);
-    if (rc == KN_OK && is_foldable(p, def, &k)) {
+    if (rc == KN_OK && (eager || is_foldable(p, def, &k))) {
         rc = fold(p, def, &k, err);
         if (def->release)
             def->release(&k);
@@ -162,8 +166,14 @@ static int prepare_node(kn_plan *p, int32_t i, kn_threadpool *tp, kn_err *err)
     return rc;
 }
 
+static int cancelled(const kn_plan_options *o)
+{
+    return o->cancel_target &&
+           atomic_load_explicit(o->cancel_target, memory_order_relaxed) == o->run_id;
+}
+
 int kn_plan_build(const kn_model *model, const kn_tensor *input_shapes, kn_threadpool *tp,
-                  int64_t max_arena, kn_plan **out, kn_err *err)
+                  const kn_plan_options *o, kn_plan **out, kn_err *err)
 {
     *out = NULL;
     const kn_graph *g = model->graph;
@@ -184,15 +194,19 @@ int kn_plan_build(const kn_model *model, const kn_tensor *input_shapes, kn_threa
     if (!p->pool || !p->vals || !p->kind || !p->root || !p->offset || !p->steps || !p->input_aliases)
         rc = kn_fail(err, KN_ERR_OUT_OF_MEMORY, "out of memory planning");
     if (rc == KN_OK)
-        rc = init_values(p, input_shapes, err);
-    for (int32_t i = 0; rc == KN_OK && i < g->n_nodes; i++)
-        rc = prepare_node(p, i, tp, err);
+        rc = init_values(p, input_shapes, o->eager, err);
+    for (int32_t i = 0; rc == KN_OK && i < g->n_nodes; i++) {
+        if (o->eager && cancelled(o))
+            rc = kn_fail(err, KN_ERR_CANCELLED, "run cancelled");
+        else
+            rc = prepare_node(p, i, tp, o->eager, err);
+    }
     for (int32_t i = 0; rc == KN_OK && i < g->n_outputs; i++)
         if (p->kind[g->outputs[i]] == KN_VAL_UNUSED)
             rc = kn_fail(err, KN_ERR_INVALID_MODEL, "graph output '%s' is not produced by any node",
                          g->values[g->outputs[i]].name);
     if (rc == KN_OK)
-        rc = kn_plan_layout(p, max_arena, err);
+        rc = kn_plan_layout(p, o->max_arena, err);
     if (rc != KN_OK) {
         kn_plan_destroy(p);
         return rc;

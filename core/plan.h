@@ -47,11 +47,21 @@ typedef struct kn_plan {
     kn_pool *pool;              /* folded constants and per-step arrays */
 } kn_plan;
 
+typedef struct kn_plan_options {
+    int64_t max_arena;   /* 0 = no limit */
+    /* Eager mode: input_shapes[i].data holds the bound input values; every
+     * node then runs while the plan is built (each is "folded"), so kernels
+     * whose output shapes depend on values work. Allocates per run. */
+    int eager;
+    const atomic_uint_fast64_t *cancel_target; /* eager mode checks cancel too */
+    uint64_t run_id;
+} kn_plan_options;
+
 /* Builds a plan for the given concrete input shapes (input_shapes[i] holds
- * dtype, rank and dims of graph input i; data ignored). max_arena = 0 means
- * no limit. Errors name the node. */
+ * dtype, rank and dims of graph input i; data is used only in eager mode).
+ * Errors name the node; KN_ERR_NEEDS_VALUE means "retry eagerly". */
 int kn_plan_build(const kn_model *model, const kn_tensor *input_shapes, kn_threadpool *pool,
-                  int64_t max_arena, kn_plan **out, kn_err *err);
+                  const kn_plan_options *options, kn_plan **out, kn_err *err);
 void kn_plan_destroy(kn_plan *plan); /* NULL-safe; releases kernel state */
 
 /* Part 2 of building (plan_layout.c): aliasing, in-place reuse, lifetimes,

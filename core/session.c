@@ -20,6 +20,7 @@ struct kn_session {
     bound_input *inputs;
     kn_tensor *shapes;       /* scratch for building a plan */
     int has_outputs;
+    int eager;               /* the model needs values to plan: plan every run */
     pthread_mutex_t run_lock; /* held for the whole run; destroy waits on it */
     /* Runs are numbered; an odd number means a run is in flight. Cancel
      * names the run it targets, so it can never stop a later run. */
@@ -48,12 +49,12 @@ static int declared_shapes_static(const kn_session *s)
     return 1;
 }
 
-static int build_plan(kn_session *s, int from_bound, kn_err *err)
+static int build_plan(kn_session *s, int from_bound, uint64_t run_id, kn_err *err)
 {
     const kn_graph *g = s->model->graph;
     for (int32_t i = 0; i < g->n_inputs; i++) {
         if (from_bound) {
-            s->shapes[i] = s->inputs[i].t;
+            s->shapes[i] = s->inputs[i].t; /* data is used in eager mode */
         } else {
             const kn_value *v = &g->values[g->inputs[i]];
             memset(&s->shapes[i], 0, sizeof s->shapes[i]);
@@ -61,12 +62,23 @@ static int build_plan(kn_session *s, int from_bound, kn_err *err)
             s->shapes[i].rank = v->rank;
             memcpy(s->shapes[i].dims, v->dims, sizeof v->dims);
         }
-        s->shapes[i].data = NULL;
+        if (!s->eager)
+            s->shapes[i].data = NULL;
     }
     kn_plan_destroy(s->plan);
     s->plan = NULL;
     s->has_outputs = 0;
-    return kn_plan_build(s->model, s->shapes, s->pool, s->max_arena, &s->plan, err);
+    kn_plan_options o = {.max_arena = s->max_arena, .eager = s->eager,
+                         .cancel_target = &s->cancel_target, .run_id = run_id};
+    int rc = kn_plan_build(s->model, s->shapes, s->pool, &o, &s->plan, err);
+    if (rc == KN_ERR_NEEDS_VALUE && !s->eager) {
+        /* Shapes depend on values: from now on this session plans each run
+         * with its inputs' values (only possible once inputs are bound). */
+        s->eager = 1;
+        memset(err, 0, sizeof *err);
+        rc = from_bound ? build_plan(s, from_bound, run_id, err) : KN_OK;
+    }
+    return rc;
 }
 
 int kn_session_create(const kn_model *model, kn_threadpool *pool, int64_t max_arena,
@@ -93,7 +105,7 @@ int kn_session_create(const kn_model *model, kn_threadpool *pool, int64_t max_ar
                  ? kn_fail(err, KN_ERR_OUT_OF_MEMORY, "out of memory creating a session")
                  : KN_OK;
     if (rc == KN_OK && declared_shapes_static(s))
-        rc = build_plan(s, 0, err);
+        rc = build_plan(s, 0, 0, err);
     if (rc != KN_OK) {
         kn_session_destroy(s);
         return rc;
@@ -206,9 +218,9 @@ int kn_session_run(kn_session *s, kn_err *err)
     pthread_mutex_lock(&s->run_lock);
     uint64_t id = atomic_fetch_add(&s->run_id, 1) + 1; /* odd: running */
     int rc = KN_OK;
-    if (!plan_fits(s))
-        rc = build_plan(s, 1, err);
-    if (rc == KN_OK) {
+    if (s->eager || !plan_fits(s))
+        rc = build_plan(s, 1, id, err); /* eagerly, this also runs the model */
+    if (rc == KN_OK && !s->eager) {
         for (int32_t i = 0; i < g->n_inputs; i++)
             kn_plan_bind_input(s->plan, i, s->inputs[i].t.data);
         rc = kn_plan_execute(s->plan, &s->cancel_target, id, err);

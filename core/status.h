@@ -20,7 +20,13 @@ enum {
     KN_ERR_CANCELLED = 10,       /* run stopped by kiln_session_cancel */
     KN_ERR_INTERNAL = 11,
     KN_ERR_BUFFER_TOO_SMALL = 12,
-    KN_ERR_LIMIT = 13            /* a configured resource limit was exceeded */
+    KN_ERR_LIMIT = 13,           /* a configured resource limit was exceeded */
+    /* Internal, never returned by the C API: a kernel's prepare() needs the
+     * value (not just the shape) of an input that is only known at run
+     * time (Reshape's shape computed from data, NonZero's output size). The
+     * session then switches to eager execution, where every value is known
+     * when its consumer is prepared. */
+    KN_ERR_NEEDS_VALUE = 100
 };
 
 /* An error record: the first error set wins, later ones are ignored so the

@@ -322,3 +322,33 @@ Test(api, tensor_encode_decode_round_trip)
     KT_FAILS(kiln_tensor_encode("t", KILN_DTYPE_INT64, dims, 3, values, 7, buf, sizeof buf, &needed),
              KILN_ERR_INVALID_ARGUMENT);
 }
+
+Test(api, value_dependent_shapes_run_eagerly)
+{
+    kiln_runtime *rt = kt_runtime(1);
+    kiln_model *m = kt_model(rt, "tests/data/models/reshape_by_input.onnx");
+    kiln_session *s = NULL;
+    KT_OK(kiln_session_create(m, NULL, &s));
+    const float x[6] = {1, -2, 3, -4, 5, -6};
+    const int64_t xdims[1] = {6}, sdims[1] = {2};
+    const int64_t shapes[2][2] = {{2, 3}, {3, 2}};
+    for (int i = 0; i < 2; i++) {
+        KT_OK(kiln_session_set_input(s, "X", KILN_DTYPE_FLOAT, xdims, 1, x, sizeof x, 0));
+        KT_OK(kiln_session_set_input(s, "S", KILN_DTYPE_INT64, sdims, 1, shapes[i],
+                                     sizeof shapes[i], 0));
+        KT_OK(kiln_session_run(s));
+        int32_t rank = 0;
+        int64_t dims[2];
+        KT_OK(kiln_session_output_info(s, 0, NULL, dims, 2, &rank));
+        cr_assert_eq(rank, 2);
+        cr_assert_eq(dims[0], shapes[i][0]);
+        cr_assert_eq(dims[1], shapes[i][1]);
+        float y[6];
+        KT_OK(kiln_session_output_copy(s, 0, y, sizeof y, NULL));
+        for (int j = 0; j < 6; j++)
+            cr_assert_float_eq(y[j], x[j] > 0 ? x[j] : 0, 0);
+    }
+    kiln_session_destroy(s);
+    kiln_model_destroy(m);
+    kiln_runtime_destroy(rt);
+}

@@ -54,6 +54,13 @@ def main():
          helper.make_node("Add", ["D", "C"], ["Y"], name="add")],
         [helper.make_tensor_value_info("X", f, [1, 16, 8, 8])],
         [helper.make_tensor_value_info("Y", f, [1, 1024])], [shape]))
+    # The output shape depends on an input's value: runs eagerly.
+    write("reshape_by_input.onnx", model(
+        [helper.make_node("Reshape", ["X", "S"], ["R"], name="reshape"),
+         helper.make_node("Relu", ["R"], ["Y"], name="relu")],
+        [helper.make_tensor_value_info("X", f, [6]),
+         helper.make_tensor_value_info("S", TensorProto.INT64, [2])],
+        [helper.make_tensor_value_info("Y", f, None)]))
     # An op no runtime knows, to check the load-time error.
     write("unsupported_op.onnx", model(
         [helper.make_node("Relu", ["X"], ["A"], name="relu"),

@@ -1,0 +1,43 @@
+/* The ONNX reader: serialized ModelProto / TensorProto bytes → graph IR and
+ * tensors, and TensorProto encoding. Built on our own bounds-checked wire
+ * decoder (pb.h), so it needs no protobuf library and builds unchanged for
+ * WebAssembly. Malformed input of any kind is an error with a message that
+ * names the problem and where it is; it never crashes, hangs or allocates
+ * more than the bytes present can justify. */
+#ifndef KN_ONNX_H
+#define KN_ONNX_H
+
+#include <stddef.h>
+
+#include "../graph.h"
+#include "../pool.h"
+#include "../status.h"
+#include "../tensor.h"
+
+/* Subgraph attributes (If/Loop/Scan bodies) nested deeper than this are
+ * refused, which bounds the reader's recursion. */
+#define KN_ONNX_MAX_DEPTH 32
+
+/* Parses a serialized ModelProto into *out (everything in one kn_pool; free
+ * it with kn_model_ir_free). base_dir: folder for external-data files; NULL =
+ * a model with external data fails with KN_ERR_UNSUPPORTED. max_bytes: 0 = no
+ * limit, else a limit on the model's total pool bytes including external
+ * data (KN_ERR_LIMIT). On failure *out is NULL and nothing is leaked. */
+int kn_onnx_read_model(const void *bytes, size_t size, const char *base_dir, size_t max_bytes,
+                       kn_model_ir **out, kn_err *err);
+
+/* Decodes a serialized TensorProto: data copied into pool as little-endian
+ * row-major raw bytes (typed fields converted), *name (may be NULL) set to
+ * the tensor's name or "". External data and string tensors are
+ * KN_ERR_UNSUPPORTED. On failure, what was already allocated stays in pool. */
+int kn_onnx_read_tensor(kn_pool *pool, const void *bytes, size_t size, kn_tensor *out,
+                        const char **name, kn_err *err);
+
+/* Encodes a TensorProto (dims, data_type, name, raw_data) into buf; *needed
+ * (may be NULL) = encoded size; KN_ERR_BUFFER_TOO_SMALL if cap < needed (buf
+ * may be NULL with cap 0). name may be NULL or "" (no name field). The field
+ * order and unpacked dims match what the onnx Python package writes. */
+int kn_onnx_write_tensor(const char *name, const kn_tensor *t, void *buf, size_t cap,
+                         size_t *needed, kn_err *err);
+
+#endif

@@ -1,0 +1,161 @@
+/* ValueInfoProto → declared dtype and shape. Only tensor types carry what
+ * the IR records; sequence, map, optional, sparse and opaque types are
+ * recognised and left "unknown" (KN_UNDEFINED, rank -1) without decoding
+ * their (possibly recursive) contents. */
+#include <string.h>
+
+#include "reader.h"
+
+static const char *const vinfo_fields[] = {[1] = "name", [2] = "type", [3] = "doc_string"};
+static const pb_msg_desc vinfo_desc = PB_DESC("ValueInfoProto", vinfo_fields);
+
+static const char *const type_fields[] = {
+    [1] = "tensor_type", [4] = "sequence_type", [5] = "map_type", [6] = "denotation",
+    [7] = "opaque_type", [8] = "sparse_tensor_type", [9] = "optional_type"};
+static const pb_msg_desc type_desc = PB_DESC("TypeProto", type_fields);
+
+static const char *const ttype_fields[] = {[1] = "elem_type", [2] = "shape"};
+static const pb_msg_desc ttype_desc = PB_DESC("TypeProto.Tensor", ttype_fields);
+
+static const char *const shape_fields[] = {[1] = "dim"};
+static const pb_msg_desc shape_desc = PB_DESC("TensorShapeProto", shape_fields);
+
+static const char *const dim_fields[] = {[1] = "dim_value", [2] = "dim_param",
+                                         [3] = "denotation"};
+static const pb_msg_desc dim_desc = PB_DESC("TensorShapeProto.Dimension", dim_fields);
+
+#define NAME_ARGS(v) (int)((v)->name.n > 200 ? 200 : (v)->name.n), (v)->name.p
+
+static int parse_dim(kn_onnx_ctx *c, pb_reader r, kn_onnx_vinfo *v, int k)
+{
+    pb_field f;
+    int more;
+    v->dims[k] = -1;
+    v->dim_params[k] = NULL;
+    while ((more = pb_next(&r, &f)) > 0) {
+        if (f.num == 1) { /* dim_value and dim_param are a oneof: the last one wins */
+            int64_t d;
+            if (pb_int64(&r, &f, &d) != KN_OK)
+                return KN_ERR_INVALID_MODEL;
+            if (d < 0)
+                return kn_fail(c->err, KN_ERR_INVALID_MODEL, "value '%.*s' has negative dim %d "
+                               "(%lld)", NAME_ARGS(v), k, (long long)d);
+            v->dims[k] = d;
+            v->dim_params[k] = NULL;
+        } else if (f.num == 2) {
+            if (pb_want(&r, &f, PB_LEN) != KN_OK)
+                return KN_ERR_INVALID_MODEL;
+            v->dims[k] = -1;
+            v->dim_params[k] = NULL;
+            if (f.len && !(v->dim_params[k] = kn_onnx_strdup(c, kn_onnx_field_str(&r, &f))))
+                return c->err->code;
+        }
+    }
+    return more < 0 ? KN_ERR_INVALID_MODEL : KN_OK;
+}
+
+/* Sets v->rank from the number of dims, before any is decoded. */
+static int count_rank(kn_onnx_ctx *c, pb_reader r, kn_onnx_vinfo *v)
+{
+    pb_field f;
+    int more;
+    size_t rank = 0;
+    while ((more = pb_next(&r, &f)) > 0)
+        if (f.num == 1 && pb_count(&r, &f, PB_LEN, &rank) != KN_OK)
+            return KN_ERR_INVALID_MODEL;
+    if (more < 0)
+        return KN_ERR_INVALID_MODEL;
+    if (rank > KN_MAX_RANK)
+        return kn_fail(c->err, KN_ERR_UNSUPPORTED,
+                       "value '%.*s' has rank %zu; at most %d dimensions are supported",
+                       NAME_ARGS(v), rank, KN_MAX_RANK);
+    v->rank = (int32_t)rank;
+    return KN_OK;
+}
+
+static int parse_tensor_type(kn_onnx_ctx *c, pb_reader r, kn_onnx_vinfo *v)
+{
+    pb_field f, shape = {0};
+    int more, has_shape = 0;
+    v->is_tensor = 1;
+    while ((more = pb_next(&r, &f)) > 0) {
+        if (f.num == 1) {
+            if (pb_int32(&r, &f, &v->dtype) != KN_OK)
+                return KN_ERR_INVALID_MODEL;
+        } else if (f.num == 2) {
+            if (pb_want(&r, &f, PB_LEN) != KN_OK)
+                return KN_ERR_INVALID_MODEL;
+            shape = f;
+            has_shape = 1;
+        }
+    }
+    if (more < 0)
+        return KN_ERR_INVALID_MODEL;
+    if (v->dtype < 0 || v->dtype >= KN_DTYPE_COUNT)
+        return kn_fail(c->err, KN_ERR_UNSUPPORTED, "value '%.*s' has unsupported element type %d",
+                       NAME_ARGS(v), (int)v->dtype);
+    if (!has_shape)
+        return KN_OK; /* rank unknown */
+    pb_reader s = pb_sub(&r, &shape, &shape_desc);
+    int rc = count_rank(c, s, v);
+    if (rc != KN_OK)
+        return rc;
+    int k = 0;
+    while ((more = pb_next(&s, &f)) > 0)
+        if (f.num == 1 && k < v->rank &&
+            (rc = parse_dim(c, pb_sub(&s, &f, &dim_desc), v, k++)) != KN_OK)
+            return rc;
+    return more < 0 ? KN_ERR_INVALID_MODEL : KN_OK;
+}
+
+static int parse_type(kn_onnx_ctx *c, pb_reader r, kn_onnx_vinfo *v)
+{
+    pb_field f, which = {0};
+    int more, has = 0;
+    while ((more = pb_next(&r, &f)) > 0) {
+        switch (f.num) {
+        case 1: case 4: case 5: case 7: case 8: case 9: /* the `value` oneof: last wins */
+            if (pb_want(&r, &f, PB_LEN) != KN_OK)
+                return KN_ERR_INVALID_MODEL;
+            which = f;
+            has = 1;
+            break;
+        default: break;
+        }
+    }
+    if (more < 0)
+        return KN_ERR_INVALID_MODEL;
+    if (has && which.num == 1)
+        return parse_tensor_type(c, pb_sub(&r, &which, &ttype_desc), v);
+    return KN_OK;
+}
+
+int kn_onnx_parse_value_info(kn_onnx_ctx *c, const pb_reader *parent, const pb_field *pf,
+                             kn_onnx_vinfo *v)
+{
+    memset(v, 0, sizeof *v);
+    v->name.p = "";
+    v->dtype = KN_UNDEFINED;
+    v->rank = -1;
+    if (pb_want(parent, pf, PB_LEN) != KN_OK)
+        return KN_ERR_INVALID_MODEL;
+    pb_reader r = pb_sub(parent, pf, &vinfo_desc);
+    pb_field f, type = {0};
+    int more, has_type = 0;
+    while ((more = pb_next(&r, &f)) > 0) {
+        if (f.num == 1 || f.num == 2) {
+            if (pb_want(&r, &f, PB_LEN) != KN_OK)
+                return KN_ERR_INVALID_MODEL;
+            if (f.num == 1)
+                v->name = kn_onnx_field_str(&r, &f);
+            else {
+                type = f;
+                has_type = 1;
+            }
+        }
+    }
+    if (more < 0)
+        return KN_ERR_INVALID_MODEL;
+    /* The type is decoded after the whole message so errors can name the value. */
+    return has_type ? parse_type(c, pb_sub(&r, &type, &type_desc), v) : KN_OK;
+}
