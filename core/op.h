@@ -32,6 +32,20 @@ enum {
     KN_OP_NONDETERMINISTIC = 1u << 3,
 };
 
+/* What a kernel may ask of the engine: running a subgraph (If, Loop, Scan
+ * bodies). Kernels never see plans or executors, only this table. */
+typedef struct kn_subgraph_result kn_subgraph_result;
+typedef struct kn_engine_api {
+    /* Runs subgraph g with its formal inputs bound to inputs[0..n_inputs)
+     * (data must be set). Values g reads from enclosing scopes resolve by
+     * name. On success *result holds g's outputs until freed. Returns
+     * KN_ERR_NEEDS_VALUE when an outer value is not known yet. */
+    int (*run_subgraph)(void *engine, const kn_graph *g, const kn_tensor *const *inputs,
+                        int32_t n_inputs, kn_subgraph_result **result, kn_err *err);
+    const kn_tensor *(*result_output)(const kn_subgraph_result *result, int32_t index);
+    void (*free_result)(kn_subgraph_result *result);
+} kn_engine_api;
+
 typedef struct kn_kctx {
     const kn_node *node;     /* attributes via kn_attr_* (core/graph.h) */
     int64_t opset;           /* opset version of the node's domain in this model */
@@ -49,6 +63,8 @@ typedef struct kn_kctx {
     void *scratch;           /* ... which run() finds here (16-byte aligned) */
     kn_threadpool *pool;     /* for kn_parallel_for; may be NULL */
     kn_err *err;             /* kn_fail(k->err, ...) to report a problem */
+    const kn_engine_api *engine_api; /* subgraph services (see above) */
+    void *engine;            /* first argument to engine_api calls */
 } kn_kctx;
 
 typedef struct kn_op_def {

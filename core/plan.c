@@ -10,12 +10,39 @@
 
 static const char *domain_label(const char *d) { return d && d[0] ? d : "ai.onnx"; }
 
+/* A subgraph's reference to an enclosing scope's value: found by name in the
+ * nearest enclosing plan that has it. */
+static int bind_outer(kn_plan *p, int32_t v, kn_err *err)
+{
+    const char *name = p->model->graph->values[v].name;
+    for (const kn_plan *q = p->options.parent; q; q = q->options.parent) {
+        const kn_graph *g = q->model->graph;
+        for (int32_t u = 0; u < g->n_values; u++) {
+            if (q->kind[u] == KN_VAL_UNUSED || strcmp(g->values[u].name, name) != 0)
+                continue;
+            if (!q->vals[u].data)
+                return kn_fail(err, KN_ERR_NEEDS_VALUE, "outer value '%s' is not known yet", name);
+            p->vals[v] = q->vals[u];
+            p->kind[v] = KN_VAL_CONST;
+            return KN_OK;
+        }
+    }
+    return kn_fail(err, KN_ERR_INVALID_MODEL, "subgraph value '%s' is not defined in any enclosing graph",
+                   name);
+}
+
 static int init_values(kn_plan *p, const kn_tensor *input_shapes, int eager, kn_err *err)
 {
     const kn_graph *g = p->model->graph;
     for (int32_t v = 0; v < g->n_values; v++) {
         const kn_value *val = &g->values[v];
         p->root[v] = v;
+        if (val->is_outer && !val->is_initializer && !val->is_graph_input && val->producer < 0) {
+            int rc = bind_outer(p, v, err);
+            if (rc != KN_OK)
+                return rc;
+            continue;
+        }
         if (!val->is_initializer)
             continue;
         kn_tensor *t = &p->vals[v];
@@ -139,7 +166,8 @@ static int prepare_node(kn_plan *p, int32_t i, kn_threadpool *tp, int eager, kn_
     if (!def)
         return no_kernel_error(p, i, dtype, err);
     kn_kctx k = {.node = node, .opset = p->model->node_opset[i], .n_in = node->n_inputs,
-                 .n_out = node->n_outputs, .in = in, .out = out, .pool = tp, .err = err};
+                 .n_out = node->n_outputs, .in = in, .out = out, .pool = tp, .err = err,
+                 .engine_api = &kn_plan_engine_api, .engine = p};
     int rc = def->prepare(&k);
     if (rc == KN_OK)
         rc = check_outputs(&k, err);
@@ -182,6 +210,8 @@ int kn_plan_build(const kn_model *model, const kn_tensor *input_shapes, kn_threa
     if (!p)
         return kn_fail(err, KN_ERR_OUT_OF_MEMORY, "out of memory planning");
     p->model = model;
+    p->options = *o;
+    p->threads = tp;
     p->n_values = g->n_values;
     p->pool = kn_pool_create();
     p->vals = calloc(nv, sizeof *p->vals);

@@ -21,6 +21,21 @@ enum {
     KN_VAL_ARENA,      /* at `offset` in the arena */
 };
 
+struct kn_plan;
+
+typedef struct kn_plan_options {
+    int64_t max_arena;   /* 0 = no limit */
+    /* Eager mode: input_shapes[i].data holds the bound input values; every
+     * node then runs while the plan is built (each is "folded"), so kernels
+     * whose output shapes depend on values work. Allocates per run. */
+    int eager;
+    const atomic_uint_fast64_t *cancel_target; /* eager mode checks cancel too */
+    uint64_t run_id;
+    /* For a subgraph: the plan of the enclosing graph, where values the
+     * subgraph reads from outer scopes are looked up by name. */
+    const struct kn_plan *parent;
+} kn_plan_options;
+
 typedef struct kn_step {
     const kn_op_def *def;
     kn_kctx k;            /* in/out point at the plan's value tensors */
@@ -30,6 +45,8 @@ typedef struct kn_step {
 
 typedef struct kn_plan {
     const kn_model *model;
+    kn_plan_options options; /* as built (subgraph runs inherit them) */
+    kn_threadpool *threads;
     int32_t n_values;
     kn_tensor *vals;        /* concrete dtype/shape/data of every value */
     uint8_t *kind;          /* KN_VAL_* */
@@ -47,15 +64,6 @@ typedef struct kn_plan {
     kn_pool *pool;              /* folded constants and per-step arrays */
 } kn_plan;
 
-typedef struct kn_plan_options {
-    int64_t max_arena;   /* 0 = no limit */
-    /* Eager mode: input_shapes[i].data holds the bound input values; every
-     * node then runs while the plan is built (each is "folded"), so kernels
-     * whose output shapes depend on values work. Allocates per run. */
-    int eager;
-    const atomic_uint_fast64_t *cancel_target; /* eager mode checks cancel too */
-    uint64_t run_id;
-} kn_plan_options;
 
 /* Builds a plan for the given concrete input shapes (input_shapes[i] holds
  * dtype, rank and dims of graph input i; data is used only in eager mode).
@@ -63,6 +71,9 @@ typedef struct kn_plan_options {
 int kn_plan_build(const kn_model *model, const kn_tensor *input_shapes, kn_threadpool *pool,
                   const kn_plan_options *options, kn_plan **out, kn_err *err);
 void kn_plan_destroy(kn_plan *plan); /* NULL-safe; releases kernel state */
+
+/* The subgraph services kernels reach through kn_kctx (core/subgraph.c). */
+extern const kn_engine_api kn_plan_engine_api;
 
 /* Part 2 of building (plan_layout.c): aliasing, in-place reuse, lifetimes,
  * arena offsets and data pointers. */
