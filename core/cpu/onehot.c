@@ -20,8 +20,8 @@ static int onehot_prepare(kn_kctx *k)
     if (!depth || !values)
         return kn_fail(k->err, KN_ERR_INVALID_MODEL, "OneHot: needs indices, depth and values");
     if (!depth->data)
-        return kn_fail(k->err, KN_ERR_UNSUPPORTED,
-                       "OneHot: input 'depth' must be a constant (computed at load time)");
+        return kn_fail(k->err, KN_ERR_NEEDS_VALUE,
+                       "OneHot: input 'depth' output shape depends on its value");
     if (kn_tensor_numel(depth) != 1 || kn_tensor_numel(values) != 2)
         return kn_fail(k->err, KN_ERR_SHAPE, "OneHot: depth must be a scalar and values hold 2 elements");
     if (!kn_convert_supported(idx->dtype) || !kn_convert_supported(depth->dtype))

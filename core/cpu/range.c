@@ -20,8 +20,8 @@ static int range_prepare(kn_kctx *k)
         if (kn_tensor_numel(in[i]) != 1)
             return kn_fail(k->err, KN_ERR_SHAPE, "Range: '%s' must be a scalar", names[i]);
         if (!in[i]->data)
-            return kn_fail(k->err, KN_ERR_UNSUPPORTED,
-                           "Range: input '%s' must be a constant (computed at load time)", names[i]);
+            return kn_fail(k->err, KN_ERR_NEEDS_VALUE,
+                           "Range: input '%s' output shape depends on its value", names[i]);
     }
     int64_t n;
     if (KN_BIT(dt) & KN_MASK_INTS) {

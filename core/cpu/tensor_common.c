@@ -235,8 +235,8 @@ int kn_const_ints(kn_kctx *k, int32_t idx, const char *what, int64_t *vals, int3
         return kn_fail(k->err, KN_ERR_DTYPE, "%s: input '%s' must be int64 or int32, not %s", op,
                        what, kn_dtype_name(t->dtype));
     if (!t->data)
-        return kn_fail(k->err, KN_ERR_UNSUPPORTED,
-                       "%s: input '%s' must be a constant (computed at load time)", op, what);
+        return kn_fail(k->err, KN_ERR_NEEDS_VALUE,
+                       "%s: input '%s' output shape depends on its value", op, what);
     if (t->rank > 1)
         return kn_fail(k->err, KN_ERR_SHAPE, "%s: input '%s' must be 1-D, not rank %d", op, what,
                        (int)t->rank);
