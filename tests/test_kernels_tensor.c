@@ -78,7 +78,7 @@ Test(shape, reshape_errors)
     c.inputs_constant_in_prepare = 0;
     kh_input(&c, 0, KN_FLOAT, DIMS(2, 3, 4), seq);
     kh_input(&c, 1, KN_INT64, DIMS(1), (int64_t[]){24});
-    expect_fail(&c, KN_ERR_UNSUPPORTED, "must be a constant");
+    expect_fail(&c, KN_ERR_NEEDS_VALUE, "'shape' output shape depends on its value");
 }
 
 Test(shape, alias_runs_in_place)
@@ -433,7 +433,7 @@ Test(move, slice)
     kh_input(&c, 0, KN_FLOAT, DIMS(2, 3), seq);
     kh_input(&c, 1, KN_INT64, DIMS(1), (int64_t[]){0});
     kh_input(&c, 2, KN_INT64, DIMS(1), (int64_t[]){1});
-    expect_fail(&c, KN_ERR_UNSUPPORTED, "'starts' must be a constant");
+    expect_fail(&c, KN_ERR_NEEDS_VALUE, "'starts' output shape depends on its value");
     kh_free(&c);
     slice13(DIMS(2, 3), (int64_t[]){0}, (int64_t[]){1}, NULL, (int64_t[]){1}, 1);
     kh_free(&c);
@@ -534,7 +534,7 @@ Test(make, constant)
     kh_init(&c, "ConstantOfShape", 9, 1, 1);
     c.inputs_constant_in_prepare = 0;
     kh_input(&c, 0, KN_INT64, DIMS(1), (int64_t[]){3});
-    expect_fail(&c, KN_ERR_UNSUPPORTED, "constant");
+    expect_fail(&c, KN_ERR_NEEDS_VALUE, "depends on its value");
 }
 
 static void cast(int32_t from, const void *x, int64_t n, int32_t to, const void *want)
@@ -620,4 +620,12 @@ Test(make, range)
     kh_input(&c, 1, KN_INT64, NULL, 0, &l);
     kh_input(&c, 2, KN_INT64, NULL, 0, &d);
     expect_fail(&c, KN_ERR_INVALID_MODEL, "delta");
+    kh_free(&c);
+    d = 1;
+    kh_init(&c, "Range", 11, 3, 1);
+    c.inputs_constant_in_prepare = 0; /* the session then plans eagerly */
+    kh_input(&c, 0, KN_INT64, NULL, 0, &s);
+    kh_input(&c, 1, KN_INT64, NULL, 0, &l);
+    kh_input(&c, 2, KN_INT64, NULL, 0, &d);
+    expect_fail(&c, KN_ERR_NEEDS_VALUE, "'start' output shape depends on its value");
 }

@@ -2,7 +2,8 @@
  * zero strides, copied by the strided engine. Expand broadcasts to a shape
  * (numpy rules, both ways); Tile splits each dim i into (repeats[i],
  * dims[i]) with stride 0 on the repeat, so rank 8 becomes at most 16
- * strided dims. Their shape / repeats inputs must be constants. */
+ * strided dims. Their shape / repeats values must be known at prepare
+ * (KN_ERR_NEEDS_VALUE otherwise). */
 #include <stdlib.h>
 
 #include "tensor_common.h"

@@ -1,6 +1,7 @@
 /* OneHot: a new axis of length `depth` holding off_value everywhere except
  * on_value at each index. The output is filled by element bytes, so any
- * value type works; depth decides the shape and must be a constant. */
+ * value type works; depth decides the shape, so its value must be known at
+ * prepare. */
 #include <stdlib.h>
 #include <string.h>
 

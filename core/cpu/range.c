@@ -1,5 +1,5 @@
 /* Range: start, start + delta, ... up to (not including) limit. The count
- * decides the output shape, so the three scalars must be constants. */
+ * decides the output shape, so the three values must be known at prepare. */
 #include <math.h>
 
 #include "tensor_common.h"
@@ -68,6 +68,15 @@ static int range_run(kn_kctx *k)
     switch (k->out[0]->dtype) {
     KN_TYPES_F(RANGE_CASE, _)
     KN_TYPES_S(RANGE_CASE, _)
+    case KN_FLOAT16:
+    case KN_BFLOAT16: { /* in float, rounded once per element */
+        const float s = (float)kn_read_double(k->in[0], 0), d = (float)kn_read_double(k->in[2], 0);
+        for (int64_t i = 0; i < n; i++) {
+            float v = s + (float)i * d;
+            kn_convert(KN_FLOAT, &v, k->out[0]->dtype, (uint16_t *)k->out[0]->data + i, 1);
+        }
+        break;
+    }
     default:
         return kn_fail(k->err, KN_ERR_DTYPE, "Range: type %s is not supported",
                        kn_dtype_name(k->out[0]->dtype));
@@ -76,5 +85,6 @@ static int range_run(kn_kctx *k)
 }
 
 const kn_op_def kn_op_Range = {"", "Range", 11, 1000,
-                               KN_MASK_FLOATS | KN_BIT(KN_INT16) | KN_BIT(KN_INT32) | KN_BIT(KN_INT64),
+                               KN_MASK_FLOATS | KN_MASK_HALF | KN_BIT(KN_INT16) | KN_BIT(KN_INT32) |
+                                   KN_BIT(KN_INT64),
                                KN_BACKEND_CPU, 0, range_prepare, range_run, NULL};

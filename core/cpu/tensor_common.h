@@ -73,7 +73,7 @@ void kn_scalar_from_double(int32_t dtype, double v, void *elem);
 /* ---- constant inputs that decide shapes (tensor_common.c) ---- */
 
 /* Reads integer input `idx` (int32 or int64, rank 0 or 1) into vals[0..cap).
- * Fails with KN_ERR_UNSUPPORTED when the value is not a constant at prepare
+ * Fails with KN_ERR_NEEDS_VALUE when the value is not known at prepare
  * time, KN_ERR_DTYPE / KN_ERR_SHAPE when it is not a short integer list. */
 int kn_const_ints(kn_kctx *k, int32_t idx, const char *what, int64_t *vals, int32_t cap,
                   int32_t *count);
