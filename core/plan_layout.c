@@ -125,7 +125,7 @@ static int place_buffers(layout_ctx *c, int64_t max_arena, kn_err *err)
     else if (max_arena > 0 && p->arena_bytes > max_arena)
         rc = kn_fail(err, KN_ERR_LIMIT, "memory plan needs %lld bytes, above the limit of %lld",
                      (long long)p->arena_bytes, (long long)max_arena);
-    else if (p->arena_bytes > 0 && !(p->arena = kn_aligned_alloc((size_t)p->arena_bytes)))
+    else if (!(p->arena = kn_aligned_alloc(p->arena_bytes > 0 ? (size_t)p->arena_bytes : 16)))
         rc = kn_fail(err, KN_ERR_OUT_OF_MEMORY, "cannot allocate a %lld-byte arena",
                      (long long)p->arena_bytes);
     for (int32_t i = 0; rc == KN_OK && i < n_req; i++) {
