@@ -69,6 +69,15 @@ extern "C" {
 #define KILN_DTYPE_UINT32 12
 #define KILN_DTYPE_UINT64 13
 #define KILN_DTYPE_BFLOAT16 16
+/* One-byte floats, one byte per element (see the ONNX float8 formats):
+ * E4M3FN max 448, no inf; E4M3FNUZ max 240; E5M2 IEEE-like, max 57344;
+ * E5M2FNUZ max 57344; E8M0 unsigned powers of two 2^-127..2^127, 0xFF NaN.
+ * (21-23, 25, 26, the packed 4-bit and 2-bit types, are not supported.) */
+#define KILN_DTYPE_FLOAT8E4M3FN 17
+#define KILN_DTYPE_FLOAT8E4M3FNUZ 18
+#define KILN_DTYPE_FLOAT8E5M2 19
+#define KILN_DTYPE_FLOAT8E5M2FNUZ 20
+#define KILN_DTYPE_FLOAT8E8M0 24
 
 /* ---- option keys for kiln_options_set_int ---- */
 /* Runtime: worker threads including the caller (>= 1; default 1). */

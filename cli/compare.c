@@ -8,10 +8,47 @@
 #include <stdio.h>
 #include <string.h>
 
+static int is_float8(int32_t dtype)
+{
+    return dtype == KILN_DTYPE_FLOAT8E4M3FN || dtype == KILN_DTYPE_FLOAT8E4M3FNUZ ||
+           dtype == KILN_DTYPE_FLOAT8E5M2 || dtype == KILN_DTYPE_FLOAT8E5M2FNUZ ||
+           dtype == KILN_DTYPE_FLOAT8E8M0;
+}
+
 static int is_floating(int32_t dtype)
 {
     return dtype == KILN_DTYPE_FLOAT || dtype == KILN_DTYPE_DOUBLE ||
-           dtype == KILN_DTYPE_FLOAT16 || dtype == KILN_DTYPE_BFLOAT16;
+           dtype == KILN_DTYPE_FLOAT16 || dtype == KILN_DTYPE_BFLOAT16 || is_float8(dtype);
+}
+
+/* A float8 byte as a double (the CLI sees only the public API, so it has
+ * its own decoder). man: mantissa bits; bias; fn: E4M3FN's NaN S.1111.111;
+ * uz: FNUZ's single NaN 0x80; otherwise E5M2's IEEE inf and NaN. */
+static double float8_value(uint8_t b, int man, int bias, int fn, int uz)
+{
+    int neg = (b & 0x80) != 0;
+    unsigned mag = b & 0x7Fu;
+    unsigned exp = mag >> man, frac = mag & ((1u << man) - 1);
+    if (uz ? b == 0x80 : fn ? mag == 0x7F : exp == (1u << (7 - man)) - 1) {
+        if (!uz && !fn && frac == 0)
+            return neg ? -INFINITY : INFINITY;
+        return NAN;
+    }
+    double v = exp == 0 ? ldexp((double)frac, 1 - bias - man)
+                        : ldexp((double)(frac | (1u << man)), (int)exp - bias - man);
+    return neg ? -v : v;
+}
+
+static double float8_to_double(int32_t dtype, uint8_t b)
+{
+    switch (dtype) {
+    case KILN_DTYPE_FLOAT8E4M3FN: return float8_value(b, 3, 7, 1, 0);
+    case KILN_DTYPE_FLOAT8E4M3FNUZ: return float8_value(b, 3, 8, 0, 1);
+    case KILN_DTYPE_FLOAT8E5M2: return float8_value(b, 2, 15, 0, 0);
+    case KILN_DTYPE_FLOAT8E5M2FNUZ: return float8_value(b, 2, 16, 0, 1);
+    case KILN_DTYPE_FLOAT8E8M0: return b == 0xFF ? NAN : ldexp(1.0, (int)b - 127);
+    }
+    return NAN;
 }
 
 /* Element i as a double. Exact for every floating type and for integers up
@@ -39,6 +76,8 @@ static double element_value(int32_t dtype, const void *data, int64_t i)
     case KILN_DTYPE_INT64: return (double)v.i64;
     case KILN_DTYPE_BOOL: return v.u8 != 0;
     }
+    if (is_float8(dtype))
+        return float8_to_double(dtype, v.u8);
     return 0;
 }
 
@@ -132,7 +171,10 @@ void compare_tensors(const tensor_view *got, const tensor_view *expected, double
         double diff = fabs(a - b);
         if (isfinite(diff) && diff > result->max_abs_diff)
             result->max_abs_diff = diff;
-        int ok = floating ? within_tolerance(a, b, rtol, atol)
+        /* float8 values are compared exactly: neighbours differ by at
+         * least 6%, and a tolerance would only blur E8M0's tiny powers. */
+        int ok = is_float8(got->dtype) ? within_tolerance(a, b, 0, 0)
+                 : floating            ? within_tolerance(a, b, rtol, atol)
                           : elements_equal(got->dtype, got->data, expected->data, i);
         if (ok)
             continue;

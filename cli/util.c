@@ -419,6 +419,11 @@ static const struct {
     {KILN_DTYPE_BOOL, "bool", 1},       {KILN_DTYPE_FLOAT16, "float16", 2},
     {KILN_DTYPE_DOUBLE, "float64", 8},  {KILN_DTYPE_UINT32, "uint32", 4},
     {KILN_DTYPE_UINT64, "uint64", 8},   {KILN_DTYPE_BFLOAT16, "bfloat16", 2},
+    {KILN_DTYPE_FLOAT8E4M3FN, "float8e4m3fn", 1},
+    {KILN_DTYPE_FLOAT8E4M3FNUZ, "float8e4m3fnuz", 1},
+    {KILN_DTYPE_FLOAT8E5M2, "float8e5m2", 1},
+    {KILN_DTYPE_FLOAT8E5M2FNUZ, "float8e5m2fnuz", 1},
+    {KILN_DTYPE_FLOAT8E8M0, "float8e8m0", 1},
 };
 
 const char *dtype_name(int32_t dtype)

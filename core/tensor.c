@@ -16,6 +16,12 @@ static const struct {
     [KN_UINT32] = {"uint32", 4},       [KN_UINT64] = {"uint64", 8},
     [KN_COMPLEX64] = {"complex64", 8}, [KN_COMPLEX128] = {"complex128", 16},
     [KN_BFLOAT16] = {"bfloat16", 2},
+    [KN_FLOAT8E4M3FN] = {"float8e4m3fn", 1},
+    [KN_FLOAT8E4M3FNUZ] = {"float8e4m3fnuz", 1},
+    [KN_FLOAT8E5M2] = {"float8e5m2", 1},
+    [KN_FLOAT8E5M2FNUZ] = {"float8e5m2fnuz", 1},
+    [KN_FLOAT8E8M0] = {"float8e8m0", 1},
+    /* 21..23 (sub-byte packed types) stay {NULL, 0}: unsupported. */
 };
 
 size_t kn_dtype_size(int32_t dtype)
@@ -25,13 +31,15 @@ size_t kn_dtype_size(int32_t dtype)
 
 const char *kn_dtype_name(int32_t dtype)
 {
-    return (dtype >= 0 && dtype < KN_DTYPE_COUNT) ? dtype_table[dtype].name : "unknown";
+    return (dtype >= 0 && dtype < KN_DTYPE_COUNT && dtype_table[dtype].name)
+               ? dtype_table[dtype].name
+               : "unknown";
 }
 
 int32_t kn_dtype_from_name(const char *name)
 {
     for (int32_t d = 1; d < KN_DTYPE_COUNT; d++)
-        if (strcmp(dtype_table[d].name, name) == 0)
+        if (dtype_table[d].name && strcmp(dtype_table[d].name, name) == 0)
             return d;
     return KN_UNDEFINED;
 }

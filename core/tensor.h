@@ -26,11 +26,22 @@ enum {
     KN_COMPLEX64 = 14,
     KN_COMPLEX128 = 15,
     KN_BFLOAT16 = 16,
-    KN_DTYPE_COUNT = 17
+    /* One-byte floats (ONNX opset 19+; E8M0 opset 24+). */
+    KN_FLOAT8E4M3FN = 17,
+    KN_FLOAT8E4M3FNUZ = 18,
+    KN_FLOAT8E5M2 = 19,
+    KN_FLOAT8E5M2FNUZ = 20,
+    /* 21 UINT4, 22 INT4, 23 FLOAT4E2M1, 25 UINT2, 26 INT2 pack several
+     * elements per byte and are not supported: they have no name and size 0
+     * here, so every reader refuses them. */
+    KN_FLOAT8E8M0 = 24,
+    KN_DTYPE_COUNT = 25
 };
 
-/* Bit for a dtype in a type mask (kernel registry, op type constraints). */
+/* Bit for a dtype in a type mask (kernel registry, op type constraints).
+ * Masks are 32-bit, so every dtype number stays below 32. */
 #define KN_BIT(dtype) (1u << (dtype))
+_Static_assert(KN_DTYPE_COUNT <= 32, "dtype masks are 32-bit");
 #define KN_MASK_FLOATS (KN_BIT(KN_FLOAT) | KN_BIT(KN_DOUBLE))
 #define KN_MASK_INTS                                                          \
     (KN_BIT(KN_INT8) | KN_BIT(KN_INT16) | KN_BIT(KN_INT32) | KN_BIT(KN_INT64) | \
@@ -38,6 +49,12 @@ enum {
 #define KN_MASK_NUMERIC (KN_MASK_FLOATS | KN_MASK_INTS)
 #define KN_MASK_ALL                                                           \
     (KN_MASK_NUMERIC | KN_BIT(KN_BOOL) | KN_BIT(KN_FLOAT16) | KN_BIT(KN_BFLOAT16))
+/* The one-byte float formats. Not part of KN_MASK_ALL: only kernels that
+ * say so (Cast, CastLike, QuantizeLinear, DequantizeLinear, data movement)
+ * accept them. */
+#define KN_MASK_FLOAT8                                                        \
+    (KN_BIT(KN_FLOAT8E4M3FN) | KN_BIT(KN_FLOAT8E4M3FNUZ) | KN_BIT(KN_FLOAT8E5M2) | \
+     KN_BIT(KN_FLOAT8E5M2FNUZ) | KN_BIT(KN_FLOAT8E8M0))
 
 /* Where a tensor's bytes live. Only host memory exists today; a device
  * backend adds its own location and the executor inserts copies where a
@@ -77,5 +94,48 @@ float kn_f16_to_f32(uint16_t h);
 uint16_t kn_f32_to_f16(float f);
 float kn_bf16_to_f32(uint16_t b);
 uint16_t kn_f32_to_bf16(float f);
+
+/* ---- float8 (core/float8.c) ----
+ * Formats (sign, exponent bits, mantissa bits, bias):
+ *   E4M3FN   1.4.3 bias 7:  max 448, no infinities, NaN = S.1111.111
+ *   E4M3FNUZ 1.4.3 bias 8:  max 240, no -0, no infinities, NaN = 0x80 only
+ *   E5M2     1.5.2 bias 15: IEEE-like: max 57344, inf S.11111.00,
+ *                           NaN S.11111.{01,10,11}
+ *   E5M2FNUZ 1.5.2 bias 16: max 57344, no -0, no infinities, NaN = 0x80 only
+ *   E8M0     0.8.0 bias 127: 2^(b-127), no sign, no zero, NaN = 0xFF
+ * Exponent field 0 holds subnormals (E8M0 has none: 0x00 is 2^-127). */
+
+/* 1 for the five float8 dtypes. */
+int kn_dtype_is_float8(int32_t dtype);
+
+/* Decodes one float8 byte; exact (every float8 value is a float). NaN for a
+ * dtype that is not float8. */
+float kn_f8_to_f32(int32_t dtype, uint8_t b);
+
+/* Encodes with rounding to nearest, ties to even (E8M0: rounding up, the
+ * ONNX default, see kn_f32_to_e8m0). Out-of-range finite values: with
+ * saturate, the largest finite value of that sign; without, E5M2 gives
+ * +-inf and the others NaN. +-inf: with saturate, +-max (E8M0: NaN); without,
+ * E5M2 keeps +-inf, the others give NaN. NaN stays NaN. The FNUZ formats
+ * map -0 and negative values that round to zero to +0. Returns 0 for a
+ * dtype that is not float8. */
+uint8_t kn_f32_to_f8(int32_t dtype, float f, int saturate);
+/* The same from a double, rounded once (no double rounding through float).
+ * E8M0 converts the double to float first, as ONNX's reference does. */
+uint8_t kn_f64_to_f8(int32_t dtype, double v, int saturate);
+
+/* Rounding of values between two powers of two when encoding E8M0 (ONNX
+ * Cast attribute round_mode). */
+enum {
+    KN_E8M0_ROUND_UP = 0,      /* "up": any fraction goes to the next power */
+    KN_E8M0_ROUND_DOWN = 1,    /* "down": keep the exponent */
+    KN_E8M0_ROUND_NEAREST = 2  /* "nearest": from 1.5 * 2^e up, the next power */
+};
+/* E8M0 the way ONNX's reference computes it: the float's exponent field,
+ * rounded up by one per round_mode when the fraction asks for it; the sign
+ * is ignored, +-0 gives 0x00 (2^-127, the smallest value), inf and NaN give
+ * 0xFF. With saturate, rounding stops at 0xFE (2^127); without, it may
+ * reach 0xFF (NaN). */
+uint8_t kn_f32_to_e8m0(float f, int saturate, int round_mode);
 
 #endif

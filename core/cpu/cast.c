@@ -1,7 +1,11 @@
-/* Cast and CastLike between all numeric dtypes, bool, float16 and
- * bfloat16. The conversion itself is kn_convert (tensor_common.c), which
- * goes through int64 or double so one load and one store per dtype cover
- * every pair instead of a loop per pair. */
+/* Cast and CastLike between all numeric dtypes, bool, float16, bfloat16
+ * and the float8 formats. The conversion itself is kn_convert_cast
+ * (tensor_common.c), which goes through int64 or double so one load and one
+ * store per dtype cover every pair instead of a loop per pair. Opset 19 adds
+ * `saturate` (float8 destinations: clamp out-of-range values, the default,
+ * or give inf/NaN) and opset 24 `round_mode` (E8M0 destinations). */
+#include <stdio.h>
+#include <string.h>
 #include <strings.h>
 
 #include "tensor_common.h"
@@ -14,7 +18,8 @@ static int32_t target_dtype(const kn_kctx *k)
     if (!a)
         return KN_UNDEFINED;
     if (a->type == KN_ATTR_INT)
-        return a->i > 0 && a->i < KN_DTYPE_COUNT ? (int32_t)a->i : KN_UNDEFINED;
+        /* an unknown or unsupported number is refused by cast_to, by number */
+        return a->i > 0 && a->i <= INT32_MAX ? (int32_t)a->i : KN_UNDEFINED;
     if (a->type == KN_ATTR_STRING && a->s) {
         for (int32_t d = 1; d < KN_DTYPE_COUNT; d++)
             if (strcasecmp(a->s, kn_dtype_name(d)) == 0)
@@ -25,12 +30,53 @@ static int32_t target_dtype(const kn_kctx *k)
     return KN_UNDEFINED;
 }
 
+/* Cast's float8 attributes, checked by prepare and read again by run. */
+typedef struct cast_mode {
+    int saturate;
+    int e8m0_round; /* KN_E8M0_ROUND_* */
+} cast_mode;
+
+static int read_mode(const kn_kctx *k, cast_mode *m)
+{
+    int64_t sat = kn_attr_int(k->node, "saturate", 1);
+    const char *round = kn_attr_string(k->node, "round_mode", "up");
+    m->saturate = sat != 0;
+    if (strcmp(round, "up") == 0)
+        m->e8m0_round = KN_E8M0_ROUND_UP;
+    else if (strcmp(round, "down") == 0)
+        m->e8m0_round = KN_E8M0_ROUND_DOWN;
+    else if (strcmp(round, "nearest") == 0)
+        m->e8m0_round = KN_E8M0_ROUND_NEAREST;
+    else
+        return kn_fail(k->err, KN_ERR_INVALID_MODEL,
+                       "%s: round_mode '%s' is not one of up, down, nearest", k->node->op_type,
+                       round);
+    if (sat != 0 && sat != 1)
+        return kn_fail(k->err, KN_ERR_INVALID_MODEL, "%s: saturate must be 0 or 1, not %lld",
+                       k->node->op_type, (long long)sat);
+    return KN_OK;
+}
+
+static const char *type_text(int32_t dt, char *buf, size_t cap)
+{
+    if (kn_dtype_size(dt) != 0 || dt == KN_STRING)
+        return kn_dtype_name(dt);
+    snprintf(buf, cap, "element type %d", (int)dt);
+    return buf;
+}
+
 static int cast_to(kn_kctx *k, int32_t to)
 {
     const kn_tensor *in = k->in[0];
-    if (!kn_convert_supported(in->dtype) || !kn_convert_supported(to))
+    if (!kn_cast_supported(in->dtype) || !kn_cast_supported(to)) {
+        char a[32], b[32];
         return kn_fail(k->err, KN_ERR_UNSUPPORTED, "%s: %s to %s is not supported",
-                       k->node->op_type, kn_dtype_name(in->dtype), kn_dtype_name(to));
+                       k->node->op_type, type_text(in->dtype, a, sizeof a),
+                       type_text(to, b, sizeof b));
+    }
+    cast_mode m;
+    if (read_mode(k, &m) != KN_OK)
+        return k->err->code;
     kn_copy_desc(k->out[0], in);
     k->out[0]->dtype = to;
     return KN_OK;
@@ -60,20 +106,24 @@ typedef struct cast_job {
     int32_t from, to;
     const char *src;
     char *dst;
+    cast_mode mode;
 } cast_job;
 
 static void cast_range(void *ctx, int64_t begin, int64_t end)
 {
     const cast_job *j = ctx;
-    kn_convert(j->from, j->src + (size_t)begin * kn_dtype_size(j->from), j->to,
-               j->dst + (size_t)begin * kn_dtype_size(j->to), end - begin);
+    kn_convert_cast(j->from, j->src + (size_t)begin * kn_dtype_size(j->from), j->to,
+                    j->dst + (size_t)begin * kn_dtype_size(j->to), end - begin,
+                    j->mode.saturate, j->mode.e8m0_round);
 }
 
 static int cast_run(kn_kctx *k)
 {
     const kn_tensor *in = k->in[0];
     kn_tensor *out = k->out[0];
-    cast_job job = {in->dtype, out->dtype, in->data, out->data};
+    cast_job job = {in->dtype, out->dtype, in->data, out->data, {1, KN_E8M0_ROUND_UP}};
+    if (read_mode(k, &job.mode) != KN_OK) /* prepare checked it already */
+        return k->err->code;
     kn_parallel_for(k->pool, kn_tensor_numel(out), KN_GRAIN, cast_range, &job);
     return KN_OK;
 }

@@ -16,6 +16,11 @@ int kn_convert_supported(int32_t dt)
     return dt > 0 && dt < KN_DTYPE_COUNT && (KN_BIT(dt) & KN_MASK_ALL) != 0;
 }
 
+int kn_cast_supported(int32_t dt)
+{
+    return kn_convert_supported(dt) || kn_dtype_is_float8(dt);
+}
+
 /* Float to integer conversions in C are undefined out of range and for NaN;
  * saturating to 64 bits first makes them defined, and the later narrowing
  * through the unsigned type wraps the way numpy does on common hardware. */
@@ -68,6 +73,14 @@ static void load_f64(int32_t dt, const void *src, double *dst, int64_t n)
         for (int64_t i = 0; i < n; i++)
             dst[i] = kn_bf16_to_f32(h[i]);
         break;
+    case KN_FLOAT8E4M3FN:
+    case KN_FLOAT8E4M3FNUZ:
+    case KN_FLOAT8E5M2:
+    case KN_FLOAT8E5M2FNUZ:
+    case KN_FLOAT8E8M0:
+        for (int64_t i = 0; i < n; i++)
+            dst[i] = kn_f8_to_f32(dt, ((const uint8_t *)src)[i]);
+        break;
     default: break;
     }
 }
@@ -78,9 +91,12 @@ static void load_f64(int32_t dt, const void *src, double *dst, int64_t n)
             ((T *)dst)[i] = STORE_##C(T, src[i]);                             \
         break;
 
-static void store_f64(int32_t dt, const double *src, void *dst, int64_t n)
+/* saturate and e8m0_round apply to float8 destinations only. */
+static void store_f64(int32_t dt, const double *src, void *dst, int64_t n, int saturate,
+                      int e8m0_round)
 {
     uint16_t *h = dst;
+    uint8_t *b = dst;
     switch (dt) {
     KN_TYPES_REAL(STORE_F64_CASE, _)
     case KN_BOOL:
@@ -94,6 +110,17 @@ static void store_f64(int32_t dt, const double *src, void *dst, int64_t n)
     case KN_BFLOAT16:
         for (int64_t i = 0; i < n; i++)
             h[i] = kn_f32_to_bf16((float)src[i]);
+        break;
+    case KN_FLOAT8E4M3FN:
+    case KN_FLOAT8E4M3FNUZ:
+    case KN_FLOAT8E5M2:
+    case KN_FLOAT8E5M2FNUZ:
+        for (int64_t i = 0; i < n; i++)
+            b[i] = kn_f64_to_f8(dt, src[i], saturate);
+        break;
+    case KN_FLOAT8E8M0: /* ONNX rounds E8M0 from the float32 value */
+        for (int64_t i = 0; i < n; i++)
+            b[i] = kn_f32_to_e8m0((float)src[i], saturate, e8m0_round);
         break;
     default: break;
     }
@@ -158,6 +185,12 @@ static int convert_half(int32_t sdt, const void *src, int32_t ddt, void *dst, in
 
 void kn_convert(int32_t sdt, const void *src, int32_t ddt, void *dst, int64_t n)
 {
+    kn_convert_cast(sdt, src, ddt, dst, n, 1, KN_E8M0_ROUND_UP);
+}
+
+void kn_convert_cast(int32_t sdt, const void *src, int32_t ddt, void *dst, int64_t n,
+                     int saturate, int e8m0_round)
+{
     if (sdt == ddt) {
         if (dst != src && n > 0)
             memmove(dst, src, (size_t)n * kn_dtype_size(sdt));
@@ -180,7 +213,7 @@ void kn_convert(int32_t sdt, const void *src, int32_t ddt, void *dst, int64_t n)
         } else {
             double tmp[KN_CHUNK];
             load_f64(sdt, s + (size_t)off * ss, tmp, m);
-            store_f64(ddt, tmp, d + (size_t)off * ds, m);
+            store_f64(ddt, tmp, d + (size_t)off * ds, m, saturate, e8m0_round);
         }
     }
 }

@@ -43,7 +43,10 @@ static typed_layout layout_for(int32_t dtype)
     switch (dtype) {
     case KN_FLOAT: return (typed_layout){F_FLOAT, PB_FIXED32, 4, 1};
     case KN_COMPLEX64: return (typed_layout){F_FLOAT, PB_FIXED32, 4, 2};
-    case KN_UINT8: case KN_INT8: case KN_BOOL: return (typed_layout){F_INT32, PB_VARINT, 1, 1};
+    case KN_UINT8: case KN_INT8: case KN_BOOL:
+    case KN_FLOAT8E4M3FN: case KN_FLOAT8E4M3FNUZ: case KN_FLOAT8E5M2: case KN_FLOAT8E5M2FNUZ:
+    case KN_FLOAT8E8M0: /* float8: one byte pattern per int32_data value */
+        return (typed_layout){F_INT32, PB_VARINT, 1, 1};
     case KN_UINT16: case KN_INT16: case KN_FLOAT16: case KN_BFLOAT16:
         return (typed_layout){F_INT32, PB_VARINT, 2, 1};
     case KN_INT32: return (typed_layout){F_INT32, PB_VARINT, 4, 1};

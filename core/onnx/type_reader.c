@@ -91,7 +91,10 @@ static int parse_tensor_type(kn_onnx_ctx *c, pb_reader r, kn_onnx_vinfo *v)
     }
     if (more < 0)
         return KN_ERR_INVALID_MODEL;
-    if (v->dtype < 0 || v->dtype >= KN_DTYPE_COUNT)
+    /* Declared types: every tensor dtype (string and complex included, so a
+     * model can be inspected), not the packed sub-byte ones (4-bit, 2-bit). */
+    if (v->dtype < 0 || v->dtype >= KN_DTYPE_COUNT ||
+        (v->dtype != KN_UNDEFINED && v->dtype != KN_STRING && kn_dtype_size(v->dtype) == 0))
         return kn_fail(c->err, KN_ERR_UNSUPPORTED, "value '%.*s' has unsupported element type %d",
                        NAME_ARGS(v), (int)v->dtype);
     if (!has_shape)
