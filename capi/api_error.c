@@ -12,6 +12,7 @@ _Static_assert(KILN_ERR_UNSUPPORTED == KN_ERR_UNSUPPORTED, "status codes");
 _Static_assert(KILN_ERR_CANCELLED == KN_ERR_CANCELLED, "status codes");
 _Static_assert(KILN_ERR_LIMIT == KN_ERR_LIMIT, "status codes");
 _Static_assert(KILN_DTYPE_BFLOAT16 == KN_BFLOAT16, "dtype codes");
+_Static_assert(KILN_DTYPE_FLOAT8E4M3FN == KN_FLOAT8E4M3FN, "dtype codes");
 
 static _Thread_local char last_error[1024];
 
