@@ -1,10 +1,12 @@
-/* BatchNormalization for inference (opsets 1, 6, 7, 9, 14, 15):
+/* BatchNormalization (opsets 1, 6, 7, 9, 14, 15):
  * y = (x - mean) / sqrt(var + epsilon) * scale + B along axis 1, for X of
  * rank >= 2. Before opset 9, spatial=0 gives one set of statistics per
  * element of a C x D1 x ... plane instead of per channel.
  *
- * Training (training_mode=1, or asking for the running/saved statistics
- * outputs) is refused at prepare, never silently computed wrongly. The
+ * training_mode=1 (opset 14+) normalises with the batch's own statistics
+ * and outputs the updated running mean and variance
+ * (running = input * momentum + batch * (1 - momentum)). The older opsets'
+ * training outputs are refused at prepare, never computed wrongly. The
  * statistics may use a different float type than X (opset 15's T1/T2). */
 #include <math.h>
 
@@ -25,10 +27,8 @@ static int bn_prepare(kn_kctx *k)
         if (!k->in[i])
             return kn_fail(k->err, KN_ERR_INVALID_MODEL, "BatchNormalization: input %s is missing",
                            param_names[i]);
-    if (k->opset >= 14 && kn_attr_int(k->node, "training_mode", 0) != 0)
-        return kn_fail(k->err, KN_ERR_UNSUPPORTED,
-                       "BatchNormalization: training_mode=1 is not supported (inference only)");
-    for (int32_t i = 1; i < k->n_out; i++)
+    int training = k->opset >= 14 && kn_attr_int(k->node, "training_mode", 0) != 0;
+    for (int32_t i = 1; i < k->n_out && !training; i++)
         if (k->out[i])
             return kn_fail(k->err, KN_ERR_UNSUPPORTED,
                            "BatchNormalization: output %d (training statistics) is not supported",
@@ -63,6 +63,19 @@ static int bn_prepare(kn_kctx *k)
     y->rank = x->rank;
     for (int32_t i = 0; i < x->rank; i++)
         y->dims[i] = x->dims[i];
+    if (training) {
+        if (kn_tensor_numel(k->in[1]) != c)
+            return kn_fail(k->err, KN_ERR_SHAPE, "BatchNormalization: training needs per-channel "
+                                                 "parameters");
+        for (int32_t i = 1; i < k->n_out && i < 3; i++) { /* running mean, running var */
+            if (!k->out[i])
+                continue;
+            *k->out[i] = *k->in[2 + i];
+            k->out[i]->data = NULL;
+        }
+        /* batch mean and variance, then per-channel a and b */
+        k->scratch_bytes = sizeof(double) * 4 * (size_t)c;
+    }
     return KN_OK;
 }
 
@@ -128,6 +141,45 @@ static void bn_range(void *ctx, int64_t begin, int64_t end)
         bn_range_f32(j, begin, end);
 }
 
+/* Batch statistics per channel (population variance, as ONNX specifies),
+ * and the running statistics outputs. Statistics are small (one value per
+ * channel), so this runs serially in double. */
+static void bn_batch_stats(kn_kctx *k, int64_t c, int64_t inner, double *mean, double *var)
+{
+    const kn_tensor *x = k->in[0];
+    int64_t n = x->dims[0], count = n * inner;
+    for (int64_t ch = 0; ch < c; ch++) {
+        double sum = 0, sq = 0;
+        for (int64_t b = 0; b < n; b++)
+            for (int64_t i = 0; i < inner; i++) {
+                double v = kn_read_double(x, (b * c + ch) * inner + i);
+                sum += v;
+                sq += v * v;
+            }
+        mean[ch] = count ? sum / (double)count : 0;
+        var[ch] = count ? sq / (double)count - mean[ch] * mean[ch] : 0;
+        if (var[ch] < 0)
+            var[ch] = 0;
+    }
+    double momentum = kn_attr_float(k->node, "momentum", 0.9f);
+    for (int32_t o = 1; o < k->n_out && o < 3; o++) {
+        kn_tensor *out = k->out[o];
+        const kn_tensor *old = k->in[2 + o];
+        const double *batch = o == 1 ? mean : var;
+        for (int64_t ch = 0; out && ch < c; ch++) {
+            double v = kn_read_double(old, ch) * momentum + batch[ch] * (1 - momentum);
+            if (out->dtype == KN_DOUBLE)
+                ((double *)out->data)[ch] = v;
+            else if (out->dtype == KN_FLOAT)
+                ((float *)out->data)[ch] = (float)v;
+            else if (out->dtype == KN_FLOAT16)
+                ((uint16_t *)out->data)[ch] = kn_f32_to_f16((float)v);
+            else
+                ((uint16_t *)out->data)[ch] = kn_f32_to_bf16((float)v);
+        }
+    }
+}
+
 static int bn_run(kn_kctx *k)
 {
     const kn_tensor *x = k->in[0];
@@ -136,6 +188,16 @@ static int bn_run(kn_kctx *k)
     for (int32_t i = 2; i < x->rank; i++)
         j.inner *= x->dims[i];
     j.per_element = kn_tensor_numel(k->in[1]) != j.c;
+    kn_tensor batch_mean, batch_var;
+    if (k->opset >= 14 && kn_attr_int(k->node, "training_mode", 0) != 0) {
+        double *stats = k->scratch;
+        bn_batch_stats(k, j.c, j.inner, stats, stats + j.c);
+        /* Normalise with the batch statistics instead of the inputs'. */
+        batch_mean = (kn_tensor){.dtype = KN_DOUBLE, .rank = 1, .dims = {j.c}, .data = stats};
+        batch_var = (kn_tensor){.dtype = KN_DOUBLE, .rank = 1, .dims = {j.c}, .data = stats + j.c};
+        j.mean = &batch_mean;
+        j.var = &batch_var;
+    }
     kn_parallel_for(k->pool, x->dims[0] * j.c, 1 + 32768 / (j.inner + 1), bn_range, &j);
     return KN_OK;
 }
