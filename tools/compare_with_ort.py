@@ -8,7 +8,10 @@ Each MODEL_DIR holds model.onnx and its inputs, either directly
 test_data_set_N/ folders (the ONNX test-data layout); every data set is run.
 Per folder it prints the worst output over all data sets:
 
-    NAME: max|diff| = X, max|ref| = Y, ratio = X/Y (limit 1e-4) PASS
+    NAME: max|diff| = X, max|ref| = Y, ratio = X/Y (limit 1e-4) PASS (kiln S s, ORT S s)
+
+where the times are the wall-clock seconds of the two runtimes' processes
+(loading the model included), summed over the data sets.
 
 The ratio is relative to the largest reference value rather than per element:
 elements near zero would otherwise dominate with meaningless relative errors.
@@ -18,9 +21,11 @@ import argparse
 import glob
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
+import time
 
 import numpy as np
 from onnx import TensorProto, numpy_helper
@@ -49,10 +54,13 @@ def data_sets(folder):
 
 
 def run(cmd, what):
+    """Runs cmd; returns its wall-clock seconds."""
+    start = time.monotonic()
     proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     if proc.returncode != 0:
         tail = "\n".join(proc.stdout.strip().splitlines()[-5:])
         raise RuntimeError(f"{what} exited {proc.returncode}: {tail}")
+    return time.monotonic() - start
 
 
 def kiln_outputs(folder):
@@ -65,14 +73,15 @@ def kiln_outputs(folder):
     return by_name
 
 
-def compare_set(args, model, inputs, work):
-    """Returns (max|diff|, max|ref|) over the outputs of one data set."""
+def compare_set(args, model, inputs, work, seconds):
+    """Returns (ratio, max|diff|, max|ref|) over the outputs of one data set;
+    adds the two runtimes' wall-clock seconds to seconds["kiln"], seconds["ort"]."""
     kiln_dir, ort_dir = os.path.join(work, "kiln"), os.path.join(work, "ort")
     cmd = [args.kiln, "run", model]
     for f in inputs:
         cmd += ["-i", f]
-    run(cmd + ["-o", kiln_dir], "kiln run")
-    run([args.node, args.ort_script, model, ort_dir] + inputs, "run_ort.mjs")
+    seconds["kiln"] += run(cmd + ["-o", kiln_dir], "kiln run")
+    seconds["ort"] += run([args.node, args.ort_script, model, ort_dir] + inputs, "run_ort.mjs")
 
     got = kiln_outputs(kiln_dir)
     worst = (0.0, 0.0, 0.0)  # ratio, diff, ref
@@ -103,11 +112,13 @@ def compare_folder(args, folder, work):
         print(f"{name}: FAIL (no model.onnx with input_K.pb files)")
         return False
     worst = (0.0, 0.0, 0.0)
+    seconds = {"kiln": 0.0, "ort": 0.0}
     try:
         for i, s in enumerate(sets):
             inputs = [os.path.abspath(p) for p in numbered(s, "input")]
             worst = max(worst, compare_set(args, os.path.abspath(model), inputs,
-                                           os.path.join(work, name, str(i))))
+                                           os.path.join(work, name, str(i)), seconds))
+            shutil.rmtree(os.path.join(work, name, str(i)), ignore_errors=True)
     except RuntimeError as e:
         print(f"{name}: FAIL ({e})")
         return False
@@ -115,7 +126,8 @@ def compare_folder(args, folder, work):
     ok = ratio <= args.limit
     sets_note = f" over {len(sets)} data sets" if len(sets) > 1 else ""
     print(f"{name}: max|diff| = {diff:.3g}, max|ref| = {ref:.3g}, ratio = {ratio:.3g} "
-          f"(limit {args.limit_text}){sets_note} {'PASS' if ok else 'FAIL'}")
+          f"(limit {args.limit_text}){sets_note} {'PASS' if ok else 'FAIL'} "
+          f"(kiln {seconds['kiln']:.1f} s, ORT {seconds['ort']:.1f} s)")
     return ok
 
 
