@@ -1,0 +1,1399 @@
+/* Quantization kernels (quantize.c, integer_ops.c, qlinear.c), the
+ * value-dependent ops (nonzero.c, unique.c, compress.c), random ops
+ * (random.c), the training-domain optimizers (training.c), TfIdfVectorizer
+ * and the bitwise ops: hand-computed values (mostly the ONNX spec and test
+ * examples, ties checked for round-half-to-even), integer products against
+ * naive references written here on random data with odd sizes (tile
+ * tails, groups, strides, per-channel zero points), 1 vs 2 threads, and
+ * error cases. */
+#include "kernel_checks.h"
+
+static kh_case c; /* one case per test; freed by the fini hook */
+static void fini(void) { kh_free(&c); }
+TestSuite(quantize, .fini = fini);
+TestSuite(integer, .fini = fini);
+TestSuite(valuedep, .fini = fini);
+TestSuite(random, .fini = fini);
+TestSuite(training, .fini = fini);
+TestSuite(misc, .fini = fini);
+
+static uint32_t rng = 2024;
+static int rand_int(int lo, int hi) /* [lo, hi] */
+{
+    rng = rng * 1664525u + 1013904223u;
+    return lo + (int)((rng >> 8) % (uint32_t)(hi - lo + 1));
+}
+
+/* kh_run for what the harness cannot express: a kernel of another domain,
+ * or a ninth input (`extra`, NULL if none). Outputs of an earlier run are
+ * freed first; kh_free frees these. */
+static int run_direct(kh_case *cs, const char *domain, kn_tensor *extra, int threads)
+{
+    kn_tensor *in[KH_MAX_IO + 1], *out[KH_MAX_IO];
+    int32_t n_in = cs->n_in;
+    for (int32_t i = 0; i < n_in; i++)
+        in[i] = cs->in[i].data ? &cs->in[i] : NULL;
+    if (extra)
+        in[n_in++] = extra;
+    kh_free(cs);
+    for (int32_t i = 0; i < cs->n_out; i++)
+        out[i] = &cs->out[i];
+    cs->node.domain = domain;
+    const kn_op_def *d =
+        kn_registry_find(domain, cs->node.op_type, cs->opset, cs->in[0].dtype, KN_BACKEND_CPU);
+    cr_assert(d, "no %s kernel for %s", domain, cs->node.op_type);
+    kn_threadpool *pool = threads > 1 ? kn_threadpool_create(threads) : NULL;
+    kn_kctx k = {.node = &cs->node, .opset = cs->opset, .n_in = n_in, .n_out = cs->n_out,
+                 .in = in, .out = out, .pool = pool, .err = &cs->err};
+    int rc = d->prepare(&k);
+    if (rc == KN_OK) {
+        for (int32_t i = 0; i < cs->n_out; i++)
+            cs->out[i].data = calloc(1, (size_t)kn_tensor_nbytes(&cs->out[i]) + 1);
+        k.scratch = k.scratch_bytes ? aligned_alloc(64, (k.scratch_bytes + 63) & ~(size_t)63) : NULL;
+        rc = d->run(&k);
+        free(k.scratch);
+    }
+    if (d->release)
+        d->release(&k);
+    kn_threadpool_destroy(pool);
+    return rc;
+}
+
+/* ---- QuantizeLinear ------------------------------------------------------ */
+
+Test(quantize, per_tensor_rounding_and_saturation)
+{
+    /* the spec example, then ties: 0.5 -> 0, 1.5 -> 2, 2.5 -> 2, -0.5 -> 0,
+     * -1.5 -> -2; NaN gives the zero point */
+    float x[] = {0, 2, 3, 1000, -254, -1000, 1, 3, 5, -1, -3, NAN};
+    float scale = 2;
+    uint8_t zp = 128;
+    kh_init(&c, "QuantizeLinear", 13, 3, 1);
+    kh_input(&c, 0, KN_FLOAT, DIMS(12), x);
+    kh_input(&c, 1, KN_FLOAT, NULL, 0, &scale);
+    kh_input(&c, 2, KN_UINT8, NULL, 0, &zp);
+    run_ok(&c);
+    expect_shape(&c.out[0], DIMS(12));
+    expect_data(&c.out[0], KN_UINT8,
+                (uint8_t[]){128, 129, 130, 255, 1, 0, 128, 130, 130, 128, 126, 128});
+    kh_free(&c);
+    /* int8, no zero point input -> uint8 default is replaced by the zp type */
+    int8_t zp8 = -1;
+    float half = 0.5f;
+    kh_init(&c, "QuantizeLinear", 10, 3, 1);
+    kh_input(&c, 0, KN_FLOAT, DIMS(4), (float[]){100, -100, 0.25f, 0.75f});
+    kh_input(&c, 1, KN_FLOAT, NULL, 0, &half);
+    kh_input(&c, 2, KN_INT8, NULL, 0, &zp8);
+    run_ok(&c);
+    expect_data(&c.out[0], KN_INT8, (int8_t[]){127, -128, -1, 1});
+    kh_free(&c);
+    /* zero point omitted: uint8 with zero point 0; int32 input divides in double */
+    kh_init(&c, "QuantizeLinear", 13, 2, 1);
+    kh_input(&c, 0, KN_INT32, DIMS(3), (int32_t[]){7, -7, 5});
+    kh_input(&c, 1, KN_FLOAT, NULL, 0, &scale);
+    run_ok(&c);
+    expect_data(&c.out[0], KN_UINT8, (uint8_t[]){4, 0, 2});
+}
+
+Test(quantize, per_axis_and_blocked)
+{
+    kh_init(&c, "QuantizeLinear", 13, 3, 1);
+    kh_input(&c, 0, KN_FLOAT, DIMS(2, 3), (float[]){1, 2, 3, 4, 5, 6});
+    kh_input(&c, 1, KN_FLOAT, DIMS(3), (float[]){1, 2, 4});
+    kh_input(&c, 2, KN_UINT8, DIMS(3), (uint8_t[]){0, 10, 20});
+    run_ok(&c);
+    expect_data(&c.out[0], KN_UINT8, (uint8_t[]){1, 11, 21, 4, 12, 22});
+    kh_free(&c);
+    /* axis 0 of [2, 2, 2]: one scale per outer slice */
+    kh_init(&c, "QuantizeLinear", 13, 2, 1);
+    kh_attr_int(&c, "axis", -3);
+    kh_input(&c, 0, KN_FLOAT, DIMS(2, 2, 2), (float[]){1, 2, 3, 4, 10, 20, 30, 40});
+    kh_input(&c, 1, KN_FLOAT, DIMS(2), (float[]){1, 10});
+    run_ok(&c);
+    expect_data(&c.out[0], KN_UINT8, (uint8_t[]){1, 2, 3, 4, 1, 2, 3, 4});
+    kh_free(&c);
+    /* blocks of 2 along axis 1, int8 chosen by output_dtype */
+    kh_init(&c, "QuantizeLinear", 21, 2, 1);
+    kh_attr_int(&c, "axis", 1);
+    kh_attr_int(&c, "block_size", 2);
+    kh_attr_int(&c, "output_dtype", KN_INT8);
+    kh_input(&c, 0, KN_FLOAT, DIMS(2, 4), (float[]){1, 2, 3, 4, 8, -8, 16, 100});
+    kh_input(&c, 1, KN_FLOAT, DIMS(2, 2), (float[]){1, 2, 4, 8});
+    run_ok(&c);
+    expect_data(&c.out[0], KN_INT8, (int8_t[]){1, 2, 2, 2, 2, -2, 2, 12});
+    kh_free(&c);
+    /* int16 at opset 21 */
+    int16_t zp16 = 256;
+    float two = 2;
+    kh_init(&c, "QuantizeLinear", 21, 3, 1);
+    kh_input(&c, 0, KN_FLOAT, DIMS(3), (float[]){70000, -70000, 3});
+    kh_input(&c, 1, KN_FLOAT, NULL, 0, &two);
+    kh_input(&c, 2, KN_INT16, NULL, 0, &zp16);
+    run_ok(&c);
+    expect_data(&c.out[0], KN_INT16, (int16_t[]){32767, -32768, 258});
+}
+
+Test(quantize, float8)
+{
+    float x[] = {0, 1, 2, 100000, 200}, two = 2;
+    uint8_t zp = 0;
+    kh_init(&c, "QuantizeLinear", 19, 3, 1);
+    kh_input(&c, 0, KN_FLOAT, DIMS(5), x);
+    kh_input(&c, 1, KN_FLOAT, NULL, 0, &two);
+    kh_input(&c, 2, KN_FLOAT8E4M3FN, DIMS(1), &zp);
+    run_ok(&c);
+    expect_data(&c.out[0], KN_FLOAT8E4M3FN, (uint8_t[]){0, 48, 56, 126, 108}); /* 448 saturates */
+    kh_free(&c);
+    kh_init(&c, "QuantizeLinear", 19, 3, 1);
+    kh_attr_int(&c, "saturate", 0);
+    kh_input(&c, 0, KN_FLOAT, DIMS(5), x);
+    kh_input(&c, 1, KN_FLOAT, NULL, 0, &two);
+    kh_input(&c, 2, KN_FLOAT8E4M3FN, DIMS(1), &zp);
+    run_ok(&c);
+    expect_data(&c.out[0], KN_FLOAT8E4M3FN, (uint8_t[]){0, 48, 56, 0x7F, 108}); /* NaN */
+    kh_free(&c);
+    /* and back: e4m3fn 48 = 0.5, 56 = 1, 126 = 448, 237 = -104 (1.1101.101) */
+    kh_init(&c, "DequantizeLinear", 19, 2, 1);
+    kh_input(&c, 0, KN_FLOAT8E4M3FN, DIMS(5), (uint8_t[]){0, 48, 56, 126, 237});
+    kh_input(&c, 1, KN_FLOAT, NULL, 0, &two);
+    run_ok(&c);
+    expect_f32(&c.out[0], (float[]){0, 1, 2, 896, -208}, 5, 0);
+}
+
+Test(quantize, errors)
+{
+    float x[6] = {0}, s1 = 1;
+    int32_t bad_scale = 1;
+    kh_init(&c, "QuantizeLinear", 13, 2, 1);
+    kh_input(&c, 0, KN_FLOAT, DIMS(2, 3), x);
+    kh_input(&c, 1, KN_INT32, NULL, 0, &bad_scale);
+    expect_fail(&c, KN_ERR_DTYPE, "scale");
+    kh_free(&c);
+    kh_init(&c, "QuantizeLinear", 13, 2, 1);
+    kh_input(&c, 0, KN_FLOAT, DIMS(2, 3), x);
+    kh_input(&c, 1, KN_FLOAT, DIMS(2), (float[]){1, 2});
+    expect_fail(&c, KN_ERR_SHAPE, "per-axis");
+    kh_free(&c);
+    kh_init(&c, "QuantizeLinear", 10, 2, 1);
+    kh_input(&c, 0, KN_FLOAT, DIMS(2, 3), x);
+    kh_input(&c, 1, KN_FLOAT, DIMS(3), (float[]){1, 2, 3});
+    expect_fail(&c, KN_ERR_SHAPE, "scalar");
+    kh_free(&c);
+    kh_init(&c, "QuantizeLinear", 21, 2, 1);
+    kh_attr_int(&c, "output_dtype", 22); /* int4 */
+    kh_input(&c, 0, KN_FLOAT, DIMS(2, 3), x);
+    kh_input(&c, 1, KN_FLOAT, NULL, 0, &s1);
+    expect_fail(&c, KN_ERR_UNSUPPORTED, "4-bit");
+    kh_free(&c);
+    int8_t zp = 0;
+    kh_init(&c, "QuantizeLinear", 21, 3, 1);
+    kh_attr_int(&c, "output_dtype", KN_UINT8);
+    kh_input(&c, 0, KN_FLOAT, DIMS(2, 3), x);
+    kh_input(&c, 1, KN_FLOAT, NULL, 0, &s1);
+    kh_input(&c, 2, KN_INT8, NULL, 0, &zp);
+    expect_fail(&c, KN_ERR_DTYPE, "output_dtype");
+    kh_free(&c);
+    kh_init(&c, "QuantizeLinear", 21, 2, 1);
+    kh_attr_int(&c, "axis", 1);
+    kh_attr_int(&c, "block_size", 2);
+    kh_input(&c, 0, KN_FLOAT, DIMS(2, 3), x);
+    kh_input(&c, 1, KN_FLOAT, DIMS(2, 1), (float[]){1, 2}); /* needs 2 x 2 */
+    expect_fail(&c, KN_ERR_SHAPE, "blocked");
+    kh_free(&c);
+    kh_init(&c, "QuantizeLinear", 13, 2, 1); /* int16 only from 21 */
+    kh_attr_int(&c, "output_dtype", KN_INT16);
+    kh_input(&c, 0, KN_FLOAT, DIMS(2, 3), x);
+    kh_input(&c, 1, KN_FLOAT, NULL, 0, &s1);
+    int rc = kh_run(&c, 1);
+    cr_assert_eq(rc, KN_OK, "output_dtype is ignored before opset 21: %s", c.err.msg);
+    expect_data(&c.out[0], KN_UINT8, (uint8_t[]){0, 0, 0, 0, 0, 0});
+}
+
+Test(quantize, dequantize)
+{
+    float two = 2;
+    uint8_t zp = 128;
+    kh_init(&c, "DequantizeLinear", 10, 3, 1);
+    kh_input(&c, 0, KN_UINT8, DIMS(4), (uint8_t[]){0, 3, 128, 255});
+    kh_input(&c, 1, KN_FLOAT, NULL, 0, &two);
+    kh_input(&c, 2, KN_UINT8, NULL, 0, &zp);
+    run_ok(&c);
+    expect_f32(&c.out[0], (float[]){-256, -250, 0, 254}, 4, 0);
+    kh_free(&c);
+    float half = 0.5f;
+    kh_init(&c, "DequantizeLinear", 13, 2, 1);
+    kh_input(&c, 0, KN_INT32, DIMS(2), (int32_t[]){-5, 7});
+    kh_input(&c, 1, KN_FLOAT, NULL, 0, &half);
+    run_ok(&c);
+    expect_f32(&c.out[0], (float[]){-2.5f, 3.5f}, 2, 0);
+    kh_free(&c);
+    kh_init(&c, "DequantizeLinear", 13, 3, 1);
+    kh_attr_int(&c, "axis", 0);
+    kh_input(&c, 0, KN_INT8, DIMS(2, 2), (int8_t[]){1, 2, 3, 4});
+    kh_input(&c, 1, KN_FLOAT, DIMS(2), (float[]){1, 10});
+    kh_input(&c, 2, KN_INT8, DIMS(2), (int8_t[]){1, -1});
+    run_ok(&c);
+    expect_f32(&c.out[0], (float[]){0, 1, 40, 50}, 4, 0);
+    kh_free(&c);
+    /* float16 scale gives a float16 result: (10 - 4) * 0.5 = 3 = 0x4200 */
+    uint16_t h_half = 0x3800;
+    uint8_t zp4 = 4;
+    kh_init(&c, "DequantizeLinear", 19, 3, 1);
+    kh_input(&c, 0, KN_UINT8, DIMS(1), (uint8_t[]){10});
+    kh_input(&c, 1, KN_FLOAT16, NULL, 0, &h_half);
+    kh_input(&c, 2, KN_UINT8, NULL, 0, &zp4);
+    run_ok(&c);
+    expect_data(&c.out[0], KN_FLOAT16, (uint16_t[]){0x4200});
+    kh_free(&c);
+    /* blocked, 16-bit */
+    kh_init(&c, "DequantizeLinear", 21, 3, 1);
+    kh_attr_int(&c, "axis", 0);
+    kh_attr_int(&c, "block_size", 2);
+    kh_input(&c, 0, KN_UINT16, DIMS(3), (uint16_t[]){40000, 40002, 7});
+    kh_input(&c, 1, KN_FLOAT, DIMS(2), (float[]){1, 3});
+    kh_input(&c, 2, KN_UINT16, DIMS(2), (uint16_t[]){40000, 5});
+    run_ok(&c);
+    expect_f32(&c.out[0], (float[]){0, 2, 6}, 3, 0);
+    kh_free(&c);
+    kh_init(&c, "DequantizeLinear", 13, 3, 1);
+    kh_input(&c, 0, KN_UINT8, DIMS(1), (uint8_t[]){1});
+    kh_input(&c, 1, KN_FLOAT, NULL, 0, &two);
+    kh_input(&c, 2, KN_INT8, NULL, 0, (int8_t[]){1});
+    expect_fail(&c, KN_ERR_DTYPE, "zero point");
+}
+
+Test(quantize, big_per_axis_threads)
+{
+    /* [4, 3000, 3] per-axis on axis 1 with a varying scale: 1 and 2
+     * threads agree and match a per-element computation */
+    int64_t n = 4 * 3000 * 3;
+    float *x = malloc(sizeof(float) * (size_t)n), *s = malloc(sizeof(float) * 3000);
+    for (int64_t i = 0; i < n; i++)
+        x[i] = (float)rand_int(-40000, 40000) / 64.0f;
+    for (int i = 0; i < 3000; i++)
+        s[i] = 0.25f + (float)(i % 7);
+    kh_init(&c, "QuantizeLinear", 13, 2, 1);
+    kh_input(&c, 0, KN_FLOAT, DIMS(4, 3000, 3), x);
+    kh_input(&c, 1, KN_FLOAT, DIMS(3000), s);
+    run_both(&c);
+    const uint8_t *y = c.out[0].data;
+    for (int64_t i = 0; i < n; i++) {
+        float q = nearbyintf(x[i] / s[(i / 3) % 3000]);
+        uint8_t want = q < 0 ? 0 : q > 255 ? 255 : (uint8_t)q;
+        cr_assert_eq(y[i], want, "[%lld] %u vs %u", (long long)i, y[i], want);
+    }
+    free(x);
+    free(s);
+}
+
+Test(quantize, dynamic)
+{
+    kh_init(&c, "DynamicQuantizeLinear", 11, 1, 3);
+    kh_input(&c, 0, KN_FLOAT, DIMS(6), (float[]){0, 2, -3, -2.5f, 1.34f, 0.5f});
+    run_ok(&c);
+    expect_data(&c.out[0], KN_UINT8, (uint8_t[]){153, 255, 0, 26, 221, 179});
+    expect_shape(&c.out[1], NULL, 0);
+    expect_f32(&c.out[1], (float[]){5.0f / 255.0f}, 1, 1e-7);
+    expect_data(&c.out[2], KN_UINT8, (uint8_t[]){153});
+    kh_free(&c);
+    /* all zeros: scale 0, zero point 0 */
+    kh_init(&c, "DynamicQuantizeLinear", 11, 1, 3);
+    kh_input(&c, 0, KN_FLOAT, DIMS(3), (float[]){0, 0, 0});
+    run_ok(&c);
+    expect_data(&c.out[0], KN_UINT8, (uint8_t[]){0, 0, 0});
+    expect_f32(&c.out[1], (float[]){0}, 1, 0);
+    expect_data(&c.out[2], KN_UINT8, (uint8_t[]){0});
+}
+
+/* ---- MatMulInteger, ConvInteger, QLinearMatMul, QLinearConv --------------- */
+
+Test(integer, matmulinteger_examples)
+{
+    uint8_t azp = 12, bzp = 0;
+    kh_init(&c, "MatMulInteger", 10, 4, 1);
+    kh_input(&c, 0, KN_UINT8, DIMS(4, 3), (uint8_t[]){11, 7, 3, 10, 6, 2, 9, 5, 1, 8, 4, 0});
+    kh_input(&c, 1, KN_UINT8, DIMS(3, 2), (uint8_t[]){1, 4, 2, 5, 3, 6});
+    kh_input(&c, 2, KN_UINT8, DIMS(1), &azp);
+    kh_input(&c, 3, KN_UINT8, DIMS(1), &bzp);
+    run_ok(&c);
+    expect_shape(&c.out[0], DIMS(4, 2));
+    expect_data(&c.out[0], KN_INT32, (int32_t[]){-38, -83, -44, -98, -50, -113, -56, -128});
+    kh_free(&c);
+    /* int8 x uint8, zero points per row of A and per column of B:
+     * A - zp = [[0, 1], [3, 4]], B - zp = [[1, 1], [3, 3]] */
+    kh_init(&c, "MatMulInteger", 10, 4, 1);
+    kh_input(&c, 0, KN_INT8, DIMS(2, 2), (int8_t[]){1, 2, 3, 4});
+    kh_input(&c, 1, KN_UINT8, DIMS(2, 2), (uint8_t[]){1, 2, 3, 4});
+    kh_input(&c, 2, KN_INT8, DIMS(2), (int8_t[]){1, 0});
+    kh_input(&c, 3, KN_UINT8, DIMS(2), (uint8_t[]){0, 1});
+    run_ok(&c);
+    expect_data(&c.out[0], KN_INT32, (int32_t[]){3, 3, 15, 15});
+    kh_free(&c);
+    /* 1-D A and batched B: [3] x [2, 3, 1] -> [2, 1] */
+    kh_init(&c, "MatMulInteger", 10, 2, 1);
+    kh_input(&c, 0, KN_INT8, DIMS(3), (int8_t[]){-128, 127, 2});
+    kh_input(&c, 1, KN_INT8, DIMS(2, 3, 1), (int8_t[]){-128, -128, 1, 1, 2, 3});
+    run_ok(&c);
+    expect_shape(&c.out[0], DIMS(2, 1));
+    expect_data(&c.out[0], KN_INT32, (int32_t[]){16384 - 16256 + 2, -128 + 254 + 6});
+    kh_free(&c);
+    kh_init(&c, "MatMulInteger", 10, 3, 1);
+    kh_input(&c, 0, KN_UINT8, DIMS(2, 2), (uint8_t[]){1, 2, 3, 4});
+    kh_input(&c, 1, KN_UINT8, DIMS(3, 2), (uint8_t[]){1, 2, 3, 4, 5, 6});
+    expect_fail(&c, KN_ERR_SHAPE, "inner dims");
+    kh_free(&c);
+    kh_init(&c, "MatMulInteger", 10, 3, 1);
+    kh_input(&c, 0, KN_UINT8, DIMS(2, 2), (uint8_t[]){1, 2, 3, 4});
+    kh_input(&c, 1, KN_UINT8, DIMS(2, 2), (uint8_t[]){1, 2, 3, 4});
+    kh_input(&c, 2, KN_UINT8, DIMS(3), (uint8_t[]){1, 2, 3});
+    expect_fail(&c, KN_ERR_SHAPE, "a_zero_point");
+    kh_free(&c);
+    kh_init(&c, "MatMulInteger", 10, 3, 1);
+    kh_input(&c, 0, KN_UINT8, DIMS(2, 2), (uint8_t[]){1, 2, 3, 4});
+    kh_input(&c, 1, KN_UINT8, DIMS(2, 2), (uint8_t[]){1, 2, 3, 4});
+    kh_input(&c, 2, KN_INT8, DIMS(1), (int8_t[]){1});
+    expect_fail(&c, KN_ERR_DTYPE, "a_zero_point");
+}
+
+/* Batched [B, M, K] x [K, N] with odd sizes (tile tails) against int64
+ * loops; also QLinearMatMul on the same data against the spec formula. */
+Test(integer, matmul_random)
+{
+    enum { B = 3, M = 9, K = 37, N = 70 };
+    uint8_t *a = malloc(B * M * K), *b = malloc(K * N);
+    uint8_t azp[M], bzp[N];
+    for (int i = 0; i < B * M * K; i++)
+        a[i] = (uint8_t)rand_int(0, 255);
+    for (int i = 0; i < K * N; i++)
+        b[i] = (uint8_t)rand_int(0, 255);
+    for (int i = 0; i < M; i++)
+        azp[i] = (uint8_t)rand_int(0, 255);
+    for (int i = 0; i < N; i++)
+        bzp[i] = (uint8_t)rand_int(0, 255);
+    int32_t *want = malloc(sizeof(int32_t) * B * M * N);
+    for (int bi = 0; bi < B; bi++)
+        for (int i = 0; i < M; i++)
+            for (int j = 0; j < N; j++) {
+                int64_t acc = 0;
+                for (int p = 0; p < K; p++)
+                    acc += (int64_t)(a[(bi * M + i) * K + p] - azp[i]) * (b[p * N + j] - bzp[j]);
+                want[(bi * M + i) * N + j] = (int32_t)acc;
+            }
+    kh_init(&c, "MatMulInteger", 10, 4, 1);
+    kh_input(&c, 0, KN_UINT8, DIMS(B, M, K), a);
+    kh_input(&c, 1, KN_UINT8, DIMS(K, N), b);
+    kh_input(&c, 2, KN_UINT8, DIMS(M), azp);
+    kh_input(&c, 3, KN_UINT8, DIMS(N), bzp);
+    run_both(&c);
+    expect_shape(&c.out[0], DIMS(B, M, N));
+    expect_data(&c.out[0], KN_INT32, want);
+    kh_free(&c);
+    c.inputs_constant_in_prepare = 0; /* weights converted per run, not in prepare */
+    run_both(&c);
+    expect_data(&c.out[0], KN_INT32, want);
+    kh_free(&c);
+
+    float as = 0.02f, ys = 0.7f, bs[N];
+    uint8_t yzp = 100;
+    for (int j = 0; j < N; j++)
+        bs[j] = 0.01f + 0.001f * (float)j;
+    uint8_t *qwant = malloc(B * M * N);
+    for (int i = 0; i < B * M * N; i++) {
+        float mult = as * bs[i % N] / ys;
+        double v = nearbyint((double)want[i] * mult) + yzp;
+        qwant[i] = v < 0 ? 0 : v > 255 ? 255 : (uint8_t)v;
+    }
+    kh_init(&c, "QLinearMatMul", 10, 8, 1);
+    kh_input(&c, 0, KN_UINT8, DIMS(B, M, K), a);
+    kh_input(&c, 1, KN_FLOAT, NULL, 0, &as);
+    kh_input(&c, 2, KN_UINT8, DIMS(M), azp); /* zero points per row ... */
+    kh_input(&c, 3, KN_UINT8, DIMS(K, N), b);
+    kh_input(&c, 4, KN_FLOAT, DIMS(N), bs); /* ... scales per column */
+    kh_input(&c, 5, KN_UINT8, DIMS(N), bzp);
+    kh_input(&c, 6, KN_FLOAT, NULL, 0, &ys);
+    kh_input(&c, 7, KN_UINT8, NULL, 0, &yzp);
+    cr_assert_eq(kh_run(&c, 1), KN_ERR_SHAPE, "a_scale and a_zero_point differ: %s", c.err.msg);
+    kh_input(&c, 2, KN_UINT8, NULL, 0, &azp[0]); /* per tensor for A */
+    for (int i = 0; i < B * M * N; i++) {
+        int bi = i / (M * N), r = (i / N) % M, j = i % N;
+        int64_t acc = 0;
+        for (int p = 0; p < K; p++)
+            acc += (int64_t)(a[(bi * M + r) * K + p] - azp[0]) * (b[p * N + j] - bzp[j]);
+        double v = nearbyint((double)acc * (as * bs[j] / ys)) + yzp;
+        qwant[i] = v < 0 ? 0 : v > 255 ? 255 : (uint8_t)v;
+    }
+    run_both(&c);
+    expect_data(&c.out[0], KN_UINT8, qwant);
+    free(a);
+    free(b);
+    free(want);
+    free(qwant);
+}
+
+Test(integer, qlinearmatmul_example)
+{
+    float as = 0.0066f, bs = 0.00705f, ys = 0.0107f;
+    uint8_t azp = 113, bzp = 114, yzp = 118;
+    kh_init(&c, "QLinearMatMul", 10, 8, 1);
+    kh_input(&c, 0, KN_UINT8, DIMS(2, 4), (uint8_t[]){208, 236, 0, 238, 3, 214, 255, 29});
+    kh_input(&c, 1, KN_FLOAT, DIMS(1), &as);
+    kh_input(&c, 2, KN_UINT8, DIMS(1), &azp);
+    kh_input(&c, 3, KN_UINT8, DIMS(4, 3),
+             (uint8_t[]){152, 51, 244, 60, 26, 255, 0, 127, 246, 127, 254, 247});
+    kh_input(&c, 4, KN_FLOAT, DIMS(1), &bs);
+    kh_input(&c, 5, KN_UINT8, DIMS(1), &bzp);
+    kh_input(&c, 6, KN_FLOAT, DIMS(1), &ys);
+    kh_input(&c, 7, KN_UINT8, DIMS(1), &yzp);
+    run_ok(&c);
+    expect_data(&c.out[0], KN_UINT8, (uint8_t[]){168, 115, 255, 1, 66, 151});
+    kh_free(&c);
+    /* float16 scales only from opset 21 */
+    uint16_t h = 0x3c00;
+    kh_init(&c, "QLinearMatMul", 10, 8, 1);
+    kh_input(&c, 0, KN_UINT8, DIMS(1, 1), &azp);
+    kh_input(&c, 1, KN_FLOAT16, DIMS(1), &h);
+    kh_input(&c, 2, KN_UINT8, DIMS(1), &azp);
+    kh_input(&c, 3, KN_UINT8, DIMS(1, 1), &bzp);
+    kh_input(&c, 4, KN_FLOAT16, DIMS(1), &h);
+    kh_input(&c, 5, KN_UINT8, DIMS(1), &bzp);
+    kh_input(&c, 6, KN_FLOAT16, DIMS(1), &h);
+    kh_input(&c, 7, KN_UINT8, DIMS(1), &yzp);
+    expect_fail(&c, KN_ERR_DTYPE, "opset 21");
+    c.opset = 21;
+    run_ok(&c);
+    expect_data(&c.out[0], KN_UINT8, (uint8_t[]){118});
+}
+
+/* Naive 2-D integer convolution: y[n][m][oh][ow] with zero points. */
+static void naive_conv(const uint8_t *x, int xzp, const int8_t *w, const int8_t *wzp, int wzp_n,
+                       int N, int C, int H, int W, int M, int G, int KH, int KW, int sh, int sw,
+                       int ph, int pw, int dh, int dw, int OH, int OW, int64_t *y)
+{
+    int cg = C / G, mg = M / G;
+    for (int n = 0; n < N; n++)
+        for (int m = 0; m < M; m++)
+            for (int oh = 0; oh < OH; oh++)
+                for (int ow = 0; ow < OW; ow++) {
+                    int64_t acc = 0;
+                    int g = m / mg, z = wzp_n > 1 ? wzp[m] : wzp[0];
+                    for (int ci = 0; ci < cg; ci++)
+                        for (int kh = 0; kh < KH; kh++)
+                            for (int kw = 0; kw < KW; kw++) {
+                                int ih = oh * sh - ph + kh * dh, iw = ow * sw - pw + kw * dw;
+                                if (ih < 0 || ih >= H || iw < 0 || iw >= W)
+                                    continue;
+                                int xv = x[((n * C + g * cg + ci) * H + ih) * W + iw] - xzp;
+                                int wv = w[((m * cg + ci) * KH + kh) * KW + kw] - z;
+                                acc += (int64_t)xv * wv;
+                            }
+                    y[((n * M + m) * OH + oh) * OW + ow] = acc;
+                }
+}
+
+Test(integer, convinteger_examples)
+{
+    uint8_t x[] = {2, 3, 4, 5, 6, 7, 8, 9, 10}, one = 1;
+    kh_init(&c, "ConvInteger", 10, 3, 1);
+    kh_input(&c, 0, KN_UINT8, DIMS(1, 1, 3, 3), x);
+    kh_input(&c, 1, KN_UINT8, DIMS(1, 1, 2, 2), (uint8_t[]){1, 1, 1, 1});
+    kh_input(&c, 2, KN_UINT8, NULL, 0, &one);
+    run_ok(&c);
+    expect_shape(&c.out[0], DIMS(1, 1, 2, 2));
+    expect_data(&c.out[0], KN_INT32, (int32_t[]){12, 16, 24, 28});
+    kh_free(&c);
+    kh_init(&c, "ConvInteger", 10, 3, 1);
+    kh_attr_ints(&c, "pads", (int64_t[]){1, 1, 1, 1}, 4);
+    kh_input(&c, 0, KN_UINT8, DIMS(1, 1, 3, 3), x);
+    kh_input(&c, 1, KN_UINT8, DIMS(1, 1, 2, 2), (uint8_t[]){1, 1, 1, 1});
+    kh_input(&c, 2, KN_UINT8, NULL, 0, &one);
+    run_ok(&c);
+    expect_data(&c.out[0], KN_INT32,
+                (int32_t[]){1, 3, 5, 3, 5, 12, 16, 9, 11, 24, 28, 15, 7, 15, 17, 9});
+    kh_free(&c);
+    kh_init(&c, "ConvInteger", 10, 3, 1);
+    kh_input(&c, 0, KN_UINT8, DIMS(1, 1, 3, 3), x);
+    kh_input(&c, 1, KN_UINT8, DIMS(1, 1, 2, 2), (uint8_t[]){1, 1, 1, 1});
+    kh_input(&c, 2, KN_UINT8, DIMS(2), (uint8_t[]){1, 1});
+    expect_fail(&c, KN_ERR_SHAPE, "x_zero_point");
+    kh_free(&c);
+    kh_init(&c, "ConvInteger", 10, 2, 1);
+    kh_attr_int(&c, "group", 2);
+    kh_input(&c, 0, KN_UINT8, DIMS(1, 1, 3, 3), x);
+    kh_input(&c, 1, KN_UINT8, DIMS(2, 1, 2, 2), (uint8_t[]){1, 1, 1, 1, 1, 1, 1, 1});
+    expect_fail(&c, KN_ERR_INVALID_MODEL, "group");
+}
+
+/* Grouped, strided, dilated, padded 2-D convolution with per-channel
+ * weight zero points, big enough for blocks and threads: ConvInteger
+ * against the naive loops, QLinearConv (with bias) against the formula. */
+Test(integer, conv_random)
+{
+    enum { N = 2, C = 6, H = 23, W = 19, M = 8, G = 2, KH = 3, KW = 2 };
+    const int sh = 2, sw = 1, ph = 1, pw = 2, dh = 1, dw = 2;
+    const int OH = (H + 2 * ph - ((KH - 1) * dh + 1)) / sh + 1;
+    const int OW = (W + 2 * pw - ((KW - 1) * dw + 1)) / sw + 1;
+    uint8_t *x = malloc(N * C * H * W);
+    int8_t w[M * (C / G) * KH * KW], wzp[M];
+    for (int i = 0; i < N * C * H * W; i++)
+        x[i] = (uint8_t)rand_int(0, 255);
+    for (int i = 0; i < (int)sizeof w; i++)
+        w[i] = (int8_t)rand_int(-128, 127);
+    for (int i = 0; i < M; i++)
+        wzp[i] = (int8_t)rand_int(-10, 10);
+    uint8_t xzp = 77;
+    int64_t *ref = malloc(sizeof(int64_t) * N * M * OH * OW);
+    naive_conv(x, xzp, w, wzp, M, N, C, H, W, M, G, KH, KW, sh, sw, ph, pw, dh, dw, OH, OW, ref);
+    int32_t *want = malloc(sizeof(int32_t) * N * M * OH * OW);
+    for (int i = 0; i < N * M * OH * OW; i++)
+        want[i] = (int32_t)ref[i];
+
+    kh_init(&c, "ConvInteger", 10, 4, 1);
+    kh_attr_int(&c, "group", G);
+    kh_attr_ints(&c, "strides", (int64_t[]){sh, sw}, 2);
+    kh_attr_ints(&c, "pads", (int64_t[]){ph, pw, ph, pw}, 4);
+    kh_attr_ints(&c, "dilations", (int64_t[]){dh, dw}, 2);
+    kh_input(&c, 0, KN_UINT8, DIMS(N, C, H, W), x);
+    kh_input(&c, 1, KN_INT8, DIMS(M, C / G, KH, KW), w);
+    kh_input(&c, 2, KN_UINT8, NULL, 0, &xzp);
+    kh_input(&c, 3, KN_INT8, DIMS(M), wzp);
+    run_both(&c);
+    expect_shape(&c.out[0], DIMS(N, M, OH, OW));
+    expect_data(&c.out[0], KN_INT32, want);
+    kh_free(&c);
+    c.inputs_constant_in_prepare = 0; /* weights converted per run */
+    run_both(&c);
+    expect_data(&c.out[0], KN_INT32, want);
+    kh_free(&c);
+
+    float xs = 0.05f, ys = 0.9f, ws[M];
+    int32_t bias[M];
+    int8_t yzp = -5;
+    for (int m = 0; m < M; m++) {
+        ws[m] = 0.002f * (float)(m + 1);
+        bias[m] = rand_int(-5000, 5000);
+    }
+    int8_t *qwant = malloc(N * M * OH * OW);
+    for (int i = 0; i < N * M * OH * OW; i++) {
+        int m = (i / (OH * OW)) % M;
+        float mult = xs * ws[m] / ys;
+        double v = nearbyint((double)(ref[i] + bias[m]) * mult) + yzp;
+        qwant[i] = (int8_t)(v < -128 ? -128 : v > 127 ? 127 : v);
+    }
+    kh_init(&c, "QLinearConv", 10, 8, 1); /* + B through run_direct */
+    kh_attr_int(&c, "group", G);
+    kh_attr_ints(&c, "strides", (int64_t[]){sh, sw}, 2);
+    kh_attr_ints(&c, "pads", (int64_t[]){ph, pw, ph, pw}, 4);
+    kh_attr_ints(&c, "dilations", (int64_t[]){dh, dw}, 2);
+    kh_input(&c, 0, KN_UINT8, DIMS(N, C, H, W), x);
+    kh_input(&c, 1, KN_FLOAT, NULL, 0, &xs);
+    kh_input(&c, 2, KN_UINT8, NULL, 0, &xzp);
+    kh_input(&c, 3, KN_INT8, DIMS(M, C / G, KH, KW), w);
+    kh_input(&c, 4, KN_FLOAT, DIMS(M), ws);
+    kh_input(&c, 5, KN_INT8, DIMS(M), wzp);
+    kh_input(&c, 6, KN_FLOAT, NULL, 0, &ys);
+    kh_input(&c, 7, KN_INT8, NULL, 0, &yzp);
+    kn_tensor tb = {.dtype = KN_INT32, .rank = 1, .dims = {M}, .data = bias};
+    cr_assert_eq(run_direct(&c, "", &tb, 2), KN_OK, "%s", c.err.msg);
+    int8_t *two = malloc(N * M * OH * OW);
+    memcpy(two, c.out[0].data, N * M * OH * OW);
+    cr_assert_eq(run_direct(&c, "", &tb, 1), KN_OK, "%s", c.err.msg);
+    cr_assert(memcmp(two, c.out[0].data, N * M * OH * OW) == 0, "1 and 2 threads differ");
+    free(two);
+    expect_shape(&c.out[0], DIMS(N, M, OH, OW));
+    expect_data(&c.out[0], KN_INT8, qwant);
+    kh_free(&c);
+    /* bias of the wrong length */
+    kh_init(&c, "QLinearConv", 10, 8, 1);
+    kh_attr_int(&c, "group", G);
+    kh_input(&c, 0, KN_UINT8, DIMS(N, C, H, W), x);
+    kh_input(&c, 1, KN_FLOAT, NULL, 0, &xs);
+    kh_input(&c, 2, KN_UINT8, NULL, 0, &xzp);
+    kh_input(&c, 3, KN_INT8, DIMS(M, C / G, KH, KW), w);
+    kh_input(&c, 4, KN_FLOAT, DIMS(M), ws);
+    kh_input(&c, 5, KN_INT8, DIMS(M), wzp);
+    kh_input(&c, 6, KN_FLOAT, NULL, 0, &ys);
+    kh_input(&c, 7, KN_INT8, NULL, 0, &yzp);
+    tb.dims[0] = M - 1;
+    cr_assert_eq(run_direct(&c, "", &tb, 1), KN_ERR_SHAPE);
+    cr_assert(strstr(c.err.msg, "B must be"), "%s", c.err.msg);
+    free(x);
+    free(ref);
+    free(want);
+    free(qwant);
+}
+
+Test(integer, qlinearconv_example)
+{
+    /* a 1x1 kernel: y = round(x_real / y_scale) + y_zp, from the spec test */
+    uint8_t x[] = {255, 174, 162, 25, 203, 168, 58};
+    float xs = 0.003692047f, ws = 0.0017279458f, ys = 0.0016268126f;
+    uint8_t xzp = 132, w = 0, wzp = 255, yzp = 123;
+    kh_init(&c, "QLinearConv", 10, 8, 1);
+    kh_input(&c, 0, KN_UINT8, DIMS(1, 1, 1, 7), x);
+    kh_input(&c, 1, KN_FLOAT, NULL, 0, &xs);
+    kh_input(&c, 2, KN_UINT8, NULL, 0, &xzp);
+    kh_input(&c, 3, KN_UINT8, DIMS(1, 1, 1, 1), &w);
+    kh_input(&c, 4, KN_FLOAT, DIMS(1), &ws);
+    kh_input(&c, 5, KN_UINT8, DIMS(1), &wzp);
+    kh_input(&c, 6, KN_FLOAT, NULL, 0, &ys);
+    kh_input(&c, 7, KN_UINT8, NULL, 0, &yzp);
+    run_ok(&c);
+    expect_data(&c.out[0], KN_UINT8, (uint8_t[]){0, 81, 93, 230, 52, 87, 197});
+}
+
+/* ---- NonZero, Unique, Compress -------------------------------------------- */
+
+Test(valuedep, nonzero)
+{
+    kh_init(&c, "NonZero", 13, 1, 1);
+    kh_input(&c, 0, KN_BOOL, DIMS(2, 2), (uint8_t[]){1, 0, 1, 1});
+    run_ok(&c);
+    expect_shape(&c.out[0], DIMS(2, 3));
+    expect_data(&c.out[0], KN_INT64, (int64_t[]){0, 1, 1, 0, 0, 1});
+    kh_free(&c);
+    /* -0 is zero, NaN is not */
+    kh_init(&c, "NonZero", 13, 1, 1);
+    kh_input(&c, 0, KN_FLOAT, DIMS(4), (float[]){-0.0f, NAN, 0, 3});
+    run_ok(&c);
+    expect_shape(&c.out[0], DIMS(1, 2));
+    expect_data(&c.out[0], KN_INT64, (int64_t[]){1, 3});
+    kh_free(&c);
+    /* a scalar gives [0, count] */
+    int32_t s = 5;
+    kh_init(&c, "NonZero", 13, 1, 1);
+    kh_input(&c, 0, KN_INT32, NULL, 0, &s);
+    run_ok(&c);
+    expect_shape(&c.out[0], DIMS(0, 1));
+    kh_free(&c);
+    /* 3-D with float16: 0x8000 is -0 */
+    uint16_t h[] = {0x8000, 0x3c00, 0, 0, 0, 0x0001, 0, 0};
+    kh_init(&c, "NonZero", 13, 1, 1);
+    kh_input(&c, 0, KN_FLOAT16, DIMS(2, 2, 2), h);
+    run_ok(&c);
+    expect_data(&c.out[0], KN_INT64, (int64_t[]){0, 1, 0, 0, 1, 1});
+    kh_free(&c);
+    kh_init(&c, "NonZero", 13, 1, 1);
+    c.inputs_constant_in_prepare = 0;
+    kh_input(&c, 0, KN_BOOL, DIMS(2, 2), (uint8_t[]){1, 0, 1, 1});
+    expect_fail(&c, KN_ERR_NEEDS_VALUE, "'X'");
+}
+
+/* Runs Unique and checks all four outputs. */
+static void check_unique(const int64_t *y_dims, int32_t y_rank, const void *y, int32_t dtype,
+                         const int64_t *idx, int64_t groups, const int64_t *inv, int64_t n,
+                         const int64_t *counts)
+{
+    run_ok(&c);
+    expect_shape(&c.out[0], y_dims, y_rank);
+    expect_data(&c.out[0], dtype, y);
+    expect_n(&c.out[1], KN_INT64, idx, groups);
+    expect_n(&c.out[2], KN_INT64, inv, n);
+    expect_n(&c.out[3], KN_INT64, counts, groups);
+    kh_free(&c);
+}
+
+Test(valuedep, unique)
+{
+    /* the four spec examples */
+    kh_init(&c, "Unique", 11, 1, 4);
+    kh_attr_int(&c, "sorted", 0);
+    kh_input(&c, 0, KN_FLOAT, DIMS(6), (float[]){2, 1, 1, 3, 4, 3});
+    check_unique(DIMS(4), (float[]){2, 1, 3, 4}, KN_FLOAT, (int64_t[]){0, 1, 3, 4}, 4,
+                 (int64_t[]){0, 1, 1, 2, 3, 2}, 6, (int64_t[]){1, 2, 2, 1});
+    kh_init(&c, "Unique", 11, 1, 4);
+    kh_input(&c, 0, KN_INT64, DIMS(2, 2), (int64_t[]){1, 3, 2, 3});
+    check_unique(DIMS(3), (int64_t[]){1, 2, 3}, KN_INT64, (int64_t[]){0, 2, 1}, 3,
+                 (int64_t[]){0, 2, 1, 2}, 4, (int64_t[]){1, 1, 2});
+    kh_init(&c, "Unique", 11, 1, 4);
+    kh_attr_int(&c, "axis", 0);
+    kh_input(&c, 0, KN_INT32, DIMS(3, 3), (int32_t[]){1, 0, 0, 1, 0, 0, 2, 3, 4});
+    check_unique(DIMS(2, 3), (int32_t[]){1, 0, 0, 2, 3, 4}, KN_INT32, (int64_t[]){0, 2}, 2,
+                 (int64_t[]){0, 0, 1}, 3, (int64_t[]){2, 1});
+    kh_init(&c, "Unique", 11, 1, 4);
+    kh_attr_int(&c, "axis", -2);
+    kh_input(&c, 0, KN_FLOAT, DIMS(2, 4, 2),
+             (float[]){1, 1, 0, 1, 2, 1, 0, 1, 1, 1, 0, 1, 2, 1, 0, 1});
+    check_unique(DIMS(2, 3, 2), (float[]){0, 1, 1, 1, 2, 1, 0, 1, 1, 1, 2, 1}, KN_FLOAT,
+                 (int64_t[]){1, 0, 2}, 3, (int64_t[]){1, 0, 2, 0}, 4, (int64_t[]){2, 1, 1});
+    /* -0 equals 0 (the first one is kept), NaNs group together and sort last,
+     * uint64 beyond 2^53 stays exact */
+    kh_init(&c, "Unique", 11, 1, 4);
+    kh_input(&c, 0, KN_FLOAT, DIMS(5), (float[]){NAN, 0, -0.0f, NAN, -1});
+    run_ok(&c);
+    const float *y = c.out[0].data;
+    cr_assert_eq(kn_tensor_numel(&c.out[0]), 3);
+    cr_assert(y[0] == -1 && y[1] == 0 && !signbit(y[1]) && isnan(y[2]));
+    expect_n(&c.out[3], KN_INT64, (int64_t[]){1, 2, 2}, 3);
+    kh_free(&c);
+    uint64_t big[] = {(1ull << 60) + 1, 1ull << 60, (1ull << 60) + 1};
+    kh_init(&c, "Unique", 11, 1, 4);
+    kh_input(&c, 0, KN_UINT64, DIMS(3), big);
+    check_unique(DIMS(2), (uint64_t[]){1ull << 60, (1ull << 60) + 1}, KN_UINT64,
+                 (int64_t[]){1, 0}, 2, (int64_t[]){1, 0, 1}, 3, (int64_t[]){1, 2});
+    /* optional outputs omitted, empty input */
+    kh_init(&c, "Unique", 11, 1, 1);
+    kh_input(&c, 0, KN_INT8, DIMS(0), (int8_t[]){0});
+    run_ok(&c);
+    expect_shape(&c.out[0], DIMS(0));
+    kh_free(&c);
+    kh_init(&c, "Unique", 11, 1, 4);
+    c.inputs_constant_in_prepare = 0;
+    kh_input(&c, 0, KN_INT64, DIMS(2), (int64_t[]){1, 1});
+    expect_fail(&c, KN_ERR_NEEDS_VALUE, "'X'");
+    kh_free(&c);
+    kh_init(&c, "Unique", 11, 1, 4);
+    kh_attr_int(&c, "axis", 2);
+    kh_input(&c, 0, KN_INT64, DIMS(2), (int64_t[]){1, 1});
+    expect_fail(&c, KN_ERR_INVALID_MODEL, "axis");
+}
+
+Test(valuedep, unique_large)
+{
+    /* 5000 values drawn from 300: sorted output is strictly increasing,
+     * counts add up, inverse maps back */
+    enum { NV = 5000 };
+    int32_t *v = malloc(sizeof(int32_t) * NV);
+    for (int i = 0; i < NV; i++)
+        v[i] = rand_int(-150, 149);
+    kh_init(&c, "Unique", 11, 1, 4);
+    kh_input(&c, 0, KN_INT32, DIMS(NV), v);
+    run_ok(&c);
+    int64_t g = kn_tensor_numel(&c.out[0]), total = 0;
+    const int32_t *y = c.out[0].data;
+    const int64_t *first = c.out[1].data, *inv = c.out[2].data, *cnt = c.out[3].data;
+    for (int64_t i = 0; i < g; i++) {
+        cr_assert(i == 0 || y[i - 1] < y[i]);
+        cr_assert_eq(v[first[i]], y[i]);
+        for (int64_t j = 0; j < first[i]; j++)
+            cr_assert_neq(v[j], y[i], "index %lld is not the first occurrence", (long long)i);
+        total += cnt[i];
+    }
+    cr_assert_eq(total, NV);
+    for (int i = 0; i < NV; i++)
+        cr_assert_eq(y[inv[i]], v[i]);
+    free(v);
+}
+
+Test(valuedep, compress)
+{
+    float x[] = {1, 2, 3, 4, 5, 6};
+    kh_init(&c, "Compress", 11, 2, 1);
+    kh_attr_int(&c, "axis", 0);
+    kh_input(&c, 0, KN_FLOAT, DIMS(3, 2), x);
+    kh_input(&c, 1, KN_BOOL, DIMS(3), (uint8_t[]){0, 1, 1});
+    run_ok(&c);
+    expect_shape(&c.out[0], DIMS(2, 2));
+    expect_data(&c.out[0], KN_FLOAT, (float[]){3, 4, 5, 6});
+    kh_free(&c);
+    kh_init(&c, "Compress", 11, 2, 1);
+    kh_attr_int(&c, "axis", -1);
+    kh_input(&c, 0, KN_FLOAT, DIMS(3, 2), x);
+    kh_input(&c, 1, KN_BOOL, DIMS(2), (uint8_t[]){0, 1});
+    run_ok(&c);
+    expect_shape(&c.out[0], DIMS(3, 1));
+    expect_data(&c.out[0], KN_FLOAT, (float[]){2, 4, 6});
+    kh_free(&c);
+    /* flattened, condition shorter than the input */
+    kh_init(&c, "Compress", 11, 2, 1);
+    kh_input(&c, 0, KN_INT16, DIMS(3, 2), (int16_t[]){1, 2, 3, 4, 5, 6});
+    kh_input(&c, 1, KN_BOOL, DIMS(4), (uint8_t[]){0, 1, 0, 1});
+    run_ok(&c);
+    expect_shape(&c.out[0], DIMS(2));
+    expect_data(&c.out[0], KN_INT16, (int16_t[]){2, 4});
+    kh_free(&c);
+    /* the data need not be constant, the condition must */
+    kh_init(&c, "Compress", 11, 2, 1);
+    c.inputs_constant_in_prepare = 0;
+    kh_input(&c, 0, KN_FLOAT, DIMS(3, 2), x);
+    kh_input(&c, 1, KN_BOOL, DIMS(3), (uint8_t[]){0, 1, 1});
+    expect_fail(&c, KN_ERR_NEEDS_VALUE, "'condition'");
+    kh_free(&c);
+    kh_init(&c, "Compress", 11, 2, 1);
+    kh_attr_int(&c, "axis", 0);
+    kh_input(&c, 0, KN_FLOAT, DIMS(3, 2), x);
+    kh_input(&c, 1, KN_BOOL, DIMS(4), (uint8_t[]){0, 1, 0, 1});
+    expect_fail(&c, KN_ERR_INVALID_ARGUMENT, "condition[3]");
+    kh_free(&c);
+    kh_init(&c, "Compress", 11, 2, 1);
+    kh_input(&c, 0, KN_FLOAT, DIMS(3, 2), x);
+    kh_input(&c, 1, KN_INT32, DIMS(1), (int32_t[]){1});
+    expect_fail(&c, KN_ERR_DTYPE, "bool");
+}
+
+/* ---- random ops ------------------------------------------------------------ */
+
+Test(random, uniform_and_normal)
+{
+    const kn_op_def *d = kn_registry_find("", "RandomUniform", 1, 0, KN_BACKEND_CPU);
+    cr_assert(d && (d->flags & KN_OP_NONDETERMINISTIC));
+    kh_init(&c, "RandomUniform", 1, 0, 1);
+    kh_attr_ints(&c, "shape", (int64_t[]){200, 150}, 2);
+    kh_attr_float(&c, "low", -2);
+    kh_attr_float(&c, "high", 3);
+    kh_attr_float(&c, "seed", 7);
+    kh_attr_int(&c, "dtype", KN_DOUBLE);
+    run_both(&c); /* seeded: same values with 1 and 2 threads */
+    expect_shape(&c.out[0], DIMS(200, 150));
+    cr_assert_eq(c.out[0].dtype, KN_DOUBLE);
+    const double *u = c.out[0].data;
+    double sum = 0, lo = 1e9, hi = -1e9;
+    for (int i = 0; i < 30000; i++) {
+        sum += u[i];
+        lo = u[i] < lo ? u[i] : lo;
+        hi = u[i] > hi ? u[i] : hi;
+    }
+    cr_assert(lo >= -2 && hi < 3 && lo < -1.99 && hi > 2.99, "range [%g, %g]", lo, hi);
+    cr_assert(fabs(sum / 30000 - 0.5) < 0.05, "mean %g", sum / 30000);
+    kh_free(&c);
+    kh_init(&c, "RandomNormalLike", 1, 1, 1);
+    kh_attr_float(&c, "mean", 10);
+    kh_attr_float(&c, "scale", 2);
+    kh_attr_float(&c, "seed", 1);
+    static float like[40000];
+    kh_input(&c, 0, KN_FLOAT, DIMS(200, 200), like);
+    run_ok(&c);
+    const float *z = c.out[0].data;
+    double m = 0, v = 0;
+    for (int i = 0; i < 40000; i++)
+        m += z[i];
+    m /= 40000;
+    for (int i = 0; i < 40000; i++)
+        v += (z[i] - m) * (z[i] - m);
+    v /= 40000;
+    cr_assert(fabs(m - 10) < 0.05 && fabs(v - 4) < 0.2, "mean %g var %g", m, v);
+    kh_free(&c);
+    /* float16 output; an int input needs an explicit float dtype */
+    kh_init(&c, "RandomUniformLike", 1, 1, 1);
+    kh_attr_int(&c, "dtype", KN_FLOAT16);
+    kh_input(&c, 0, KN_INT32, DIMS(3), (int32_t[]){1, 2, 3});
+    run_ok(&c);
+    cr_assert_eq(c.out[0].dtype, KN_FLOAT16);
+    kh_free(&c);
+    kh_init(&c, "RandomUniformLike", 1, 1, 1);
+    kh_input(&c, 0, KN_INT32, DIMS(3), (int32_t[]){1, 2, 3});
+    expect_fail(&c, KN_ERR_DTYPE, "dtype");
+    kh_free(&c);
+    kh_init(&c, "RandomNormal", 1, 0, 1);
+    expect_fail(&c, KN_ERR_INVALID_MODEL, "shape");
+}
+
+Test(random, bernoulli_and_multinomial)
+{
+    /* p = 0 and p = 1 are certain; p = 0.25 hits about a quarter */
+    enum { NB = 20000 };
+    double *p = malloc(sizeof(double) * NB);
+    for (int i = 0; i < NB; i++)
+        p[i] = i % 4 == 0 ? 0 : i % 4 == 1 ? 1 : 0.25;
+    kh_init(&c, "Bernoulli", 15, 1, 1);
+    kh_attr_int(&c, "dtype", KN_INT64);
+    kh_input(&c, 0, KN_DOUBLE, DIMS(NB), p);
+    run_ok(&c);
+    cr_assert_eq(c.out[0].dtype, KN_INT64);
+    const int64_t *b = c.out[0].data;
+    int quarter = 0;
+    for (int i = 0; i < NB; i++) {
+        if (i % 4 < 2)
+            cr_assert_eq(b[i], i % 4, "element %d", i);
+        else
+            quarter += (int)b[i];
+    }
+    cr_assert(fabs(quarter / (NB / 2.0) - 0.25) < 0.02, "rate %g", quarter / (NB / 2.0));
+    free(p);
+    kh_free(&c);
+    /* row 0 always picks class 2; row 1 splits 1:3 between classes 0 and 1 */
+    float logits[] = {-INFINITY, -INFINITY, 0, 0, logf(3), -INFINITY};
+    kh_init(&c, "Multinomial", 7, 1, 1);
+    kh_attr_int(&c, "sample_size", 4000);
+    kh_attr_int(&c, "dtype", KN_INT64);
+    kh_input(&c, 0, KN_FLOAT, DIMS(2, 3), logits);
+    run_ok(&c);
+    expect_shape(&c.out[0], DIMS(2, 4000));
+    const int64_t *s = c.out[0].data;
+    int ones = 0;
+    for (int i = 0; i < 4000; i++) {
+        cr_assert_eq(s[i], 2);
+        cr_assert(s[4000 + i] == 0 || s[4000 + i] == 1);
+        ones += (int)s[4000 + i];
+    }
+    cr_assert(fabs(ones / 4000.0 - 0.75) < 0.03, "rate %g", ones / 4000.0);
+    kh_free(&c);
+    kh_init(&c, "Multinomial", 7, 1, 1);
+    kh_input(&c, 0, KN_FLOAT, DIMS(6), logits);
+    expect_fail(&c, KN_ERR_SHAPE, "batch");
+}
+
+/* ---- training-domain optimizers ------------------------------------------- */
+
+#define TRAINING "ai.onnx.preview.training"
+
+static float r01 = 0.1f;
+static int64_t t0 = 0, t5 = 5;
+
+Test(training, adagrad)
+{
+    cr_assert(kn_registry_find_op("", "Adagrad", 1) == NULL, "Adagrad must not be in ai.onnx");
+    /* from the spec test: r = 0.1, t = 0, decay 0.1, eps 1e-5, norm 0.001 */
+    kh_init(&c, "Adagrad", 1, 8, 4);
+    kh_attr_float(&c, "decay_factor", 0.1f);
+    kh_attr_float(&c, "epsilon", 1e-5f);
+    kh_attr_float(&c, "norm_coefficient", 0.001f);
+    kh_input(&c, 0, KN_FLOAT, NULL, 0, &r01);
+    kh_input(&c, 1, KN_INT64, NULL, 0, &t0);
+    kh_input(&c, 2, KN_FLOAT, DIMS(1), (float[]){1});
+    kh_input(&c, 3, KN_FLOAT, DIMS(2), (float[]){1, 2});
+    kh_input(&c, 4, KN_FLOAT, DIMS(1), (float[]){-1});
+    kh_input(&c, 5, KN_FLOAT, DIMS(2), (float[]){-1, -3});
+    kh_input(&c, 6, KN_FLOAT, DIMS(1), (float[]){2});
+    kh_input(&c, 7, KN_FLOAT, DIMS(2), (float[]){4, 1});
+    cr_assert_eq(run_direct(&c, TRAINING, NULL, 1), KN_OK, "%s", c.err.msg);
+    /* g = 0.001 x + g: -0.999, -2.998; h += g^2; x -= 0.1 g / (sqrt(h) + eps) */
+    expect_f32(&c.out[0], (float[]){1.0576962f}, 1, 1e-6);
+    expect_f32(&c.out[1], (float[]){1.0446854f, 2.0948617f}, 2, 1e-6);
+    expect_f32(&c.out[2], (float[]){2.998001f}, 1, 1e-6);
+    expect_f32(&c.out[3], (float[]){4.998001f, 9.988004f}, 2, 1e-6);
+    kh_free(&c);
+    kh_init(&c, "Adagrad", 1, 4, 2);
+    kh_input(&c, 0, KN_FLOAT, NULL, 0, &r01);
+    kh_input(&c, 1, KN_INT64, NULL, 0, &t0);
+    kh_input(&c, 2, KN_FLOAT, DIMS(1), (float[]){1});
+    kh_input(&c, 3, KN_FLOAT, DIMS(1), (float[]){1});
+    cr_assert_eq(run_direct(&c, TRAINING, NULL, 1), KN_ERR_INVALID_MODEL);
+}
+
+Test(training, adam)
+{
+    kh_init(&c, "Adam", 1, 6, 3);
+    kh_attr_float(&c, "alpha", 0.95f);
+    kh_attr_float(&c, "beta", 0.1f);
+    kh_attr_float(&c, "epsilon", 1e-7f);
+    kh_attr_float(&c, "norm_coefficient", 0.001f);
+    kh_input(&c, 0, KN_FLOAT, NULL, 0, &r01);
+    kh_input(&c, 1, KN_INT64, NULL, 0, &t0);
+    kh_input(&c, 2, KN_FLOAT, DIMS(2), (float[]){1.2f, 2.8f});
+    kh_input(&c, 3, KN_FLOAT, DIMS(2), (float[]){-0.94f, -2.5f});
+    kh_input(&c, 4, KN_FLOAT, DIMS(2), (float[]){1.7f, 3.6f});
+    kh_input(&c, 5, KN_FLOAT, DIMS(2), (float[]){0.1f, 0.1f});
+    cr_assert_eq(run_direct(&c, TRAINING, NULL, 1), KN_OK, "%s", c.err.msg);
+    expect_f32(&c.out[0], (float[]){1.0250363f, 2.6610327f}, 2, 1e-6);
+    expect_f32(&c.out[1], (float[]){1.56806f, 3.2951398f}, 2, 1e-6);
+    expect_f32(&c.out[2], (float[]){0.8032108f, 5.622407f}, 2, 1e-6);
+    kh_free(&c);
+    /* t > 0: bias correction r * sqrt(1 - beta^t) / (1 - alpha^t), and the
+     * post-update decay; double tensors. g = -1, v = 0.9 * 0 + 0.1 * -1,
+     * h = 0.5 * 0 + 0.5 * 1, x = 1 - r' * (-0.1 / sqrt(0.5)), then * 0.9 */
+    double x = 1, g = -1, v = 0, h = 0;
+    double r = 0.1;
+    kh_init(&c, "Adam", 1, 6, 3);
+    kh_attr_float(&c, "alpha", 0.9f);
+    kh_attr_float(&c, "beta", 0.5f);
+    kh_attr_float(&c, "epsilon", 0);
+    kh_attr_float(&c, "norm_coefficient_post", 0.1f);
+    kh_input(&c, 0, KN_DOUBLE, NULL, 0, &r);
+    kh_input(&c, 1, KN_INT64, NULL, 0, &t5);
+    kh_input(&c, 2, KN_DOUBLE, DIMS(1), &x);
+    kh_input(&c, 3, KN_DOUBLE, DIMS(1), &g);
+    kh_input(&c, 4, KN_DOUBLE, DIMS(1), &v);
+    kh_input(&c, 5, KN_DOUBLE, DIMS(1), &h);
+    cr_assert_eq(run_direct(&c, TRAINING, NULL, 1), KN_OK, "%s", c.err.msg);
+    double rate = 0.1 * sqrt(1 - pow(0.5, 5)) / (1 - pow(0.9, 5));
+    double want = (1 + rate * 0.1 / sqrt(0.5)) * (1 - (double)0.1f);
+    cr_assert(fabs(*(double *)c.out[0].data - want) < 1e-7, "%.10g vs %.10g",
+              *(double *)c.out[0].data, want);
+}
+
+Test(training, momentum)
+{
+    float x[] = {1.2f, 2.8f}, g[] = {-0.94f, -2.5f}, v[] = {1.7f, 3.6f};
+    kh_init(&c, "Momentum", 1, 5, 2);
+    kh_attr_float(&c, "alpha", 0.95f);
+    kh_attr_float(&c, "beta", 0.1f);
+    kh_attr_float(&c, "norm_coefficient", 0.001f);
+    kh_attr_string(&c, "mode", "standard");
+    kh_input(&c, 0, KN_FLOAT, NULL, 0, &r01);
+    kh_input(&c, 1, KN_INT64, NULL, 0, &t0);
+    kh_input(&c, 2, KN_FLOAT, DIMS(2), x);
+    kh_input(&c, 3, KN_FLOAT, DIMS(2), g);
+    kh_input(&c, 4, KN_FLOAT, DIMS(2), v);
+    cr_assert_eq(run_direct(&c, TRAINING, NULL, 1), KN_OK, "%s", c.err.msg);
+    expect_f32(&c.out[0], (float[]){1.13238f, 2.70772f}, 2, 1e-6);
+    expect_f32(&c.out[1], (float[]){0.67620003f, 0.9227998f}, 2, 1e-6);
+    kh_free(&c);
+    kh_init(&c, "Momentum", 1, 5, 2);
+    kh_attr_float(&c, "alpha", 0.95f);
+    kh_attr_float(&c, "beta", 1.0f);
+    kh_attr_float(&c, "norm_coefficient", 0.01f);
+    kh_attr_string(&c, "mode", "nesterov");
+    kh_input(&c, 0, KN_FLOAT, NULL, 0, &r01);
+    kh_input(&c, 1, KN_INT64, NULL, 0, &t0);
+    kh_input(&c, 2, KN_FLOAT, DIMS(2), x);
+    kh_input(&c, 3, KN_FLOAT, DIMS(2), g);
+    kh_input(&c, 4, KN_FLOAT, DIMS(2), v);
+    cr_assert_eq(run_direct(&c, TRAINING, NULL, 1), KN_OK, "%s", c.err.msg);
+    expect_f32(&c.out[0], (float[]){1.227535f, 2.95714f}, 2, 1e-6);
+    expect_f32(&c.out[1], (float[]){0.68700004f, 0.94799995f}, 2, 1e-6);
+    kh_free(&c);
+    kh_init(&c, "Momentum", 1, 5, 2);
+    kh_attr_float(&c, "alpha", 0.95f);
+    kh_attr_float(&c, "beta", 1.0f);
+    kh_attr_float(&c, "norm_coefficient", 0.01f);
+    kh_attr_string(&c, "mode", "heavy");
+    kh_input(&c, 0, KN_FLOAT, NULL, 0, &r01);
+    kh_input(&c, 1, KN_INT64, NULL, 0, &t0);
+    kh_input(&c, 2, KN_FLOAT, DIMS(2), x);
+    kh_input(&c, 3, KN_FLOAT, DIMS(2), g);
+    kh_input(&c, 4, KN_FLOAT, DIMS(2), v);
+    cr_assert_eq(run_direct(&c, TRAINING, NULL, 1), KN_ERR_INVALID_MODEL);
+    cr_assert(strstr(c.err.msg, "mode"), "%s", c.err.msg);
+}
+
+/* ---- TfIdfVectorizer, bitwise ops ------------------------------------------ */
+
+Test(misc, tfidf)
+{
+    int64_t pool[] = {2, 3, 5, 4, 5, 6, 7, 8, 6, 7};
+    int64_t idx[] = {0, 1, 2, 3, 4, 5, 6};
+    kh_init(&c, "TfIdfVectorizer", 9, 1, 1);
+    kh_attr_int(&c, "max_gram_length", 2);
+    kh_attr_int(&c, "min_gram_length", 1);
+    kh_attr_int(&c, "max_skip_count", 5);
+    kh_attr_string(&c, "mode", "TF");
+    kh_attr_ints(&c, "ngram_counts", (int64_t[]){0, 4}, 2);
+    kh_attr_ints(&c, "ngram_indexes", idx, 7);
+    kh_attr_ints(&c, "pool_int64s", pool, 10);
+    kh_input(&c, 0, KN_INT32, DIMS(2, 6), (int32_t[]){1, 1, 3, 3, 3, 7, 8, 6, 7, 5, 6, 8});
+    run_ok(&c);
+    expect_shape(&c.out[0], DIMS(2, 7));
+    /* row 0: "3" three times; row 1: 5, (5,6) at skip 0, (7,8) at skip 2,
+     * (6,7) at skip 0 */
+    expect_f32(&c.out[0], (float[]){0, 3, 0, 0, 0, 0, 0, 0, 0, 1, 0, 1, 1, 1}, 14, 0);
+    kh_free(&c);
+    /* bigrams only, skip 0, 1-D; TFIDF weights; two pool entries sharing a column */
+    kh_init(&c, "TfIdfVectorizer", 9, 1, 1);
+    kh_attr_int(&c, "max_gram_length", 2);
+    kh_attr_int(&c, "min_gram_length", 2);
+    kh_attr_int(&c, "max_skip_count", 0);
+    kh_attr_string(&c, "mode", "TFIDF");
+    kh_attr_ints(&c, "ngram_counts", (int64_t[]){0, 0}, 2);
+    kh_attr_ints(&c, "ngram_indexes", (int64_t[]){0, 2, 0}, 3);
+    kh_attr_ints(&c, "pool_int64s", (int64_t[]){5, 6, 7, 8, 6, 7}, 6);
+    kh_attr_floats(&c, "weights", (float[]){2, 3, 0.5f}, 3);
+    kh_input(&c, 0, KN_INT64, DIMS(8), (int64_t[]){5, 6, 7, 8, 5, 6, 6, 7});
+    run_ok(&c);
+    expect_shape(&c.out[0], DIMS(3));
+    /* (5,6) x2 * 2 + (6,7) x2 * 0.5 in column 0, (7,8) x1 * 3 in column 2 */
+    expect_f32(&c.out[0], (float[]){5, 0, 3}, 3, 0);
+    kh_free(&c);
+    kh_init(&c, "TfIdfVectorizer", 9, 1, 1); /* IDF: presence times weight */
+    kh_attr_int(&c, "max_gram_length", 1);
+    kh_attr_int(&c, "min_gram_length", 1);
+    kh_attr_string(&c, "mode", "IDF");
+    kh_attr_ints(&c, "ngram_counts", (int64_t[]){0}, 1);
+    kh_attr_ints(&c, "ngram_indexes", (int64_t[]){1, 0}, 2);
+    kh_attr_ints(&c, "pool_int64s", (int64_t[]){9, 4}, 2);
+    kh_attr_floats(&c, "weights", (float[]){0.5f, 4}, 2);
+    kh_input(&c, 0, KN_INT32, DIMS(5), (int32_t[]){9, 9, 9, 1, 4});
+    run_ok(&c);
+    expect_f32(&c.out[0], (float[]){4, 0.5f}, 2, 0);
+    kh_free(&c);
+    kh_init(&c, "TfIdfVectorizer", 9, 1, 1);
+    kh_attr_int(&c, "max_gram_length", 2);
+    kh_attr_int(&c, "min_gram_length", 1);
+    kh_attr_string(&c, "mode", "TF");
+    kh_attr_ints(&c, "ngram_counts", (int64_t[]){0, 3}, 2);
+    kh_attr_ints(&c, "ngram_indexes", (int64_t[]){0, 1}, 2);
+    kh_attr_ints(&c, "pool_int64s", (int64_t[]){1, 2, 3, 4}, 4); /* 1 item of bigrams */
+    kh_input(&c, 0, KN_INT32, DIMS(2), (int32_t[]){1, 2});
+    expect_fail(&c, KN_ERR_INVALID_MODEL, "ngram_counts");
+    kh_free(&c);
+    kh_init(&c, "TfIdfVectorizer", 9, 1, 1);
+    kh_attr_string(&c, "mode", "TF");
+    kh_attr_int(&c, "max_gram_length", 1);
+    kh_attr_int(&c, "min_gram_length", 1);
+    c.attrs[c.node.n_attrs++] = (kn_attr){.name = "pool_strings", .type = KN_ATTR_STRINGS};
+    kh_input(&c, 0, KN_INT32, DIMS(2), (int32_t[]){1, 2});
+    expect_fail(&c, KN_ERR_UNSUPPORTED, "string");
+}
+
+Test(misc, bitwise)
+{
+    kh_init(&c, "BitwiseAnd", 18, 2, 1);
+    kh_input(&c, 0, KN_INT16, DIMS(2, 2), (int16_t[]){-1, 12, 0x0F0F, -32768});
+    kh_input(&c, 1, KN_INT16, DIMS(2), (int16_t[]){0x00FF, 10});
+    run_ok(&c);
+    expect_data(&c.out[0], KN_INT16, (int16_t[]){0x00FF, 8, 0x000F, 0});
+    kh_free(&c);
+    kh_init(&c, "BitwiseOr", 18, 2, 1);
+    kh_input(&c, 0, KN_UINT64, DIMS(2), (uint64_t[]){1ull << 63, 5});
+    kh_input(&c, 1, KN_UINT64, NULL, 0, (uint64_t[]){3});
+    run_ok(&c);
+    expect_data(&c.out[0], KN_UINT64, (uint64_t[]){(1ull << 63) | 3, 7});
+    kh_free(&c);
+    kh_init(&c, "BitwiseXor", 18, 2, 1);
+    kh_input(&c, 0, KN_UINT8, DIMS(2, 1), (uint8_t[]){0xF0, 0x0F});
+    kh_input(&c, 1, KN_UINT8, DIMS(1, 3), (uint8_t[]){0xFF, 0x00, 0x3C});
+    run_ok(&c);
+    expect_shape(&c.out[0], DIMS(2, 3));
+    expect_data(&c.out[0], KN_UINT8, (uint8_t[]){0x0F, 0xF0, 0xCC, 0xF0, 0x0F, 0x33});
+    kh_free(&c);
+    kh_init(&c, "BitwiseNot", 18, 1, 1);
+    kh_input(&c, 0, KN_INT32, DIMS(3), (int32_t[]){0, -1, 5});
+    run_ok(&c);
+    expect_data(&c.out[0], KN_INT32, (int32_t[]){-1, 0, -6});
+    kh_free(&c);
+    /* a big broadcast for the thread split */
+    static int32_t big[3 * 20000], row[20000];
+    for (int i = 0; i < 3 * 20000; i++)
+        big[i] = rand_int(-100000, 100000);
+    for (int i = 0; i < 20000; i++)
+        row[i] = rand_int(-100000, 100000);
+    kh_init(&c, "BitwiseAnd", 18, 2, 1);
+    kh_input(&c, 0, KN_INT32, DIMS(3, 20000), big);
+    kh_input(&c, 1, KN_INT32, DIMS(20000), row);
+    run_both(&c);
+    const int32_t *o = c.out[0].data;
+    for (int i = 0; i < 3 * 20000; i++)
+        cr_assert_eq(o[i], big[i] & row[i % 20000]);
+    kh_free(&c);
+    kh_init(&c, "BitwiseAnd", 18, 2, 1);
+    kh_input(&c, 0, KN_INT32, DIMS(2), (int32_t[]){1, 2});
+    kh_input(&c, 1, KN_INT16, DIMS(2), (int16_t[]){1, 2});
+    expect_fail(&c, KN_ERR_DTYPE, "B is int16");
+    kh_free(&c);
+    kh_init(&c, "BitwiseAnd", 18, 2, 1);
+    kh_input(&c, 0, KN_INT32, DIMS(2), (int32_t[]){1, 2});
+    kh_input(&c, 1, KN_INT32, DIMS(3), (int32_t[]){1, 2, 3});
+    expect_fail(&c, KN_ERR_SHAPE, "broadcast");
+}
+
+/* ---- RotaryEmbedding, SwiGLU ------------------------------------------------ */
+
+Test(misc, rotary_embedding)
+{
+    /* pair 0 turns by 90 degrees (cos 0, sin 1), pair 1 stays (cos 1, sin 0) */
+    float x[] = {1, 2, 3, 4}, cs[] = {0, 1}, sn[] = {1, 0};
+    int64_t pos = 0;
+    kh_init(&c, "RotaryEmbedding", 23, 4, 1);
+    kh_input(&c, 0, KN_FLOAT, DIMS(1, 1, 1, 4), x);
+    kh_input(&c, 1, KN_FLOAT, DIMS(1, 2), cs);
+    kh_input(&c, 2, KN_FLOAT, DIMS(1, 2), sn);
+    kh_input(&c, 3, KN_INT64, DIMS(1, 1), &pos);
+    run_ok(&c);
+    expect_f32(&c.out[0], (float[]){-3, 2, 1, 4}, 4, 0); /* halves [x0, x1] [x2, x3] */
+    kh_free(&c);
+    kh_init(&c, "RotaryEmbedding", 23, 4, 1);
+    kh_attr_int(&c, "interleaved", 1);
+    kh_input(&c, 0, KN_FLOAT, DIMS(1, 1, 1, 4), x);
+    kh_input(&c, 1, KN_FLOAT, DIMS(1, 2), cs);
+    kh_input(&c, 2, KN_FLOAT, DIMS(1, 2), sn);
+    kh_input(&c, 3, KN_INT64, DIMS(1, 1), &pos);
+    run_ok(&c);
+    expect_f32(&c.out[0], (float[]){-2, 1, 3, 4}, 4, 0); /* pairs (x0, x1) (x2, x3) */
+    kh_free(&c);
+    /* 3-D input, two heads of 3, rotating 2 features: (a, b, c) -> (-b, a, c)
+     * at position 1; without position ids the cache is [batch, seq, d/2] */
+    float x3[] = {1, 2, 3, 4, 5, 6}, c2[] = {1, 0}, s2[] = {0, 1};
+    int64_t pos1 = 1;
+    kh_init(&c, "RotaryEmbedding", 23, 4, 1);
+    kh_attr_int(&c, "num_heads", 2);
+    kh_attr_int(&c, "rotary_embedding_dim", 2);
+    kh_input(&c, 0, KN_FLOAT, DIMS(1, 1, 6), x3);
+    kh_input(&c, 1, KN_FLOAT, DIMS(2, 1), c2);
+    kh_input(&c, 2, KN_FLOAT, DIMS(2, 1), s2);
+    kh_input(&c, 3, KN_INT64, DIMS(1, 1), &pos1);
+    run_ok(&c);
+    expect_f32(&c.out[0], (float[]){-2, 1, 3, -5, 4, 6}, 6, 0);
+    kh_free(&c);
+    kh_init(&c, "RotaryEmbedding", 23, 3, 1);
+    kh_attr_int(&c, "num_heads", 2);
+    kh_attr_int(&c, "rotary_embedding_dim", 2);
+    kh_input(&c, 0, KN_FLOAT, DIMS(1, 1, 6), x3);
+    kh_input(&c, 1, KN_FLOAT, DIMS(1, 1, 1), &c2[1]);
+    kh_input(&c, 2, KN_FLOAT, DIMS(1, 1, 1), &s2[1]);
+    run_ok(&c);
+    expect_f32(&c.out[0], (float[]){-2, 1, 3, -5, 4, 6}, 6, 0);
+    kh_free(&c);
+    int64_t far = 2; /* cache has 2 positions */
+    kh_init(&c, "RotaryEmbedding", 23, 4, 1);
+    c.inputs_constant_in_prepare = 0;
+    kh_attr_int(&c, "num_heads", 2);
+    kh_attr_int(&c, "rotary_embedding_dim", 2);
+    kh_input(&c, 0, KN_FLOAT, DIMS(1, 1, 6), x3);
+    kh_input(&c, 1, KN_FLOAT, DIMS(2, 1), c2);
+    kh_input(&c, 2, KN_FLOAT, DIMS(2, 1), s2);
+    kh_input(&c, 3, KN_INT64, DIMS(1, 1), &far);
+    expect_fail(&c, KN_ERR_INVALID_ARGUMENT, "position id");
+    kh_free(&c);
+    kh_init(&c, "RotaryEmbedding", 23, 4, 1);
+    kh_attr_int(&c, "rotary_embedding_dim", 3);
+    kh_input(&c, 0, KN_FLOAT, DIMS(1, 1, 1, 4), x);
+    kh_input(&c, 1, KN_FLOAT, DIMS(1, 2), cs);
+    kh_input(&c, 2, KN_FLOAT, DIMS(1, 2), sn);
+    kh_input(&c, 3, KN_INT64, DIMS(1, 1), &pos);
+    expect_fail(&c, KN_ERR_INVALID_MODEL, "even");
+}
+
+Test(misc, swiglu)
+{
+    kh_init(&c, "SwiGLU", 28, 2, 1);
+    kh_input(&c, 0, KN_FLOAT, DIMS(2, 1), (float[]){0, 1});
+    kh_input(&c, 1, KN_FLOAT, DIMS(2), (float[]){2, 3});
+    run_ok(&c);
+    expect_shape(&c.out[0], DIMS(2, 2));
+    /* 1 * sigmoid(1) = 0.7310585786 */
+    expect_f32(&c.out[0], (float[]){0, 0, 1.4621172f, 2.1931757f}, 4, 1e-6);
+    kh_free(&c);
+    kh_init(&c, "SwiGLU", 28, 2, 1);
+    kh_attr_float(&c, "alpha", 0.5f);
+    kh_input(&c, 0, KN_FLOAT, DIMS(1), (float[]){1});
+    kh_input(&c, 1, KN_FLOAT, DIMS(1), (float[]){0.5f});
+    run_ok(&c);
+    expect_f32(&c.out[0], (float[]){0.31122968f}, 1, 1e-6);
+}
+
+/* ---- ai.onnx.ml ops -------------------------------------------------------- */
+
+#define ML "ai.onnx.ml"
+
+Test(misc, ml_binarizer_array_feature_extractor)
+{
+    kh_init(&c, "Binarizer", 1, 1, 1);
+    kh_attr_float(&c, "threshold", 1);
+    kh_input(&c, 0, KN_FLOAT, DIMS(4), (float[]){0.5f, 1, 1.5f, NAN});
+    cr_assert_eq(run_direct(&c, ML, NULL, 1), KN_OK, "%s", c.err.msg);
+    expect_f32(&c.out[0], (float[]){0, 0, 1, 0}, 4, 0);
+    kh_free(&c);
+    kh_init(&c, "ArrayFeatureExtractor", 1, 2, 1);
+    kh_input(&c, 0, KN_INT32, DIMS(2, 3), (int32_t[]){0, 1, 2, 3, 4, 5});
+    kh_input(&c, 1, KN_INT64, DIMS(2), (int64_t[]){2, 0});
+    cr_assert_eq(run_direct(&c, ML, NULL, 1), KN_OK, "%s", c.err.msg);
+    expect_shape(&c.out[0], DIMS(2, 2));
+    expect_data(&c.out[0], KN_INT32, (int32_t[]){2, 0, 5, 3});
+    kh_free(&c);
+    kh_init(&c, "ArrayFeatureExtractor", 1, 2, 1);
+    kh_input(&c, 0, KN_FLOAT, DIMS(3), (float[]){7, 8, 9});
+    kh_input(&c, 1, KN_INT64, DIMS(1), (int64_t[]){1});
+    cr_assert_eq(run_direct(&c, ML, NULL, 1), KN_OK, "%s", c.err.msg);
+    expect_shape(&c.out[0], DIMS(1, 1));
+    expect_f32(&c.out[0], (float[]){8}, 1, 0);
+    kh_free(&c);
+    kh_init(&c, "ArrayFeatureExtractor", 1, 2, 1);
+    kh_input(&c, 0, KN_FLOAT, DIMS(3), (float[]){7, 8, 9});
+    kh_input(&c, 1, KN_INT64, DIMS(1), (int64_t[]){3});
+    cr_assert_eq(run_direct(&c, ML, NULL, 1), KN_ERR_INVALID_ARGUMENT);
+    cr_assert(strstr(c.err.msg, "index 3"), "%s", c.err.msg);
+}
+
+Test(misc, ml_tree_ensemble)
+{
+    /* node 0: x0 <= 3.14 ? node 1 : node 2; node 1: x0 <= 1.2 ? leaf 0 : leaf 2;
+     * node 2: x0 <= 4.2 ? leaf 1 : leaf 3; leaves 0, 2 -> column 0, 1, 3 -> 1 */
+    static double splits[] = {3.14, 1.2, 4.2}, weights[] = {5.23, 12.12, -12.23, 7.21};
+    static uint8_t modes[] = {0, 0, 0};
+    kn_tensor t_splits = {.dtype = KN_DOUBLE, .rank = 1, .dims = {3}, .data = splits};
+    kn_tensor t_weights = {.dtype = KN_DOUBLE, .rank = 1, .dims = {4}, .data = weights};
+    kn_tensor t_modes = {.dtype = KN_UINT8, .rank = 1, .dims = {3}, .data = modes};
+    kh_init(&c, "TreeEnsemble", 5, 1, 1);
+    kh_attr_int(&c, "aggregate_function", 1);
+    kh_attr_int(&c, "n_targets", 2);
+    kh_attr_ints(&c, "leaf_targetids", (int64_t[]){0, 1, 0, 1}, 4);
+    kh_attr_tensor(&c, "leaf_weights", &t_weights);
+    kh_attr_ints(&c, "nodes_falseleafs", (int64_t[]){0, 1, 1}, 3);
+    kh_attr_ints(&c, "nodes_falsenodeids", (int64_t[]){2, 2, 3}, 3);
+    kh_attr_ints(&c, "nodes_featureids", (int64_t[]){0, 0, 0}, 3);
+    kh_attr_tensor(&c, "nodes_modes", &t_modes);
+    kh_attr_tensor(&c, "nodes_splits", &t_splits);
+    kh_attr_ints(&c, "nodes_trueleafs", (int64_t[]){0, 1, 1}, 3);
+    kh_attr_ints(&c, "nodes_truenodeids", (int64_t[]){1, 0, 1}, 3);
+    kh_attr_ints(&c, "tree_roots", (int64_t[]){0}, 1);
+    kh_input(&c, 0, KN_DOUBLE, DIMS(4, 1), (double[]){1.2, -0.12, 4.14, 9});
+    cr_assert_eq(run_direct(&c, ML, NULL, 1), KN_OK, "%s", c.err.msg);
+    expect_shape(&c.out[0], DIMS(4, 2));
+    const double *y = c.out[0].data;
+    double want[] = {5.23, 0, 5.23, 0, 0, 12.12, 0, 7.21};
+    for (int i = 0; i < 8; i++)
+        cr_assert_eq(y[i], want[i], "[%d] %g vs %g", i, y[i], want[i]);
+    kh_free(&c);
+    /* a tree whose node 1 loops back to node 0 without reaching a leaf */
+    kh_init(&c, "TreeEnsemble", 5, 1, 1);
+    kh_attr_int(&c, "n_targets", 2);
+    kh_attr_ints(&c, "leaf_targetids", (int64_t[]){0, 1, 0, 1}, 4);
+    kh_attr_tensor(&c, "leaf_weights", &t_weights);
+    kh_attr_ints(&c, "nodes_falseleafs", (int64_t[]){0, 0, 1}, 3);
+    kh_attr_ints(&c, "nodes_falsenodeids", (int64_t[]){2, 0, 3}, 3);
+    kh_attr_ints(&c, "nodes_featureids", (int64_t[]){0, 0, 0}, 3);
+    kh_attr_tensor(&c, "nodes_modes", &t_modes);
+    kh_attr_tensor(&c, "nodes_splits", &t_splits);
+    kh_attr_ints(&c, "nodes_trueleafs", (int64_t[]){0, 1, 1}, 3);
+    kh_attr_ints(&c, "nodes_truenodeids", (int64_t[]){1, 0, 1}, 3);
+    kh_attr_ints(&c, "tree_roots", (int64_t[]){0}, 1);
+    kh_input(&c, 0, KN_DOUBLE, DIMS(1, 1), (double[]){2});
+    cr_assert_eq(run_direct(&c, ML, NULL, 1), KN_ERR_INVALID_ARGUMENT);
+    cr_assert(strstr(c.err.msg, "cycle"), "%s", c.err.msg);
+    kh_free(&c);
+    kh_init(&c, "TreeEnsemble", 5, 1, 1);
+    kh_attr_int(&c, "n_targets", 2);
+    kh_attr_ints(&c, "leaf_targetids", (int64_t[]){0, 1, 0, 1}, 4);
+    kh_attr_tensor(&c, "leaf_weights", &t_weights);
+    kh_attr_ints(&c, "nodes_falseleafs", (int64_t[]){0, 0, 1}, 3);
+    kh_attr_ints(&c, "nodes_falsenodeids", (int64_t[]){2, 7, 3}, 3); /* no node 7 */
+    kh_attr_ints(&c, "nodes_featureids", (int64_t[]){0, 0, 0}, 3);
+    kh_attr_tensor(&c, "nodes_modes", &t_modes);
+    kh_attr_tensor(&c, "nodes_splits", &t_splits);
+    kh_attr_ints(&c, "nodes_trueleafs", (int64_t[]){0, 1, 1}, 3);
+    kh_attr_ints(&c, "nodes_truenodeids", (int64_t[]){1, 0, 1}, 3);
+    kh_attr_ints(&c, "tree_roots", (int64_t[]){0}, 1);
+    kh_input(&c, 0, KN_DOUBLE, DIMS(1, 1), (double[]){2});
+    cr_assert_eq(run_direct(&c, ML, NULL, 1), KN_ERR_INVALID_MODEL);
+}
+
+/* ---- ImageDecoder ---------------------------------------------------------- */
+
+Test(misc, image_decoder)
+{
+    /* 2x2 24-bit BMP, rows bottom-up, BGR, padded to 4 bytes:
+     * top red, green; bottom blue, white */
+    static uint8_t bmp[70] = {'B', 'M', 70, 0, 0, 0, 0, 0, 0, 0, 54, 0, 0, 0, 40, 0, 0, 0,
+                              2, 0, 0, 0, 2, 0, 0, 0, 1, 0, 24, 0};
+    static const uint8_t px[16] = {255, 0, 0, 255, 255, 255, 0, 0, 0, 0, 255, 0, 255, 0, 0, 0};
+    memcpy(bmp + 54, px, 16);
+    kh_init(&c, "ImageDecoder", 20, 1, 1);
+    kh_input(&c, 0, KN_UINT8, DIMS(70), bmp);
+    run_ok(&c);
+    expect_shape(&c.out[0], DIMS(2, 2, 3));
+    expect_data(&c.out[0], KN_UINT8, (uint8_t[]){255, 0, 0, 0, 255, 0, 0, 0, 255, 255, 255, 255});
+    kh_free(&c);
+    kh_init(&c, "ImageDecoder", 20, 1, 1);
+    kh_attr_string(&c, "pixel_format", "Grayscale");
+    kh_input(&c, 0, KN_UINT8, DIMS(70), bmp);
+    run_ok(&c);
+    expect_shape(&c.out[0], DIMS(2, 2, 1));
+    expect_data(&c.out[0], KN_UINT8, (uint8_t[]){76, 150, 29, 255});
+    kh_free(&c);
+    static const uint8_t ppm[] = "P6\n# comment\n2 1\n255\n\x0a\x14\x1e\x28\x32\x3c";
+    kh_init(&c, "ImageDecoder", 20, 1, 1);
+    kh_attr_string(&c, "pixel_format", "BGR");
+    kh_input(&c, 0, KN_UINT8, DIMS(sizeof ppm - 1), ppm);
+    run_ok(&c);
+    expect_shape(&c.out[0], DIMS(1, 2, 3));
+    expect_data(&c.out[0], KN_UINT8, (uint8_t[]){30, 20, 10, 60, 50, 40});
+    kh_free(&c);
+    static const uint8_t pgm[] = "P5 1 1 15\n\x0f"; /* maxval 15 scales to 255 */
+    kh_init(&c, "ImageDecoder", 20, 1, 1);
+    kh_input(&c, 0, KN_UINT8, DIMS(sizeof pgm - 1), pgm);
+    run_ok(&c);
+    expect_data(&c.out[0], KN_UINT8, (uint8_t[]){255, 255, 255});
+    kh_free(&c);
+    kh_init(&c, "ImageDecoder", 20, 1, 1);
+    kh_input(&c, 0, KN_UINT8, DIMS(60), bmp);
+    expect_fail(&c, KN_ERR_INVALID_ARGUMENT, "truncated");
+    kh_free(&c);
+    static const uint8_t png[] = "\x89PNG\r\n\x1a\n\0\0\0\rIHDR";
+    kh_init(&c, "ImageDecoder", 20, 1, 1);
+    kh_input(&c, 0, KN_UINT8, DIMS(sizeof png - 1), png);
+    expect_fail(&c, KN_ERR_UNSUPPORTED, "PNG");
+    kh_free(&c);
+    kh_init(&c, "ImageDecoder", 20, 1, 1);
+    c.inputs_constant_in_prepare = 0;
+    kh_input(&c, 0, KN_UINT8, DIMS(70), bmp);
+    expect_fail(&c, KN_ERR_NEEDS_VALUE, "encoded_stream");
+}
