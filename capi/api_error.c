@@ -13,6 +13,10 @@ _Static_assert(KILN_ERR_CANCELLED == KN_ERR_CANCELLED, "status codes");
 _Static_assert(KILN_ERR_LIMIT == KN_ERR_LIMIT, "status codes");
 _Static_assert(KILN_DTYPE_BFLOAT16 == KN_BFLOAT16, "dtype codes");
 _Static_assert(KILN_DTYPE_FLOAT8E4M3FN == KN_FLOAT8E4M3FN, "dtype codes");
+_Static_assert(KILN_DTYPE_UINT4 == KN_UINT4 && KILN_DTYPE_INT4 == KN_INT4 &&
+                   KILN_DTYPE_FLOAT4E2M1 == KN_FLOAT4E2M1 && KILN_DTYPE_UINT2 == KN_UINT2 &&
+                   KILN_DTYPE_INT2 == KN_INT2,
+               "dtype codes");
 
 static _Thread_local char last_error[1024];
 

@@ -38,6 +38,10 @@ struct kiln_tensor {
     const char *name;
 };
 
+/* A new handle holding a copy of src (tensor or sequence/optional blob)
+ * named name (may be NULL). Records the failure on error. */
+int32_t kiln_tensor_from_core(const kn_tensor *src, const char *name, kiln_tensor **out);
+
 /* Records a failure for kiln_last_error() and returns its code. */
 int32_t kiln_fail(int32_t code, const char *fmt, ...)
 #if defined(__GNUC__)

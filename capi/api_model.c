@@ -135,7 +135,16 @@ static int32_t io_dtype(const kiln_model *m, int is_output, int32_t index, int32
 {
     IO_VALUE_OR_FAIL(v, m, is_output, index);
     KILN_CHECK_ARG(dtype, "dtype is NULL");
-    *dtype = v->dtype;
+    /* A sequence or optional reports its tensors' element type. */
+    *dtype = v->kind == KN_KIND_TENSOR ? v->dtype : v->elem_dtype;
+    return KILN_OK;
+}
+
+static int32_t io_kind(const kiln_model *m, int is_output, int32_t index, int32_t *kind)
+{
+    IO_VALUE_OR_FAIL(v, m, is_output, index);
+    KILN_CHECK_ARG(kind, "kind is NULL");
+    *kind = v->kind;
     return KILN_OK;
 }
 
@@ -184,6 +193,8 @@ int32_t kiln_model_output_shape(const kiln_model *m, int32_t i, int64_t *d, int3
 {
     return io_shape(m, 1, i, d, c, r);
 }
+int32_t kiln_model_input_kind(const kiln_model *m, int32_t i, int32_t *k) { return io_kind(m, 0, i, k); }
+int32_t kiln_model_output_kind(const kiln_model *m, int32_t i, int32_t *k) { return io_kind(m, 1, i, k); }
 int32_t kiln_model_input_index(const kiln_model *m, const char *n, int32_t *i) { return io_index(m, 0, n, i); }
 int32_t kiln_model_output_index(const kiln_model *m, const char *n, int32_t *i) { return io_index(m, 1, n, i); }
 

@@ -3,6 +3,14 @@
 #include <string.h>
 
 #include "api_internal.h"
+#include "core/value_blob.h"
+
+/* The declared value of input `index`, or NULL when out of range. */
+static const kn_value *input_value(const kiln_session *s, int32_t index)
+{
+    const kn_graph *g = s->model->core->graph;
+    return index >= 0 && index < g->n_inputs ? &g->values[g->inputs[index]] : NULL;
+}
 
 int32_t kiln_session_create(kiln_model *model, const kiln_options *o, kiln_session **out)
 {
@@ -37,6 +45,13 @@ int32_t kiln_session_set_input_at(kiln_session *s, int32_t index, int32_t dtype,
 {
     KILN_CHECK_ARG(s, "session is NULL");
     KILN_CHECK_ARG((flags & ~KILN_INPUT_COPY) == 0, "unknown flag bits");
+    const kn_value *v = input_value(s, index);
+    if (v && v->kind != KN_KIND_TENSOR)
+        return kiln_fail(KILN_ERR_DTYPE, "input '%s' is %s %s: bind it with "
+                         "kiln_session_set_input_value", v->name,
+                         v->kind == KN_KIND_SEQUENCE ? "a" : "an", kn_dtype_name(v->dtype));
+    if (kn_dtype_kind(dtype) != KN_KIND_TENSOR)
+        return kiln_fail(KILN_ERR_DTYPE, "dtype %d is not an element type", (int)dtype);
     kn_err err = {0};
     if (kn_session_bind(s->core, index, dtype, dims, rank, data, nbytes,
                         (flags & KILN_INPUT_COPY) != 0, &err) != KN_OK)
@@ -72,6 +87,44 @@ int32_t kiln_session_cancel(kiln_session *s)
     return KILN_OK;
 }
 
+int32_t kiln_session_set_input_value(kiln_session *s, int32_t index, const kiln_tensor *value)
+{
+    KILN_CHECK_ARG(s && value, "NULL argument");
+    const kn_value *v = input_value(s, index);
+    if (!v)
+        return kiln_fail(KILN_ERR_INVALID_ARGUMENT, "input index %d out of range (%d inputs)",
+                         (int)index, (int)s->model->core->graph->n_inputs);
+    const kn_tensor *t = &value->t;
+    kn_tensor wrapped = {0};
+    void *buf = NULL;
+    kn_err err = {0};
+    if (v->kind == KN_KIND_OPTIONAL && t->dtype != KN_OPTIONAL) {
+        /* A tensor or sequence for an optional input: an optional holding it. */
+        int64_t bytes = kn_blob_add_bytes(kn_blob_base_bytes(1), kn_blob_payload_bytes(t));
+        if (bytes < 0 || !(buf = malloc((size_t)bytes)))
+            return kiln_fail(KILN_ERR_OUT_OF_MEMORY, "out of memory binding input '%s'", v->name);
+        kn_blob_desc(&wrapped, KN_OPTIONAL, bytes);
+        wrapped.data = buf;
+        kn_blob_writer w;
+        int32_t dt = t->dtype;
+        if (t->dtype == KN_SEQUENCE) {
+            kn_blob_header h;
+            kn_blob_read_header(t, &h);
+            dt = h.elem_dtype;
+        }
+        if (kn_blob_begin(&w, &wrapped, 1, kn_dtype_kind(t->dtype), dt, &err) != KN_OK ||
+            kn_blob_push(&w, t, &err) != KN_OK || kn_blob_end(&w, &err) != KN_OK) {
+            free(buf);
+            return kiln_fail_err(&err);
+        }
+        t = &wrapped;
+    }
+    int rc = kn_session_bind(s->core, index, t->dtype, t->dims, t->rank, t->data,
+                             (size_t)kn_tensor_nbytes(t), 1, &err);
+    free(buf);
+    return rc == KN_OK ? KILN_OK : kiln_fail_err(&err);
+}
+
 static int32_t output_or_fail(const kiln_session *s, int32_t index, const kn_tensor **t)
 {
     KILN_CHECK_ARG(s, "session is NULL");
@@ -85,11 +138,42 @@ static int32_t output_or_fail(const kiln_session *s, int32_t index, const kn_ten
     return KILN_OK;
 }
 
+/* output_or_fail for the tensor-only output functions. */
+static int32_t tensor_output_or_fail(const kiln_session *s, int32_t index, const kn_tensor **t,
+                                     const char *func)
+{
+    int32_t rc = output_or_fail(s, index, t);
+    if (rc == KILN_OK && kn_is_blob_dtype((*t)->dtype)) {
+        const kn_graph *g = s->model->core->graph;
+        return kiln_fail(KILN_ERR_DTYPE, "%s: output '%s' is a %s, not a tensor: read it with "
+                         "kiln_session_output_value", func, g->values[g->outputs[index]].name,
+                         kn_dtype_name((*t)->dtype));
+    }
+    return rc;
+}
+
+int32_t kiln_session_output_value(const kiln_session *s, int32_t index, kiln_tensor **out)
+{
+    KILN_CHECK_ARG(out, "out is NULL");
+    *out = NULL;
+    const kn_tensor *t = NULL;
+    int32_t rc = output_or_fail(s, index, &t);
+    if (rc != KILN_OK)
+        return rc;
+    if (kn_is_blob_dtype(t->dtype)) {
+        kn_err err = {0};
+        if (kn_blob_check(t, "output", &err) != KN_OK)
+            return kiln_fail(KILN_ERR_INTERNAL, "%s", err.msg);
+    }
+    const kn_graph *g = s->model->core->graph;
+    return kiln_tensor_from_core(t, g->values[g->outputs[index]].name, out);
+}
+
 int32_t kiln_session_output_info(const kiln_session *s, int32_t index, int32_t *dtype,
                                  int64_t *dims, int32_t cap, int32_t *rank)
 {
     const kn_tensor *t = NULL;
-    int32_t rc = output_or_fail(s, index, &t);
+    int32_t rc = tensor_output_or_fail(s, index, &t, __func__);
     if (rc != KILN_OK)
         return rc;
     if (dtype)
@@ -101,7 +185,7 @@ int32_t kiln_session_output_copy(const kiln_session *s, int32_t index, void *buf
                                  size_t *needed)
 {
     const kn_tensor *t = NULL;
-    int32_t rc = output_or_fail(s, index, &t);
+    int32_t rc = tensor_output_or_fail(s, index, &t, __func__);
     if (rc != KILN_OK)
         return rc;
     size_t nbytes = (size_t)kn_tensor_nbytes(t);
@@ -120,7 +204,7 @@ int32_t kiln_session_output_view(const kiln_session *s, int32_t index, const voi
 {
     KILN_CHECK_ARG(data, "data is NULL");
     const kn_tensor *t = NULL;
-    int32_t rc = output_or_fail(s, index, &t);
+    int32_t rc = tensor_output_or_fail(s, index, &t, __func__);
     if (rc != KILN_OK)
         return rc;
     *data = t->data;

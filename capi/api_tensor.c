@@ -1,8 +1,27 @@
-/* TensorProto files (ONNX test data) for the CLI and the bindings. */
+/* TensorProto files (ONNX test data) for the CLI and the bindings, and
+ * handles holding sequence and optional values (one blob each, see
+ * core/value_blob.h). */
 #include <stdlib.h>
+#include <string.h>
 
 #include "api_internal.h"
 #include "core/onnx/onnx.h"
+#include "core/value_blob.h"
+
+_Static_assert(KILN_KIND_TENSOR == KN_KIND_TENSOR && KILN_KIND_SEQUENCE == KN_KIND_SEQUENCE &&
+                   KILN_KIND_OPTIONAL == KN_KIND_OPTIONAL,
+               "value kind codes");
+
+/* Sequence and optional handles expose their contents only through
+ * kiln_tensor_element: the blob layout is private. */
+static int32_t refuse_blob(const kiln_tensor *t, const char *func)
+{
+    if (!kn_is_blob_dtype(t->t.dtype))
+        return KILN_OK;
+    return kiln_fail(KILN_ERR_DTYPE, "%s: the handle holds a %s, not a tensor: read it with "
+                     "kiln_tensor_element_count and kiln_tensor_element", func,
+                     kn_dtype_name(t->t.dtype));
+}
 
 int32_t kiln_tensor_decode(const void *data, size_t size, kiln_tensor **out)
 {
@@ -35,6 +54,9 @@ int32_t kiln_tensor_info(const kiln_tensor *t, int32_t *dtype, int64_t *dims, in
                          int32_t *rank)
 {
     KILN_CHECK_ARG(t, "tensor is NULL");
+    int32_t rc = refuse_blob(t, __func__);
+    if (rc != KILN_OK)
+        return rc;
     if (dtype)
         *dtype = t->t.dtype;
     return kiln_copy_shape(t->t.dims, t->t.rank, dims, cap, rank);
@@ -43,6 +65,9 @@ int32_t kiln_tensor_info(const kiln_tensor *t, int32_t *dtype, int64_t *dims, in
 int32_t kiln_tensor_data(const kiln_tensor *t, const void **data, size_t *nbytes)
 {
     KILN_CHECK_ARG(t && data, "NULL argument");
+    int32_t rc = refuse_blob(t, __func__);
+    if (rc != KILN_OK)
+        return rc;
     *data = t->t.data;
     if (nbytes)
         *nbytes = (size_t)kn_tensor_nbytes(&t->t);
@@ -60,6 +85,7 @@ int32_t kiln_tensor_encode(const char *name, int32_t dtype, const int64_t *dims,
                            size_t *needed)
 {
     KILN_CHECK_ARG(rank >= 0 && rank <= KN_MAX_RANK, "rank out of range");
+    KILN_CHECK_ARG(kn_dtype_kind(dtype) == KN_KIND_TENSOR, "dtype is not an element type");
     KILN_CHECK_ARG(rank == 0 || dims, "dims is NULL");
     kn_tensor t = {.dtype = dtype, .rank = rank, .data = (void *)data};
     for (int32_t i = 0; i < rank; i++)
@@ -74,4 +100,106 @@ int32_t kiln_tensor_encode(const char *name, int32_t dtype, const int64_t *dims,
     if (kn_onnx_write_tensor(name ? name : "", &t, buf, cap, needed, &err) != KN_OK)
         return kiln_fail_err(&err);
     return KILN_OK;
+}
+
+/* An empty handle with its own pool. */
+static int32_t new_handle(kiln_tensor **out)
+{
+    kiln_tensor *t = calloc(1, sizeof *t);
+    if (!t || !(t->pool = kn_pool_create())) {
+        free(t);
+        return kiln_fail(KILN_ERR_OUT_OF_MEMORY, "out of memory");
+    }
+    *out = t;
+    return KILN_OK;
+}
+
+int32_t kiln_tensor_from_core(const kn_tensor *src, const char *name, kiln_tensor **out)
+{
+    *out = NULL;
+    kiln_tensor *t = NULL;
+    int32_t rc = new_handle(&t);
+    if (rc != KILN_OK)
+        return rc;
+    int64_t nbytes = kn_tensor_nbytes(src);
+    t->t = *src;
+    t->t.location = KN_LOC_HOST;
+    /* The pool's 16-byte alignment keeps a blob's payloads aligned too. */
+    t->t.data = nbytes >= 0 ? kn_pool_alloc(t->pool, nbytes > 0 ? (size_t)nbytes : 1) : NULL;
+    t->name = kn_pool_strdup(t->pool, name ? name : "");
+    if (!t->t.data || !t->name) {
+        kiln_tensor_destroy(t);
+        return kiln_fail(KILN_ERR_OUT_OF_MEMORY, "out of memory copying a value");
+    }
+    if (nbytes > 0)
+        memcpy(t->t.data, src->data, (size_t)nbytes);
+    *out = t;
+    return KILN_OK;
+}
+
+int32_t kiln_tensor_decode_value(const void *data, size_t size, int32_t kind, kiln_tensor **out)
+{
+    KILN_CHECK_ARG(out, "out is NULL");
+    *out = NULL;
+    KILN_CHECK_ARG(data || size == 0, "data is NULL");
+    if (kind != KILN_KIND_TENSOR && kind != KILN_KIND_SEQUENCE && kind != KILN_KIND_OPTIONAL)
+        return kiln_fail(KILN_ERR_INVALID_ARGUMENT, "%s: unknown kind %d", __func__, (int)kind);
+    kiln_tensor *t = NULL;
+    int32_t rc = new_handle(&t);
+    if (rc != KILN_OK)
+        return rc;
+    kn_err err = {0};
+    if (kn_onnx_read_value(t->pool, data, size, kind, &t->t, &t->name, &err) != KN_OK) {
+        kiln_tensor_destroy(t);
+        return kiln_fail_err(&err);
+    }
+    *out = t;
+    return KILN_OK;
+}
+
+int32_t kiln_tensor_kind(const kiln_tensor *t, int32_t *kind)
+{
+    KILN_CHECK_ARG(t && kind, "NULL argument");
+    *kind = kn_dtype_kind(t->t.dtype);
+    return KILN_OK;
+}
+
+static int32_t blob_or_fail(const kiln_tensor *t, const char *func)
+{
+    KILN_CHECK_ARG(t, "value is NULL");
+    if (!kn_is_blob_dtype(t->t.dtype))
+        return kiln_fail(KILN_ERR_INVALID_ARGUMENT, "%s: the handle holds a tensor, not a "
+                         "sequence or optional", func);
+    return KILN_OK;
+}
+
+int32_t kiln_tensor_element_count(const kiln_tensor *t, int32_t *count)
+{
+    int32_t rc = blob_or_fail(t, __func__);
+    if (rc != KILN_OK)
+        return rc;
+    KILN_CHECK_ARG(count, "count is NULL");
+    int64_t n = kn_blob_count(&t->t);
+    if (n > INT32_MAX)
+        return kiln_fail(KILN_ERR_LIMIT, "%s: %lld elements do not fit an int32_t", __func__,
+                         (long long)n);
+    *count = (int32_t)n;
+    return KILN_OK;
+}
+
+int32_t kiln_tensor_element(const kiln_tensor *t, int32_t index, kiln_tensor **out)
+{
+    KILN_CHECK_ARG(out, "out is NULL");
+    *out = NULL;
+    int32_t rc = blob_or_fail(t, __func__);
+    if (rc != KILN_OK)
+        return rc;
+    int64_t n = kn_blob_count(&t->t);
+    if (index < 0 || index >= n)
+        return kiln_fail(KILN_ERR_INVALID_ARGUMENT, "%s: index %d out of range (the %s has %lld "
+                         "element%s)", __func__, (int)index, kn_dtype_name(t->t.dtype),
+                         (long long)n, n == 1 ? "" : "s");
+    kn_tensor e;
+    kn_blob_elem(&t->t, index, &e);
+    return kiln_tensor_from_core(&e, "", out);
 }

@@ -71,13 +71,32 @@ extern "C" {
 #define KILN_DTYPE_BFLOAT16 16
 /* One-byte floats, one byte per element (see the ONNX float8 formats):
  * E4M3FN max 448, no inf; E4M3FNUZ max 240; E5M2 IEEE-like, max 57344;
- * E5M2FNUZ max 57344; E8M0 unsigned powers of two 2^-127..2^127, 0xFF NaN.
- * (21-23, 25, 26, the packed 4-bit and 2-bit types, are not supported.) */
+ * E5M2FNUZ max 57344; E8M0 unsigned powers of two 2^-127..2^127, 0xFF NaN. */
 #define KILN_DTYPE_FLOAT8E4M3FN 17
 #define KILN_DTYPE_FLOAT8E4M3FNUZ 18
 #define KILN_DTYPE_FLOAT8E5M2 19
 #define KILN_DTYPE_FLOAT8E5M2FNUZ 20
 #define KILN_DTYPE_FLOAT8E8M0 24
+/* Packed sub-byte types: several elements per byte, element 0 in the low
+ * bits, ceil(elements * bits / 8) bytes in all (the byte length every
+ * buffer of such a tensor has). 4-bit: UINT4 0..15, INT4 -8..7 (two's
+ * complement), FLOAT4E2M1 (1 sign, 2 exponent, 1 mantissa bits: +-0, 0.5,
+ * 1, 1.5, 2, 3, 4, 6; no inf or NaN); 2-bit: UINT2 0..3, INT2 -2..1. */
+#define KILN_DTYPE_UINT4 21
+#define KILN_DTYPE_INT4 22
+#define KILN_DTYPE_FLOAT4E2M1 23
+#define KILN_DTYPE_UINT2 25
+#define KILN_DTYPE_INT2 26
+
+/* ---- value kinds: what a model input/output or a kiln_tensor holds ----
+ * A tensor, a sequence (an ordered list of tensors, possibly empty; ONNX
+ * sequence types) or an optional (none, or one tensor or sequence; ONNX
+ * optional types). Sequences and optionals are bound with
+ * kiln_session_set_input_value, read with kiln_session_output_value, and
+ * taken apart with kiln_tensor_element_count / kiln_tensor_element. */
+#define KILN_KIND_TENSOR 0
+#define KILN_KIND_SEQUENCE 1
+#define KILN_KIND_OPTIONAL 2
 
 /* ---- option keys for kiln_options_set_int ---- */
 /* Runtime: worker threads including the caller (>= 1; default 1). */
@@ -185,6 +204,12 @@ KILN_API int32_t kiln_model_node_name(const kiln_model *model, int32_t index, ch
 /* *supported = 1 if a kernel exists for the node's op and opset. */
 KILN_API int32_t kiln_model_node_supported(const kiln_model *model, int32_t index,
                                            int32_t *supported);
+/* Kind of input/output `index` (KILN_KIND_*). For a sequence or optional,
+ * kiln_model_*_dtype reports the element type of its tensors (0 if open)
+ * and kiln_model_*_shape rank -1. Thread-safe. Errors: INVALID_ARGUMENT
+ * (NULL model or kind, bad index). */
+KILN_API int32_t kiln_model_input_kind(const kiln_model *model, int32_t index, int32_t *kind);
+KILN_API int32_t kiln_model_output_kind(const kiln_model *model, int32_t index, int32_t *kind);
 
 /* ---- session: per-run state (planned memory, bound inputs) ---- */
 
@@ -236,6 +261,25 @@ KILN_API int32_t kiln_session_output_view(const kiln_session *session, int32_t i
  * of all intermediate tensors (what a plan without reuse would need). */
 KILN_API int32_t kiln_session_plan_bytes(const kiln_session *session, int64_t *arena_bytes,
                                          int64_t *intermediate_bytes);
+/* Binds input `index` to a copy of value (a tensor, sequence or optional
+ * handle; the handle is not used after the call and may be destroyed). The
+ * value's kind must be the input's kind, except that an optional input
+ * also takes a tensor or sequence (bound as an optional holding it). The
+ * binding stays until the input is bound again. kiln_session_set_input and
+ * kiln_session_set_input_at refuse sequence and optional inputs (DTYPE);
+ * this call takes every kind. Errors: INVALID_ARGUMENT (NULL argument, bad
+ * index), DTYPE (kind or element type differs from the model's), SHAPE
+ * (tensor shape differs), OUT_OF_MEMORY. */
+KILN_API int32_t kiln_session_set_input_value(kiln_session *session, int32_t index,
+                                              const kiln_tensor *value);
+/* *out = a new handle holding a copy of output `index` after a successful
+ * run, whatever its kind; it stays valid after later runs and must be
+ * destroyed with kiln_tensor_destroy. Its name is the output's name. The
+ * other output functions (info, copy, view) refuse sequence and optional
+ * outputs (DTYPE). Errors: INVALID_ARGUMENT, STATE (no successful run yet),
+ * OUT_OF_MEMORY. */
+KILN_API int32_t kiln_session_output_value(const kiln_session *session, int32_t index,
+                                           kiln_tensor **out);
 
 /* ---- tensor files: ONNX TensorProto (the .pb files of ONNX test data) ---- */
 
@@ -255,6 +299,30 @@ KILN_API int32_t kiln_tensor_name(const kiln_tensor *tensor, char *buf, int32_t 
 KILN_API int32_t kiln_tensor_encode(const char *name, int32_t dtype, const int64_t *dims,
                                     int32_t rank, const void *data, size_t nbytes, void *buf,
                                     size_t cap, size_t *needed);
+/* Decodes a serialized value of the given kind: KILN_KIND_TENSOR a
+ * TensorProto (as kiln_tensor_decode), KILN_KIND_SEQUENCE a SequenceProto,
+ * KILN_KIND_OPTIONAL an OptionalProto (the protobuf bytes do not say which
+ * message they are, so the caller does, e.g. from kiln_model_input_kind).
+ * Sequence elements may be tensors or nested sequences/optionals. For a
+ * sequence or optional handle, kiln_tensor_info and kiln_tensor_data fail
+ * (DTYPE): read it with kiln_tensor_element_count and kiln_tensor_element.
+ * Errors: INVALID_ARGUMENT (bad kind), INVALID_MODEL (malformed; the
+ * message names the problem), UNSUPPORTED (string tensors, sparse tensors,
+ * maps, external data), OUT_OF_MEMORY. Thread-safe. */
+KILN_API int32_t kiln_tensor_decode_value(const void *data, size_t size, int32_t kind,
+                                          kiln_tensor **out);
+/* KILN_KIND_* of the value the handle holds. */
+KILN_API int32_t kiln_tensor_kind(const kiln_tensor *tensor, int32_t *kind);
+/* Number of elements: a sequence's length, 0 or 1 for an optional (none or
+ * present). Errors: INVALID_ARGUMENT (NULL, or the handle holds a plain
+ * tensor). */
+KILN_API int32_t kiln_tensor_element_count(const kiln_tensor *value, int32_t *count);
+/* *out = a new handle holding a copy of element `index` of a sequence or
+ * optional (a tensor, or a nested sequence/optional); independent of value
+ * and destroyed with kiln_tensor_destroy. Errors: INVALID_ARGUMENT (NULL,
+ * plain tensor, index out of range), OUT_OF_MEMORY. */
+KILN_API int32_t kiln_tensor_element(const kiln_tensor *value, int32_t index,
+                                     kiln_tensor **out);
 
 #ifdef __cplusplus
 }

@@ -27,8 +27,10 @@ static void usage(FILE *out)
             "each sub-folder (by name) holding model.onnx is. For every test_data_set_*,\n"
             "input_K.pb binds to model input K and output_K.pb must match output K: same\n"
             "dtype and shape, values within |got - expected| <= %g + %g * |expected|\n"
-            "(integers and bools exactly). Prints PASS, FAIL or SKIP per case (SKIP: the\n"
-            "data is not tensors, e.g. sequences, or holds strings), then a summary.\n"
+            "(integers and bools exactly). Sequence and optional values (SequenceProto,\n"
+            "OptionalProto files) match when they hold as many elements and each matches.\n"
+            "Prints PASS, FAIL or SKIP per case (SKIP: the data holds something the API\n"
+            "cannot express, e.g. strings or maps), then a summary.\n"
             "Exits 1 if any case failed.\n\n"
             "  --threads N        worker threads (default 1)\n"
             "  --quiet            print only failures and the summary\n"
@@ -121,6 +123,106 @@ static int32_t data_dtype(int32_t model_dtype, int32_t file_dtype)
     return file_dtype;
 }
 
+static int32_t handle_kind(const kiln_tensor *t)
+{
+    int32_t kind = KILN_KIND_TENSOR;
+    kiln_tensor_kind(t, &kind);
+    return kind;
+}
+
+/* Compares two tensor handles (dtype of `want` read as got's, see
+ * data_dtype). */
+static int32_t compare_handles(const kiln_tensor *got_t, const kiln_tensor *want_t,
+                               compare_result *cmp)
+{
+    tensor_view got = {0}, want = {0};
+    shape got_shape = {-1, NULL}, want_shape = {-1, NULL};
+    got.shape = &got_shape;
+    want.shape = &want_shape;
+    int32_t status = tensor_shape(got_t, &got.dtype, &got_shape);
+    if (status == KILN_OK)
+        status = kiln_tensor_data(got_t, &got.data, &got.nbytes);
+    if (status == KILN_OK && (status = tensor_shape(want_t, &want.dtype, &want_shape)) == KILN_OK)
+        status = kiln_tensor_data(want_t, &want.data, &want.nbytes);
+    want.dtype = data_dtype(got.dtype, want.dtype);
+    if (status == KILN_OK)
+        compare_tensors(&got, &want, RTOL, ATOL, cmp);
+    shape_free(&got_shape);
+    shape_free(&want_shape);
+    return status;
+}
+
+static const char *kind_label(int32_t kind)
+{
+    return kind == KILN_KIND_SEQUENCE ? "a sequence"
+           : kind == KILN_KIND_OPTIONAL ? "an optional"
+                                        : "a tensor";
+}
+
+/* Compares two values of any kind: the same kind, the same number of
+ * elements (an empty optional equals an empty optional), and element by
+ * element with the tensor comparison. max_abs_diff is the largest over all
+ * elements; reason names the element path of the first mismatch. */
+static int32_t compare_values(const kiln_tensor *got, const kiln_tensor *want, int depth,
+                              compare_result *cmp)
+{
+    int32_t gk = handle_kind(got), wk = handle_kind(want);
+    cmp->ok = 0;
+    cmp->reason[0] = '\0';
+    if (gk != wk) {
+        snprintf(cmp->reason, sizeof cmp->reason, "got %s, expected %s", kind_label(gk),
+                 kind_label(wk));
+        return KILN_OK;
+    }
+    if (gk == KILN_KIND_TENSOR)
+        return compare_handles(got, want, cmp);
+    int32_t gn = 0, wn = 0, status = kiln_tensor_element_count(got, &gn);
+    if (status == KILN_OK)
+        status = kiln_tensor_element_count(want, &wn);
+    if (status != KILN_OK)
+        return status;
+    if (gn != wn) {
+        snprintf(cmp->reason, sizeof cmp->reason, "got %s of %d element%s, expected %d",
+                 kind_label(gk), (int)gn, gn == 1 ? "" : "s", (int)wn);
+        return KILN_OK;
+    }
+    double worst = 0;
+    for (int32_t i = 0; i < gn; i++) {
+        kiln_tensor *ge = NULL, *we = NULL;
+        compare_result sub = {0};
+        if ((status = kiln_tensor_element(got, i, &ge)) == KILN_OK &&
+            (status = kiln_tensor_element(want, i, &we)) == KILN_OK)
+            status = depth < 16 ? compare_values(ge, we, depth + 1, &sub) : KILN_ERR_LIMIT;
+        kiln_tensor_destroy(ge);
+        kiln_tensor_destroy(we);
+        if (status != KILN_OK)
+            return status;
+        if (sub.max_abs_diff > worst)
+            worst = sub.max_abs_diff;
+        if (!sub.ok) {
+            cmp->max_abs_diff = worst;
+            snprintf(cmp->reason, sizeof cmp->reason, "element %d: %.480s", (int)i, sub.reason);
+            return KILN_OK;
+        }
+    }
+    cmp->ok = 1;
+    cmp->max_abs_diff = worst;
+    return KILN_OK;
+}
+
+/* Output k of a set holding a sequence or optional (or produced as one):
+ * compared as values. */
+static int32_t compare_output_value(const kiln_session *session, int k, const kiln_tensor *want,
+                                    compare_result *cmp)
+{
+    kiln_tensor *got = NULL;
+    int32_t status = kiln_session_output_value(session, k, &got);
+    if (status == KILN_OK)
+        status = compare_values(got, want, 0, cmp);
+    kiln_tensor_destroy(got);
+    return status;
+}
+
 /* Binds a data set's inputs, runs, and compares its outputs. */
 static int run_set(const kiln_model *model, kiln_session *session, const data_set *set,
                    int set_count, case_result *r)
@@ -142,9 +244,12 @@ static int run_set(const kiln_model *model, kiln_session *session, const data_se
         shape s = {-1, NULL};
         const void *data = NULL;
         size_t nbytes = 0;
-        int32_t declared = 0;
+        int32_t declared = 0, kind = KILN_KIND_TENSOR;
         kiln_model_input_dtype(model, k, &declared);
-        if ((status = tensor_shape(set->inputs[k], &dtype, &s)) == KILN_OK &&
+        kiln_model_input_kind(model, k, &kind);
+        if (kind != KILN_KIND_TENSOR || handle_kind(set->inputs[k]) != KILN_KIND_TENSOR)
+            status = kiln_session_set_input_value(session, k, set->inputs[k]);
+        else if ((status = tensor_shape(set->inputs[k], &dtype, &s)) == KILN_OK &&
             (status = kiln_tensor_data(set->inputs[k], &data, &nbytes)) == KILN_OK)
             status = kiln_session_set_input_at(session, k, data_dtype(declared, dtype), s.dims,
                                                s.rank, data, nbytes, 0);
@@ -162,21 +267,27 @@ static int run_set(const kiln_model *model, kiln_session *session, const data_se
         char *name = model_output_name(model, k, NULL);
         snprintf(what, sizeof what, "output %d (%s)", k, name ? name : "?");
         free(name);
-        tensor_view got = {0}, want = {0};
-        shape got_shape = {-1, NULL}, want_shape = {-1, NULL};
-        got.shape = &got_shape;
-        want.shape = &want_shape;
-        if ((status = session_output_shape(session, k, &got.dtype, &got_shape)) == KILN_OK)
-            status = kiln_session_output_view(session, k, &got.data, &got.nbytes);
-        if (status == KILN_OK &&
-            (status = tensor_shape(set->outputs[k], &want.dtype, &want_shape)) == KILN_OK)
-            status = kiln_tensor_data(set->outputs[k], &want.data, &want.nbytes);
         compare_result cmp = {0};
-        want.dtype = data_dtype(got.dtype, want.dtype);
-        if (status == KILN_OK)
-            compare_tensors(&got, &want, RTOL, ATOL, &cmp);
-        shape_free(&got_shape);
-        shape_free(&want_shape);
+        int32_t kind = KILN_KIND_TENSOR;
+        kiln_model_output_kind(model, k, &kind);
+        if (kind != KILN_KIND_TENSOR || handle_kind(set->outputs[k]) != KILN_KIND_TENSOR) {
+            status = compare_output_value(session, k, set->outputs[k], &cmp);
+        } else {
+            tensor_view got = {0}, want = {0};
+            shape got_shape = {-1, NULL}, want_shape = {-1, NULL};
+            got.shape = &got_shape;
+            want.shape = &want_shape;
+            if ((status = session_output_shape(session, k, &got.dtype, &got_shape)) == KILN_OK)
+                status = kiln_session_output_view(session, k, &got.data, &got.nbytes);
+            if (status == KILN_OK &&
+                (status = tensor_shape(set->outputs[k], &want.dtype, &want_shape)) == KILN_OK)
+                status = kiln_tensor_data(set->outputs[k], &want.data, &want.nbytes);
+            want.dtype = data_dtype(got.dtype, want.dtype);
+            if (status == KILN_OK)
+                compare_tensors(&got, &want, RTOL, ATOL, &cmp);
+            shape_free(&got_shape);
+            shape_free(&want_shape);
+        }
         if (status != KILN_OK)
             return fail(r, prefix, what, status);
         if (cmp.max_abs_diff > r->max_abs_diff)
@@ -196,25 +307,34 @@ static void run_case(kiln_runtime *runtime, const char *dir, case_result *r)
     r->max_abs_diff = 0;
     r->reason[0] = '\0';
 
-    /* Data first: a case whose data the API cannot express is a SKIP even
-     * if its model would also fail to load. */
-    data_set *sets = NULL;
-    int set_count = 0;
-    data_status ds = load_data_sets(dir, &sets, &set_count, r->reason, sizeof r->reason);
-    if (ds != DATA_OK) {
-        r->verdict = ds == DATA_SKIP ? SKIP : FAIL;
-        free_data_sets(sets, set_count);
-        return;
-    }
-
+    /* The model first, for the kinds its .pb files hold (tensor, sequence,
+     * optional); but a case whose data the API cannot express is a SKIP
+     * even if its model also fails to load, so a load failure is reported
+     * only after the data was read. */
     char *model_path = path_join(dir, "model.onnx");
     kiln_model *model = NULL;
     kiln_session *session = NULL;
     int32_t status = model_path ? load_model(runtime, model_path, 0, &model)
                                 : KILN_ERR_OUT_OF_MEMORY;
+    char load_error[1200] = "";
     if (status != KILN_OK)
-        fail(r, "", "load", status);
-    else if ((status = kiln_session_create(model, NULL, &session)) != KILN_OK)
+        format_error(status, load_error, sizeof load_error);
+
+    data_set *sets = NULL;
+    int set_count = 0;
+    data_status ds = load_data_sets(dir, model, &sets, &set_count, r->reason, sizeof r->reason);
+    if (ds != DATA_OK) {
+        r->verdict = ds == DATA_SKIP ? SKIP : FAIL;
+        free_data_sets(sets, set_count);
+        kiln_model_destroy(model);
+        free(model_path);
+        return;
+    }
+
+    if (status != KILN_OK) {
+        snprintf(r->reason, sizeof r->reason, "load: %s", load_error);
+        r->verdict = FAIL;
+    } else if ((status = kiln_session_create(model, NULL, &session)) != KILN_OK)
         fail(r, "", "session", status);
     for (int i = 0; r->verdict == PASS && i < set_count; i++)
         run_set(model, session, &sets[i], set_count, r);

@@ -15,10 +15,40 @@ static int is_float8(int32_t dtype)
            dtype == KILN_DTYPE_FLOAT8E8M0;
 }
 
+/* The packed sub-byte types (several elements per byte, low bits first). */
+static int is_packed(int32_t dtype)
+{
+    return dtype == KILN_DTYPE_UINT4 || dtype == KILN_DTYPE_INT4 ||
+           dtype == KILN_DTYPE_FLOAT4E2M1 || dtype == KILN_DTYPE_UINT2 || dtype == KILN_DTYPE_INT2;
+}
+
+/* Formats whose neighbouring values are far apart: compared exactly. */
+static int is_exact_float(int32_t dtype)
+{
+    return is_float8(dtype) || dtype == KILN_DTYPE_FLOAT4E2M1;
+}
+
 static int is_floating(int32_t dtype)
 {
     return dtype == KILN_DTYPE_FLOAT || dtype == KILN_DTYPE_DOUBLE ||
-           dtype == KILN_DTYPE_FLOAT16 || dtype == KILN_DTYPE_BFLOAT16 || is_float8(dtype);
+           dtype == KILN_DTYPE_FLOAT16 || dtype == KILN_DTYPE_BFLOAT16 || is_exact_float(dtype);
+}
+
+/* Element i of a packed tensor as a double: 4- and 2-bit integers
+ * (two's complement for the signed ones) and FLOAT4E2M1 (1 sign, 2
+ * exponent bits with bias 1, 1 mantissa bit; no inf or NaN). */
+static double packed_value(int32_t dtype, const void *data, int64_t i)
+{
+    int bits = dtype_bits(dtype), per = 8 / bits;
+    unsigned b = ((const unsigned char *)data)[i / per];
+    unsigned v = (b >> ((unsigned)(i % per) * (unsigned)bits)) & ((1u << bits) - 1);
+    if (dtype == KILN_DTYPE_FLOAT4E2M1) {
+        static const double mag[8] = {0, 0.5, 1, 1.5, 2, 3, 4, 6};
+        return (v & 8) ? -mag[v & 7] : mag[v & 7];
+    }
+    if ((dtype == KILN_DTYPE_INT4 || dtype == KILN_DTYPE_INT2) && (v >> (bits - 1)))
+        return (double)v - (double)(1u << bits);
+    return (double)v;
 }
 
 /* A float8 byte as a double (the CLI sees only the public API, so it has
@@ -55,6 +85,8 @@ static double float8_to_double(int32_t dtype, uint8_t b)
  * to 2^53; integers are only converted for the max-abs-diff report. */
 static double element_value(int32_t dtype, const void *data, int64_t i)
 {
+    if (is_packed(dtype))
+        return packed_value(dtype, data, i);
     const unsigned char *p = (const unsigned char *)data + (size_t)i * dtype_size(dtype);
     union {
         float f; double d; uint16_t u16; int16_t i16; uint32_t u32; int32_t i32;
@@ -102,6 +134,8 @@ static void element_text(int32_t dtype, const void *data, int64_t i, char *buf, 
 
 static int elements_equal(int32_t dtype, const void *a, const void *b, int64_t i)
 {
+    if (is_packed(dtype)) /* by value: a byte also holds other elements */
+        return packed_value(dtype, a, i) == packed_value(dtype, b, i);
     size_t size = dtype_size(dtype);
     const unsigned char *pa = (const unsigned char *)a + (size_t)i * size;
     const unsigned char *pb = (const unsigned char *)b + (size_t)i * size;
@@ -149,14 +183,14 @@ void compare_tensors(const tensor_view *got, const tensor_view *expected, double
         snprintf(result->reason, sizeof result->reason, "shape %s, expected %s", a, b);
         return;
     }
-    size_t size = dtype_size(got->dtype);
     int64_t count = shape_elements(got->shape);
-    if (size == 0 || count < 0) {
+    int64_t need = dtype_nbytes(got->dtype, count);
+    if (need < 0) {
         snprintf(result->reason, sizeof result->reason, "cannot compare %s tensors",
                  dtype_name(got->dtype));
         return;
     }
-    if (got->nbytes != (size_t)count * size || expected->nbytes != (size_t)count * size) {
+    if (got->nbytes != (size_t)need || expected->nbytes != (size_t)need) {
         snprintf(result->reason, sizeof result->reason, "%zu bytes, expected %zu",
                  got->nbytes, expected->nbytes);
         return;
@@ -171,9 +205,10 @@ void compare_tensors(const tensor_view *got, const tensor_view *expected, double
         double diff = fabs(a - b);
         if (isfinite(diff) && diff > result->max_abs_diff)
             result->max_abs_diff = diff;
-        /* float8 values are compared exactly: neighbours differ by at
-         * least 6%, and a tolerance would only blur E8M0's tiny powers. */
-        int ok = is_float8(got->dtype) ? within_tolerance(a, b, 0, 0)
+        /* float8 and float4 values are compared exactly: neighbours differ
+         * by at least 6%, and a tolerance would only blur E8M0's tiny
+         * powers. */
+        int ok = is_exact_float(got->dtype) ? within_tolerance(a, b, 0, 0)
                  : floating            ? within_tolerance(a, b, rtol, atol)
                           : elements_equal(got->dtype, got->data, expected->data, i);
         if (ok)

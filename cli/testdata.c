@@ -49,9 +49,31 @@ int find_cases(const char *dir, char ***case_dirs)
     return found;
 }
 
+/* Kind of model input (outputs = 0) or output K: what its .pb file holds. */
+static int32_t value_kind(const kiln_model *model, int outputs, int k)
+{
+    int32_t kind = KILN_KIND_TENSOR, n = 0;
+    if (!model)
+        return kind;
+    if (outputs ? kiln_model_output_count(model, &n) : kiln_model_input_count(model, &n))
+        return kind;
+    if (k < n && (outputs ? kiln_model_output_kind(model, k, &kind)
+                          : kiln_model_input_kind(model, k, &kind)) != KILN_OK)
+        kind = KILN_KIND_TENSOR;
+    return kind;
+}
+
+static const char *kind_message(int32_t kind)
+{
+    return kind == KILN_KIND_SEQUENCE ? "SequenceProto"
+           : kind == KILN_KIND_OPTIONAL ? "OptionalProto"
+                                        : "TensorProto";
+}
+
 /* Decodes DIR/PREFIX_0.pb, PREFIX_1.pb, ... until one is missing. */
 static data_status load_tensors(const char *dir, const char *set_name, const char *prefix,
-                                kiln_tensor ***out, int *count, char *reason, size_t cap)
+                                const kiln_model *model, kiln_tensor ***out, int *count,
+                                char *reason, size_t cap)
 {
     *out = NULL;
     *count = 0;
@@ -83,18 +105,21 @@ static data_status load_tensors(const char *dir, const char *set_name, const cha
         *out = bigger;
         bigger[k] = NULL;
         *count = k + 1; /* destroy accepts NULL, so a failed decode frees fine */
-        int32_t status = kiln_tensor_decode(bytes, size, &bigger[k]);
+        int32_t kind = value_kind(model, prefix[0] == 'o', k);
+        int32_t status = kiln_tensor_decode_value(bytes, size, kind, &bigger[k]);
         free(bytes);
         if (status != KILN_OK) {
-            /* Sequence, optional and map test data are other protobuf
-             * messages; the API has tensors only, so this case is out of
-             * its reach rather than wrong. */
+            /* Map test data, string tensors, or (when the model did not
+             * load, so its kinds are unknown) sequences and optionals: out
+             * of the API's reach rather than wrong. */
             char why[1200];
             format_error(status, why, sizeof why);
-            snprintf(reason, cap, "%s/%s is not a tensor the API can decode (%s)", set_name,
-                     file, why);
+            snprintf(reason, cap, "%s/%s is not a %s the API can decode (%s)", set_name, file,
+                     kind_message(kind), why);
             return DATA_SKIP;
         }
+        if (kind != KILN_KIND_TENSOR)
+            continue;
         int32_t dtype = 0;
         shape s = {-1, NULL};
         if (tensor_shape(bigger[k], &dtype, &s) == KILN_OK && dtype == KILN_DTYPE_STRING) {
@@ -106,8 +131,8 @@ static data_status load_tensors(const char *dir, const char *set_name, const cha
     }
 }
 
-data_status load_data_sets(const char *case_dir, data_set **sets, int *count, char *reason,
-                           size_t cap)
+data_status load_data_sets(const char *case_dir, const kiln_model *model, data_set **sets,
+                           int *count, char *reason, size_t cap)
 {
     *sets = NULL;
     *count = 0;
@@ -135,10 +160,10 @@ data_status load_data_sets(const char *case_dir, data_set **sets, int *count, ch
             snprintf(reason, cap, "out of memory");
             result = DATA_FAIL;
         } else {
-            result = load_tensors(dir, subs[i], "input", &set->inputs, &set->input_count,
-                                  reason, cap);
+            result = load_tensors(dir, subs[i], "input", model, &set->inputs,
+                                  &set->input_count, reason, cap);
             if (result == DATA_OK)
-                result = load_tensors(dir, subs[i], "output", &set->outputs,
+                result = load_tensors(dir, subs[i], "output", model, &set->outputs,
                                       &set->output_count, reason, cap);
         }
         free(dir);

@@ -1,7 +1,8 @@
 /* ONNX backend test-case folders, as `kiln check` reads them:
  *
  *   CASE/model.onnx
- *   CASE/test_data_set_N/input_K.pb, output_K.pb   (TensorProto files)
+ *   CASE/test_data_set_N/input_K.pb, output_K.pb   (TensorProto files, or
+ *       SequenceProto / OptionalProto where the model's value is one) 
  */
 #ifndef KILN_CLI_TESTDATA_H
 #define KILN_CLI_TESTDATA_H
@@ -25,12 +26,15 @@ int find_cases(const char *dir, char ***case_dirs);
 
 typedef enum data_status { DATA_OK, DATA_SKIP, DATA_FAIL } data_status;
 
-/* Decodes every data set of a case. DATA_SKIP means the data cannot be
- * expressed as tensors through the API (a .pb that is not a TensorProto,
- * string tensors); DATA_FAIL is any other problem. reason says why. The
- * sets are returned even on failure, for free_data_sets. */
-data_status load_data_sets(const char *case_dir, data_set **sets, int *count, char *reason,
-                           size_t cap);
+/* Decodes every data set of a case. input_K.pb / output_K.pb are decoded
+ * as the kind (tensor, sequence, optional) of model input / output K; with
+ * model NULL (it did not load) everything is read as a TensorProto.
+ * DATA_SKIP means the data cannot be expressed through the API (a .pb that
+ * does not decode as that kind, string tensors, maps); DATA_FAIL is any
+ * other problem. reason says why. The sets are returned even on failure,
+ * for free_data_sets. */
+data_status load_data_sets(const char *case_dir, const kiln_model *model, data_set **sets,
+                           int *count, char *reason, size_t cap);
 void free_data_sets(data_set *sets, int count);
 
 #endif

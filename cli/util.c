@@ -424,6 +424,10 @@ static const struct {
     {KILN_DTYPE_FLOAT8E5M2, "float8e5m2", 1},
     {KILN_DTYPE_FLOAT8E5M2FNUZ, "float8e5m2fnuz", 1},
     {KILN_DTYPE_FLOAT8E8M0, "float8e8m0", 1},
+    /* packed sub-byte types: no whole bytes per element (see dtype_bits) */
+    {KILN_DTYPE_UINT4, "uint4", 0},     {KILN_DTYPE_INT4, "int4", 0},
+    {KILN_DTYPE_FLOAT4E2M1, "float4e2m1", 0},
+    {KILN_DTYPE_UINT2, "uint2", 0},     {KILN_DTYPE_INT2, "int2", 0},
 };
 
 const char *dtype_name(int32_t dtype)
@@ -440,6 +444,25 @@ size_t dtype_size(int32_t dtype)
         if (dtype_table[i].code == dtype)
             return dtype_table[i].size;
     return 0;
+}
+
+int dtype_bits(int32_t dtype)
+{
+    switch (dtype) {
+    case KILN_DTYPE_UINT4: case KILN_DTYPE_INT4: case KILN_DTYPE_FLOAT4E2M1: return 4;
+    case KILN_DTYPE_UINT2: case KILN_DTYPE_INT2: return 2;
+    default: return 8 * (int)dtype_size(dtype);
+    }
+}
+
+int64_t dtype_nbytes(int32_t dtype, int64_t elements)
+{
+    int bits = dtype_bits(dtype);
+    if (bits == 0 || elements < 0)
+        return -1;
+    if (bits < 8) /* packed: whole bytes, rounded up */
+        return elements / (8 / bits) + (elements % (8 / bits) != 0);
+    return elements > INT64_MAX / (bits / 8) ? -1 : elements * (bits / 8);
 }
 
 void format_shape(const int64_t *dims, int32_t rank, char *buf, size_t cap)

@@ -82,8 +82,15 @@ void json_end(json_writer *w);
 
 /* Short name ("float32", "int64"); "unknown" for 0 or unlisted codes. */
 const char *dtype_name(int32_t dtype);
-/* Bytes per element, 0 if unknown or variable (string). */
+/* Bytes per element, 0 if unknown or variable (string) or packed (int4,
+ * float4e2m1, int2, ...: several elements per byte). */
 size_t dtype_size(int32_t dtype);
+/* Bits per element: 8 * dtype_size, or 4 / 2 for the packed types; 0 if
+ * unknown. */
+int dtype_bits(int32_t dtype);
+/* Bytes a tensor of this many elements holds: ceil(elements * bits / 8);
+ * -1 for an unknown dtype or on overflow. */
+int64_t dtype_nbytes(int32_t dtype, int64_t elements);
 /* Formats dims as "[1, 3, ?, ?]" (-1 shown as '?') into buf. */
 void format_shape(const int64_t *dims, int32_t rank, char *buf, size_t cap);
 

@@ -48,7 +48,8 @@ typedef struct kn_attr {
 
 /* A named value: graph input, initializer, node output or graph output.
  * dtype/rank/dims are what the file declares (value_info, inputs, outputs,
- * initializers); unknown parts are KN_UNDEFINED / rank -1 / dim -1. */
+ * initializers); unknown parts are KN_UNDEFINED / rank -1 / dim -1.
+ * Sequence and optional values carry kind (below). */
 typedef struct kn_value {
     const char *name;
     int32_t dtype;
@@ -62,6 +63,13 @@ typedef struct kn_value {
     uint8_t is_graph_input;
     uint8_t is_graph_output;
     uint8_t is_outer;                     /* subgraph: refers to an enclosing graph's value */
+    /* KN_KIND_SEQUENCE / KN_KIND_OPTIONAL: dtype is then KN_SEQUENCE /
+     * KN_OPTIONAL, rank -1, and elem_dtype the innermost tensor element type
+     * (KN_UNDEFINED if not declared); optional_of_sequence marks
+     * optional(sequence(tensor)). KN_KIND_TENSOR otherwise. */
+    int32_t kind;
+    int32_t elem_dtype;
+    uint8_t optional_of_sequence;
 } kn_value;
 
 typedef struct kn_node {

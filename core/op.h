@@ -30,6 +30,11 @@ enum {
     KN_OP_ALIAS = 1u << 2,
     /* Results differ between runs (random ops): never folded at load. */
     KN_OP_NONDETERMINISTIC = 1u << 3,
+    /* Inputs and outputs may have the packed sub-byte dtypes (KN_MASK_PACKED,
+     * whose kn_dtype_size is 0). The planner refuses a node with such a
+     * value unless its kernel says so, whatever the dtype mask: a kernel
+     * that does byte arithmetic per element would go wrong on them. */
+    KN_OP_PACKED = 1u << 4,
 };
 
 /* What a kernel may ask of the engine: running a subgraph (If, Loop, Scan

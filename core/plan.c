@@ -84,15 +84,29 @@ static int no_kernel_error(const kn_plan *p, int32_t i, int32_t dtype, kn_err *e
                    node->name);
 }
 
-static int check_outputs(const kn_kctx *k, kn_err *err)
+/* A packed sub-byte value (int4, float4e2m1, ...) at input or output j of a
+ * kernel that does not take them (KN_OP_PACKED). */
+static int refuse_packed(const kn_op_def *def, const kn_kctx *k, int32_t dtype,
+                         const char *which, int32_t j, kn_err *err)
+{
+    if (!kn_dtype_is_packed(dtype) || (def->flags & KN_OP_PACKED))
+        return KN_OK;
+    return kn_fail(err, KN_ERR_UNSUPPORTED, "%s %d has type %s, which %s (opset %lld) does not "
+                   "support", which, (int)j, kn_dtype_name(dtype), k->node->op_type,
+                   (long long)k->opset);
+}
+
+static int check_outputs(const kn_op_def *def, const kn_kctx *k, kn_err *err)
 {
     for (int32_t j = 0; j < k->n_out; j++) {
         const kn_tensor *t = k->out[j];
         if (!t)
             continue;
-        if (kn_dtype_size(t->dtype) == 0 || t->rank < 0 || t->rank > KN_MAX_RANK ||
+        if (kn_dtype_bits(t->dtype) == 0 || t->rank < 0 || t->rank > KN_MAX_RANK ||
             kn_tensor_nbytes(t) < 0)
             return kn_fail(err, KN_ERR_INTERNAL, "output %d has no valid dtype or shape", (int)j);
+        if (refuse_packed(def, k, t->dtype, "output", j, err) != KN_OK)
+            return err->code;
     }
     return KN_OK;
 }
@@ -168,9 +182,17 @@ static int prepare_node(kn_plan *p, int32_t i, kn_threadpool *tp, int eager, kn_
     kn_kctx k = {.node = node, .opset = p->model->node_opset[i], .n_in = node->n_inputs,
                  .n_out = node->n_outputs, .in = in, .out = out, .pool = tp, .err = err,
                  .engine_api = &kn_plan_engine_api, .engine = p};
-    int rc = def->prepare(&k);
+    int rc = KN_OK;
+    for (int32_t j = 0; rc == KN_OK && j < node->n_inputs; j++)
+        if (in[j])
+            rc = refuse_packed(def, &k, in[j]->dtype, "input", j, err);
+    if (rc != KN_OK) {
+        kn_err_prefix(err, "node '%s' (%s)", node->name, node->op_type);
+        return rc;
+    }
+    rc = def->prepare(&k);
     if (rc == KN_OK)
-        rc = check_outputs(&k, err);
+        rc = check_outputs(def, &k, err);
     if (rc == KN_OK && (eager || is_foldable(p, def, &k))) {
         rc = fold(p, def, &k, err);
         if (def->release)

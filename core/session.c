@@ -1,5 +1,7 @@
 #include "session.h"
 
+#include "value_blob.h"
+
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -129,14 +131,72 @@ void kn_session_destroy(kn_session *s)
     free(s);
 }
 
+static const char *kind_name(int32_t kind)
+{
+    return kind == KN_KIND_SEQUENCE ? "a sequence" : kind == KN_KIND_OPTIONAL ? "an optional"
+                                                                              : "a tensor";
+}
+
+/* The dtype of every tensor in a sequence blob must be the declared one. */
+static int check_seq_dtypes(const kn_tensor *seq, int32_t want, const char *name, kn_err *err)
+{
+    int64_t n = kn_blob_count(seq);
+    for (int64_t i = 0; want != KN_UNDEFINED && i < n; i++) {
+        kn_blob_entry e;
+        kn_blob_read_entry(seq, i, &e);
+        if (e.kind == KN_KIND_TENSOR && e.dtype != want)
+            return kn_fail(err, KN_ERR_DTYPE, "input '%s' holds %s tensors, the model expects %s",
+                           name, kn_dtype_name(e.dtype), kn_dtype_name(want));
+    }
+    return KN_OK;
+}
+
+/* A sequence or optional input: the value's kind, then its blob and the
+ * element types against the declaration. */
+static int check_value_input(const kn_value *v, const char *name, int32_t dtype,
+                             const int64_t *dims, int32_t rank, const void *data, kn_err *err)
+{
+    kn_tensor t = {.dtype = dtype, .rank = rank, .data = (void *)data};
+    for (int32_t d = 0; d < rank && d < KN_MAX_RANK; d++)
+        t.dims[d] = dims[d];
+    int rc = kn_blob_check(&t, name, err);
+    if (rc != KN_OK)
+        return rc;
+    if (v->kind == KN_KIND_SEQUENCE)
+        return check_seq_dtypes(&t, v->elem_dtype, name, err);
+    if (kn_blob_count(&t) == 0)
+        return KN_OK;
+    kn_tensor elem;
+    kn_blob_elem(&t, 0, &elem);
+    int32_t want_kind = v->optional_of_sequence ? KN_KIND_SEQUENCE : KN_KIND_TENSOR;
+    if (kn_dtype_kind(elem.dtype) != want_kind)
+        return kn_fail(err, KN_ERR_DTYPE, "input '%s' expects an optional holding %s, got one "
+                       "holding %s", name, kind_name(want_kind), kind_name(kn_dtype_kind(elem.dtype)));
+    if (want_kind == KN_KIND_SEQUENCE)
+        return check_seq_dtypes(&elem, v->elem_dtype, name, err);
+    if (v->elem_dtype != KN_UNDEFINED && elem.dtype != v->elem_dtype)
+        return kn_fail(err, KN_ERR_DTYPE, "input '%s' expects an optional %s tensor, got %s", name,
+                       kn_dtype_name(v->elem_dtype), kn_dtype_name(elem.dtype));
+    return KN_OK;
+}
+
 static int check_input(const kn_session *s, int32_t index, int32_t dtype, const int64_t *dims,
                        int32_t rank, const void *data, size_t nbytes, kn_err *err)
 {
     const kn_value *v = &s->model->graph->values[s->model->graph->inputs[index]];
     const char *name = input_name(s, index);
+    if (v->kind != KN_KIND_TENSOR || kn_dtype_kind(dtype) != KN_KIND_TENSOR) {
+        if (kn_dtype_kind(dtype) != v->kind)
+            return kn_fail(err, KN_ERR_DTYPE, "input '%s' expects %s, got %s", name,
+                           kind_name(v->kind), kind_name(kn_dtype_kind(dtype)));
+        if (rank != 1 || !dims || dims[0] < 0 || (uint64_t)dims[0] != (uint64_t)nbytes || !data)
+            return kn_fail(err, KN_ERR_INVALID_ARGUMENT, "input '%s': malformed %s value", name,
+                           kn_dtype_name(dtype));
+        return check_value_input(v, name, dtype, dims, rank, data, err);
+    }
     if (rank < 0 || rank > KN_MAX_RANK || (rank > 0 && !dims))
         return kn_fail(err, KN_ERR_SHAPE, "input '%s': rank %d is not supported", name, (int)rank);
-    if (kn_dtype_size(dtype) == 0)
+    if (kn_dtype_bits(dtype) == 0)
         return kn_fail(err, KN_ERR_DTYPE, "input '%s': dtype %d is not a supported element type",
                        name, (int)dtype);
     if (v->dtype != KN_UNDEFINED && v->dtype != dtype)

@@ -21,16 +21,37 @@ static const struct {
     [KN_FLOAT8E5M2] = {"float8e5m2", 1},
     [KN_FLOAT8E5M2FNUZ] = {"float8e5m2fnuz", 1},
     [KN_FLOAT8E8M0] = {"float8e8m0", 1},
-    /* 21..23 (sub-byte packed types) stay {NULL, 0}: unsupported. */
+    /* packed sub-byte types: size 0, see kn_dtype_bits */
+    [KN_UINT4] = {"uint4", 0},         [KN_INT4] = {"int4", 0},
+    [KN_FLOAT4E2M1] = {"float4e2m1", 0},
+    [KN_UINT2] = {"uint2", 0},         [KN_INT2] = {"int2", 0},
 };
 
 size_t kn_dtype_size(int32_t dtype)
 {
+    if (dtype == KN_SEQUENCE || dtype == KN_OPTIONAL)
+        return 1; /* a blob of bytes */
     return (dtype >= 0 && dtype < KN_DTYPE_COUNT) ? dtype_table[dtype].size : 0;
+}
+
+int kn_dtype_is_packed(int32_t dtype)
+{
+    return dtype > 0 && dtype < KN_DTYPE_COUNT && (KN_BIT(dtype) & KN_MASK_PACKED) != 0;
+}
+
+int32_t kn_dtype_bits(int32_t dtype)
+{
+    if (kn_dtype_is_packed(dtype))
+        return dtype == KN_UINT2 || dtype == KN_INT2 ? 2 : 4;
+    return 8 * (int32_t)kn_dtype_size(dtype);
 }
 
 const char *kn_dtype_name(int32_t dtype)
 {
+    if (dtype == KN_SEQUENCE)
+        return "sequence";
+    if (dtype == KN_OPTIONAL)
+        return "optional";
     return (dtype >= 0 && dtype < KN_DTYPE_COUNT && dtype_table[dtype].name)
                ? dtype_table[dtype].name
                : "unknown";
@@ -62,8 +83,14 @@ int64_t kn_shape_numel(const int64_t *dims, int32_t rank)
 int64_t kn_shape_nbytes(int32_t dtype, const int64_t *dims, int32_t rank)
 {
     int64_t n = kn_shape_numel(dims, rank);
-    int64_t es = (int64_t)kn_dtype_size(dtype);
-    if (n < 0 || es == 0 || n > INT64_MAX / es)
+    int64_t es = (int64_t)kn_dtype_size(dtype), bits = kn_dtype_bits(dtype);
+    if (n < 0 || bits == 0)
+        return -1;
+    if (es == 0) { /* packed: whole bytes, rounded up (never overflows) */
+        int64_t per = 8 / bits;
+        return n / per + (n % per != 0);
+    }
+    if (n > INT64_MAX / es)
         return -1;
     return n * es;
 }

@@ -31,17 +31,43 @@ enum {
     KN_FLOAT8E4M3FNUZ = 18,
     KN_FLOAT8E5M2 = 19,
     KN_FLOAT8E5M2FNUZ = 20,
-    /* 21 UINT4, 22 INT4, 23 FLOAT4E2M1, 25 UINT2, 26 INT2 pack several
-     * elements per byte and are not supported: they have no name and size 0
-     * here, so every reader refuses them. */
+    /* Sub-byte types (opset 21+, 2-bit 25+): several elements per byte,
+     * element 0 in the low bits; a tensor holds ceil(numel * bits / 8)
+     * bytes. kn_dtype_size() is 0 for them (byte arithmetic refuses them),
+     * kn_dtype_bits() 4 or 2; only kernels flagged KN_OP_PACKED see them. */
+    KN_UINT4 = 21,
+    KN_INT4 = 22,
+    KN_FLOAT4E2M1 = 23,
     KN_FLOAT8E8M0 = 24,
-    KN_DTYPE_COUNT = 25
+    KN_UINT2 = 25,
+    KN_INT2 = 26,
+    KN_DTYPE_COUNT = 27,
+    /* Pseudo dtypes, not ONNX numbers: a tensor of this dtype holds one
+     * sequence or optional value as a self-contained byte blob (layout in
+     * core/value_blob.h): element size 1, rank 1, dims[0] = blob bytes. They
+     * are in no type mask, so only kernels that say so (mask 0: Identity,
+     * If, Loop, the sequence ops) ever see them, and no file can declare
+     * them (readers refuse dtypes >= KN_DTYPE_COUNT). */
+    KN_SEQUENCE = 30,
+    KN_OPTIONAL = 31
 };
+
+/* What kind of value a graph value or a tensor descriptor holds (the C
+ * API's KILN_KIND_* numbers). */
+enum { KN_KIND_TENSOR = 0, KN_KIND_SEQUENCE = 1, KN_KIND_OPTIONAL = 2 };
+/* KN_KIND_SEQUENCE for KN_SEQUENCE, KN_KIND_OPTIONAL for KN_OPTIONAL, else
+ * KN_KIND_TENSOR. */
+static inline int32_t kn_dtype_kind(int32_t dtype)
+{
+    return dtype == KN_SEQUENCE ? KN_KIND_SEQUENCE
+           : dtype == KN_OPTIONAL ? KN_KIND_OPTIONAL
+                                  : KN_KIND_TENSOR;
+}
 
 /* Bit for a dtype in a type mask (kernel registry, op type constraints).
  * Masks are 32-bit, so every dtype number stays below 32. */
 #define KN_BIT(dtype) (1u << (dtype))
-_Static_assert(KN_DTYPE_COUNT <= 32, "dtype masks are 32-bit");
+_Static_assert(KN_DTYPE_COUNT <= 32 && KN_OPTIONAL < 32, "dtype masks are 32-bit");
 #define KN_MASK_FLOATS (KN_BIT(KN_FLOAT) | KN_BIT(KN_DOUBLE))
 #define KN_MASK_INTS                                                          \
     (KN_BIT(KN_INT8) | KN_BIT(KN_INT16) | KN_BIT(KN_INT32) | KN_BIT(KN_INT64) | \
@@ -55,6 +81,10 @@ _Static_assert(KN_DTYPE_COUNT <= 32, "dtype masks are 32-bit");
 #define KN_MASK_FLOAT8                                                        \
     (KN_BIT(KN_FLOAT8E4M3FN) | KN_BIT(KN_FLOAT8E4M3FNUZ) | KN_BIT(KN_FLOAT8E5M2) | \
      KN_BIT(KN_FLOAT8E5M2FNUZ) | KN_BIT(KN_FLOAT8E8M0))
+/* The sub-byte packed types (see KN_UINT4). In no other mask. */
+#define KN_MASK_PACKED                                                        \
+    (KN_BIT(KN_UINT4) | KN_BIT(KN_INT4) | KN_BIT(KN_FLOAT4E2M1) | KN_BIT(KN_UINT2) | \
+     KN_BIT(KN_INT2))
 
 /* Where a tensor's bytes live. Only host memory exists today; a device
  * backend adds its own location and the executor inserts copies where a
@@ -71,8 +101,14 @@ typedef struct kn_tensor {
     int32_t location;
 } kn_tensor;
 
-/* Bytes per element; 0 for KN_UNDEFINED, KN_STRING and unknown values. */
+/* Bytes per element; 0 for KN_UNDEFINED, KN_STRING, the packed sub-byte
+ * types and unknown values. */
 size_t kn_dtype_size(int32_t dtype);
+/* Bits per element: 8 * kn_dtype_size, or 4 / 2 for the packed types; 0
+ * where kn_dtype_size is 0 otherwise. > 0 means "a tensor can hold it". */
+int32_t kn_dtype_bits(int32_t dtype);
+/* 1 for the packed sub-byte types (KN_MASK_PACKED). */
+int kn_dtype_is_packed(int32_t dtype);
 /* ONNX spelling ("float", "int64", ...); "unknown" for bad values. */
 const char *kn_dtype_name(int32_t dtype);
 /* Parses the ONNX spelling; returns KN_UNDEFINED if not recognised. */
@@ -81,7 +117,8 @@ int32_t kn_dtype_from_name(const char *name);
 /* Number of elements, or -1 if a dim is negative or the product overflows
  * int64. rank 0 means a scalar (1 element). */
 int64_t kn_shape_numel(const int64_t *dims, int32_t rank);
-/* numel * element size, or -1 on overflow / unknown dtype / bad dims. */
+/* ceil(numel * bits / 8): numel * element size for byte-sized types, whole
+ * bytes for the packed ones; -1 on overflow / unknown dtype / bad dims. */
 int64_t kn_shape_nbytes(int32_t dtype, const int64_t *dims, int32_t rank);
 int64_t kn_tensor_numel(const kn_tensor *t);
 int64_t kn_tensor_nbytes(const kn_tensor *t);

@@ -1,13 +1,17 @@
-/* Cast and CastLike between all numeric dtypes, bool, float16, bfloat16
- * and the float8 formats. The conversion itself is kn_convert_cast
- * (tensor_common.c), which goes through int64 or double so one load and one
- * store per dtype cover every pair instead of a loop per pair. Opset 19 adds
+/* Cast and CastLike between all numeric dtypes, bool, float16, bfloat16,
+ * the float8 formats and the packed 4- and 2-bit types (packed.h). The
+ * conversion itself is kn_convert_span (tensor_common.c), which goes
+ * through int64 or double so one load and one store per dtype cover every
+ * pair instead of a loop per pair. Opset 19 adds
  * `saturate` (float8 destinations: clamp out-of-range values, the default,
- * or give inf/NaN) and opset 24 `round_mode` (E8M0 destinations). */
+ * or give inf/NaN) and opset 24 `round_mode` (E8M0 destinations). To the
+ * packed integer types values wrap like every integer Cast; to FLOAT4E2M1
+ * they always saturate (it has no inf or NaN). */
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
 
+#include "packed.h"
 #include "tensor_common.h"
 
 /* Cast-1 names the type as a string ("FLOAT", "INT64", ...); later opsets
@@ -59,7 +63,7 @@ static int read_mode(const kn_kctx *k, cast_mode *m)
 
 static const char *type_text(int32_t dt, char *buf, size_t cap)
 {
-    if (kn_dtype_size(dt) != 0 || dt == KN_STRING)
+    if (kn_dtype_bits(dt) != 0 || dt == KN_STRING)
         return kn_dtype_name(dt);
     snprintf(buf, cap, "element type %d", (int)dt);
     return buf;
@@ -107,28 +111,34 @@ typedef struct cast_job {
     const char *src;
     char *dst;
     cast_mode mode;
+    int64_t numel, per; /* elements; per: elements per unit of work */
 } cast_job;
 
+/* [begin, end) counts groups of `per` elements, whole bytes of a packed
+ * destination, so no two threads write into one byte. */
 static void cast_range(void *ctx, int64_t begin, int64_t end)
 {
     const cast_job *j = ctx;
-    kn_convert_cast(j->from, j->src + (size_t)begin * kn_dtype_size(j->from), j->to,
-                    j->dst + (size_t)begin * kn_dtype_size(j->to), end - begin,
-                    j->mode.saturate, j->mode.e8m0_round);
+    int64_t first = begin * j->per, last = end * j->per;
+    last = last < j->numel ? last : j->numel;
+    kn_convert_span(j->from, j->src, first, j->to, j->dst, first, last - first, j->mode.saturate,
+                    j->mode.e8m0_round);
 }
 
 static int cast_run(kn_kctx *k)
 {
     const kn_tensor *in = k->in[0];
     kn_tensor *out = k->out[0];
-    cast_job job = {in->dtype, out->dtype, in->data, out->data, {1, KN_E8M0_ROUND_UP}};
+    int64_t numel = kn_tensor_numel(out), per = kn_packed_per_byte(out->dtype);
+    cast_job job = {in->dtype, out->dtype, in->data, out->data, {1, KN_E8M0_ROUND_UP}, numel, per};
     if (read_mode(k, &job.mode) != KN_OK) /* prepare checked it already */
         return k->err->code;
-    kn_parallel_for(k->pool, kn_tensor_numel(out), KN_GRAIN, cast_range, &job);
+    kn_parallel_for(k->pool, (numel + per - 1) / per, KN_GRAIN / per, cast_range, &job);
+    kn_packed_clear_tail(out->dtype, out->data, numel);
     return KN_OK;
 }
 
-const kn_op_def kn_op_Cast = {"", "Cast", 1, 1000, 0, KN_BACKEND_CPU, 0, cast_prepare,
-                              cast_run, NULL};
-const kn_op_def kn_op_CastLike = {"", "CastLike", 15, 1000, 0, KN_BACKEND_CPU, 0,
+const kn_op_def kn_op_Cast = {"", "Cast", 1, 1000, 0, KN_BACKEND_CPU, KN_OP_PACKED,
+                              cast_prepare, cast_run, NULL};
+const kn_op_def kn_op_CastLike = {"", "CastLike", 15, 1000, 0, KN_BACKEND_CPU, KN_OP_PACKED,
                                   castlike_prepare, cast_run, NULL};

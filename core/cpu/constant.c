@@ -131,7 +131,8 @@ static void const_release(kn_kctx *k)
     k->state = NULL;
 }
 
-const kn_op_def kn_op_Constant = {"", "Constant", 1, 1000, 0, KN_BACKEND_CPU, 0,
+/* copies whole bytes: the packed sub-byte types too */
+const kn_op_def kn_op_Constant = {"", "Constant", 1, 1000, 0, KN_BACKEND_CPU, KN_OP_PACKED,
                                   constant_prepare, constant_run, const_release};
 const kn_op_def kn_op_ConstantOfShape = {"", "ConstantOfShape", 9, 1000, KN_BIT(KN_INT64),
                                          KN_BACKEND_CPU, 0, const_of_shape_prepare,

@@ -1,7 +1,9 @@
 /* If and Loop. Their output shapes depend on values (which branch, how
  * many iterations), so prepare() runs the body once the inputs are known —
  * the runtime's eager mode guarantees that — keeps the results, and run()
- * copies them out. */
+ * copies them out. Sequence and optional values are self-contained blobs
+ * (core/value_blob.h), so branch outputs and loop-carried values of those
+ * kinds are copied like any tensor; only scan outputs must be tensors. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -108,6 +110,14 @@ typedef struct scan_acc {
 
 static int acc_push(const kn_kctx *k, scan_acc *a, const kn_tensor *t)
 {
+    if (!t)
+        return kn_fail(k->err, KN_ERR_INTERNAL, "Loop: a scan output is missing");
+    /* Sequences and optionals travel as one blob (core/value_blob.h):
+     * fine as loop-carried values, but never stacked into a scan output. */
+    if (t->dtype == KN_SEQUENCE || t->dtype == KN_OPTIONAL)
+        return kn_fail(k->err, KN_ERR_INVALID_MODEL,
+                       "Loop: a scan output is a %s; scan outputs must be tensors",
+                       kn_dtype_name(t->dtype));
     if (a->count == 0 && !a->bytes) {
         a->slice = *t;
         a->slice_bytes = kn_tensor_nbytes(t);
@@ -136,7 +146,7 @@ static void acc_finish(scan_acc *a, const kn_value *declared, kn_owned *out)
 {
     kn_tensor t = a->slice;
     if (!a->bytes) { /* zero iterations: element type and slice shape from the body */
-        t.dtype = declared->dtype ? declared->dtype : KN_FLOAT;
+        t.dtype = declared->dtype && declared->kind == KN_KIND_TENSOR ? declared->dtype : KN_FLOAT;
         t.rank = declared->rank > 0 ? declared->rank : 0;
         for (int32_t d = 0; d < t.rank; d++)
             t.dims[d] = declared->dims[d] > 0 ? declared->dims[d] : 0;

@@ -32,6 +32,10 @@
 /* dtypes a QuantizeLinear output / DequantizeLinear input may have. */
 #define QUANT_MASK_Q8 (KN_BIT(KN_INT8) | KN_BIT(KN_UINT8))
 #define QUANT_MASK_Q16 (KN_BIT(KN_INT16) | KN_BIT(KN_UINT16))
+/* The packed ones: 4-bit integers from opset 21, FLOAT4E2M1 from 23,
+ * 2-bit integers from 25. */
+#define QUANT_MASK_Q4 (KN_BIT(KN_INT4) | KN_BIT(KN_UINT4))
+#define QUANT_MASK_Q2 (KN_BIT(KN_INT2) | KN_BIT(KN_UINT2))
 /* Scale types: float, and float16/bfloat16 from opset 19. */
 #define QUANT_MASK_SCALE (KN_BIT(KN_FLOAT) | KN_BIT(KN_FLOAT16) | KN_BIT(KN_BFLOAT16))
 
@@ -44,6 +48,10 @@ static inline int quant_range(int32_t dt, int64_t *lo, int64_t *hi)
     case KN_INT16: *lo = INT16_MIN; *hi = INT16_MAX; return 1;
     case KN_UINT16: *lo = 0; *hi = UINT16_MAX; return 1;
     case KN_INT32: *lo = INT32_MIN; *hi = INT32_MAX; return 1;
+    case KN_INT4: *lo = -8; *hi = 7; return 1;
+    case KN_UINT4: *lo = 0; *hi = 15; return 1;
+    case KN_INT2: *lo = -2; *hi = 1; return 1;
+    case KN_UINT2: *lo = 0; *hi = 3; return 1;
     default: return 0;
     }
 }

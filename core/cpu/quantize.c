@@ -14,11 +14,15 @@
  * float (the rounding of that quotient decides ties), int32 x in double;
  * dequantization is computed in float and stored in the scale's type.
  * float8 outputs (opset 19) take x / scale + zero_point rounded to nearest
- * even, saturating unless saturate = 0. The packed 4- and 2-bit types have
- * no KN dtype and are refused. NaN quantizes to the zero point (integers). */
+ * even, saturating unless saturate = 0; FLOAT4E2M1 (23) likewise, always
+ * saturating. The packed integer types (int4/uint4 from 21, int2/uint2
+ * from 25) saturate to their range like the others; packed data is read
+ * and written through kn_convert_span, work split at whole bytes. NaN
+ * quantizes to the zero point (integers). */
 #include <stdlib.h>
 #include <string.h>
 
+#include "packed.h"
 #include "quant_common.h"
 #include "tensor_common.h"
 
@@ -33,7 +37,8 @@ typedef struct qdq_state {
     int64_t scale_n;      /* scale (and zero point) elements */
     int64_t lo, hi;       /* QuantizeLinear output range (integer types) */
     int div_double;       /* int32 x: quotient in double */
-    int f8, saturate;     /* QuantizeLinear to float8, its saturate attribute */
+    int f8, saturate;     /* QuantizeLinear to float8 or float4, its saturate attribute */
+    int64_t per;          /* elements per unit of parallel work: whole bytes of y */
 } qdq_state;
 
 static void qdq_release(kn_kctx *k)
@@ -91,16 +96,24 @@ static int qdq_layout(kn_kctx *k, qdq_state *s, const kn_tensor *x, const kn_ten
     return KN_OK;
 }
 
-/* A dtype code no KN tensor can hold (4- and 2-bit types); E8M0 is a
- * scale format, not a quantized type. */
+/* A dtype code no KN tensor can hold; E8M0 is a scale format, not a
+ * quantized type. */
 static int is_exotic(int64_t dt)
 {
-    return dt > 0 && (dt >= 32 || kn_dtype_size((int32_t)dt) == 0 || dt == KN_FLOAT8E8M0);
+    return dt > 0 && (dt >= 32 || kn_dtype_bits((int32_t)dt) == 0 || dt == KN_FLOAT8E8M0);
 }
 
 #define Q_FLOAT8                                                              \
     (KN_BIT(KN_FLOAT8E4M3FN) | KN_BIT(KN_FLOAT8E4M3FNUZ) | KN_BIT(KN_FLOAT8E5M2) | \
      KN_BIT(KN_FLOAT8E5M2FNUZ))
+
+/* Quantized types (QuantizeLinear's y, DequantizeLinear's x) an opset
+ * allows beyond the 8-bit integers. */
+static uint32_t quantized_types(int64_t opset)
+{
+    return (opset >= 19 ? Q_FLOAT8 : 0) | (opset >= 21 ? QUANT_MASK_Q16 | QUANT_MASK_Q4 : 0) |
+           (opset >= 23 ? KN_BIT(KN_FLOAT4E2M1) : 0) | (opset >= 25 ? QUANT_MASK_Q2 : 0);
+}
 
 static int qdq_prepare(kn_kctx *k, int quantize)
 {
@@ -129,19 +142,18 @@ static int qdq_prepare(kn_kctx *k, int quantize)
     int64_t out_attr =
         k->opset >= (quantize ? 21 : 23) ? kn_attr_int(k->node, "output_dtype", 0) : 0;
     if (is_exotic(out_attr) || (zp && is_exotic(zp->dtype)) || is_exotic(x->dtype))
-        return kn_fail(k->err, KN_ERR_UNSUPPORTED, "%s: 4-bit, 2-bit and E8M0 types are not "
-                       "supported", op);
+        return kn_fail(k->err, KN_ERR_UNSUPPORTED, "%s: E8M0 and unknown element types cannot "
+                       "be quantized types", op);
     if (quantize) {
         int32_t y = zp ? zp->dtype : out_attr ? (int32_t)out_attr : KN_UINT8;
         if (zp && out_attr && out_attr != zp->dtype)
             return kn_fail(k->err, KN_ERR_DTYPE, "%s: output_dtype %lld differs from the zero "
                            "point's type %s", op, (long long)out_attr, kn_dtype_name(zp->dtype));
-        uint32_t allowed = QUANT_MASK_Q8 | (k->opset >= 19 ? Q_FLOAT8 : 0) |
-                           (k->opset >= 21 ? QUANT_MASK_Q16 : 0);
+        uint32_t allowed = QUANT_MASK_Q8 | quantized_types(k->opset);
         if (y <= 0 || y >= 32 || !(KN_BIT(y) & allowed))
             return kn_fail(k->err, KN_ERR_DTYPE, "%s: cannot quantize to %s at opset %lld", op,
                            kn_dtype_name(y), (long long)k->opset);
-        s->f8 = (KN_BIT(y) & Q_FLOAT8) != 0;
+        s->f8 = (KN_BIT(y) & (Q_FLOAT8 | KN_BIT(KN_FLOAT4E2M1))) != 0;
         s->saturate = kn_attr_int(k->node, "saturate", 1) != 0;
         if (!s->f8)
             quant_range(y, &s->lo, &s->hi);
@@ -151,6 +163,10 @@ static int qdq_prepare(kn_kctx *k, int quantize)
         if (zp && zp->dtype != x->dtype)
             return kn_fail(k->err, KN_ERR_DTYPE, "%s: zero point is %s but x is %s", op,
                            kn_dtype_name(zp->dtype), kn_dtype_name(x->dtype));
+        /* the registry's mask lets every packed type through from 21 */
+        if (kn_dtype_is_packed(x->dtype) && !(KN_BIT(x->dtype) & quantized_types(k->opset)))
+            return kn_fail(k->err, KN_ERR_DTYPE, "%s: cannot dequantize %s at opset %lld", op,
+                           kn_dtype_name(x->dtype), (long long)k->opset);
         s->y_dtype = scale->dtype;
         if (out_attr) {
             if (!quant_is_scale_type((int32_t)out_attr))
@@ -161,6 +177,7 @@ static int qdq_prepare(kn_kctx *k, int quantize)
     }
     kn_copy_desc(k->out[0], x);
     k->out[0]->dtype = s->y_dtype;
+    s->per = kn_packed_per_byte(s->y_dtype);
     /* zero points as double (exact for integers and float8), scales as
      * float, read once per run */
     k->scratch_bytes = (size_t)s->scale_n * (sizeof(double) + sizeof(float));
@@ -173,6 +190,7 @@ typedef struct qdq_job {
     char *y;
     const float *scale;
     const double *zp;
+    int64_t numel;
 } qdq_job;
 
 /* n elements starting at element i, scales from index si stepping by ss
@@ -180,16 +198,15 @@ typedef struct qdq_job {
 static void qdq_run_span(const qdq_job *j, int64_t i, int64_t n, int64_t si, int64_t ss)
 {
     const qdq_state *s = j->s;
-    size_t xs = kn_dtype_size(s->x_dtype), ys = kn_dtype_size(s->y_dtype);
     double xv[KN_CHUNK];
-    kn_convert(s->x_dtype, j->x + (size_t)i * xs, KN_DOUBLE, xv, n);
+    kn_convert_span(s->x_dtype, j->x, i, KN_DOUBLE, xv, 0, n, 1, KN_E8M0_ROUND_UP);
     if (s->quantize && s->f8) {
         for (int64_t t = 0; t < n; t++) {
             float sc = j->scale[si + t * ss];
             float v = s->div_double ? (float)(xv[t] / sc) : (float)xv[t] / sc;
             xv[t] = v + (float)j->zp[si + t * ss];
         }
-        kn_convert_cast(KN_DOUBLE, xv, s->y_dtype, j->y + (size_t)i * ys, n, s->saturate,
+        kn_convert_span(KN_DOUBLE, xv, 0, s->y_dtype, j->y, i, n, s->saturate,
                         KN_E8M0_ROUND_UP);
     } else if (s->quantize) {
         int64_t q[KN_CHUNK];
@@ -198,19 +215,23 @@ static void qdq_run_span(const qdq_job *j, int64_t i, int64_t n, int64_t si, int
             double v = s->div_double ? xv[t] / sc : (double)((float)xv[t] / sc);
             q[t] = quant_saturate(v, (int32_t)j->zp[si + t * ss], s->lo, s->hi);
         }
-        kn_convert(KN_INT64, q, s->y_dtype, j->y + (size_t)i * ys, n);
+        kn_convert_span(KN_INT64, q, 0, s->y_dtype, j->y, i, n, 1, KN_E8M0_ROUND_UP);
     } else {
         float r[KN_CHUNK];
         for (int64_t t = 0; t < n; t++)
             r[t] = ((float)xv[t] - (float)j->zp[si + t * ss]) * j->scale[si + t * ss];
-        kn_convert(KN_FLOAT, r, s->y_dtype, j->y + (size_t)i * ys, n);
+        kn_convert_span(KN_FLOAT, r, 0, s->y_dtype, j->y, i, n, 1, KN_E8M0_ROUND_UP);
     }
 }
 
+/* [begin, end) counts groups of s->per elements (whole bytes of a packed
+ * y), so no two threads write into one byte. */
 static void qdq_range(void *ctx, int64_t begin, int64_t end)
 {
     const qdq_job *j = ctx;
     const qdq_state *s = j->s;
+    begin *= s->per;
+    end = end * s->per < j->numel ? end * s->per : j->numel;
     for (int64_t i = begin; i < end;) {
         int64_t jj = i % s->inner, row = i / s->inner;
         int64_t a = row % s->d, o = row / s->d;
@@ -238,8 +259,10 @@ static int qdq_run(kn_kctx *k)
         kn_convert(zp->dtype, zp->data, KN_DOUBLE, zv, s->scale_n);
     else
         memset(zv, 0, (size_t)s->scale_n * sizeof *zv);
-    qdq_job j = {s, k->in[0]->data, k->out[0]->data, sc, zv};
-    kn_parallel_for(k->pool, kn_tensor_numel(k->out[0]), KN_GRAIN, qdq_range, &j);
+    int64_t numel = kn_tensor_numel(k->out[0]);
+    qdq_job j = {s, k->in[0]->data, k->out[0]->data, sc, zv, numel};
+    kn_parallel_for(k->pool, (numel + s->per - 1) / s->per, KN_GRAIN / s->per, qdq_range, &j);
+    kn_packed_clear_tail(s->y_dtype, k->out[0]->data, numel);
     return KN_OK;
 }
 
@@ -250,10 +273,11 @@ static int dequantize_prepare(kn_kctx *k) { return qdq_prepare(k, 0); }
 #define Q_IN_19 (Q_IN_10 | KN_BIT(KN_FLOAT16) | KN_BIT(KN_BFLOAT16))
 #define DQ_IN_10 (QUANT_MASK_Q8 | KN_BIT(KN_INT32))
 #define DQ_IN_19 (DQ_IN_10 | Q_FLOAT8)
-#define DQ_IN_21 (DQ_IN_19 | QUANT_MASK_Q16)
+/* 21 and later: every packed type; prepare checks the opset each needs */
+#define DQ_IN_21 (DQ_IN_19 | QUANT_MASK_Q16 | KN_MASK_PACKED)
 
 #define QDQ_DEF(name, op, since, until, mask, prep)                                                \
-    const kn_op_def kn_op_##name = {"", #op, since, until, mask, KN_BACKEND_CPU, 0,                \
+    const kn_op_def kn_op_##name = {"", #op, since, until, mask, KN_BACKEND_CPU, KN_OP_PACKED,     \
                                     prep, qdq_run, qdq_release};
 /* 10: per tensor; 13: per axis; 19: float16/bfloat16 scales (and float8);
  * 21: blocks, output_dtype, 16-bit types */

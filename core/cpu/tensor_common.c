@@ -4,6 +4,8 @@
 
 #include <string.h>
 
+#include "packed.h"
+
 /* ---- conversions ---- */
 
 static int is_integral(int32_t dt)
@@ -18,7 +20,7 @@ int kn_convert_supported(int32_t dt)
 
 int kn_cast_supported(int32_t dt)
 {
-    return kn_convert_supported(dt) || kn_dtype_is_float8(dt);
+    return kn_convert_supported(dt) || kn_dtype_is_float8(dt) || kn_dtype_is_packed(dt);
 }
 
 /* Float to integer conversions in C are undefined out of range and for NaN;
@@ -188,9 +190,73 @@ void kn_convert(int32_t sdt, const void *src, int32_t ddt, void *dst, int64_t n)
     kn_convert_cast(sdt, src, ddt, dst, n, 1, KN_E8M0_ROUND_UP);
 }
 
+/* Either side packed: a chunk of the source is unpacked to one byte per
+ * element (float4 decoded to double), converted through the byte-sized
+ * paths, and packed into the destination: integers keep their low bits
+ * (wrapping, as Cast does for every integer type), float4 is rounded from
+ * the double. */
+static void convert_packed(int32_t sdt, const void *src, int64_t sf, int32_t ddt, void *dst,
+                           int64_t df, int64_t n, int saturate, int e8m0_round)
+{
+    for (int64_t off = 0; off < n; off += KN_CHUNK) {
+        int64_t m = n - off < KN_CHUNK ? n - off : KN_CHUNK;
+        uint8_t codes[KN_CHUNK];
+        double f[KN_CHUNK];
+        const void *s;
+        int32_t st = sdt;
+        if (kn_dtype_is_packed(sdt)) {
+            kn_packed_unpack(sdt, src, sf + off, m, codes);
+            st = kn_packed_unpacked_dtype(sdt);
+            s = codes;
+            if (st == KN_FLOAT4E2M1) {
+                for (int64_t i = 0; i < m; i++)
+                    f[i] = kn_f4_to_f32(codes[i]);
+                st = KN_DOUBLE;
+                s = f;
+            }
+        } else {
+            s = (const char *)src + (size_t)(sf + off) * kn_dtype_size(sdt);
+        }
+        if (!kn_dtype_is_packed(ddt)) {
+            kn_convert_cast(st, s, ddt, (char *)dst + (size_t)(df + off) * kn_dtype_size(ddt), m,
+                            saturate, e8m0_round);
+            continue;
+        }
+        uint8_t out[KN_CHUNK];
+        if (ddt == KN_FLOAT4E2M1) {
+            double t[KN_CHUNK];
+            kn_convert(st, s, KN_DOUBLE, t, m);
+            for (int64_t i = 0; i < m; i++)
+                out[i] = kn_f64_to_f4(t[i]);
+        } else {
+            int64_t t[KN_CHUNK];
+            kn_convert(st, s, KN_INT64, t, m);
+            for (int64_t i = 0; i < m; i++)
+                out[i] = (uint8_t)(uint64_t)t[i];
+        }
+        kn_packed_pack(ddt, out, m, dst, df + off);
+    }
+}
+
+void kn_convert_span(int32_t sdt, const void *src, int64_t src_first, int32_t ddt, void *dst,
+                     int64_t dst_first, int64_t n, int saturate, int e8m0_round)
+{
+    if (kn_dtype_is_packed(sdt) || kn_dtype_is_packed(ddt)) {
+        convert_packed(sdt, src, src_first, ddt, dst, dst_first, n, saturate, e8m0_round);
+        return;
+    }
+    kn_convert_cast(sdt, (const char *)src + (size_t)src_first * kn_dtype_size(sdt), ddt,
+                    (char *)dst + (size_t)dst_first * kn_dtype_size(ddt), n, saturate,
+                    e8m0_round);
+}
+
 void kn_convert_cast(int32_t sdt, const void *src, int32_t ddt, void *dst, int64_t n,
                      int saturate, int e8m0_round)
 {
+    if (kn_dtype_is_packed(sdt) || kn_dtype_is_packed(ddt)) {
+        convert_packed(sdt, src, 0, ddt, dst, 0, n, saturate, e8m0_round);
+        return;
+    }
     if (sdt == ddt) {
         if (dst != src && n > 0)
             memmove(dst, src, (size_t)n * kn_dtype_size(sdt));

@@ -60,21 +60,32 @@
  * bool, float16, bfloat16 (not string, not complex, not float8: an op
  * taking float8 says so with kn_cast_supported). */
 int kn_convert_supported(int32_t dtype);
-/* kn_convert_supported plus the float8 dtypes: what Cast, CastLike and the
- * float8 quantizers convert between. */
+/* kn_convert_supported plus the float8 and the packed sub-byte dtypes: what
+ * Cast, CastLike and the quantizers convert between. */
 int kn_cast_supported(int32_t dtype);
 /* Converts n elements. Integer/bool to integer/bool is exact (through
  * int64, wrapping like C's unsigned conversions); anything involving a
  * floating type goes through double. Float to integer saturates to int64
  * first and NaN becomes 0, so no conversion is undefined behaviour. To bool:
  * nonzero is true. To float8: rounded once from the double, saturating
- * (ONNX's default; E8M0 rounds up), see kn_convert_cast. Never allocates. */
+ * (ONNX's default; E8M0 rounds up), see kn_convert_cast. A packed sub-byte
+ * dtype (packed.h) is converted from / into its packed bytes starting at
+ * element 0; kn_convert_span starts elsewhere. Never allocates. */
 void kn_convert(int32_t src_dtype, const void *src, int32_t dst_dtype, void *dst, int64_t n);
 /* kn_convert with Cast's attributes for a float8 destination: saturate
  * (0: out-of-range values become inf or NaN, see kn_f32_to_f8) and, for
  * E8M0, round_mode (KN_E8M0_ROUND_*). Other destinations ignore both. */
 void kn_convert_cast(int32_t src_dtype, const void *src, int32_t dst_dtype, void *dst,
                      int64_t n, int saturate, int e8m0_round);
+/* kn_convert_cast of elements [src_first, src_first + n) of src into
+ * elements [dst_first, dst_first + n) of dst: the form that also serves
+ * the packed dtypes, whose elements have no byte address. To packed
+ * integers the value wraps to the low bits (as Cast wraps every integer
+ * type); to FLOAT4E2M1 it is rounded to nearest even and saturates. A
+ * packed dst byte is read and rewritten: parallel callers split at
+ * multiples of kn_packed_per_byte (packed.h). */
+void kn_convert_span(int32_t src_dtype, const void *src, int64_t src_first, int32_t dst_dtype,
+                     void *dst, int64_t dst_first, int64_t n, int saturate, int e8m0_round);
 /* Writes n copies of one elem_size-byte element. */
 void kn_fill_pattern(void *dst, const void *elem, size_t elem_size, int64_t n);
 /* Stores v converted to dtype into elem (which has room for 8 bytes). */

@@ -309,10 +309,22 @@ static int register_names(graph_build *b)
 
 static void apply_vinfo(graph_build *b, const kn_onnx_vinfo *vi)
 {
-    int32_t id = vi->is_tensor ? kn_onnx_names_find(&b->table, vi->name) : -1;
+    int typed = vi->is_tensor || vi->kind != KN_KIND_TENSOR;
+    int32_t id = typed ? kn_onnx_names_find(&b->table, vi->name) : -1;
     if (id < 0)
         return;
     kn_value *v = &b->g->values[id];
+    if (vi->kind != KN_KIND_TENSOR || v->kind != KN_KIND_TENSOR) {
+        /* Sequence / optional (or a tensor declaration replacing one). */
+        v->kind = vi->kind;
+        v->elem_dtype = vi->elem_dtype;
+        v->optional_of_sequence = (uint8_t)vi->optional_of_sequence;
+        v->dtype = vi->dtype;
+        v->rank = vi->rank;
+        memcpy(v->dims, vi->dims, sizeof v->dims);
+        memcpy(v->dim_params, vi->dim_params, sizeof v->dim_params);
+        return;
+    }
     if (vi->dtype != KN_UNDEFINED)
         v->dtype = vi->dtype;
     if (vi->rank >= 0) { /* a later declaration without a shape keeps an earlier shape */
@@ -355,6 +367,7 @@ static int build_values(graph_build *b)
         if (b->meta[id].init < 0)
             continue;
         const kn_tensor *t = &b->init_t[b->meta[id].init];
+        v->kind = KN_KIND_TENSOR;
         v->dtype = t->dtype;
         v->rank = t->rank;
         memcpy(v->dims, t->dims, sizeof v->dims);

@@ -40,4 +40,19 @@ int kn_onnx_read_tensor(kn_pool *pool, const void *bytes, size_t size, kn_tensor
 int kn_onnx_write_tensor(const char *name, const kn_tensor *t, void *buf, size_t cap,
                          size_t *needed, kn_err *err);
 
+/* Decodes a serialized value of the given kind (KN_KIND_*): a TensorProto
+ * (as kn_onnx_read_tensor), a SequenceProto or an OptionalProto. Sequences
+ * and optionals become one blob (core/value_blob.h) in pool, described by
+ * *out (dtype KN_SEQUENCE / KN_OPTIONAL); elements may be tensors or nested
+ * sequences and optionals. Sparse tensors and maps are KN_ERR_UNSUPPORTED;
+ * malformed messages KN_ERR_INVALID_MODEL naming the problem. */
+int kn_onnx_read_value(kn_pool *pool, const void *bytes, size_t size, int32_t kind,
+                       kn_tensor *out, const char **name, kn_err *err);
+
+/* Encodes a value as kn_onnx_read_value reads it: a blob as SequenceProto /
+ * OptionalProto (elements as raw_data TensorProtos without names), anything
+ * else as kn_onnx_write_tensor. Same buffer rules as kn_onnx_write_tensor. */
+int kn_onnx_write_value(const char *name, const kn_tensor *t, void *buf, size_t cap,
+                        size_t *needed, kn_err *err);
+
 #endif

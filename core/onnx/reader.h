@@ -72,6 +72,11 @@ typedef struct kn_onnx_vinfo {
     kn_onnx_str name;
     int is_tensor;        /* declares a tensor type; else dtype/rank stay unknown */
     int32_t dtype, rank;  /* KN_UNDEFINED / -1 when not declared */
+    /* A sequence or optional type: kind KN_KIND_SEQUENCE / KN_KIND_OPTIONAL,
+     * dtype KN_SEQUENCE / KN_OPTIONAL, rank -1, elem_dtype the innermost
+     * tensor element type (KN_UNDEFINED if open). */
+    int32_t kind, elem_dtype;
+    int optional_of_sequence;
     int64_t dims[KN_MAX_RANK];               /* -1 = dynamic */
     const char *dim_params[KN_MAX_RANK];     /* in c->pool, or NULL */
 } kn_onnx_vinfo;

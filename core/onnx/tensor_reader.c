@@ -47,6 +47,10 @@ static typed_layout layout_for(int32_t dtype)
     case KN_FLOAT8E4M3FN: case KN_FLOAT8E4M3FNUZ: case KN_FLOAT8E5M2: case KN_FLOAT8E5M2FNUZ:
     case KN_FLOAT8E8M0: /* float8: one byte pattern per int32_data value */
         return (typed_layout){F_INT32, PB_VARINT, 1, 1};
+    case KN_UINT4: case KN_INT4: case KN_FLOAT4E2M1: case KN_UINT2: case KN_INT2:
+        /* packed: one packed byte per int32_data value (per_elem 0: the
+         * unit count is the tensor's byte count) */
+        return (typed_layout){F_INT32, PB_VARINT, 1, 0};
     case KN_UINT16: case KN_INT16: case KN_FLOAT16: case KN_BFLOAT16:
         return (typed_layout){F_INT32, PB_VARINT, 2, 1};
     case KN_INT32: return (typed_layout){F_INT32, PB_VARINT, 4, 1};
@@ -228,7 +232,9 @@ static int check_header(kn_onnx_ctx *c, const tensor_scan *s, const char *name)
                        "tensor '%s': string tensors are not supported", name);
     if (s->dtype == KN_UNDEFINED)
         return kn_fail(c->err, KN_ERR_INVALID_MODEL, "tensor '%s' has no data_type", name);
-    if (kn_dtype_size(s->dtype) == 0)
+    /* >= KN_DTYPE_COUNT: also the pseudo dtypes of sequence and optional
+     * blobs, which a file must never be able to forge. */
+    if (kn_dtype_bits(s->dtype) == 0 || s->dtype < 0 || s->dtype >= KN_DTYPE_COUNT)
         return kn_fail(c->err, KN_ERR_UNSUPPORTED, "tensor '%s' has unsupported data_type %d",
                        name, (int)s->dtype);
     if (s->n_dims > KN_MAX_RANK)
@@ -308,7 +314,8 @@ static int parse_tensor_reader(kn_onnx_ctx *c, pb_reader r, kn_tensor *out, cons
             return kn_fail(c->err, KN_ERR_INVALID_MODEL,
                            "tensor '%s' of type %s stores its data in %s", name,
                            kn_dtype_name(t.dtype), tensor_fields[typed_field]);
-        uint64_t units = (uint64_t)numel * l.per_elem; /* nbytes did not overflow */
+        /* nbytes did not overflow */
+        uint64_t units = l.per_elem ? (uint64_t)numel * l.per_elem : (uint64_t)nbytes;
         if (s.n_typed[typed_field] != units)
             return kn_fail(c->err, KN_ERR_INVALID_MODEL,
                            "tensor '%s': %s has %zu values, but its dims need %llu", name,

@@ -47,7 +47,7 @@ int kn_onnx_write_tensor(const char *name, const kn_tensor *t, void *buf, size_t
     if (!buf && cap)
         return kn_fail(err, KN_ERR_INVALID_ARGUMENT, "write tensor: NULL buffer with cap %zu",
                        cap);
-    if (kn_dtype_size(t->dtype) == 0)
+    if (kn_dtype_bits(t->dtype) == 0) /* packed types go out as their packed bytes */
         return kn_fail(err, KN_ERR_INVALID_ARGUMENT, "write tensor: cannot encode dtype %d (%s)",
                        (int)t->dtype, kn_dtype_name(t->dtype));
     if (t->rank < 0 || t->rank > KN_MAX_RANK)

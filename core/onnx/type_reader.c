@@ -1,7 +1,8 @@
-/* ValueInfoProto → declared dtype and shape. Only tensor types carry what
- * the IR records; sequence, map, optional, sparse and opaque types are
- * recognised and left "unknown" (KN_UNDEFINED, rank -1) without decoding
- * their (possibly recursive) contents. */
+/* ValueInfoProto → declared dtype and shape. Tensor types carry dtype and
+ * shape; sequence and optional types record their kind and the innermost
+ * tensor element type (nesting bounded by KN_ONNX_MAX_DEPTH); map, sparse
+ * and opaque types are recognised and left "unknown" (KN_UNDEFINED, rank
+ * -1) without decoding their contents. */
 #include <string.h>
 
 #include "reader.h"
@@ -16,6 +17,11 @@ static const pb_msg_desc type_desc = PB_DESC("TypeProto", type_fields);
 
 static const char *const ttype_fields[] = {[1] = "elem_type", [2] = "shape"};
 static const pb_msg_desc ttype_desc = PB_DESC("TypeProto.Tensor", ttype_fields);
+
+/* TypeProto.Sequence and TypeProto.Optional: both one nested TypeProto. */
+static const char *const wrapper_fields[] = {[1] = "elem_type"};
+static const pb_msg_desc seq_type_desc = PB_DESC("TypeProto.Sequence", wrapper_fields);
+static const pb_msg_desc opt_type_desc = PB_DESC("TypeProto.Optional", wrapper_fields);
 
 static const char *const shape_fields[] = {[1] = "dim"};
 static const pb_msg_desc shape_desc = PB_DESC("TensorShapeProto", shape_fields);
@@ -92,9 +98,9 @@ static int parse_tensor_type(kn_onnx_ctx *c, pb_reader r, kn_onnx_vinfo *v)
     if (more < 0)
         return KN_ERR_INVALID_MODEL;
     /* Declared types: every tensor dtype (string and complex included, so a
-     * model can be inspected), not the packed sub-byte ones (4-bit, 2-bit). */
+     * model can be inspected) and the packed sub-byte ones (4-bit, 2-bit). */
     if (v->dtype < 0 || v->dtype >= KN_DTYPE_COUNT ||
-        (v->dtype != KN_UNDEFINED && v->dtype != KN_STRING && kn_dtype_size(v->dtype) == 0))
+        (v->dtype != KN_UNDEFINED && v->dtype != KN_STRING && kn_dtype_bits(v->dtype) == 0))
         return kn_fail(c->err, KN_ERR_UNSUPPORTED, "value '%.*s' has unsupported element type %d",
                        NAME_ARGS(v), (int)v->dtype);
     if (!has_shape)
@@ -111,7 +117,48 @@ static int parse_tensor_type(kn_onnx_ctx *c, pb_reader r, kn_onnx_vinfo *v)
     return more < 0 ? KN_ERR_INVALID_MODEL : KN_OK;
 }
 
-static int parse_type(kn_onnx_ctx *c, pb_reader r, kn_onnx_vinfo *v)
+static int parse_type(kn_onnx_ctx *c, pb_reader r, kn_onnx_vinfo *v, int depth);
+
+/* The element type of a sequence or optional type (field 1 of the wrapper):
+ * decoded into a scratch record so that only its innermost tensor element
+ * type (and whether an optional wraps a sequence) reach v. */
+static int parse_wrapped(kn_onnx_ctx *c, pb_reader r, kn_onnx_vinfo *v, int32_t kind, int depth)
+{
+    if (depth >= KN_ONNX_MAX_DEPTH)
+        return kn_fail(c->err, KN_ERR_UNSUPPORTED, "value '%.*s': sequence/optional types nested "
+                       "deeper than %d", NAME_ARGS(v), KN_ONNX_MAX_DEPTH);
+    pb_field f, elem = {0};
+    int more, has = 0;
+    while ((more = pb_next(&r, &f)) > 0) {
+        if (f.num != 1)
+            continue;
+        if (pb_want(&r, &f, PB_LEN) != KN_OK)
+            return KN_ERR_INVALID_MODEL;
+        elem = f;
+        has = 1;
+    }
+    if (more < 0)
+        return KN_ERR_INVALID_MODEL;
+    kn_onnx_vinfo inner;
+    memset(&inner, 0, sizeof inner);
+    inner.name = v->name;
+    inner.dtype = KN_UNDEFINED;
+    inner.rank = -1;
+    if (has) {
+        int rc = parse_type(c, pb_sub(&r, &elem, &type_desc), &inner, depth + 1);
+        if (rc != KN_OK)
+            return rc;
+    }
+    v->is_tensor = 0;
+    v->kind = kind;
+    v->dtype = kind == KN_KIND_SEQUENCE ? KN_SEQUENCE : KN_OPTIONAL;
+    v->rank = -1;
+    v->elem_dtype = inner.kind != KN_KIND_TENSOR ? inner.elem_dtype : inner.dtype;
+    v->optional_of_sequence = kind == KN_KIND_OPTIONAL && inner.kind == KN_KIND_SEQUENCE;
+    return KN_OK;
+}
+
+static int parse_type(kn_onnx_ctx *c, pb_reader r, kn_onnx_vinfo *v, int depth)
 {
     pb_field f, which = {0};
     int more, has = 0;
@@ -130,6 +177,10 @@ static int parse_type(kn_onnx_ctx *c, pb_reader r, kn_onnx_vinfo *v)
         return KN_ERR_INVALID_MODEL;
     if (has && which.num == 1)
         return parse_tensor_type(c, pb_sub(&r, &which, &ttype_desc), v);
+    if (has && which.num == 4)
+        return parse_wrapped(c, pb_sub(&r, &which, &seq_type_desc), v, KN_KIND_SEQUENCE, depth);
+    if (has && which.num == 9)
+        return parse_wrapped(c, pb_sub(&r, &which, &opt_type_desc), v, KN_KIND_OPTIONAL, depth);
     return KN_OK;
 }
 
@@ -160,5 +211,5 @@ int kn_onnx_parse_value_info(kn_onnx_ctx *c, const pb_reader *parent, const pb_f
     if (more < 0)
         return KN_ERR_INVALID_MODEL;
     /* The type is decoded after the whole message so errors can name the value. */
-    return has_type ? parse_type(c, pb_sub(&r, &type, &type_desc), v) : KN_OK;
+    return has_type ? parse_type(c, pb_sub(&r, &type, &type_desc), v, 0) : KN_OK;
 }
