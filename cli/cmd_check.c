@@ -22,7 +22,7 @@ static void usage(FILE *out)
 {
     fprintf(out,
             "usage: kiln check DIR... [--threads N] [--quiet] [--verbose] [--filter SUBSTR]\n"
-            "                  [--allow-failures]\n\n"
+            "                  [--allow-failures] [--skip-list FILE]\n\n"
             "Runs ONNX backend test cases. A DIR holding model.onnx is one case; otherwise\n"
             "each sub-folder (by name) holding model.onnx is. For every test_data_set_*,\n"
             "input_K.pb binds to model input K and output_K.pb must match output K: same\n"
@@ -36,7 +36,10 @@ static void usage(FILE *out)
             "  --quiet            print only failures and the summary\n"
             "  -v, --verbose      also print each case's max abs error\n"
             "  --filter SUBSTR    only cases whose name contains SUBSTR\n"
-            "  --allow-failures   exit 0 even if cases failed (for reports)\n",
+            "  --allow-failures   exit 0 even if cases failed (for reports)\n"
+            "  --skip-list FILE   cases not to run, one per line: NAME REASON (for\n"
+            "                     random-valued cases no runtime can reproduce); each is\n"
+            "                     reported as SKIP with its reason\n",
             ATOL, RTOL);
 }
 
@@ -45,7 +48,29 @@ typedef struct check_args {
     int dir_count;
     int threads, quiet, verbose, allow_failures;
     const char *filter;
+    char *skip_list; /* contents of --skip-list FILE, NUL-terminated */
 } check_args;
+
+/* The reason a case is listed in the skip list, copied into buf; NULL if
+ * it is not listed. Lines: "NAME REASON...", '#' starts a comment. */
+static const char *skip_reason(const check_args *a, const char *name, char *buf, size_t cap)
+{
+    size_t len = strlen(name);
+    for (const char *line = a->skip_list; line && *line;) {
+        const char *end = strchr(line, '\n');
+        size_t n = end ? (size_t)(end - line) : strlen(line);
+        if (line[0] != '#' && n > len && strncmp(line, name, len) == 0 &&
+            (line[len] == ' ' || line[len] == '\t')) {
+            const char *why = line + len;
+            while (*why == ' ' || *why == '\t')
+                why++;
+            snprintf(buf, cap, "listed as not reproducible: %.*s", (int)(n - (size_t)(why - line)), why);
+            return buf;
+        }
+        line = end ? end + 1 : NULL;
+    }
+    return NULL;
+}
 
 static int parse_args(int argc, char **argv, check_args *a)
 {
@@ -72,6 +97,18 @@ static int parse_args(int argc, char **argv, check_args *a)
             if (m < 0)
                 return -1;
             a->filter = v;
+        } else if ((m = arg_value(argc, argv, &i, "--skip-list", NULL, &v)) != 0) {
+            size_t size = 0;
+            char *text = m < 0 ? NULL : read_file(v, &size);
+            char *copy = text ? realloc(text, size + 1) : NULL;
+            if (!copy) {
+                free(text);
+                fprintf(stderr, "kiln check: cannot read the skip list '%s'\n", m < 0 ? "" : v);
+                return -1;
+            }
+            copy[size] = '\0';
+            free(a->skip_list);
+            a->skip_list = copy;
         } else if (is_option(argv[i])) {
             fprintf(stderr, "kiln check: unexpected argument '%s'\n", argv[i]);
             return -1;
@@ -373,11 +410,13 @@ int cmd_check(int argc, char **argv)
         if (parsed < 0)
             usage(stderr);
         free(a.dirs);
+        free(a.skip_list);
         return parsed > 0 ? EXIT_OK : EXIT_USAGE;
     }
     kiln_runtime *runtime = open_runtime(a.threads);
     if (!runtime) {
         free(a.dirs);
+        free(a.skip_list);
         return EXIT_FAIL;
     }
 
@@ -394,7 +433,13 @@ int cmd_check(int argc, char **argv)
         for (int i = 0; i < n; i++) {
             char *name = path_basename(cases[i]);
             if (name && (!a.filter || strstr(name, a.filter))) {
-                run_case(runtime, cases[i], &result);
+                char why[sizeof result.reason];
+                if (skip_reason(&a, name, why, sizeof why)) {
+                    result.verdict = SKIP;
+                    snprintf(result.reason, sizeof result.reason, "%s", why);
+                } else {
+                    run_case(runtime, cases[i], &result);
+                }
                 counts[result.verdict]++;
                 print_result(name, &result, &a);
             }
@@ -405,6 +450,7 @@ int cmd_check(int argc, char **argv)
     printf("%d passed, %d failed, %d skipped\n", counts[PASS], counts[FAIL], counts[SKIP]);
     kiln_runtime_destroy(runtime);
     free(a.dirs);
+    free(a.skip_list);
     if (bad_dir)
         return EXIT_FAIL;
     return counts[FAIL] == 0 || a.allow_failures ? EXIT_OK : EXIT_FAIL;
