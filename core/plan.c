@@ -120,6 +120,9 @@ static int fold(kn_plan *p, const kn_op_def *def, kn_kctx *k, kn_err *err)
             continue;
         int64_t nb = kn_tensor_nbytes(k->out[j]);
         k->out[j]->data = kn_pool_alloc(p->pool, nb > 0 ? (size_t)nb : 1);
+        if (!k->out[j]->data && p->options.max_arena > 0)
+            return kn_fail(err, KN_ERR_LIMIT, "computed constants need more than the memory "
+                           "limit of %lld bytes", (long long)p->options.max_arena);
         if (!k->out[j]->data)
             return kn_fail(err, KN_ERR_OUT_OF_MEMORY, "out of memory folding a constant");
         p->kind[k->node->outputs[j]] = KN_VAL_CONST;
@@ -236,6 +239,10 @@ int kn_plan_build(const kn_model *model, const kn_tensor *input_shapes, kn_threa
     p->threads = tp;
     p->n_values = g->n_values;
     p->pool = kn_pool_create();
+    /* Folded constants and eagerly computed values count against the
+     * session's memory limit like the arena does. */
+    if (p->pool && o->max_arena > 0)
+        kn_pool_set_limit(p->pool, (size_t)o->max_arena);
     p->vals = calloc(nv, sizeof *p->vals);
     p->kind = calloc(nv, 1);
     p->root = calloc(nv, sizeof *p->root);

@@ -235,6 +235,13 @@ static int scan8_prepare(kn_kctx *k)
                 return kn_fail(k->err, KN_ERR_UNSUPPORTED, "Scan: sequence_lens shorter than the "
                                                            "scan axis are not supported");
     int64_t batch = sp.n_in ? k->in[1 + sp.n_state]->dims[0] : 0;
+    /* Every state and scan input is indexed by batch row below. */
+    for (int32_t i = 0; i < sp.n_state + sp.n_in; i++) {
+        const kn_tensor *t = k->in[1 + i];
+        if (!t || t->rank < 1 || t->dims[0] != batch)
+            return kn_fail(k->err, KN_ERR_SHAPE, "Scan: input %d does not have the batch size %lld",
+                           (int)(1 + i), (long long)batch);
+    }
     scan_state *s = new_state(k, k->n_out);
     kn_owned *st = calloc((size_t)sp.n_state + 1, sizeof *st);
     kn_owned *ys = calloc((size_t)sp.n_out + 1, sizeof *ys);

@@ -22,6 +22,11 @@ void kn_strided_init(kn_strided_plan *p, size_t elem_size, int32_t rank, const i
     p->elem_size = elem_size;
     p->offset = offset;
     p->numel = 1;
+    for (int32_t d = 0; d < rank; d++)
+        if (dims[d] == 0) { /* empty: nothing to walk, and no products to overflow */
+            p->numel = 0;
+            return;
+        }
     int32_t r = 0;
     for (int32_t d = 0; d < rank; d++) {
         p->numel *= dims[d];

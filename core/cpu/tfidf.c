@@ -129,7 +129,8 @@ static int tfidf_prepare(kn_kctx *k)
         l->order = malloc((size_t)(l->count > 0 ? l->count : 1) * sizeof *l->order);
         if (!l->order)
             return kn_fail(k->err, KN_ERR_OUT_OF_MEMORY, "%s: out of memory", op);
-        sort_grams(s->pool + begin, n, l->order, l->count);
+        if (l->count > 0) /* an empty pool has no base pointer */
+            sort_grams(s->pool + begin, n, l->order, l->count);
     }
     /* n-grams longer than max_gram_length may follow in the pool: unused */
     if (n_idx < s->grams || (s->weights && n_w < s->grams))

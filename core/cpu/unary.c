@@ -69,7 +69,7 @@ typedef void (*unary_loop)(const void *in, void *out, int64_t n, const unary_par
  * rather than overflow. Clip takes min(max(x, lo), hi), as numpy does,
  * which also lets NaN through. */
 #define UNARY_REAL_OPS(X) X(Relu) X(Abs) X(Neg) X(Sign) X(Clip)
-#define F_Relu (x > 0 ? x : (T)0)
+#define F_Relu (x < 0 ? (T)0 : x) /* NaN stays NaN, as ONNX specifies */
 #define S_Relu (x > 0 ? x : (T)0)
 #define U_Relu (x)
 #define F_Abs fabs(x)
