@@ -4,7 +4,9 @@
 #      example, ONNX conformance counts, torchvision CNNs vs ONNX Runtime);
 #   2. an AddressSanitizer + UndefinedBehaviorSanitizer build running the
 #      unit suites (reader with its malformed-model corpus, API, runtime,
-#      kernels) and the ONNX conformance suites.
+#      kernels) and the ONNX conformance suites;
+#   3. the reliability checks (scripts/reliability.sh: fuzzing 60 s per
+#      target, hostile models, valgrind, soak, ABI guard).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install_deps.sh test
@@ -17,3 +19,5 @@ ctest --test-dir build --output-on-failure -j "$jobs"
 cmake -S . -B build-asan -G Ninja -DKILN_WERROR=ON -DKILN_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug
 ninja -C build-asan
 ctest --test-dir build-asan --output-on-failure -j "$jobs" -R '^(test_.*|conformance)$'
+
+KILN_BUILD_DIR=build scripts/reliability.sh
