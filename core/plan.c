@@ -102,9 +102,17 @@ static int check_outputs(const kn_op_def *def, const kn_kctx *k, kn_err *err)
         const kn_tensor *t = k->out[j];
         if (!t)
             continue;
-        if (kn_dtype_bits(t->dtype) == 0 || t->rank < 0 || t->rank > KN_MAX_RANK ||
-            kn_tensor_nbytes(t) < 0)
-            return kn_fail(err, KN_ERR_INTERNAL, "output %d has no valid dtype or shape", (int)j);
+        /* Name the cause: a node asking for more outputs than its op has,
+         * an element type the op passed through but the runtime cannot hold,
+         * or a shape whose byte size does not fit. */
+        if (t->dtype == KN_UNDEFINED)
+            return kn_fail(err, KN_ERR_INVALID_MODEL, "output %d is not produced by %s (the node "
+                           "declares %d outputs)", (int)j, k->node->op_type, (int)k->n_out);
+        if (kn_dtype_bits(t->dtype) == 0)
+            return kn_fail(err, KN_ERR_UNSUPPORTED, "output %d has element type %s, which is not "
+                           "supported here", (int)j, kn_dtype_name(t->dtype));
+        if (t->rank < 0 || t->rank > KN_MAX_RANK || kn_tensor_nbytes(t) < 0)
+            return kn_fail(err, KN_ERR_SHAPE, "output %d: shape is too large to hold", (int)j);
         if (refuse_packed(def, k, t->dtype, "output", j, err) != KN_OK)
             return err->code;
     }
