@@ -52,6 +52,9 @@ int32_t kiln_session_set_input_at(kiln_session *s, int32_t index, int32_t dtype,
                          v->kind == KN_KIND_SEQUENCE ? "a" : "an", kn_dtype_name(v->dtype));
     if (kn_dtype_kind(dtype) != KN_KIND_TENSOR)
         return kiln_fail(KILN_ERR_DTYPE, "dtype %d is not an element type", (int)dtype);
+    if (dtype == KN_STRING)
+        return kiln_fail(KILN_ERR_DTYPE, "string tensors are bound with "
+                         "kiln_session_set_input_value");
     kn_err err = {0};
     if (kn_session_bind(s->core, index, dtype, dims, rank, data, nbytes,
                         (flags & KILN_INPUT_COPY) != 0, &err) != KN_OK)
@@ -148,6 +151,12 @@ static int32_t tensor_output_or_fail(const kiln_session *s, int32_t index, const
         return kiln_fail(KILN_ERR_DTYPE, "%s: output '%s' is a %s, not a tensor: read it with "
                          "kiln_session_output_value", func, g->values[g->outputs[index]].name,
                          kn_dtype_name((*t)->dtype));
+    }
+    if (rc == KILN_OK && (*t)->dtype == KN_STRING && strcmp(func, "kiln_session_output_info")) {
+        const kn_graph *g = s->model->core->graph;
+        return kiln_fail(KILN_ERR_DTYPE, "%s: output '%s' is a string tensor: read it with "
+                         "kiln_session_output_value and kiln_tensor_string", func,
+                         g->values[g->outputs[index]].name);
     }
     return rc;
 }

@@ -68,6 +68,9 @@ int32_t kiln_tensor_data(const kiln_tensor *t, const void **data, size_t *nbytes
     int32_t rc = refuse_blob(t, __func__);
     if (rc != KILN_OK)
         return rc;
+    if (t->t.dtype == KN_STRING)
+        return kiln_fail(KILN_ERR_DTYPE, "%s: the handle holds a string tensor: read its "
+                         "elements with kiln_tensor_string", __func__);
     *data = t->t.data;
     if (nbytes)
         *nbytes = (size_t)kn_tensor_nbytes(&t->t);
@@ -86,6 +89,9 @@ int32_t kiln_tensor_encode(const char *name, int32_t dtype, const int64_t *dims,
 {
     KILN_CHECK_ARG(rank >= 0 && rank <= KN_MAX_RANK, "rank out of range");
     KILN_CHECK_ARG(kn_dtype_kind(dtype) == KN_KIND_TENSOR, "dtype is not an element type");
+    if (dtype == KN_STRING)
+        return kiln_fail(KILN_ERR_DTYPE, "%s: string tensors cannot be encoded from raw bytes",
+                         __func__);
     KILN_CHECK_ARG(rank == 0 || dims, "dims is NULL");
     kn_tensor t = {.dtype = dtype, .rank = rank, .data = (void *)data};
     for (int32_t i = 0; i < rank; i++)
@@ -121,7 +127,11 @@ int32_t kiln_tensor_from_core(const kn_tensor *src, const char *name, kiln_tenso
     int32_t rc = new_handle(&t);
     if (rc != KILN_OK)
         return rc;
-    int64_t nbytes = kn_tensor_nbytes(src);
+    int64_t nbytes = kn_tensor_nbytes(src), refs = nbytes;
+    if (src->dtype == KN_STRING && nbytes >= 0) { /* deep copy: refs, then bytes */
+        int64_t chars = kn_strings_bytes(src->data, kn_tensor_numel(src));
+        nbytes = chars < 0 || chars > INT64_MAX / 2 - nbytes ? -1 : nbytes + chars;
+    }
     t->t = *src;
     t->t.location = KN_LOC_HOST;
     /* The pool's 16-byte alignment keeps a blob's payloads aligned too. */
@@ -131,9 +141,41 @@ int32_t kiln_tensor_from_core(const kn_tensor *src, const char *name, kiln_tenso
         kiln_tensor_destroy(t);
         return kiln_fail(KILN_ERR_OUT_OF_MEMORY, "out of memory copying a value");
     }
-    if (nbytes > 0)
+    if (src->dtype == KN_STRING)
+        kn_strings_copy(t->t.data, (char *)t->t.data + refs, src->data, kn_tensor_numel(src));
+    else if (nbytes > 0)
         memcpy(t->t.data, src->data, (size_t)nbytes);
     *out = t;
+    return KILN_OK;
+}
+
+int32_t kiln_tensor_string(const kiln_tensor *t, int32_t index, char *buf, int32_t cap,
+                           int32_t *needed)
+{
+    KILN_CHECK_ARG(t, "tensor is NULL");
+    if (needed)
+        *needed = 0;
+    if (t->t.dtype != KN_STRING)
+        return kiln_fail(KILN_ERR_DTYPE, "%s: the handle holds a %s %s, not a string tensor",
+                         __func__, kn_dtype_name(t->t.dtype),
+                         kn_is_blob_dtype(t->t.dtype) ? "value" : "tensor");
+    int64_t n = kn_tensor_numel(&t->t);
+    if (index < 0 || index >= n)
+        return kiln_fail(KILN_ERR_INVALID_ARGUMENT, "%s: index %d out of range (%lld elements)",
+                         __func__, (int)index, (long long)n);
+    const kn_string *s = (const kn_string *)t->t.data + index;
+    if (s->len > INT32_MAX - 1)
+        return kiln_fail(KILN_ERR_LIMIT, "%s: element %d has %lld bytes", __func__, (int)index,
+                         (long long)s->len);
+    int32_t need = (int32_t)s->len + 1;
+    if (needed)
+        *needed = need;
+    if (!buf || cap < need)
+        return kiln_fail(KILN_ERR_BUFFER_TOO_SMALL, "%s: element %d needs %d bytes, buffer has %d",
+                         __func__, (int)index, (int)need, (int)cap);
+    if (s->len)
+        memcpy(buf, s->ptr, (size_t)s->len);
+    buf[s->len] = 0;
     return KILN_OK;
 }
 

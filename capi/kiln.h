@@ -266,8 +266,8 @@ KILN_API int32_t kiln_session_plan_bytes(const kiln_session *session, int64_t *a
  * value's kind must be the input's kind, except that an optional input
  * also takes a tensor or sequence (bound as an optional holding it). The
  * binding stays until the input is bound again. kiln_session_set_input and
- * kiln_session_set_input_at refuse sequence and optional inputs (DTYPE);
- * this call takes every kind. Errors: INVALID_ARGUMENT (NULL argument, bad
+ * kiln_session_set_input_at refuse sequence and optional inputs and string
+ * tensors (DTYPE); this call takes every kind (strings are deep-copied). Errors: INVALID_ARGUMENT (NULL argument, bad
  * index), DTYPE (kind or element type differs from the model's), SHAPE
  * (tensor shape differs), OUT_OF_MEMORY. */
 KILN_API int32_t kiln_session_set_input_value(kiln_session *session, int32_t index,
@@ -276,26 +276,29 @@ KILN_API int32_t kiln_session_set_input_value(kiln_session *session, int32_t ind
  * run, whatever its kind; it stays valid after later runs and must be
  * destroyed with kiln_tensor_destroy. Its name is the output's name. The
  * other output functions (info, copy, view) refuse sequence and optional
- * outputs (DTYPE). Errors: INVALID_ARGUMENT, STATE (no successful run yet),
+ * outputs, and copy and view refuse string tensors (DTYPE). Errors: INVALID_ARGUMENT, STATE (no successful run yet),
  * OUT_OF_MEMORY. */
 KILN_API int32_t kiln_session_output_value(const kiln_session *session, int32_t index,
                                            kiln_tensor **out);
 
 /* ---- tensor files: ONNX TensorProto (the .pb files of ONNX test data) ---- */
 
-/* Decodes a serialized TensorProto. Errors: INVALID_MODEL (malformed),
- * UNSUPPORTED (string tensors, external data), OUT_OF_MEMORY. */
+/* Decodes a serialized TensorProto (string tensors included: read their
+ * elements with kiln_tensor_string). Errors: INVALID_MODEL (malformed),
+ * UNSUPPORTED (external data), OUT_OF_MEMORY. */
 KILN_API int32_t kiln_tensor_decode(const void *data, size_t size, kiln_tensor **out);
 KILN_API void kiln_tensor_destroy(kiln_tensor *tensor);
 KILN_API int32_t kiln_tensor_info(const kiln_tensor *tensor, int32_t *dtype, int64_t *dims,
                                   int32_t cap, int32_t *rank);
-/* Points at the tensor's bytes (little endian, row-major); valid until destroy. */
+/* Points at the tensor's bytes (little endian, row-major); valid until destroy.
+ * Errors: DTYPE for a string tensor (use kiln_tensor_string). */
 KILN_API int32_t kiln_tensor_data(const kiln_tensor *tensor, const void **data, size_t *nbytes);
 /* Tensor name ("" if none), two-call pattern. */
 KILN_API int32_t kiln_tensor_name(const kiln_tensor *tensor, char *buf, int32_t cap,
                                   int32_t *needed);
 /* Serializes a TensorProto (raw_data form) into buf; *needed gets its size.
- * name may be NULL. Errors: INVALID_ARGUMENT, BUFFER_TOO_SMALL. */
+ * name may be NULL. Errors: INVALID_ARGUMENT, DTYPE (KILN_DTYPE_STRING has
+ * no raw form), BUFFER_TOO_SMALL. */
 KILN_API int32_t kiln_tensor_encode(const char *name, int32_t dtype, const int64_t *dims,
                                     int32_t rank, const void *data, size_t nbytes, void *buf,
                                     size_t cap, size_t *needed);
@@ -307,8 +310,8 @@ KILN_API int32_t kiln_tensor_encode(const char *name, int32_t dtype, const int64
  * sequence or optional handle, kiln_tensor_info and kiln_tensor_data fail
  * (DTYPE): read it with kiln_tensor_element_count and kiln_tensor_element.
  * Errors: INVALID_ARGUMENT (bad kind), INVALID_MODEL (malformed; the
- * message names the problem), UNSUPPORTED (string tensors, sparse tensors,
- * maps, external data), OUT_OF_MEMORY. Thread-safe. */
+ * message names the problem), UNSUPPORTED (sequences of string tensors,
+ * sparse tensors, maps, external data), OUT_OF_MEMORY. Thread-safe. */
 KILN_API int32_t kiln_tensor_decode_value(const void *data, size_t size, int32_t kind,
                                           kiln_tensor **out);
 /* KILN_KIND_* of the value the handle holds. */
@@ -323,6 +326,12 @@ KILN_API int32_t kiln_tensor_element_count(const kiln_tensor *value, int32_t *co
  * plain tensor, index out of range), OUT_OF_MEMORY. */
 KILN_API int32_t kiln_tensor_element(const kiln_tensor *value, int32_t index,
                                      kiln_tensor **out);
+/* Bytes of element `index` (row-major) of a string tensor, two-call
+ * pattern: *needed = byte length + 1; a NUL is added (the bytes themselves
+ * may contain NULs). Errors: INVALID_ARGUMENT (NULL, index out of range),
+ * DTYPE (not a string tensor), BUFFER_TOO_SMALL, LIMIT (over 2 GiB). */
+KILN_API int32_t kiln_tensor_string(const kiln_tensor *tensor, int32_t index, char *buf,
+                                    int32_t cap, int32_t *needed);
 
 #ifdef __cplusplus
 }

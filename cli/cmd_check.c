@@ -167,11 +167,22 @@ static int32_t handle_kind(const kiln_tensor *t)
     return kind;
 }
 
+/* String tensors go through the value API (bind, read, compare). */
+static int is_string(const kiln_tensor *t)
+{
+    int32_t dtype = 0;
+    return handle_kind(t) == KILN_KIND_TENSOR &&
+           kiln_tensor_info(t, &dtype, NULL, 0, NULL) != KILN_ERR_INVALID_ARGUMENT &&
+           dtype == KILN_DTYPE_STRING;
+}
+
 /* Compares two tensor handles (dtype of `want` read as got's, see
  * data_dtype). */
 static int32_t compare_handles(const kiln_tensor *got_t, const kiln_tensor *want_t,
                                compare_result *cmp)
 {
+    if (is_string(got_t) || is_string(want_t))
+        return compare_string_tensors(got_t, want_t, cmp);
     tensor_view got = {0}, want = {0};
     shape got_shape = {-1, NULL}, want_shape = {-1, NULL};
     got.shape = &got_shape;
@@ -284,7 +295,8 @@ static int run_set(const kiln_model *model, kiln_session *session, const data_se
         int32_t declared = 0, kind = KILN_KIND_TENSOR;
         kiln_model_input_dtype(model, k, &declared);
         kiln_model_input_kind(model, k, &kind);
-        if (kind != KILN_KIND_TENSOR || handle_kind(set->inputs[k]) != KILN_KIND_TENSOR)
+        if (kind != KILN_KIND_TENSOR || handle_kind(set->inputs[k]) != KILN_KIND_TENSOR ||
+            is_string(set->inputs[k]))
             status = kiln_session_set_input_value(session, k, set->inputs[k]);
         else if ((status = tensor_shape(set->inputs[k], &dtype, &s)) == KILN_OK &&
             (status = kiln_tensor_data(set->inputs[k], &data, &nbytes)) == KILN_OK)
@@ -307,7 +319,8 @@ static int run_set(const kiln_model *model, kiln_session *session, const data_se
         compare_result cmp = {0};
         int32_t kind = KILN_KIND_TENSOR;
         kiln_model_output_kind(model, k, &kind);
-        if (kind != KILN_KIND_TENSOR || handle_kind(set->outputs[k]) != KILN_KIND_TENSOR) {
+        if (kind != KILN_KIND_TENSOR || handle_kind(set->outputs[k]) != KILN_KIND_TENSOR ||
+            is_string(set->outputs[k])) {
             status = compare_output_value(session, k, set->outputs[k], &cmp);
         } else {
             tensor_view got = {0}, want = {0};

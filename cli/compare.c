@@ -6,6 +6,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static int is_float8(int32_t dtype)
@@ -232,4 +233,58 @@ void compare_tensors(const tensor_view *got, const tensor_view *expected, double
     snprintf(result->reason, sizeof result->reason,
              "max abs diff %.6g at index %lld (got %s, expected %s); %lld of %lld elements differ",
              worst_diff, (long long)worst, a, b, (long long)bad, (long long)count);
+}
+
+int32_t compare_string_tensors(const kiln_tensor *got, const kiln_tensor *want,
+                               compare_result *result)
+{
+    result->ok = 0;
+    result->max_abs_diff = 0;
+    result->reason[0] = '\0';
+    int32_t gd = 0, wd = 0, gr = 0, wr = 0;
+    int64_t gdims[16], wdims[16];
+    int32_t status = kiln_tensor_info(got, &gd, gdims, 16, &gr);
+    if (status == KILN_OK)
+        status = kiln_tensor_info(want, &wd, wdims, 16, &wr);
+    if (status != KILN_OK)
+        return status;
+    if (gd != wd || gr != wr || memcmp(gdims, wdims, sizeof gdims[0] * (size_t)gr) != 0) {
+        snprintf(result->reason, sizeof result->reason,
+                 "dtype or shape differs (got dtype %d rank %d, expected dtype %d rank %d)",
+                 (int)gd, (int)gr, (int)wd, (int)wr);
+        return KILN_OK;
+    }
+    int64_t n = 1;
+    for (int32_t d = 0; d < gr; d++)
+        n *= gdims[d];
+    char *a = NULL, *b = NULL;
+    for (int64_t i = 0; i < n && status == KILN_OK; i++) {
+        int32_t na = 0, nb = 0;
+        kiln_tensor_string(got, (int32_t)i, NULL, 0, &na);
+        kiln_tensor_string(want, (int32_t)i, NULL, 0, &nb);
+        free(a);
+        free(b);
+        a = malloc(na > 0 ? (size_t)na : 1);
+        b = malloc(nb > 0 ? (size_t)nb : 1);
+        if (!a || !b) {
+            status = KILN_ERR_OUT_OF_MEMORY;
+            break;
+        }
+        if ((status = kiln_tensor_string(got, (int32_t)i, a, na, NULL)) != KILN_OK ||
+            (status = kiln_tensor_string(want, (int32_t)i, b, nb, NULL)) != KILN_OK)
+            break;
+        if (na != nb || memcmp(a, b, (size_t)na) != 0) {
+            snprintf(result->reason, sizeof result->reason,
+                     "string at index %lld differs (got \"%.200s\", expected \"%.200s\")",
+                     (long long)i, a, b);
+            free(a);
+            free(b);
+            return KILN_OK;
+        }
+    }
+    free(a);
+    free(b);
+    if (status == KILN_OK)
+        result->ok = 1;
+    return status;
 }

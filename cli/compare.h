@@ -28,5 +28,9 @@ typedef struct compare_result {
 
 void compare_tensors(const tensor_view *got, const tensor_view *expected, double rtol,
                      double atol, compare_result *result);
+/* String tensors (KILN_DTYPE_STRING handles): dtype, shape and every
+ * element's bytes exactly. Returns a status for API failures. */
+int32_t compare_string_tensors(const kiln_tensor *got, const kiln_tensor *expected,
+                               compare_result *result);
 
 #endif

@@ -109,7 +109,7 @@ static data_status load_tensors(const char *dir, const char *set_name, const cha
         int32_t status = kiln_tensor_decode_value(bytes, size, kind, &bigger[k]);
         free(bytes);
         if (status != KILN_OK) {
-            /* Map test data, string tensors, or (when the model did not
+            /* Map test data, sequences of strings, or (when the model did not
              * load, so its kinds are unknown) sequences and optionals: out
              * of the API's reach rather than wrong. */
             char why[1200];
@@ -118,16 +118,6 @@ static data_status load_tensors(const char *dir, const char *set_name, const cha
                      kind_message(kind), why);
             return DATA_SKIP;
         }
-        if (kind != KILN_KIND_TENSOR)
-            continue;
-        int32_t dtype = 0;
-        shape s = {-1, NULL};
-        if (tensor_shape(bigger[k], &dtype, &s) == KILN_OK && dtype == KILN_DTYPE_STRING) {
-            shape_free(&s);
-            snprintf(reason, cap, "%s/%s holds string tensors", set_name, file);
-            return DATA_SKIP;
-        }
-        shape_free(&s);
     }
 }
 

@@ -49,6 +49,12 @@ typedef struct kn_engine_api {
                         int32_t n_inputs, kn_subgraph_result **result, kn_err *err);
     const kn_tensor *(*result_output)(const kn_subgraph_result *result, int32_t index);
     void (*free_result)(kn_subgraph_result *result);
+    /* bytes (16-byte aligned) that live as long as the plan: the characters
+     * of strings a kernel creates. Only call it from a kernel that runs
+     * eagerly or is folded (return KN_ERR_NEEDS_VALUE from prepare when an
+     * input value is not visible), never per run of a long-lived plan.
+     * NULL when out of memory. */
+    void *(*alloc)(void *engine, size_t bytes);
 } kn_engine_api;
 
 typedef struct kn_kctx {

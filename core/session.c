@@ -233,6 +233,22 @@ int kn_session_bind(kn_session *s, int32_t index, int32_t dtype, const int64_t *
     if (rc != KN_OK)
         return rc;
     bound_input *b = &s->inputs[index];
+    size_t refs_bytes = nbytes;
+    int64_t numel = 0;
+    if (dtype == KN_STRING) { /* always a deep copy: refs, then their bytes */
+        const kn_string *str = data;
+        numel = kn_shape_numel(dims, rank);
+        for (int64_t i = 0; i < numel; i++)
+            if (str[i].len < 0 || (str[i].len > 0 && !str[i].ptr))
+                return kn_fail(err, KN_ERR_INVALID_ARGUMENT, "input '%s': string %lld is "
+                               "malformed", input_name(s, index), (long long)i);
+        int64_t chars = kn_strings_bytes(str, numel);
+        if (chars < 0 || (uint64_t)chars > SIZE_MAX / 2 - nbytes)
+            return kn_fail(err, KN_ERR_LIMIT, "input '%s': strings are too large",
+                           input_name(s, index));
+        nbytes += (size_t)chars;
+        copy = 1;
+    }
     if (copy) {
         if (b->copy_cap < nbytes || !b->copy) {
             void *p = realloc(b->copy, nbytes ? nbytes : 1);
@@ -242,7 +258,9 @@ int kn_session_bind(kn_session *s, int32_t index, int32_t dtype, const int64_t *
             b->copy = p;
             b->copy_cap = nbytes ? nbytes : 1;
         }
-        if (nbytes)
+        if (dtype == KN_STRING)
+            kn_strings_copy(b->copy, (char *)b->copy + refs_bytes, data, numel);
+        else if (nbytes)
             memcpy(b->copy, data, nbytes);
         data = b->copy;
     }

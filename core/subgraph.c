@@ -60,4 +60,10 @@ static void free_result(kn_subgraph_result *r)
     free(r);
 }
 
-const kn_engine_api kn_plan_engine_api = {run_subgraph, result_output, free_result};
+static void *plan_alloc(void *engine, size_t bytes)
+{
+    kn_plan *p = engine;
+    return kn_pool_alloc(p->pool, bytes ? bytes : 1);
+}
+
+const kn_engine_api kn_plan_engine_api = {run_subgraph, result_output, free_result, plan_alloc};

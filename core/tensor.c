@@ -11,7 +11,7 @@ static const struct {
     [KN_UINT8] = {"uint8", 1},         [KN_INT8] = {"int8", 1},
     [KN_UINT16] = {"uint16", 2},       [KN_INT16] = {"int16", 2},
     [KN_INT32] = {"int32", 4},         [KN_INT64] = {"int64", 8},
-    [KN_STRING] = {"string", 0},       [KN_BOOL] = {"bool", 1},
+    [KN_STRING] = {"string", sizeof(kn_string)},       [KN_BOOL] = {"bool", 1},
     [KN_FLOAT16] = {"float16", 2},     [KN_DOUBLE] = {"double", 8},
     [KN_UINT32] = {"uint32", 4},       [KN_UINT64] = {"uint64", 8},
     [KN_COMPLEX64] = {"complex64", 8}, [KN_COMPLEX128] = {"complex128", 16},
@@ -196,4 +196,27 @@ uint16_t kn_f32_to_bf16(float f)
         return (uint16_t)((u >> 16) | 0x40);
     u += 0x7fff + ((u >> 16) & 1);
     return (uint16_t)(u >> 16);
+}
+
+int64_t kn_strings_bytes(const kn_string *src, int64_t n)
+{
+    int64_t total = 0;
+    for (int64_t i = 0; i < n; i++) {
+        if (src[i].len < 0 || src[i].len > INT64_MAX - total)
+            return -1;
+        total += src[i].len;
+    }
+    return total;
+}
+
+void kn_strings_copy(kn_string *dst, char *chars, const kn_string *src, int64_t n)
+{
+    for (int64_t i = 0; i < n; i++) {
+        int64_t len = src[i].len;
+        if (len > 0)
+            memcpy(chars, src[i].ptr, (size_t)len);
+        dst[i].ptr = chars;
+        dst[i].len = len;
+        chars += len;
+    }
 }

@@ -101,8 +101,20 @@ typedef struct kn_tensor {
     int32_t location;
 } kn_tensor;
 
-/* Bytes per element; 0 for KN_UNDEFINED, KN_STRING, the packed sub-byte
- * types and unknown values. */
+/* One element of a KN_STRING tensor: a reference to bytes (not
+ * NUL-terminated, may contain NULs) that live in memory outliving every
+ * value pointing at them: the model pool (initializers, attributes), the
+ * plan pool (strings kernels create), the session (bound inputs) or a
+ * kiln_tensor handle's pool. Shape and data-movement kernels move the
+ * references unchanged; kernels creating strings allocate the bytes with
+ * kn_engine_api.alloc and only run eagerly. */
+typedef struct kn_string {
+    const char *ptr;
+    int64_t len;
+} kn_string;
+
+/* Bytes per element (sizeof(kn_string) for KN_STRING); 0 for KN_UNDEFINED,
+ * the packed sub-byte types and unknown values. */
 size_t kn_dtype_size(int32_t dtype);
 /* Bits per element: 8 * kn_dtype_size, or 4 / 2 for the packed types; 0
  * where kn_dtype_size is 0 otherwise. > 0 means "a tensor can hold it". */
@@ -113,6 +125,12 @@ int kn_dtype_is_packed(int32_t dtype);
 const char *kn_dtype_name(int32_t dtype);
 /* Parses the ONNX spelling; returns KN_UNDEFINED if not recognised. */
 int32_t kn_dtype_from_name(const char *name);
+
+/* Deep copies of string tensors: total character bytes of n refs (-1 on
+ * overflow), and a copy of n refs into dst whose bytes go, back to back,
+ * into chars (which must hold kn_strings_bytes(src, n) bytes). */
+int64_t kn_strings_bytes(const kn_string *src, int64_t n);
+void kn_strings_copy(kn_string *dst, char *chars, const kn_string *src, int64_t n);
 
 /* Number of elements, or -1 if a dim is negative or the product overflows
  * int64. rank 0 means a scalar (1 element). */

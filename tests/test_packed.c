@@ -53,7 +53,7 @@ Test(packed_dtype, table_and_nbytes)
     }
     cr_assert_eq(kn_dtype_bits(KN_FLOAT), 32);
     cr_assert_eq(kn_dtype_bits(KN_FLOAT8E8M0), 8);
-    cr_assert_eq(kn_dtype_bits(KN_STRING), 0);
+    cr_assert_eq(kn_dtype_bits(KN_STRING), 8 * (int32_t)sizeof(kn_string));
     cr_assert_eq(kn_dtype_bits(27), 0);
     cr_assert(!kn_dtype_is_packed(KN_FLOAT8E8M0) && !kn_dtype_is_packed(KN_UINT8));
     cr_assert_eq(kn_packed_per_byte(KN_FLOAT), 1);

@@ -12,6 +12,7 @@
 #include <strings.h>
 
 #include "packed.h"
+#include "string_ops.h"
 #include "tensor_common.h"
 
 /* Cast-1 names the type as a string ("FLOAT", "INT64", ...); later opsets
@@ -72,6 +73,8 @@ static const char *type_text(int32_t dt, char *buf, size_t cap)
 static int cast_to(kn_kctx *k, int32_t to)
 {
     const kn_tensor *in = k->in[0];
+    if (in->dtype == KN_STRING || to == KN_STRING)
+        return kn_cast_string_prepare(k, to);
     if (!kn_cast_supported(in->dtype) || !kn_cast_supported(to)) {
         char a[32], b[32];
         return kn_fail(k->err, KN_ERR_UNSUPPORTED, "%s: %s to %s is not supported",
@@ -129,6 +132,8 @@ static int cast_run(kn_kctx *k)
 {
     const kn_tensor *in = k->in[0];
     kn_tensor *out = k->out[0];
+    if (in->dtype == KN_STRING || out->dtype == KN_STRING)
+        return kn_cast_string_run(k);
     int64_t numel = kn_tensor_numel(out), per = kn_packed_per_byte(out->dtype);
     cast_job job = {in->dtype, out->dtype, in->data, out->data, {1, KN_E8M0_ROUND_UP}, numel, per};
     if (read_mode(k, &job.mode) != KN_OK) /* prepare checked it already */

@@ -5,13 +5,19 @@
 
 int kn_owned_set(kn_owned *o, const kn_tensor *src, kn_err *err)
 {
-    int64_t nb = kn_tensor_nbytes(src);
+    int64_t nb = kn_tensor_nbytes(src), refs = nb;
+    if (nb >= 0 && src->dtype == KN_STRING) { /* deep copy: refs, then bytes */
+        int64_t chars = kn_strings_bytes(src->data, kn_tensor_numel(src));
+        nb = chars < 0 || chars > INT64_MAX / 2 - nb ? -1 : nb + chars;
+    }
     if (nb < 0)
         return kn_fail(err, KN_ERR_INTERNAL, "control flow: value without a valid shape");
     void *data = malloc(nb ? (size_t)nb : 1);
     if (!data)
         return kn_fail(err, KN_ERR_OUT_OF_MEMORY, "control flow: out of memory");
-    if (nb)
+    if (src->dtype == KN_STRING)
+        kn_strings_copy(data, (char *)data + refs, src->data, kn_tensor_numel(src));
+    else if (nb)
         memcpy(data, src->data, (size_t)nb);
     free(o->t.data);
     o->t = *src;

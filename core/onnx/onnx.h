@@ -28,12 +28,14 @@ int kn_onnx_read_model(const void *bytes, size_t size, const char *base_dir, siz
 
 /* Decodes a serialized TensorProto: data copied into pool as little-endian
  * row-major raw bytes (typed fields converted), *name (may be NULL) set to
- * the tensor's name or "". External data and string tensors are
+ * the tensor's name or "". A string tensor's data is numel kn_string refs
+ * followed by their bytes, all in pool. External data is
  * KN_ERR_UNSUPPORTED. On failure, what was already allocated stays in pool. */
 int kn_onnx_read_tensor(kn_pool *pool, const void *bytes, size_t size, kn_tensor *out,
                         const char **name, kn_err *err);
 
-/* Encodes a TensorProto (dims, data_type, name, raw_data) into buf; *needed
+/* Encodes a TensorProto (dims, data_type, string_data for strings, name,
+ * raw_data otherwise) into buf; *needed
  * (may be NULL) = encoded size; KN_ERR_BUFFER_TOO_SMALL if cap < needed (buf
  * may be NULL with cap 0). name may be NULL or "" (no name field). The field
  * order and unpacked dims match what the onnx Python package writes. */

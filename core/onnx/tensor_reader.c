@@ -199,6 +199,46 @@ static int read_external_info(pb_reader r, kn_onnx_external *ext)
     return more < 0 ? KN_ERR_INVALID_MODEL : KN_OK;
 }
 
+/* string_data → numel refs followed by their bytes, all in the pool. The
+ * first pass counted the entries; their lengths are bounded by the
+ * message, so the byte total cannot overflow. */
+static int read_strings(kn_onnx_ctx *c, pb_reader r, const char *name, int64_t numel,
+                        void **data)
+{
+    pb_field f;
+    int more;
+    size_t chars = 0;
+    pb_reader r2 = r;
+    while ((more = pb_next(&r2, &f)) > 0)
+        if (f.num == F_STRING)
+            chars += f.len;
+    if (more < 0)
+        return KN_ERR_INVALID_MODEL;
+    size_t refs = (size_t)numel * sizeof(kn_string);
+    unsigned char *base = kn_onnx_alloc(c, c->pool, refs + chars, 1, "string tensor data");
+    if (!base)
+        return c->err->code;
+    kn_string *out = (kn_string *)(void *)base;
+    char *p = (char *)base + refs;
+    int64_t i = 0;
+    while ((more = pb_next(&r, &f)) > 0) {
+        if (f.num != F_STRING)
+            continue;
+        if (i >= numel) /* cannot happen: pass 1 counted the same entries */
+            return kn_fail(r.err, KN_ERR_INTERNAL, "tensor '%s': string_data changed", name);
+        if (f.len)
+            memcpy(p, pb_data(&r, &f), f.len);
+        out[i].ptr = p;
+        out[i].len = (int64_t)f.len;
+        p += f.len;
+        i++;
+    }
+    if (more < 0)
+        return KN_ERR_INVALID_MODEL;
+    *data = base;
+    return KN_OK;
+}
+
 static const char *data_field_names(const tensor_scan *s, char *buf, size_t cap)
 {
     size_t used = 0;
@@ -227,9 +267,13 @@ static int check_header(kn_onnx_ctx *c, const tensor_scan *s, const char *name)
     if (s->has_segment)
         return kn_fail(c->err, KN_ERR_UNSUPPORTED, "tensor '%s' is segmented, which is not supported",
                        name);
-    if (s->dtype == KN_STRING || s->n_typed[F_STRING])
-        return kn_fail(c->err, KN_ERR_UNSUPPORTED,
-                       "tensor '%s': string tensors are not supported", name);
+    if (s->dtype != KN_STRING && s->n_typed[F_STRING])
+        return kn_fail(c->err, KN_ERR_INVALID_MODEL,
+                       "tensor '%s' of type %s stores its data in string_data", name,
+                       kn_dtype_name(s->dtype));
+    if (s->dtype == KN_STRING && (s->has_raw || s->location == 1))
+        return kn_fail(c->err, KN_ERR_INVALID_MODEL,
+                       "tensor '%s': a string tensor keeps its data in string_data", name);
     if (s->dtype == KN_UNDEFINED)
         return kn_fail(c->err, KN_ERR_INVALID_MODEL, "tensor '%s' has no data_type", name);
     /* >= KN_DTYPE_COUNT: also the pseudo dtypes of sequence and optional
@@ -291,7 +335,14 @@ static int parse_tensor_reader(kn_onnx_ctx *c, pb_reader r, kn_tensor *out, cons
     }
 
     void *data = NULL;
-    if (s.location == 1) {
+    if (t.dtype == KN_STRING) {
+        if (s.n_typed[F_STRING] != (size_t)numel)
+            return kn_fail(c->err, KN_ERR_INVALID_MODEL,
+                           "tensor '%s': string_data has %zu values, but its dims need %lld",
+                           name, s.n_typed[F_STRING], (long long)numel);
+        if ((rc = read_strings(c, r, name, numel, &data)) != KN_OK)
+            return rc;
+    } else if (s.location == 1) {
         kn_onnx_external ext;
         memset(&ext, 0, sizeof ext);
         if ((rc = read_external_info(r, &ext)) != KN_OK)

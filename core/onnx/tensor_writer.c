@@ -66,9 +66,20 @@ int kn_onnx_write_tensor(const char *name, const kn_tensor *t, void *buf, size_t
     }
     put_varint(&o, 2 << 3 | 0);
     put_varint(&o, (uint64_t)t->dtype);
+    if (t->dtype == KN_STRING) { /* string_data (6) comes before name (8) */
+        const kn_string *str = t->data;
+        int64_t n = kn_tensor_numel(t);
+        for (int64_t i = 0; i < n; i++) {
+            if (str[i].len < 0 || (str[i].len > 0 && !str[i].ptr))
+                return kn_fail(err, KN_ERR_INVALID_ARGUMENT, "write tensor: bad string %lld",
+                               (long long)i);
+            put_len_field(&o, 6, str[i].ptr, (size_t)str[i].len);
+        }
+    }
     if (name && name[0])
         put_len_field(&o, 8, name, strlen(name));
-    put_len_field(&o, 9, t->data, (size_t)nbytes);
+    if (t->dtype != KN_STRING)
+        put_len_field(&o, 9, t->data, (size_t)nbytes);
     if (needed)
         *needed = o.used;
     if (o.used > cap)

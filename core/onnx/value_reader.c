@@ -124,6 +124,9 @@ static int parse_element(kn_onnx_ctx *c, kn_pool *tmp, const pb_reader *r, const
     ec.pool = tmp; /* elements are scratch: only the final blob stays */
     if (field == F_TENSOR) {
         int rc = kn_onnx_parse_tensor(&ec, r, f, elem, NULL);
+        if (rc == KN_OK && elem->dtype == KN_STRING) /* refs would outlive tmp */
+            rc = kn_fail(c->err, KN_ERR_UNSUPPORTED, "sequences and optionals of string "
+                         "tensors are not supported");
         if (rc == KN_OK && elem->dtype >= KN_DTYPE_COUNT)
             rc = kn_fail(c->err, KN_ERR_UNSUPPORTED, "bad element dtype %d", (int)elem->dtype);
         return rc;
