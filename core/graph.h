@@ -126,5 +126,8 @@ const char *kn_attr_string(const kn_node *node, const char *name, const char *df
 /* Returns the element array (count in *count) or NULL with *count = 0. */
 const int64_t *kn_attr_ints(const kn_node *node, const char *name, int32_t *count);
 const float *kn_attr_floats(const kn_node *node, const char *name, int32_t *count);
+/* The attribute a typed getter above last found with the wrong type on this
+ * thread (then treated as absent), or NULL; clears it. */
+const kn_attr *kn_attr_take_mismatch(void);
 
 #endif

@@ -201,7 +201,12 @@ static int prepare_node(kn_plan *p, int32_t i, kn_threadpool *tp, int eager, kn_
         kn_err_prefix(err, "node '%s' (%s)", node->name, node->op_type);
         return rc;
     }
+    kn_attr_take_mismatch();
     rc = def->prepare(&k);
+    const kn_attr *bad = kn_attr_take_mismatch();
+    if (rc == KN_OK && bad)
+        rc = kn_fail(err, KN_ERR_INVALID_MODEL, "attribute '%s' has the wrong type (%d)",
+                     bad->name, (int)bad->type);
     if (rc == KN_OK)
         rc = check_outputs(def, &k, err);
     if (rc == KN_OK && (eager || is_foldable(p, def, &k))) {
