@@ -1158,3 +1158,343 @@ Test(softmax, large_values_ties_and_errors)
     kh_attr_int(&c, "axis", 2);
     expect_error(&c, KN_ERR_INVALID_MODEL, "axis 2 out of range");
 }
+
+/* ---- float16 and bfloat16 (core/cpu/half_path.c) ------------------------ */
+
+/* Half kernels widen to float, run the float path and round once: their
+ * output must be, bit for bit, the float kernel's output on the widened
+ * inputs rounded to nearest even. */
+
+static uint16_t to_half(int32_t dt, float v)
+{
+    return dt == KN_FLOAT16 ? kn_f32_to_f16(v) : kn_f32_to_bf16(v);
+}
+
+static float from_half(int32_t dt, uint16_t h)
+{
+    return dt == KN_FLOAT16 ? kn_f16_to_f32(h) : kn_bf16_to_f32(h);
+}
+
+/* n random values in [-scale, scale), already representable in dt. */
+static uint16_t *half_buf(int32_t dt, int64_t n, double scale)
+{
+    uint16_t *p = malloc(sizeof(uint16_t) * (size_t)(n > 0 ? n : 1));
+    for (int64_t i = 0; i < n; i++)
+        p[i] = to_half(dt, (float)(urand() * scale));
+    return p;
+}
+
+/* Runs c (input 0 float16 or bfloat16) with 3, 2 and 1 threads (identical
+ * bits), then the same node with every half input widened to float; each
+ * half output must be the float output rounded, other outputs (MaxPool's
+ * Indices) equal. */
+static void half_check(kh_case *c)
+{
+    int32_t dt = c->in[0].dtype;
+    run_both(c);
+    kh_case f = *c;
+    f.node.attrs = f.attrs;
+    f.node.inputs = f.in_ids;
+    f.node.outputs = f.out_ids;
+    float *wide[KH_MAX_IO] = {0};
+    for (int32_t i = 0; i < f.n_in; i++) {
+        if (!f.in[i].data || f.in[i].dtype != dt)
+            continue;
+        int64_t n = kn_tensor_numel(&f.in[i]);
+        wide[i] = malloc(sizeof(float) * (size_t)(n > 0 ? n : 1));
+        for (int64_t e = 0; e < n; e++)
+            wide[i][e] = from_half(dt, ((const uint16_t *)c->in[i].data)[e]);
+        f.in[i].dtype = KN_FLOAT;
+        f.in[i].data = wide[i];
+    }
+    for (int32_t j = 0; j < f.n_out; j++)
+        f.out[j].data = NULL;
+    int rc = kh_run(&f, 1);
+    cr_assert_eq(rc, KN_OK, "%s (float): %s", f.node.op_type, f.err.msg);
+    for (int32_t j = 0; j < c->n_out; j++) {
+        const kn_tensor *h = &c->out[j], *w = &f.out[j];
+        cr_assert(kn_shape_equal(h->dims, h->rank, w->dims, w->rank), "%s: output %d shape",
+                  c->node.op_type, (int)j);
+        int64_t n = kn_tensor_numel(w);
+        if (w->dtype != KN_FLOAT) {
+            cr_assert_eq(h->dtype, w->dtype);
+            cr_assert(memcmp(h->data, w->data, (size_t)kn_tensor_nbytes(w)) == 0,
+                      "%s: output %d differs from the float kernel's", c->node.op_type, (int)j);
+            continue;
+        }
+        cr_assert_eq(h->dtype, dt, "%s: output %d is %s, expected %s", c->node.op_type, (int)j,
+                     kn_dtype_name(h->dtype), kn_dtype_name(dt));
+        for (int64_t e = 0; e < n; e++) {
+            uint16_t got = ((const uint16_t *)h->data)[e];
+            uint16_t want = to_half(dt, ((const float *)w->data)[e]);
+            cr_assert_eq(got, want, "%s %s opset %lld output %d [%lld]: 0x%04x (%g), expected "
+                         "0x%04x (%g)", c->node.op_type, kn_dtype_name(dt), (long long)c->opset,
+                         (int)j, (long long)e, got, from_half(dt, got), want,
+                         from_half(dt, want));
+        }
+    }
+    kh_free(&f);
+    for (int32_t i = 0; i < KH_MAX_IO; i++)
+        free(wide[i]);
+}
+
+static const int32_t half_types[2] = {KN_FLOAT16, KN_BFLOAT16};
+
+static void half_matmul(int32_t dt, int64_t opset, int constant, const int64_t *ad, int ar,
+                        const int64_t *bd, int br)
+{
+    uint16_t *a = half_buf(dt, numel(ad, ar), 1), *b = half_buf(dt, numel(bd, br), 1);
+    kh_case c;
+    kh_init(&c, "MatMul", opset, 2, 1);
+    c.inputs_constant_in_prepare = constant;
+    kh_input(&c, 0, dt, ad, ar, a);
+    kh_input(&c, 1, dt, bd, br, b);
+    half_check(&c);
+    kh_free(&c);
+    free(a);
+    free(b);
+}
+
+Test(half, matmul_is_the_float_result_rounded)
+{
+    int64_t a2[2] = {5, 7}, b2[2] = {7, 3}, a1[1] = {7}, b1[1] = {7};
+    int64_t a3[3] = {4, 5, 7}, b3[3] = {4, 7, 3}, a4[4] = {2, 1, 5, 7}, b4[4] = {1, 3, 7, 6};
+    int64_t big_a[3] = {6, 40, 300}, big_b[3] = {6, 300, 50}, wide[2] = {300, 130};
+    int64_t zero_a[2] = {0, 7};
+    for (int t = 0; t < 2; t++)
+        for (int constant = 0; constant < 2; constant++) {
+            int32_t dt = half_types[t];
+            half_matmul(dt, 13, constant, a2, 2, b2, 2);
+            half_matmul(dt, 13, constant, a1, 1, b2, 2);
+            half_matmul(dt, 13, constant, a2, 2, b1, 1);
+            half_matmul(dt, 13, constant, a1, 1, b1, 1);
+            half_matmul(dt, 13, constant, a3, 3, b3, 3);  /* batches */
+            half_matmul(dt, 13, constant, a3, 3, b2, 2);  /* batch folded into rows */
+            half_matmul(dt, 13, constant, a4, 4, b4, 4);  /* broadcast batches */
+            half_matmul(dt, 13, constant, big_a, 3, big_b, 3); /* parallel batches */
+            half_matmul(dt, 13, constant, big_a, 3, wide, 2);  /* packed, several tasks */
+            half_matmul(dt, 13, constant, zero_a, 2, b2, 2);   /* empty */
+        }
+    half_matmul(KN_FLOAT16, 1, 1, a3, 3, b3, 3);
+    half_matmul(KN_FLOAT16, 9, 0, a2, 2, b2, 2);
+
+    /* bfloat16 from opset 13; both operands of one type */
+    uint16_t d[64] = {0};
+    kh_case c;
+    kh_init(&c, "MatMul", 9, 2, 1);
+    kh_input(&c, 0, KN_BFLOAT16, a2, 2, d);
+    kh_input(&c, 1, KN_BFLOAT16, b2, 2, d);
+    cr_assert_eq(kh_run(&c, 1), KN_ERR_UNSUPPORTED, "bfloat16 MatMul at opset 9: %s", c.err.msg);
+    kh_free(&c);
+    kh_init(&c, "MatMul", 13, 2, 1);
+    kh_input(&c, 0, KN_FLOAT16, a2, 2, d);
+    kh_input(&c, 1, KN_FLOAT, b2, 2, d);
+    expect_error(&c, KN_ERR_DTYPE, "input 1 is float");
+    kh_init(&c, "MatMul", 13, 2, 1);
+    kh_input(&c, 0, KN_FLOAT16, a2, 2, d);
+    kh_input(&c, 1, KN_FLOAT16, a2, 2, d);
+    expect_error(&c, KN_ERR_SHAPE, "inner dims differ");
+}
+
+static void half_conv(int32_t dt, int64_t opset, int constant, const int64_t *xd, int r,
+                      const int64_t *wd, int64_t group, int bias, int64_t stride, int64_t pad)
+{
+    int nsp = r - 2;
+    uint16_t *x = half_buf(dt, numel(xd, r), 1), *w = half_buf(dt, numel(wd, r), 0.5);
+    int64_t bd[1] = {wd[0]};
+    uint16_t *b = half_buf(dt, wd[0], 1);
+    int64_t strides[3] = {stride, stride, stride}, pads[6] = {pad, pad, pad, pad, pad, pad};
+    kh_case c;
+    kh_init(&c, "Conv", opset, bias ? 3 : 2, 1);
+    c.inputs_constant_in_prepare = constant;
+    kh_input(&c, 0, dt, xd, r, x);
+    kh_input(&c, 1, dt, wd, r, w);
+    if (bias)
+        kh_input(&c, 2, dt, bd, 1, b);
+    kh_attr_int(&c, "group", group);
+    kh_attr_ints(&c, "strides", strides, nsp);
+    kh_attr_ints(&c, "pads", pads, 2 * nsp);
+    half_check(&c);
+    kh_free(&c);
+    free(x);
+    free(w);
+    free(b);
+}
+
+Test(half, conv_is_the_float_result_rounded)
+{
+    int64_t x2[4] = {2, 4, 9, 9}, w2[4] = {6, 4, 3, 3};       /* im2col + GEMM */
+    int64_t xp[4] = {1, 8, 5, 5}, wp[4] = {4, 8, 1, 1};       /* pointwise */
+    int64_t xdw[4] = {1, 4, 7, 7}, wdw[4] = {4, 1, 3, 3};     /* depthwise */
+    int64_t x1[3] = {2, 3, 40}, w1[3] = {5, 3, 4};            /* 1-D */
+    int64_t xg[5] = {1, 4, 4, 5, 6}, wg[5] = {6, 2, 2, 3, 2}; /* 3-D, 2 groups */
+    int64_t xbig[4] = {1, 16, 32, 32}, wbig[4] = {32, 16, 3, 3}; /* several blocks */
+    for (int t = 0; t < 2; t++)
+        for (int constant = 0; constant < 2; constant++) {
+            int32_t dt = half_types[t];
+            int64_t opset = dt == KN_FLOAT16 ? 11 : 22;
+            half_conv(dt, opset, constant, x2, 4, w2, 1, 1, 1, 1);
+            half_conv(dt, opset, constant, x2, 4, w2, 1, 0, 2, 0);
+            half_conv(dt, opset, constant, xp, 4, wp, 1, 1, 1, 0);
+            half_conv(dt, opset, constant, xdw, 4, wdw, 4, 1, 2, 1);
+            half_conv(dt, opset, constant, x1, 3, w1, 1, 1, 1, 2);
+            half_conv(dt, opset, constant, xg, 5, wg, 2, 1, 1, 1);
+            half_conv(dt, opset, constant, xbig, 4, wbig, 1, 1, 1, 1);
+        }
+    half_conv(KN_FLOAT16, 1, 1, x2, 4, w2, 1, 1, 1, 1);
+
+    /* bfloat16 arrived with opset 22 */
+    uint16_t d[512] = {0};
+    kh_case c;
+    kh_init(&c, "Conv", 11, 2, 1);
+    kh_input(&c, 0, KN_BFLOAT16, xdw, 4, d);
+    kh_input(&c, 1, KN_BFLOAT16, wdw, 4, d);
+    kh_attr_int(&c, "group", 4);
+    expect_error(&c, KN_ERR_UNSUPPORTED, "bfloat16 needs opset 22");
+    kh_init(&c, "Conv", 1, 2, 1);
+    kh_input(&c, 0, KN_BFLOAT16, xdw, 4, d);
+    kh_input(&c, 1, KN_BFLOAT16, wdw, 4, d);
+    cr_assert_eq(kh_run(&c, 1), KN_ERR_UNSUPPORTED, "bfloat16 Conv at opset 1: %s", c.err.msg);
+    kh_free(&c);
+    kh_init(&c, "Conv", 11, 2, 1);
+    kh_input(&c, 0, KN_FLOAT16, xdw, 4, d);
+    kh_input(&c, 1, KN_BFLOAT16, wdw, 4, d);
+    expect_error(&c, KN_ERR_DTYPE, "input 1 is bfloat16");
+    kh_init(&c, "Conv", 11, 2, 1);
+    kh_input(&c, 0, KN_FLOAT16, xdw, 4, d);
+    kh_input(&c, 1, KN_FLOAT16, wdw, 4, d);
+    kh_attr_int(&c, "group", 3);
+    expect_error(&c, KN_ERR_INVALID_MODEL, "group 3 does not divide");
+}
+
+Test(half, softmax_family_is_the_float_result_rounded)
+{
+    const char *ops[] = {"Softmax", "LogSoftmax", "Hardmax"};
+    int64_t xd[4] = {2, 3, 4, 5}, wide[2] = {3, 40}, cols[3] = {2, 7, 37};
+    for (int t = 0; t < 2; t++) {
+        int32_t dt = half_types[t];
+        uint16_t *x = half_buf(dt, 120, 4), *y = half_buf(dt, 518, 8);
+        for (int kind = 0; kind < 3; kind++)
+            for (int64_t opset = 11; opset <= 13; opset += 2) {
+                if (dt == KN_BFLOAT16 && opset < 13)
+                    continue;
+                for (int axis = -4; axis <= 4; axis++) {
+                    kh_case c;
+                    kh_init(&c, ops[kind], opset, 1, 1);
+                    kh_input(&c, 0, dt, xd, 4, x);
+                    if (axis != 4) /* 4: default */
+                        kh_attr_int(&c, "axis", axis);
+                    half_check(&c);
+                    kh_free(&c);
+                }
+                kh_case c;
+                kh_init(&c, ops[kind], opset, 1, 1);
+                kh_input(&c, 0, dt, wide, 2, y);
+                half_check(&c);
+                kh_free(&c);
+                kh_init(&c, ops[kind], opset, 1, 1);
+                kh_input(&c, 0, dt, cols, 3, y);
+                kh_attr_int(&c, "axis", 1);
+                half_check(&c);
+                kh_free(&c);
+            }
+        free(x);
+        free(y);
+    }
+    /* a float16 softmax of large inputs: computed in float, so no overflow */
+    uint16_t big[4];
+    const float bigv[4] = {60000, 60001, 60002, 60003};
+    for (int i = 0; i < 4; i++)
+        big[i] = kn_f32_to_f16(bigv[i]);
+    int64_t bd[2] = {1, 4};
+    kh_case c;
+    kh_init(&c, "Softmax", 13, 1, 1);
+    kh_input(&c, 0, KN_FLOAT16, bd, 2, big);
+    half_check(&c);
+    float s = 0;
+    for (int i = 0; i < 4; i++) {
+        float v = kn_f16_to_f32(((uint16_t *)c.out[0].data)[i]);
+        cr_assert(isfinite(v) && v >= 0, "Softmax float16 [%d] = %g", i, v);
+        s += v;
+    }
+    cr_assert(fabsf(s - 1) < 2e-3f, "Softmax float16 sums to %g", s);
+    kh_free(&c);
+    kh_init(&c, "Hardmax", 11, 1, 1);
+    kh_input(&c, 0, KN_BFLOAT16, bd, 2, big);
+    cr_assert_eq(kh_run(&c, 1), KN_ERR_UNSUPPORTED, "bfloat16 Hardmax at opset 11: %s", c.err.msg);
+    kh_free(&c);
+}
+
+Test(half, gemm_and_pools_are_the_float_result_rounded)
+{
+    for (int t = 0; t < 2; t++)
+        for (int constant = 0; constant < 2; constant++) {
+            int32_t dt = half_types[t];
+            /* Gemm: transposes, alpha / beta, C broadcast along rows */
+            int64_t m = 70, n = 90, k = 300;
+            int64_t ad[2] = {k, m}, bd[2] = {n, k}, cd[1] = {n};
+            uint16_t *a = half_buf(dt, m * k, 1), *b = half_buf(dt, k * n, 1);
+            uint16_t *cm = half_buf(dt, n, 1);
+            kh_case c;
+            kh_init(&c, "Gemm", dt == KN_FLOAT16 ? 11 : 13, 3, 1);
+            c.inputs_constant_in_prepare = constant;
+            kh_input(&c, 0, dt, ad, 2, a);
+            kh_input(&c, 1, dt, bd, 2, b);
+            kh_input(&c, 2, dt, cd, 1, cm);
+            kh_attr_int(&c, "transA", 1);
+            kh_attr_int(&c, "transB", 1);
+            kh_attr_float(&c, "alpha", 0.5f);
+            kh_attr_float(&c, "beta", 2.0f);
+            half_check(&c);
+            kh_free(&c);
+            free(a);
+            free(b);
+            free(cm);
+
+            /* MaxPool with Indices, AveragePool with count_include_pad */
+            int64_t xd[4] = {2, 3, 11, 10}, ks[2] = {3, 3}, st[2] = {2, 1}, pads[4] = {1, 1, 1, 0};
+            uint16_t *x = half_buf(dt, numel(xd, 4), 3);
+            int64_t pool_opset = dt == KN_FLOAT16 ? 12 : 22;
+            for (int op = 0; op < 2; op++) {
+                kh_init(&c, op ? "AveragePool" : "MaxPool", op ? 11 : pool_opset, 1, op ? 1 : 2);
+                c.inputs_constant_in_prepare = constant;
+                kh_input(&c, 0, dt, xd, 4, x);
+                kh_attr_ints(&c, "kernel_shape", ks, 2);
+                kh_attr_ints(&c, "strides", st, 2);
+                kh_attr_ints(&c, "pads", pads, 4);
+                if (op)
+                    kh_attr_int(&c, "count_include_pad", 1);
+                if (dt == KN_BFLOAT16 && op) /* bfloat16 AveragePool: the entry from 19 */
+                    c.opset = 22;
+                half_check(&c);
+                if (!op)
+                    cr_assert_eq(c.out[1].dtype, KN_INT64);
+                kh_free(&c);
+            }
+            for (int op = 0; op < 2; op++) {
+                kh_init(&c, op ? "GlobalMaxPool" : "GlobalAveragePool",
+                        dt == KN_FLOAT16 ? 1 : 22, 1, 1);
+                c.inputs_constant_in_prepare = constant;
+                kh_input(&c, 0, dt, xd, 4, x);
+                half_check(&c);
+                kh_free(&c);
+            }
+            free(x);
+        }
+    /* bfloat16 pools need opset 22; Gemm's C has A's type */
+    uint16_t d[64] = {0};
+    int64_t xd[4] = {1, 1, 4, 4}, ks[2] = {2, 2}, g2[2] = {2, 2};
+    kh_case c;
+    kh_init(&c, "MaxPool", 12, 1, 1);
+    kh_input(&c, 0, KN_BFLOAT16, xd, 4, d);
+    kh_attr_ints(&c, "kernel_shape", ks, 2);
+    expect_error(&c, KN_ERR_UNSUPPORTED, "bfloat16 needs opset 22");
+    kh_init(&c, "GlobalAveragePool", 1, 1, 1);
+    kh_input(&c, 0, KN_BFLOAT16, xd, 4, d);
+    expect_error(&c, KN_ERR_UNSUPPORTED, "bfloat16 needs opset 22");
+    kh_init(&c, "Gemm", 13, 3, 1);
+    kh_input(&c, 0, KN_FLOAT16, g2, 2, d);
+    kh_input(&c, 1, KN_FLOAT16, g2, 2, d);
+    kh_input(&c, 2, KN_DOUBLE, g2, 2, d);
+    expect_error(&c, KN_ERR_DTYPE, "input 2 is double");
+}

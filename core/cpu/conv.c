@@ -1,5 +1,6 @@
 /* Conv (opsets 1 and 11, same semantics): 1-D to 3-D, groups, strides,
- * dilations, pads / auto_pad, optional bias; float and double.
+ * dilations, pads / auto_pad, optional bias; float and double, and
+ * float16 / bfloat16 through the float path (half_path.h).
  *
  * Three paths, chosen once in prepare():
  *  - GEMM: per image and group, im2col into scratch, then
@@ -23,7 +24,9 @@
 
 #include "core/op.h"
 #include "gemm.h"
+#include "half_path.h"
 #include "im2col.h"
+#include "tensor_common.h"
 
 enum { CONV_GEMM, CONV_POINTWISE, CONV_DEPTHWISE };
 
@@ -357,7 +360,17 @@ static int conv_run(kn_kctx *k)
     return KN_OK;
 }
 
-const kn_op_def kn_op_conv_1 = {"", "Conv", 1, 10, KN_MASK_FLOATS, KN_BACKEND_CPU, 0,
-                                conv_prepare, conv_run, conv_release};
-const kn_op_def kn_op_conv_11 = {"", "Conv", 11, 1000, KN_MASK_FLOATS, KN_BACKEND_CPU, 0,
-                                 conv_prepare, conv_run, conv_release};
+/* float16 and bfloat16 run the float code above on widened copies
+ * (half_path.h); constant W and B are widened once, in prepare (and W then
+ * packed from the float copy). bfloat16 arrived with opset 22. */
+static const kn_half_spec conv_half = {.prepare = conv_prepare, .run = conv_run,
+                                       .release = conv_release, .widen = 0x7,
+                                       .widen_once = 0x6, .bf16_since = 22};
+KN_HALF_ENTRY_POINTS(conv, conv_half)
+
+const kn_op_def kn_op_conv_1 = {"", "Conv", 1, 10, KN_MASK_FLOATS | KN_BIT(KN_FLOAT16),
+                                KN_BACKEND_CPU, 0, conv_any_prepare, conv_any_run,
+                                conv_any_release};
+const kn_op_def kn_op_conv_11 = {"", "Conv", 11, 1000, KN_MASK_FLOATS | KN_MASK_HALF,
+                                 KN_BACKEND_CPU, 0, conv_any_prepare, conv_any_run,
+                                 conv_any_release};

@@ -1,5 +1,6 @@
 /* ONNX Gemm (opsets 1, 6, 7, 9, 11, 13): Y = alpha * A' * B' + beta * C
- * with A' = transA ? A^T : A, B' likewise, on 2-D float or double inputs.
+ * with A' = transA ? A^T : A, B' likewise, on 2-D float or double inputs
+ * (float16 / bfloat16 through the float path, half_path.h).
  * C is broadcast unidirectionally to M x N (opset 7+, or with broadcast=1
  * before that; broadcast=0 wants C exactly M x N) and is optional from
  * opset 11. */
@@ -8,6 +9,7 @@
 
 #include "core/op.h"
 #include "gemm.h"
+#include "half_path.h"
 
 typedef struct gemm_state {
     int32_t dtype;
@@ -130,14 +132,23 @@ static void gemm_release(kn_kctx *k)
     k->state = NULL;
 }
 
-#define KN_GEMM_OP(NAME, FROM, TO)                                                                 \
-    const kn_op_def NAME = {"", "Gemm", FROM, TO, KN_MASK_FLOATS, KN_BACKEND_CPU, 0,               \
-                            gemm_prepare, gemm_run, gemm_release};
+/* float16 and bfloat16 run the float code above on widened copies
+ * (half_path.h); constant B and C are widened once, in prepare. */
+static const kn_half_spec gemm_half = {.prepare = gemm_prepare, .run = gemm_run,
+                                       .release = gemm_release, .widen = 0x7,
+                                       .widen_once = 0x6, .bf16_since = 13};
+KN_HALF_ENTRY_POINTS(gemm, gemm_half)
+
+#define KN_GEMM_OP(NAME, FROM, TO, TYPES)                                                          \
+    const kn_op_def NAME = {"", "Gemm", FROM, TO, TYPES, KN_BACKEND_CPU, 0,                        \
+                            gemm_any_prepare, gemm_any_run, gemm_any_release};
 
 /* The kernel reads `broadcast` only below opset 7; C is simply optional
- * when absent (required by the schema before 11). */
-KN_GEMM_OP(kn_op_gemm_1, 1, 6)
-KN_GEMM_OP(kn_op_gemm_7, 7, 8)
-KN_GEMM_OP(kn_op_gemm_9, 9, 10)
-KN_GEMM_OP(kn_op_gemm_11, 11, 12)
-KN_GEMM_OP(kn_op_gemm_13, 13, 1000)
+ * when absent (required by the schema before 11). float16 from opset 1,
+ * bfloat16 from 13 (the integer types of 9+ are not served). */
+#define KN_GEMM_1 (KN_MASK_FLOATS | KN_BIT(KN_FLOAT16))
+KN_GEMM_OP(kn_op_gemm_1, 1, 6, KN_GEMM_1)
+KN_GEMM_OP(kn_op_gemm_7, 7, 8, KN_GEMM_1)
+KN_GEMM_OP(kn_op_gemm_9, 9, 10, KN_GEMM_1)
+KN_GEMM_OP(kn_op_gemm_11, 11, 12, KN_GEMM_1)
+KN_GEMM_OP(kn_op_gemm_13, 13, 1000, KN_GEMM_1 | KN_BIT(KN_BFLOAT16))

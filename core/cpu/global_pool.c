@@ -3,6 +3,8 @@
 #include <stdlib.h>
 
 #include "core/op.h"
+#include "half_path.h"
+#include "tensor_common.h"
 
 static int global_prepare(kn_kctx *k)
 {
@@ -106,7 +108,19 @@ static int global_run(kn_kctx *k, int is_max)
 static int global_avg_run(kn_kctx *k) { return global_run(k, 0); }
 static int global_max_run(kn_kctx *k) { return global_run(k, 1); }
 
-const kn_op_def kn_op_globalaveragepool = {"", "GlobalAveragePool", 1, 1000, KN_MASK_FLOATS,
-                                           KN_BACKEND_CPU, 0, global_prepare, global_avg_run, NULL};
-const kn_op_def kn_op_globalmaxpool = {"", "GlobalMaxPool", 1, 1000, KN_MASK_FLOATS,
-                                       KN_BACKEND_CPU, 0, global_prepare, global_max_run, NULL};
+/* float16 and bfloat16 run the float code above on widened copies
+ * (half_path.h); bfloat16 arrived with opset 22. */
+static const kn_half_spec global_avg_half = {.prepare = global_prepare, .run = global_avg_run,
+                                             .widen = 0x1, .bf16_since = 22};
+static const kn_half_spec global_max_half = {.prepare = global_prepare, .run = global_max_run,
+                                             .widen = 0x1, .bf16_since = 22};
+KN_HALF_ENTRY_POINTS(global_avg, global_avg_half)
+KN_HALF_ENTRY_POINTS(global_max, global_max_half)
+
+#define KN_GLOBAL_TYPES (KN_MASK_FLOATS | KN_MASK_HALF)
+const kn_op_def kn_op_globalaveragepool = {"", "GlobalAveragePool", 1, 1000, KN_GLOBAL_TYPES,
+                                           KN_BACKEND_CPU, 0, global_avg_any_prepare,
+                                           global_avg_any_run, global_avg_any_release};
+const kn_op_def kn_op_globalmaxpool = {"", "GlobalMaxPool", 1, 1000, KN_GLOBAL_TYPES,
+                                       KN_BACKEND_CPU, 0, global_max_any_prepare,
+                                       global_max_any_run, global_max_any_release};

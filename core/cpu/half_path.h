@@ -48,4 +48,11 @@ int kn_half_prepare(kn_kctx *k, const kn_half_spec *spec);
 int kn_half_run(kn_kctx *k, const kn_half_spec *spec);
 void kn_half_release(kn_kctx *k, const kn_half_spec *spec);
 
+/* Defines PREFIX_any_prepare, PREFIX_any_run and PREFIX_any_release, the
+ * functions an op def names, over the kn_half_spec SPEC. */
+#define KN_HALF_ENTRY_POINTS(PREFIX, SPEC)                                                         \
+    static int PREFIX##_any_prepare(kn_kctx *k) { return kn_half_prepare(k, &(SPEC)); }            \
+    static int PREFIX##_any_run(kn_kctx *k) { return kn_half_run(k, &(SPEC)); }                    \
+    static void PREFIX##_any_release(kn_kctx *k) { kn_half_release(k, &(SPEC)); }
+
 #endif

@@ -1,8 +1,9 @@
 /* MatMul (opsets 1, 9, 13) with numpy semantics: 1-D operands are
  * promoted (A to a row, B to a column) and the promoted dim is dropped
  * from the result; leading (batch) dims broadcast. float and double run
- * through the packed GEMM; int32/int64/uint32/uint64 through a plain loop
- * that wraps on overflow like numpy (computed unsigned, so no UB).
+ * through the packed GEMM (float16 and bfloat16 too, widened to float:
+ * half_path.h); int32/int64/uint32/uint64 through a plain loop that wraps
+ * on overflow like numpy (computed unsigned, so no UB).
  *
  * Batches are laid out once in prepare(). Three ways to run them:
  *  - B without batch and A batched: A's batches are just more rows, so one
@@ -14,6 +15,7 @@
 
 #include "core/op.h"
 #include "gemm.h"
+#include "half_path.h"
 
 #define KN_MM_BATCH (KN_MAX_RANK - 2)
 
@@ -221,15 +223,23 @@ static void matmul_release(kn_kctx *k)
     k->state = NULL;
 }
 
-#define KN_MM_FLOATS KN_MASK_FLOATS
-#define KN_MM_ALL                                                                                  \
-    (KN_MASK_FLOATS | KN_BIT(KN_INT32) | KN_BIT(KN_INT64) | KN_BIT(KN_UINT32) | KN_BIT(KN_UINT64))
+/* float16 and bfloat16 run the float code above on widened copies
+ * (half_path.h); a constant B (weights) is widened once, in prepare. */
+static const kn_half_spec matmul_half = {.prepare = matmul_prepare, .run = matmul_run,
+                                         .release = matmul_release, .widen = 0x3,
+                                         .widen_once = 0x2, .bf16_since = 13};
+KN_HALF_ENTRY_POINTS(matmul, matmul_half)
 
-/* Opset 1 types were float only; 9 added the integers; 13 bfloat16 (not
- * served here). */
+#define KN_MM_FLOATS (KN_MASK_FLOATS | KN_BIT(KN_FLOAT16))
+#define KN_MM_ALL                                                                                  \
+    (KN_MM_FLOATS | KN_BIT(KN_INT32) | KN_BIT(KN_INT64) | KN_BIT(KN_UINT32) | KN_BIT(KN_UINT64))
+
+/* Opset 1 types were float16, float and double; 9 added the integers; 13
+ * bfloat16. */
 const kn_op_def kn_op_matmul_1 = {"", "MatMul", 1, 8, KN_MM_FLOATS, KN_BACKEND_CPU, 0,
-                                  matmul_prepare, matmul_run, matmul_release};
+                                  matmul_any_prepare, matmul_any_run, matmul_any_release};
 const kn_op_def kn_op_matmul_9 = {"", "MatMul", 9, 12, KN_MM_ALL, KN_BACKEND_CPU, 0,
-                                  matmul_prepare, matmul_run, matmul_release};
-const kn_op_def kn_op_matmul_13 = {"", "MatMul", 13, 1000, KN_MM_ALL, KN_BACKEND_CPU, 0,
-                                   matmul_prepare, matmul_run, matmul_release};
+                                  matmul_any_prepare, matmul_any_run, matmul_any_release};
+const kn_op_def kn_op_matmul_13 = {"", "MatMul", 13, 1000, KN_MM_ALL | KN_BIT(KN_BFLOAT16),
+                                   KN_BACKEND_CPU, 0, matmul_any_prepare, matmul_any_run,
+                                   matmul_any_release};

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "core/op.h"
+#include "half_path.h"
 #include "im2col.h"
 
 typedef struct tap_range {
@@ -233,20 +234,34 @@ static void pool_release(kn_kctx *k)
     k->state = NULL;
 }
 
-#define KN_MAXPOOL_TYPES (KN_MASK_FLOATS | KN_BIT(KN_INT8) | KN_BIT(KN_UINT8))
-#define KN_POOL_OP(NAME, OP, FROM, TO, TYPES, PREPARE)                                             \
+/* float16 and bfloat16 run the float code above on widened copies
+ * (half_path.h); Indices stay int64. bfloat16 arrived with opset 22. */
+static const kn_half_spec maxpool_half = {.prepare = maxpool_prepare, .run = pool_run,
+                                          .release = pool_release, .widen = 0x1,
+                                          .bf16_since = 22};
+static const kn_half_spec avgpool_half = {.prepare = avgpool_prepare, .run = pool_run,
+                                          .release = pool_release, .widen = 0x1,
+                                          .bf16_since = 22};
+KN_HALF_ENTRY_POINTS(maxpool, maxpool_half)
+KN_HALF_ENTRY_POINTS(avgpool, avgpool_half)
+
+#define KN_POOL_F (KN_MASK_FLOATS | KN_BIT(KN_FLOAT16))
+#define KN_POOL_LATEST (KN_POOL_F | KN_BIT(KN_BFLOAT16))
+#define KN_MAXPOOL_TYPES (KN_POOL_LATEST | KN_BIT(KN_INT8) | KN_BIT(KN_UINT8))
+#define KN_POOL_OP(NAME, OP, FROM, TO, TYPES, KIND)                                                \
     const kn_op_def NAME = {"", OP, FROM, TO, TYPES, KN_BACKEND_CPU, 0,                            \
-                            PREPARE, pool_run, pool_release};
+                            KIND##_any_prepare, KIND##_any_run, KIND##_any_release};
 
 /* One entry per opset that changed the op; the kernel reads attributes by
- * k->opset, so they share code. int8/uint8 MaxPool arrived with opset 12. */
-KN_POOL_OP(kn_op_maxpool_1, "MaxPool", 1, 7, KN_MASK_FLOATS, maxpool_prepare)
-KN_POOL_OP(kn_op_maxpool_8, "MaxPool", 8, 9, KN_MASK_FLOATS, maxpool_prepare)
-KN_POOL_OP(kn_op_maxpool_10, "MaxPool", 10, 10, KN_MASK_FLOATS, maxpool_prepare)
-KN_POOL_OP(kn_op_maxpool_11, "MaxPool", 11, 11, KN_MASK_FLOATS, maxpool_prepare)
-KN_POOL_OP(kn_op_maxpool_12, "MaxPool", 12, 1000, KN_MAXPOOL_TYPES, maxpool_prepare)
-KN_POOL_OP(kn_op_averagepool_1, "AveragePool", 1, 6, KN_MASK_FLOATS, avgpool_prepare)
-KN_POOL_OP(kn_op_averagepool_7, "AveragePool", 7, 9, KN_MASK_FLOATS, avgpool_prepare)
-KN_POOL_OP(kn_op_averagepool_10, "AveragePool", 10, 10, KN_MASK_FLOATS, avgpool_prepare)
-KN_POOL_OP(kn_op_averagepool_11, "AveragePool", 11, 18, KN_MASK_FLOATS, avgpool_prepare)
-KN_POOL_OP(kn_op_averagepool_19, "AveragePool", 19, 1000, KN_MASK_FLOATS, avgpool_prepare)
+ * k->opset, so they share code. int8/uint8 MaxPool arrived with opset 12,
+ * bfloat16 with 22 (checked in prepare: the last entries span it). */
+KN_POOL_OP(kn_op_maxpool_1, "MaxPool", 1, 7, KN_POOL_F, maxpool)
+KN_POOL_OP(kn_op_maxpool_8, "MaxPool", 8, 9, KN_POOL_F, maxpool)
+KN_POOL_OP(kn_op_maxpool_10, "MaxPool", 10, 10, KN_POOL_F, maxpool)
+KN_POOL_OP(kn_op_maxpool_11, "MaxPool", 11, 11, KN_POOL_F, maxpool)
+KN_POOL_OP(kn_op_maxpool_12, "MaxPool", 12, 1000, KN_MAXPOOL_TYPES, maxpool)
+KN_POOL_OP(kn_op_averagepool_1, "AveragePool", 1, 6, KN_POOL_F, avgpool)
+KN_POOL_OP(kn_op_averagepool_7, "AveragePool", 7, 9, KN_POOL_F, avgpool)
+KN_POOL_OP(kn_op_averagepool_10, "AveragePool", 10, 10, KN_POOL_F, avgpool)
+KN_POOL_OP(kn_op_averagepool_11, "AveragePool", 11, 18, KN_POOL_F, avgpool)
+KN_POOL_OP(kn_op_averagepool_19, "AveragePool", 19, 1000, KN_POOL_LATEST, avgpool)

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 
 #include "core/op.h"
+#include "half_path.h"
 
 enum { KIND_SOFTMAX, KIND_LOGSOFTMAX, KIND_HARDMAX };
 
@@ -150,16 +151,31 @@ static void smax_release(kn_kctx *k)
     k->state = NULL;
 }
 
-/* Two entries per op: opsets 1-12 flatten at axis, 13+ work along it.
- * In place is safe: every pass reads an element before writing it, and
- * blocks own disjoint columns. */
-#define KN_SMAX_OP(NAME, OP, FROM, TO, PREPARE)                                                    \
-    const kn_op_def NAME = {"", OP, FROM, TO, KN_MASK_FLOATS, KN_BACKEND_CPU, KN_OP_INPLACE,       \
-                            PREPARE, smax_run, smax_release};
+/* float16 and bfloat16 run the float code above on widened copies
+ * (half_path.h), in place in one float slot. */
+#define KN_SMAX_HALF(NAME, PREPARE)                                                                \
+    static const kn_half_spec NAME##_half = {.prepare = PREPARE, .run = smax_run,                  \
+                                             .release = smax_release, .widen = 0x1,                \
+                                             .inplace = 1, .bf16_since = 13};                      \
+    KN_HALF_ENTRY_POINTS(NAME, NAME##_half)
 
-KN_SMAX_OP(kn_op_softmax_1, "Softmax", 1, 12, softmax_prepare)
-KN_SMAX_OP(kn_op_softmax_13, "Softmax", 13, 1000, softmax_prepare)
-KN_SMAX_OP(kn_op_logsoftmax_1, "LogSoftmax", 1, 12, logsoftmax_prepare)
-KN_SMAX_OP(kn_op_logsoftmax_13, "LogSoftmax", 13, 1000, logsoftmax_prepare)
-KN_SMAX_OP(kn_op_hardmax_1, "Hardmax", 1, 12, hardmax_prepare)
-KN_SMAX_OP(kn_op_hardmax_13, "Hardmax", 13, 1000, hardmax_prepare)
+KN_SMAX_HALF(softmax, softmax_prepare)
+KN_SMAX_HALF(logsoftmax, logsoftmax_prepare)
+KN_SMAX_HALF(hardmax, hardmax_prepare)
+
+/* Two entries per op: opsets 1-12 flatten at axis, 13+ work along it;
+ * float16 from 1, bfloat16 from 13. In place is safe: every pass reads an
+ * element before writing it, and blocks own disjoint columns (a half node
+ * widens its input before the output is written). */
+#define KN_SMAX_OP(NAME, OP, FROM, TO, TYPES, KIND)                                                \
+    const kn_op_def NAME = {"", OP, FROM, TO, TYPES, KN_BACKEND_CPU, KN_OP_INPLACE,                \
+                            KIND##_any_prepare, KIND##_any_run, KIND##_any_release};
+
+#define KN_SMAX_1 (KN_MASK_FLOATS | KN_BIT(KN_FLOAT16))
+#define KN_SMAX_13 (KN_SMAX_1 | KN_BIT(KN_BFLOAT16))
+KN_SMAX_OP(kn_op_softmax_1, "Softmax", 1, 12, KN_SMAX_1, softmax)
+KN_SMAX_OP(kn_op_softmax_13, "Softmax", 13, 1000, KN_SMAX_13, softmax)
+KN_SMAX_OP(kn_op_logsoftmax_1, "LogSoftmax", 1, 12, KN_SMAX_1, logsoftmax)
+KN_SMAX_OP(kn_op_logsoftmax_13, "LogSoftmax", 13, 1000, KN_SMAX_13, logsoftmax)
+KN_SMAX_OP(kn_op_hardmax_1, "Hardmax", 1, 12, KN_SMAX_1, hardmax)
+KN_SMAX_OP(kn_op_hardmax_13, "Hardmax", 13, 1000, KN_SMAX_13, hardmax)
