@@ -159,6 +159,8 @@ static int tfidf_prepare(kn_kctx *k)
 static int64_t find_gram(const tfidf_state *s, int64_t n, const int64_t *items)
 {
     const tfidf_len *l = &s->lens[n - 1];
+    if (l->count == 0) /* no n-grams of this length (and maybe no pool at all) */
+        return -1;
     const int64_t *base = s->pool + l->offset;
     int64_t lo = 0, hi = l->count;
     while (lo < hi) {
