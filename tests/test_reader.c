@@ -300,9 +300,12 @@ Test(reader_tensor, encode_rejects_bad_tensors)
     cr_assert_eq(kn_onnx_write_tensor("x", &t, buf, sizeof buf, &need, NULL),
                  KN_ERR_INVALID_ARGUMENT);
     t.rank = 1;
-    t.dtype = KN_STRING;
+    t.dtype = KN_STRING; /* a string tensor whose second element is corrupt */
+    kn_string strings[2] = {{"a", 1}, {NULL, -1}};
+    t.data = strings;
     cr_assert_eq(kn_onnx_write_tensor("x", &t, buf, sizeof buf, &need, NULL),
                  KN_ERR_INVALID_ARGUMENT);
+    t.data = f;
     t.dtype = KN_FLOAT;
     t.dims[0] = -1;
     cr_assert_eq(kn_onnx_write_tensor("x", &t, buf, sizeof buf, &need, NULL),
