@@ -191,3 +191,29 @@ Test(strings, string_to_number_special_values)
     kiln_model_destroy(m);
     kiln_runtime_destroy(rt);
 }
+
+Test(strings, strings_made_in_an_if_branch_outlive_it)
+{
+    kiln_runtime *rt = kt_runtime(1);
+    kiln_model *m = kt_model(rt, "tests/data/models/str_if_branch.onnx");
+    kiln_session *s = NULL;
+    KT_OK(kiln_session_create(m, NULL, &s));
+    const float f[4] = {0.5f, 1.0f, 2.0f, -1.5f};
+    kiln_tensor *fv = float_value(f, 4);
+    KT_OK(kiln_session_set_input_value(s, 1, fv));
+    kiln_tensor_destroy(fv);
+    const unsigned char cond[2] = {1, 0};
+    const char *const want[2][4] = {{"0.5", "1.0", "2.0", "-1.5"}, {"0.5", "1.0", "2.0", "-1.5"}};
+    for (int i = 0; i < 2; i++) {
+        KT_OK(kiln_session_set_input_at(s, 0, KILN_DTYPE_BOOL, NULL, 0, &cond[i], 1, 0));
+        KT_OK(kiln_session_run(s));
+        kiln_tensor *y = NULL;
+        KT_OK(kiln_session_output_value(s, 0, &y));
+        for (int j = 0; j < 4; j++)
+            expect_string(y, j, want[i][j]);
+        kiln_tensor_destroy(y);
+    }
+    kiln_session_destroy(s);
+    kiln_model_destroy(m);
+    kiln_runtime_destroy(rt);
+}

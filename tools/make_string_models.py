@@ -32,6 +32,24 @@ def main():
     checker.check_model(m)
     save(m, os.path.join(OUT, "str_normalize_cast.onnx"))
 
+    # Strings created inside an If branch must outlive the branch's run.
+    B = TensorProto.BOOL
+    then_g = helper.make_graph([helper.make_node("Cast", ["f"], ["t"], to=S)], "then", [],
+                               [helper.make_tensor_value_info("t", S, [4])])
+    else_g = helper.make_graph(
+        [helper.make_node("Cast", ["f"], ["e0"], to=S),
+         helper.make_node("StringNormalizer", ["e0"], ["e"], case_change_action="UPPER")],
+        "else", [], [helper.make_tensor_value_info("e", S, [4])])
+    graph = helper.make_graph(
+        [helper.make_node("If", ["c"], ["y"], then_branch=then_g, else_branch=else_g)], "if_strings",
+        [helper.make_tensor_value_info("c", B, []), helper.make_tensor_value_info("f", F, [4])],
+        [helper.make_tensor_value_info("y", S, [4])])
+    m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)],
+                          producer_name="kiln-tests")
+    m.ir_version = 8
+    checker.check_model(m)
+    save(m, os.path.join(OUT, "str_if_branch.onnx"))
+
 
 if __name__ == "__main__":
     main()

@@ -56,12 +56,11 @@ static void set_output_shapes(kn_kctx *k, const cf_state *s)
 static int cf_run(kn_kctx *k)
 {
     const cf_state *s = k->state;
-    for (int32_t i = 0; i < k->n_out && i < s->n; i++) {
-        int64_t nb = kn_tensor_nbytes(&s->outs[i].t);
-        if (k->out[i] && nb > 0)
-            memcpy(k->out[i]->data, s->outs[i].t.data, (size_t)nb);
-    }
-    return KN_OK;
+    int rc = KN_OK;
+    for (int32_t i = 0; rc == KN_OK && i < k->n_out && i < s->n; i++)
+        if (k->out[i])
+            rc = kn_copy_result(k, k->out[i], &s->outs[i].t);
+    return rc;
 }
 
 static int needs(const kn_kctx *k, int32_t i, const char *what)

@@ -304,12 +304,11 @@ static int scan8_prepare(kn_kctx *k)
 static int scan_run(kn_kctx *k)
 {
     const scan_state *s = k->state;
-    for (int32_t i = 0; i < k->n_out; i++) {
-        int64_t nb = kn_tensor_nbytes(&s->outs[i].t);
-        if (k->out[i] && nb > 0)
-            memcpy(k->out[i]->data, s->outs[i].t.data, (size_t)nb);
-    }
-    return KN_OK;
+    int rc = KN_OK;
+    for (int32_t i = 0; rc == KN_OK && i < k->n_out; i++)
+        if (k->out[i])
+            rc = kn_copy_result(k, k->out[i], &s->outs[i].t);
+    return rc;
 }
 
 const kn_op_def kn_op_Scan8 = {"", "Scan", 8, 8, 0, KN_BACKEND_CPU, 0, scan8_prepare, scan_run,

@@ -56,6 +56,27 @@ void kn_place_axis(kn_tensor *dst, int32_t axis, int64_t index, const void *slic
         memcpy(d + (o * len + index) * inner, (const unsigned char *)slice + o * inner, (size_t)inner);
 }
 
+int kn_copy_result(const kn_kctx *k, kn_tensor *dst, const kn_tensor *src)
+{
+    int64_t nb = kn_tensor_nbytes(src);
+    if (nb <= 0)
+        return KN_OK;
+    if (src->dtype != KN_STRING) {
+        memcpy(dst->data, src->data, (size_t)nb);
+        return KN_OK;
+    }
+    int64_t n = kn_tensor_numel(src);
+    int64_t chars = kn_strings_bytes(src->data, n);
+    char *mem = chars > 0 && k->engine_api && k->engine_api->alloc
+                    ? k->engine_api->alloc(k->engine, (size_t)chars)
+                    : NULL;
+    if (chars > 0 && !mem)
+        return kn_fail(k->err, KN_ERR_OUT_OF_MEMORY, "%s: out of memory for strings",
+                       k->node->op_type);
+    kn_strings_copy(dst->data, mem, src->data, n);
+    return KN_OK;
+}
+
 const kn_graph *kn_graph_attr(const kn_kctx *k, const char *name)
 {
     const kn_attr *a = kn_node_attr(k->node, name);

@@ -20,6 +20,12 @@ void kn_slice_axis(const kn_tensor *src, int32_t axis, int64_t index, void *dst)
 /* Writes slice (dst's shape without `axis`) at `index` along `axis` of dst. */
 void kn_place_axis(kn_tensor *dst, int32_t axis, int64_t index, const void *slice);
 
+/* Copies a kept result into the node's output. String characters are
+ * copied into plan memory (engine alloc), since the kept copy dies with the
+ * kernel's state. Control-flow nodes only run while the plan is built
+ * (their prepare needs values), so this never allocates in a planned run. */
+int kn_copy_result(const kn_kctx *k, kn_tensor *dst, const kn_tensor *src);
+
 /* A subgraph attribute, or an error naming it. */
 const kn_graph *kn_graph_attr(const kn_kctx *k, const char *name);
 /* Runs g and reports its errors with the kernel's context. */
