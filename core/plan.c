@@ -186,6 +186,12 @@ static int prepare_node(kn_plan *p, int32_t i, kn_threadpool *tp, int eager, kn_
         out[j] = &p->vals[v];
         memset(out[j], 0, sizeof *out[j]);
     }
+    /* Kernels may assume output 0 exists; ONNX lets only the recurrent
+     * layers omit it (their Y is optional). */
+    if ((node->n_outputs < 1 || node->outputs[0] < 0) && strcmp(node->op_type, "LSTM") != 0 &&
+        strcmp(node->op_type, "GRU") != 0 && strcmp(node->op_type, "RNN") != 0)
+        return kn_fail(err, KN_ERR_INVALID_MODEL, "node '%s' (%s) has no first output",
+                       node->name, node->op_type);
     const kn_op_def *def =
         kn_registry_find(node->domain, node->op_type, p->model->node_opset[i], dtype, KN_BACKEND_CPU);
     if (!def)

@@ -8,10 +8,12 @@
 
 void kn_dense_strides(const int64_t *dims, int32_t rank, int64_t *strides)
 {
-    int64_t s = 1;
+    /* Unsigned so a shape whose full product overflows (refused later by
+     * its byte size) is no undefined behaviour here. */
+    uint64_t s = 1;
     for (int32_t d = rank - 1; d >= 0; d--) {
-        strides[d] = s;
-        s *= dims[d];
+        strides[d] = (int64_t)s;
+        s *= (uint64_t)dims[d];
     }
 }
 
