@@ -8,6 +8,7 @@
  * streams through memory whatever the axis. */
 #include <stdlib.h>
 
+#include "compare_keys.h"
 #include "tensor_common.h"
 
 #define AM_COLS 64
@@ -25,21 +26,6 @@ typedef struct am_job {
 } am_job;
 
 /* Key type and element load per class: halves compare as float. */
-#define KEY_F(T) T
-#define KEY_S(T) T
-#define KEY_U(T) T
-#define KEY_H(T) float
-#define KEY_B(T) float
-#define LOAD_F(v) (v)
-#define LOAD_S(v) (v)
-#define LOAD_U(v) (v)
-#define LOAD_H(v) kn_f16_to_f32(v)
-#define LOAD_B(v) kn_bf16_to_f32(v)
-#define ISNAN_F(v) ((v) != (v))
-#define ISNAN_S(v) 0
-#define ISNAN_U(v) 0
-#define ISNAN_H ISNAN_F
-#define ISNAN_B ISNAN_F
 
 #define AM_TYPES(X)                                                           \
     KN_TYPES_REAL(X, _)                                                       \

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "compare_keys.h"
 #include "tensor_common.h"
 
 typedef struct topk_state {
@@ -32,21 +33,6 @@ typedef struct topk_job {
     char *scratch;
 } topk_job;
 
-#define KEY_F(T) T
-#define KEY_S(T) T
-#define KEY_U(T) T
-#define KEY_H(T) float
-#define KEY_B(T) float
-#define LOAD_F(v) (v)
-#define LOAD_S(v) (v)
-#define LOAD_U(v) (v)
-#define LOAD_H(v) kn_f16_to_f32(v)
-#define LOAD_B(v) kn_bf16_to_f32(v)
-#define ISNAN_F(v) ((v) != (v))
-#define ISNAN_S(v) 0
-#define ISNAN_U(v) 0
-#define ISNAN_H ISNAN_F
-#define ISNAN_B ISNAN_F
 
 #define TOPK_TYPES(X)                                                         \
     KN_TYPES_REAL(X, _)                                                       \
