@@ -108,6 +108,26 @@ extern "C" {
 #define KILN_OPT_MAX_MODEL_MB 3
 /* Session: maximum arena size in MiB (0 = none). */
 #define KILN_OPT_MAX_ARENA_MB 4
+/* Model load: graph optimization level. 0 = run the graph as written;
+ * 1 = basic (drop identities and dead nodes, fold constants and
+ * Conv+BatchNormalization); 2 = all (also operator fusion and layout
+ * changes). Default 2. */
+#define KILN_OPT_OPTIMIZE 5
+/* Model load: 1 = let oneDNN serve convolution, matmul and pooling when the
+ * library was built with it; 0 = only Kiln's own kernels. Default 1. */
+#define KILN_OPT_USE_DNNL 6
+/* Session: 1 = time the candidate kernels of each node at session creation
+ * and keep the fastest; the choices are read from and written to the
+ * tuning cache file when one is set (KILN_SOPT_TUNING_CACHE). Default 0. */
+#define KILN_OPT_TUNE 7
+/* Session: 1 = record the time each node takes, for kiln_session_profile_*.
+ * Default 0 (no clock reads during runs). */
+#define KILN_OPT_PROFILE 8
+
+/* ---- option keys for kiln_options_set_string ---- */
+/* Session: path of the kernel tuning cache file, keyed inside by model and
+ * machine. Read at session creation; written after tuning. */
+#define KILN_SOPT_TUNING_CACHE 1
 
 /* ---- flags for kiln_session_set_input ---- */
 /* Copy the data now instead of borrowing the pointer until the run ends. */
@@ -140,6 +160,10 @@ KILN_API int32_t kiln_options_create(kiln_options **out);
 KILN_API void kiln_options_destroy(kiln_options *options);
 /* Errors: INVALID_ARGUMENT (NULL options, unknown key, value out of range). */
 KILN_API int32_t kiln_options_set_int(kiln_options *options, int32_t key, int32_t value);
+
+/* Copies value (NUL-terminated; NULL clears the setting). Errors:
+ * INVALID_ARGUMENT (NULL options, unknown key), OUT_OF_MEMORY. */
+KILN_API int32_t kiln_options_set_string(kiln_options *options, int32_t key, const char *value);
 
 /* ---- runtime: owns the thread pool; shared by models and sessions ---- */
 
@@ -280,6 +304,48 @@ KILN_API int32_t kiln_session_set_input_value(kiln_session *session, int32_t ind
  * OUT_OF_MEMORY. */
 KILN_API int32_t kiln_session_output_value(const kiln_session *session, int32_t index,
                                            kiln_tensor **out);
+
+/* ---- profiling (sessions created with KILN_OPT_PROFILE = 1) ---- */
+
+/* Number of executed steps in the current plan (after fusion, a step may
+ * stand for several nodes of the file). Errors: INVALID_ARGUMENT, STATE
+ * (profiling is off or no plan exists yet). */
+KILN_API int32_t kiln_session_profile_count(const kiln_session *session, int32_t *count);
+/* Step `index`: its node name, op type (fused steps have their own, e.g.
+ * "FusedConv") and kernel ("cpu", "dnnl", ...), each by the two-call
+ * pattern. */
+KILN_API int32_t kiln_session_profile_name(const kiln_session *session, int32_t index, char *buf,
+                                           int32_t cap, int32_t *needed);
+KILN_API int32_t kiln_session_profile_op(const kiln_session *session, int32_t index, char *buf,
+                                         int32_t cap, int32_t *needed);
+KILN_API int32_t kiln_session_profile_kernel(const kiln_session *session, int32_t index,
+                                             char *buf, int32_t cap, int32_t *needed);
+/* Total time spent in step `index` over all runs since the plan was built or
+ * the profile reset, and the number of those runs. */
+KILN_API int32_t kiln_session_profile_time(const kiln_session *session, int32_t index,
+                                           int64_t *total_ns, int64_t *runs);
+/* Zeroes the times and run counts. */
+KILN_API int32_t kiln_session_profile_reset(kiln_session *session);
+
+/* ---- image preprocessing: pixels to a model input ---- */
+
+/* Flag for kiln_image_to_tensor: write channels in B, G, R order. */
+#define KILN_IMAGE_BGR 1
+
+/* Converts 8-bit pixels (channels: 1 = gray, 3 = RGB, 4 = RGBA; rows
+ * `stride` bytes apart) into a float tensor of shape [1, out_channels,
+ * out_height, out_width] (NCHW) written to out, which holds out_bytes =
+ * 4 * out_channels * out_height * out_width bytes. Resizes bilinearly
+ * (half-pixel centres, like ONNX Resize) and computes
+ * (pixel / 255 - mean[c]) / std[c]; mean and std may be NULL (0 and 1).
+ * out_channels 1 takes luma (0.299 R + 0.587 G + 0.114 B); 3 takes R, G, B
+ * (a gray image repeated); alpha is ignored. Errors: INVALID_ARGUMENT
+ * (NULL pointer, bad sizes or channel counts, out_bytes mismatch, std 0). */
+KILN_API int32_t kiln_image_to_tensor(const uint8_t *pixels, int32_t width, int32_t height,
+                                      int32_t stride, int32_t channels, int32_t out_width,
+                                      int32_t out_height, int32_t out_channels, const float *mean,
+                                      const float *std, int32_t flags, float *out,
+                                      size_t out_bytes);
 
 /* ---- tensor files: ONNX TensorProto (the .pb files of ONNX test data) ---- */
 
