@@ -15,6 +15,11 @@ struct kiln_options {
     int32_t allow_unsupported;
     int32_t max_model_mb;
     int32_t max_arena_mb;
+    int32_t optimize;        /* KILN_OPT_OPTIMIZE level */
+    int32_t use_dnnl;
+    int32_t tune;
+    int32_t profile;
+    char *tuning_cache;      /* owned copy, or NULL */
 };
 
 struct kiln_runtime {

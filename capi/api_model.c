@@ -17,6 +17,7 @@ static int32_t finish_load(kiln_runtime *rt, const void *data, size_t size, cons
     kn_model *core = NULL;
     if (kn_model_create(ir, o ? o->allow_unsupported : 0, &core, &err) != KN_OK)
         return kiln_fail_err(&err);
+    core->use_dnnl = o ? (uint8_t)o->use_dnnl : 1;
     kiln_model *m = calloc(1, sizeof *m);
     if (!m) {
         kn_model_destroy(core);

@@ -1,5 +1,6 @@
 /* Options and runtimes. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "api_internal.h"
 
@@ -10,10 +11,26 @@ int32_t kiln_options_create(kiln_options **out)
     if (!*out)
         return kiln_fail(KILN_ERR_OUT_OF_MEMORY, "out of memory");
     (*out)->threads = 1;
+    (*out)->optimize = 2;
+    (*out)->use_dnnl = 1;
     return KILN_OK;
 }
 
-void kiln_options_destroy(kiln_options *options) { free(options); }
+void kiln_options_destroy(kiln_options *options)
+{
+    if (!options)
+        return;
+    free(options->tuning_cache);
+    free(options);
+}
+
+static int32_t set_flag(int32_t *field, int32_t value, const char *what)
+{
+    if (value != 0 && value != 1)
+        return kiln_fail(KILN_ERR_INVALID_ARGUMENT, "%s must be 0 or 1, got %d", what, (int)value);
+    *field = value;
+    return KILN_OK;
+}
 
 int32_t kiln_options_set_int(kiln_options *o, int32_t key, int32_t value)
 {
@@ -25,9 +42,18 @@ int32_t kiln_options_set_int(kiln_options *o, int32_t key, int32_t value)
         o->threads = value;
         return KILN_OK;
     case KILN_OPT_ALLOW_UNSUPPORTED:
-        if (value != 0 && value != 1)
-            return kiln_fail(KILN_ERR_INVALID_ARGUMENT, "allow_unsupported must be 0 or 1");
-        o->allow_unsupported = value;
+        return set_flag(&o->allow_unsupported, value, "allow_unsupported");
+    case KILN_OPT_USE_DNNL:
+        return set_flag(&o->use_dnnl, value, "use_dnnl");
+    case KILN_OPT_TUNE:
+        return set_flag(&o->tune, value, "tune");
+    case KILN_OPT_PROFILE:
+        return set_flag(&o->profile, value, "profile");
+    case KILN_OPT_OPTIMIZE:
+        if (value < 0 || value > 2)
+            return kiln_fail(KILN_ERR_INVALID_ARGUMENT, "optimize must be 0, 1 or 2, got %d",
+                             (int)value);
+        o->optimize = value;
         return KILN_OK;
     case KILN_OPT_MAX_MODEL_MB:
     case KILN_OPT_MAX_ARENA_MB:
@@ -41,6 +67,19 @@ int32_t kiln_options_set_int(kiln_options *o, int32_t key, int32_t value)
     default:
         return kiln_fail(KILN_ERR_INVALID_ARGUMENT, "unknown option key %d", (int)key);
     }
+}
+
+int32_t kiln_options_set_string(kiln_options *o, int32_t key, const char *value)
+{
+    KILN_CHECK_ARG(o, "options is NULL");
+    if (key != KILN_SOPT_TUNING_CACHE)
+        return kiln_fail(KILN_ERR_INVALID_ARGUMENT, "unknown string option key %d", (int)key);
+    char *copy = NULL;
+    if (value && !(copy = strdup(value)))
+        return kiln_fail(KILN_ERR_OUT_OF_MEMORY, "out of memory");
+    free(o->tuning_cache);
+    o->tuning_cache = copy;
+    return KILN_OK;
 }
 
 int32_t kiln_runtime_create(const kiln_options *options, kiln_runtime **out)

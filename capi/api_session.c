@@ -21,8 +21,14 @@ int32_t kiln_session_create(kiln_model *model, const kiln_options *o, kiln_sessi
     if (!s)
         return kiln_fail(KILN_ERR_OUT_OF_MEMORY, "out of memory");
     kn_err err = {0};
-    int64_t max_arena = o ? (int64_t)o->max_arena_mb << 20 : 0;
-    if (kn_session_create(model->core, model->runtime->pool, max_arena, &s->core, &err) != KN_OK) {
+    kn_session_config cfg = {0};
+    if (o) {
+        cfg.max_arena = (int64_t)o->max_arena_mb << 20;
+        cfg.tune = o->tune;
+        cfg.tuning_cache = o->tuning_cache;
+        cfg.profile = o->profile;
+    }
+    if (kn_session_create(model->core, model->runtime->pool, &cfg, &s->core, &err) != KN_OK) {
         free(s);
         return kiln_fail_err(&err);
     }

@@ -20,6 +20,9 @@ struct kn_model {
     const kn_model *root;
     kn_model **subs;           /* root only: every subgraph's model, at any depth */
     int32_t n_subs, cap_subs;
+    /* Load-time choices sessions follow (root only): whether oneDNN kernels
+     * may serve nodes when the library has them. */
+    uint8_t use_dnnl;
 };
 
 /* Takes ownership of ir (freed on failure too). Every node's op must be

@@ -15,7 +15,10 @@
 #include "tensor.h"
 #include "threadpool.h"
 
-enum { KN_BACKEND_CPU = 0 };
+enum { KN_BACKEND_CPU = 0, KN_BACKEND_DNNL = 1 };
+
+/* "cpu", "dnnl", ... for profiles and messages. */
+const char *kn_backend_name(int32_t backend);
 
 /* kn_op_def.flags */
 enum {

@@ -285,6 +285,9 @@ int kn_plan_build(const kn_model *model, const kn_tensor *input_shapes, kn_threa
                          g->values[g->outputs[i]].name);
     if (rc == KN_OK)
         rc = kn_plan_layout(p, o->max_arena, err);
+    if (rc == KN_OK && o->profile && p->n_steps > 0 &&
+        !(p->step_ns = kn_pool_alloc(p->pool, sizeof *p->step_ns * (size_t)p->n_steps)))
+        rc = kn_fail(err, KN_ERR_OUT_OF_MEMORY, "out of memory planning");
     if (rc != KN_OK) {
         kn_plan_destroy(p);
         return rc;

@@ -34,6 +34,10 @@ typedef struct kn_plan_options {
     /* For a subgraph: the plan of the enclosing graph, where values the
      * subgraph reads from outer scopes are looked up by name. */
     const struct kn_plan *parent;
+    /* Session settings (see kn_session_config). */
+    int tune;
+    const char *tuning_cache;
+    int profile;
 } kn_plan_options;
 
 typedef struct kn_step {
@@ -62,6 +66,10 @@ typedef struct kn_plan {
     int64_t arena_bytes;
     int64_t intermediate_bytes; /* sum of all planned tensors, without reuse */
     kn_pool *pool;              /* folded constants and per-step arrays */
+    /* Profiling (options.profile): time spent per step over profile_runs
+     * runs; NULL when off. */
+    int64_t *step_ns;
+    int64_t profile_runs;
 } kn_plan;
 
 

@@ -58,6 +58,15 @@ static const kn_op_def *find(const char *domain, const char *op_type, int64_t op
     return NULL;
 }
 
+const char *kn_backend_name(int32_t backend)
+{
+    switch (backend) {
+    case KN_BACKEND_CPU: return "cpu";
+    case KN_BACKEND_DNNL: return "dnnl";
+    default: return "unknown";
+    }
+}
+
 const kn_op_def *kn_registry_find_op(const char *domain, const char *op_type, int64_t opset)
 {
     return find(domain, op_type, opset, 0, 0, 0);

@@ -18,6 +18,8 @@ struct kn_session {
     const kn_model *model;
     kn_threadpool *pool;
     int64_t max_arena;
+    int tune, profile;
+    char *tuning_cache;
     kn_plan *plan;
     bound_input *inputs;
     kn_tensor *shapes;       /* scratch for building a plan */
@@ -71,7 +73,9 @@ static int build_plan(kn_session *s, int from_bound, uint64_t run_id, kn_err *er
     s->plan = NULL;
     s->has_outputs = 0;
     kn_plan_options o = {.max_arena = s->max_arena, .eager = s->eager,
-                         .cancel_target = &s->cancel_target, .run_id = run_id};
+                         .cancel_target = &s->cancel_target, .run_id = run_id,
+                         .tune = s->tune, .tuning_cache = s->tuning_cache,
+                         .profile = s->profile};
     int rc = kn_plan_build(s->model, s->shapes, s->pool, &o, &s->plan, err);
     if (rc == KN_ERR_NEEDS_VALUE && !s->eager) {
         /* Shapes depend on values: from now on this session plans each run
@@ -83,7 +87,7 @@ static int build_plan(kn_session *s, int from_bound, uint64_t run_id, kn_err *er
     return rc;
 }
 
-int kn_session_create(const kn_model *model, kn_threadpool *pool, int64_t max_arena,
+int kn_session_create(const kn_model *model, kn_threadpool *pool, const kn_session_config *cfg,
                       kn_session **out, kn_err *err)
 {
     *out = NULL;
@@ -97,13 +101,16 @@ int kn_session_create(const kn_model *model, kn_threadpool *pool, int64_t max_ar
     int32_t n = model->graph->n_inputs;
     s->model = model;
     s->pool = pool;
-    s->max_arena = max_arena;
+    s->max_arena = cfg->max_arena;
+    s->tune = cfg->tune;
+    s->profile = cfg->profile;
+    s->tuning_cache = cfg->tuning_cache ? strdup(cfg->tuning_cache) : NULL;
     s->inputs = calloc(n ? (size_t)n : 1, sizeof *s->inputs);
     s->shapes = calloc(n ? (size_t)n : 1, sizeof *s->shapes);
     pthread_mutex_init(&s->run_lock, NULL);
     atomic_init(&s->run_id, 0);
     atomic_init(&s->cancel_target, 0);
-    int rc = (!s->inputs || !s->shapes)
+    int rc = (!s->inputs || !s->shapes || (cfg->tuning_cache && !s->tuning_cache))
                  ? kn_fail(err, KN_ERR_OUT_OF_MEMORY, "out of memory creating a session")
                  : KN_OK;
     if (rc == KN_OK && declared_shapes_static(s))
@@ -127,6 +134,7 @@ void kn_session_destroy(kn_session *s)
         free(s->inputs[i].copy);
     free(s->inputs);
     free(s->shapes);
+    free(s->tuning_cache);
     pthread_mutex_destroy(&s->run_lock);
     free(s);
 }
@@ -324,3 +332,12 @@ const kn_tensor *kn_session_output(const kn_session *s, int32_t index)
 }
 
 const kn_plan *kn_session_plan(const kn_session *s) { return s->plan; }
+
+void kn_session_profile_reset(kn_session *s)
+{
+    kn_plan *p = s->plan;
+    if (!p || !p->step_ns)
+        return;
+    memset(p->step_ns, 0, sizeof *p->step_ns * (size_t)p->n_steps);
+    p->profile_runs = 0;
+}

@@ -12,7 +12,14 @@
 
 typedef struct kn_session kn_session;
 
-int kn_session_create(const kn_model *model, kn_threadpool *pool, int64_t max_arena,
+typedef struct kn_session_config {
+    int64_t max_arena;          /* bytes; 0 = no limit */
+    int tune;                   /* time candidate kernels when planning */
+    const char *tuning_cache;   /* copied; NULL = none */
+    int profile;                /* time each step of every run */
+} kn_session_config;
+
+int kn_session_create(const kn_model *model, kn_threadpool *pool, const kn_session_config *cfg,
                       kn_session **out, kn_err *err);
 void kn_session_destroy(kn_session *s); /* NULL-safe; waits for a run in flight */
 
@@ -27,5 +34,7 @@ void kn_session_cancel(kn_session *s);
 const kn_tensor *kn_session_output(const kn_session *s, int32_t index);
 /* The current plan (NULL if none could be built yet). */
 const kn_plan *kn_session_plan(const kn_session *s);
+/* Zeroes the current plan's step times (no-op without profiling). */
+void kn_session_profile_reset(kn_session *s);
 
 #endif

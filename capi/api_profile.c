@@ -1,0 +1,75 @@
+/* Step profiling: what each executed step of the current plan cost. */
+#include "api_internal.h"
+
+/* Finds the plan's step `index` (and its plan), or records why not. */
+static int32_t profiled_step(const kiln_session *s, int32_t index, const kn_step **step,
+                             const kn_plan **plan)
+{
+    KILN_CHECK_ARG(s, "session is NULL");
+    const kn_plan *p = kn_session_plan(s->core);
+    if (!p || !p->step_ns)
+        return kiln_fail(KILN_ERR_STATE, "no profile: create the session with KILN_OPT_PROFILE = 1");
+    if (index < 0 || index >= p->n_steps)
+        return kiln_fail(KILN_ERR_INVALID_ARGUMENT, "profile step %d out of range (0..%d)",
+                         (int)index, (int)p->n_steps - 1);
+    *step = &p->steps[index];
+    if (plan)
+        *plan = p;
+    return KILN_OK;
+}
+
+int32_t kiln_session_profile_count(const kiln_session *s, int32_t *count)
+{
+    KILN_CHECK_ARG(count, "count is NULL");
+    KILN_CHECK_ARG(s, "session is NULL");
+    const kn_plan *p = kn_session_plan(s->core);
+    if (!p || !p->step_ns)
+        return kiln_fail(KILN_ERR_STATE, "no profile: create the session with KILN_OPT_PROFILE = 1");
+    *count = p->n_steps;
+    return KILN_OK;
+}
+
+int32_t kiln_session_profile_name(const kiln_session *s, int32_t index, char *buf, int32_t cap,
+                                  int32_t *needed)
+{
+    const kn_step *st = NULL;
+    int32_t rc = profiled_step(s, index, &st, NULL);
+    return rc != KILN_OK ? rc : kiln_copy_string(st->k.node->name, buf, cap, needed);
+}
+
+int32_t kiln_session_profile_op(const kiln_session *s, int32_t index, char *buf, int32_t cap,
+                                int32_t *needed)
+{
+    const kn_step *st = NULL;
+    int32_t rc = profiled_step(s, index, &st, NULL);
+    return rc != KILN_OK ? rc : kiln_copy_string(st->k.node->op_type, buf, cap, needed);
+}
+
+int32_t kiln_session_profile_kernel(const kiln_session *s, int32_t index, char *buf, int32_t cap,
+                                    int32_t *needed)
+{
+    const kn_step *st = NULL;
+    int32_t rc = profiled_step(s, index, &st, NULL);
+    return rc != KILN_OK ? rc : kiln_copy_string(kn_backend_name(st->def->backend), buf, cap, needed);
+}
+
+int32_t kiln_session_profile_time(const kiln_session *s, int32_t index, int64_t *total_ns,
+                                  int64_t *runs)
+{
+    KILN_CHECK_ARG(total_ns && runs, "total_ns or runs is NULL");
+    const kn_plan *p = NULL;
+    const kn_step *st = NULL;
+    int32_t rc = profiled_step(s, index, &st, &p);
+    if (rc != KILN_OK)
+        return rc;
+    *total_ns = p->step_ns[index];
+    *runs = p->profile_runs;
+    return KILN_OK;
+}
+
+int32_t kiln_session_profile_reset(kiln_session *s)
+{
+    KILN_CHECK_ARG(s, "session is NULL");
+    kn_session_profile_reset(s->core);
+    return KILN_OK;
+}
