@@ -3,7 +3,8 @@
 #include "commands.h"
 
 #include "api.h"
-#include "halfprec.h"
+#include "bench_inputs.h"
+#include "bench_profile.h"
 #include "util.h"
 
 #include <math.h>
@@ -21,7 +22,9 @@ static void usage(FILE *out)
 {
     fprintf(out,
             "usage: kiln bench MODEL [--threads N] [--warmup W] [--runs R]\n"
-            "                  [--shape NAME=1x3x224x224]... [--json]\n\n"
+            "                  [--shape NAME=1x3x224x224]... [--input [NAME=]FILE]...\n"
+            "                  [--optimize L] [--no-dnnl] [--tune] [--tuning-cache FILE]\n"
+            "                  [--profile] [--json]\n\n"
             "Times model load + session creation and R runs on seeded random inputs\n"
             "(floats uniform in [-1, 1], integers in [0, 10), random bools), then reports\n"
             "the median and p90 run latency and the peak resident memory.\n\n"
@@ -30,21 +33,27 @@ static void usage(FILE *out)
             "  --runs R         timed runs (default 50; fewer if they pass ~10 s, at\n"
             "                   least 5)\n"
             "  --shape NAME=S   shape of input NAME; dynamic dims otherwise become 1\n"
+            "  --input [NAME=]FILE  take input NAME (or the input named like the tensor,\n"
+            "                   or the next one) from an ONNX TensorProto file\n"
+            "  --optimize L     graph optimization level 0, 1 or 2 (default 2)\n"
+            "  --no-dnnl        only Kiln's own kernels, even where oneDNN could serve\n"
+            "  --tune           time candidate kernels at session creation\n"
+            "  --tuning-cache F read and write kernel choices in file F\n"
+            "  --profile        also print time per op type and the 20 slowest steps\n"
+            "                   (to stderr with --json)\n"
             "  --json           print one JSON object: create_ms, median_ms, p90_ms,\n"
             "                   peak_rss_mb, threads, runs, model\n");
 }
 
-typedef struct shape_override {
-    char *name;
-    shape shape;
-    int used;
-} shape_override;
-
 typedef struct bench_args {
     const char *model;
     int threads, warmup, runs, json;
+    int optimize, no_dnnl, tune, profile;
+    const char *tuning_cache;
     shape_override *shapes;
     int shape_count;
+    const char **input_files;
+    int input_file_count;
 } bench_args;
 
 static void free_args(bench_args *a)
@@ -54,6 +63,7 @@ static void free_args(bench_args *a)
         shape_free(&a->shapes[i].shape);
     }
     free(a->shapes);
+    free(a->input_files);
 }
 
 static int parse_args(int argc, char **argv, bench_args *a)
@@ -61,8 +71,10 @@ static int parse_args(int argc, char **argv, bench_args *a)
     a->threads = 1;
     a->warmup = 5;
     a->runs = 50;
+    a->optimize = 2;
     a->shapes = calloc((size_t)argc, sizeof *a->shapes);
-    if (!a->shapes)
+    a->input_files = calloc((size_t)argc, sizeof *a->input_files);
+    if (!a->shapes || !a->input_files)
         return -1;
     for (int i = 1; i < argc; i++) {
         const char *v = NULL;
@@ -73,6 +85,29 @@ static int parse_args(int argc, char **argv, bench_args *a)
         }
         if (strcmp(argv[i], "--json") == 0) {
             a->json = 1;
+        } else if (strcmp(argv[i], "--profile") == 0) {
+            a->profile = 1;
+        } else if (strcmp(argv[i], "--no-dnnl") == 0) {
+            a->no_dnnl = 1;
+        } else if (strcmp(argv[i], "--tune") == 0) {
+            a->tune = 1;
+        } else if ((m = arg_value(argc, argv, &i, "--tuning-cache", NULL, &v)) != 0) {
+            if (m < 0) {
+                fprintf(stderr, "kiln bench: --tuning-cache needs a file name\n");
+                return -1;
+            }
+            a->tuning_cache = v;
+        } else if ((m = arg_value(argc, argv, &i, "--input", "-i", &v)) != 0) {
+            if (m < 0) {
+                fprintf(stderr, "kiln bench: --input needs [NAME=]FILE\n");
+                return -1;
+            }
+            a->input_files[a->input_file_count++] = v;
+        } else if ((m = arg_value(argc, argv, &i, "--optimize", NULL, &v)) != 0) {
+            if (m < 0 || parse_count(v, &a->optimize) != 0 || a->optimize > 2) {
+                fprintf(stderr, "kiln bench: --optimize needs 0, 1 or 2\n");
+                return -1;
+            }
         } else if ((m = arg_value(argc, argv, &i, "--threads", NULL, &v)) != 0) {
             if (m < 0 || parse_positive_int(v, &a->threads) != 0) {
                 fprintf(stderr, "kiln bench: --threads needs a positive number\n");
@@ -110,118 +145,6 @@ static int parse_args(int argc, char **argv, bench_args *a)
     if (!a->model) {
         fprintf(stderr, "kiln bench: MODEL is required\n");
         return -1;
-    }
-    return 0;
-}
-
-/* Fills count elements of dtype with random values; -1 if the dtype cannot
- * be generated. */
-static int fill_random(rng *r, int32_t dtype, void *buf, int64_t count)
-{
-    for (int64_t i = 0; i < count; i++) {
-        double f = rng_uniform(r, -1.0, 1.0);
-        int64_t n = (int64_t)(rng_next(r) % 10);
-        switch (dtype) {
-        case KILN_DTYPE_FLOAT: ((float *)buf)[i] = (float)f; break;
-        case KILN_DTYPE_DOUBLE: ((double *)buf)[i] = f; break;
-        case KILN_DTYPE_FLOAT16: ((uint16_t *)buf)[i] = float_to_half((float)f); break;
-        case KILN_DTYPE_BFLOAT16: ((uint16_t *)buf)[i] = float_to_bfloat16((float)f); break;
-        case KILN_DTYPE_BOOL: ((uint8_t *)buf)[i] = (uint8_t)(rng_next(r) & 1); break;
-        case KILN_DTYPE_UINT8: ((uint8_t *)buf)[i] = (uint8_t)n; break;
-        case KILN_DTYPE_INT8: ((int8_t *)buf)[i] = (int8_t)n; break;
-        case KILN_DTYPE_UINT16: ((uint16_t *)buf)[i] = (uint16_t)n; break;
-        case KILN_DTYPE_INT16: ((int16_t *)buf)[i] = (int16_t)n; break;
-        case KILN_DTYPE_UINT32: ((uint32_t *)buf)[i] = (uint32_t)n; break;
-        case KILN_DTYPE_INT32: ((int32_t *)buf)[i] = (int32_t)n; break;
-        case KILN_DTYPE_UINT64: ((uint64_t *)buf)[i] = (uint64_t)n; break;
-        case KILN_DTYPE_INT64: ((int64_t *)buf)[i] = n; break;
-        default: return -1;
-        }
-    }
-    return 0;
-}
-
-/* One generated input, kept alive for every run since bindings borrow it. */
-typedef struct bench_input {
-    char *name;
-    int32_t dtype;
-    shape shape;
-    void *data;
-    size_t nbytes;
-} bench_input;
-
-static void free_inputs(bench_input *in, int32_t count)
-{
-    for (int32_t i = 0; in && i < count; i++) {
-        free(in[i].name);
-        shape_free(&in[i].shape);
-        free(in[i].data);
-    }
-    free(in);
-}
-
-/* Decides the shape and dtype of every input and generates its data. */
-static int make_inputs(const kiln_model *model, bench_args *a, rng *r, bench_input **out,
-                       int32_t *count)
-{
-    kiln_model_input_count(model, count);
-    bench_input *in = calloc((size_t)*count + 1, sizeof *in);
-    *out = in;
-    if (!in)
-        return -1;
-    for (int32_t i = 0; i < *count; i++) {
-        int32_t status;
-        bench_input *b = &in[i];
-        b->shape.rank = -1;
-        if (!(b->name = model_input_name(model, i, &status)) ||
-            (status = kiln_model_input_dtype(model, i, &b->dtype)) != KILN_OK ||
-            (status = model_input_shape(model, i, &b->shape)) != KILN_OK) {
-            report_error("cannot read input", NULL, status);
-            return -1;
-        }
-        if (b->dtype == 0) /* the model leaves it open: float is the common case */
-            b->dtype = KILN_DTYPE_FLOAT;
-        for (int k = 0; k < a->shape_count; k++) {
-            if (strcmp(a->shapes[k].name, b->name) != 0)
-                continue;
-            shape *given = &a->shapes[k].shape;
-            a->shapes[k].used = 1;
-            shape_free(&b->shape);
-            b->shape.rank = given->rank;
-            b->shape.dims = malloc(sizeof(int64_t) * (size_t)(given->rank + 1));
-            if (!b->shape.dims)
-                return -1;
-            if (given->rank > 0)
-                memcpy(b->shape.dims, given->dims, sizeof(int64_t) * (size_t)given->rank);
-        }
-        if (b->shape.rank < 0) {
-            fprintf(stderr, "kiln bench: input '%s' has no declared rank; give --shape %s=...\n",
-                    b->name, b->name);
-            return -1;
-        }
-        for (int32_t d = 0; d < b->shape.rank; d++)
-            if (b->shape.dims[d] < 0)
-                b->shape.dims[d] = 1;
-        int64_t elements = shape_elements(&b->shape);
-        size_t size = dtype_size(b->dtype);
-        if (size == 0) {
-            fprintf(stderr, "kiln bench: cannot generate %s data for input '%s'\n",
-                    dtype_name(b->dtype), b->name);
-            return -1;
-        }
-        b->nbytes = (size_t)elements * size;
-        b->data = malloc(b->nbytes ? b->nbytes : 1);
-        if (!b->data || fill_random(r, b->dtype, b->data, elements) != 0) {
-            fprintf(stderr, "kiln bench: cannot generate data for input '%s'\n", b->name);
-            return -1;
-        }
-    }
-    for (int k = 0; k < a->shape_count; k++) {
-        if (!a->shapes[k].used) {
-            fprintf(stderr, "kiln bench: the model has no input named '%s'\n",
-                    a->shapes[k].name);
-            return -1;
-        }
     }
     return 0;
 }
@@ -311,6 +234,29 @@ static void report(const bench_args *a, const bench_input *in, int32_t count, do
         printf("peak RSS: unavailable\n");
 }
 
+/* Load and session options from the command line; NULL after printing why. */
+static kiln_options *bench_options(const bench_args *a)
+{
+    kiln_options *o = NULL;
+    int32_t status = kiln_options_create(&o);
+    if (status == KILN_OK)
+        status = kiln_options_set_int(o, KILN_OPT_OPTIMIZE, a->optimize);
+    if (status == KILN_OK)
+        status = kiln_options_set_int(o, KILN_OPT_USE_DNNL, !a->no_dnnl);
+    if (status == KILN_OK)
+        status = kiln_options_set_int(o, KILN_OPT_TUNE, a->tune);
+    if (status == KILN_OK)
+        status = kiln_options_set_int(o, KILN_OPT_PROFILE, a->profile);
+    if (status == KILN_OK && a->tuning_cache)
+        status = kiln_options_set_string(o, KILN_SOPT_TUNING_CACHE, a->tuning_cache);
+    if (status != KILN_OK) {
+        report_error("cannot set options", NULL, status);
+        kiln_options_destroy(o);
+        return NULL;
+    }
+    return o;
+}
+
 int cmd_bench(int argc, char **argv)
 {
     bench_args a = {0};
@@ -332,22 +278,24 @@ int cmd_bench(int argc, char **argv)
     rng r;
     double *times = calloc((size_t)a.runs, sizeof *times);
     kiln_runtime *runtime = open_runtime(a.threads);
-    if (!runtime || !times)
+    kiln_options *options = bench_options(&a);
+    if (!runtime || !times || !options)
         goto done;
 
     start = now_ms();
-    if ((status = load_model(runtime, a.model, 0, &model)) != KILN_OK) {
+    if ((status = kiln_model_load_file(runtime, a.model, options, &model)) != KILN_OK) {
         report_error("cannot load", a.model, status);
         goto done;
     }
-    if ((status = kiln_session_create(model, NULL, &session)) != KILN_OK) {
+    if ((status = kiln_session_create(model, options, &session)) != KILN_OK) {
         report_error("cannot create a session for", a.model, status);
         goto done;
     }
     create_ms = now_ms() - start;
 
     rng_seed(&r, SEED);
-    if (make_inputs(model, &a, &r, &inputs, &count) != 0)
+    if (make_inputs(model, a.shapes, a.shape_count, &r, &inputs, &count) != 0 ||
+        apply_input_files(model, a.input_files, a.input_file_count, inputs, count) != 0)
         goto done;
 
     for (int i = 0; i < a.warmup && (i == 0 || spent < TIME_BUDGET_MS); i++) {
@@ -356,6 +304,8 @@ int cmd_bench(int argc, char **argv)
         spent += elapsed;
     }
     spent = 0;
+    if (a.profile) /* only the timed runs count */
+        kiln_session_profile_reset(session);
     while (runs < a.runs && (runs < MIN_RUNS || spent < TIME_BUDGET_MS)) {
         if (bind_and_run(session, inputs, count, &times[runs]) != KILN_OK)
             goto done;
@@ -363,11 +313,16 @@ int cmd_bench(int argc, char **argv)
     }
     report(&a, inputs, count, create_ms, times, runs);
     rc = EXIT_OK;
+    if (a.profile && (status = print_profile(session, 20, a.json ? stderr : stdout)) != KILN_OK) {
+        report_error("cannot read the profile", NULL, status);
+        rc = EXIT_FAIL;
+    }
 done:
     free_inputs(inputs, count);
     kiln_session_destroy(session);
     kiln_model_destroy(model);
     kiln_runtime_destroy(runtime);
+    kiln_options_destroy(options);
     free(times);
     free_args(&a);
     return rc;

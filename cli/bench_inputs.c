@@ -1,0 +1,185 @@
+#include "bench_inputs.h"
+
+#include "halfprec.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Fills count elements of dtype with random values; -1 if the dtype cannot
+ * be generated. */
+static int fill_random(rng *r, int32_t dtype, void *buf, int64_t count)
+{
+    for (int64_t i = 0; i < count; i++) {
+        double f = rng_uniform(r, -1.0, 1.0);
+        int64_t n = (int64_t)(rng_next(r) % 10);
+        switch (dtype) {
+        case KILN_DTYPE_FLOAT: ((float *)buf)[i] = (float)f; break;
+        case KILN_DTYPE_DOUBLE: ((double *)buf)[i] = f; break;
+        case KILN_DTYPE_FLOAT16: ((uint16_t *)buf)[i] = float_to_half((float)f); break;
+        case KILN_DTYPE_BFLOAT16: ((uint16_t *)buf)[i] = float_to_bfloat16((float)f); break;
+        case KILN_DTYPE_BOOL: ((uint8_t *)buf)[i] = (uint8_t)(rng_next(r) & 1); break;
+        case KILN_DTYPE_UINT8: ((uint8_t *)buf)[i] = (uint8_t)n; break;
+        case KILN_DTYPE_INT8: ((int8_t *)buf)[i] = (int8_t)n; break;
+        case KILN_DTYPE_UINT16: ((uint16_t *)buf)[i] = (uint16_t)n; break;
+        case KILN_DTYPE_INT16: ((int16_t *)buf)[i] = (int16_t)n; break;
+        case KILN_DTYPE_UINT32: ((uint32_t *)buf)[i] = (uint32_t)n; break;
+        case KILN_DTYPE_INT32: ((int32_t *)buf)[i] = (int32_t)n; break;
+        case KILN_DTYPE_UINT64: ((uint64_t *)buf)[i] = (uint64_t)n; break;
+        case KILN_DTYPE_INT64: ((int64_t *)buf)[i] = n; break;
+        default: return -1;
+        }
+    }
+    return 0;
+}
+
+void free_inputs(bench_input *in, int32_t count)
+{
+    for (int32_t i = 0; in && i < count; i++) {
+        free(in[i].name);
+        shape_free(&in[i].shape);
+        free(in[i].data);
+    }
+    free(in);
+}
+
+/* Decides the shape and dtype of every input and generates its data. */
+int make_inputs(const kiln_model *model, shape_override *shapes, int shape_count, rng *r,
+                bench_input **out, int32_t *count)
+{
+    kiln_model_input_count(model, count);
+    bench_input *in = calloc((size_t)*count + 1, sizeof *in);
+    *out = in;
+    if (!in)
+        return -1;
+    for (int32_t i = 0; i < *count; i++) {
+        int32_t status;
+        bench_input *b = &in[i];
+        b->shape.rank = -1;
+        if (!(b->name = model_input_name(model, i, &status)) ||
+            (status = kiln_model_input_dtype(model, i, &b->dtype)) != KILN_OK ||
+            (status = model_input_shape(model, i, &b->shape)) != KILN_OK) {
+            report_error("cannot read input", NULL, status);
+            return -1;
+        }
+        if (b->dtype == 0) /* the model leaves it open: float is the common case */
+            b->dtype = KILN_DTYPE_FLOAT;
+        for (int k = 0; k < shape_count; k++) {
+            if (strcmp(shapes[k].name, b->name) != 0)
+                continue;
+            shape *given = &shapes[k].shape;
+            shapes[k].used = 1;
+            shape_free(&b->shape);
+            b->shape.rank = given->rank;
+            b->shape.dims = malloc(sizeof(int64_t) * (size_t)(given->rank + 1));
+            if (!b->shape.dims)
+                return -1;
+            if (given->rank > 0)
+                memcpy(b->shape.dims, given->dims, sizeof(int64_t) * (size_t)given->rank);
+        }
+        if (b->shape.rank < 0) {
+            fprintf(stderr, "kiln bench: input '%s' has no declared rank; give --shape %s=...\n",
+                    b->name, b->name);
+            return -1;
+        }
+        for (int32_t d = 0; d < b->shape.rank; d++)
+            if (b->shape.dims[d] < 0)
+                b->shape.dims[d] = 1;
+        int64_t elements = shape_elements(&b->shape);
+        size_t size = dtype_size(b->dtype);
+        if (size == 0) {
+            fprintf(stderr, "kiln bench: cannot generate %s data for input '%s'\n",
+                    dtype_name(b->dtype), b->name);
+            return -1;
+        }
+        b->nbytes = (size_t)elements * size;
+        b->data = malloc(b->nbytes ? b->nbytes : 1);
+        if (!b->data || fill_random(r, b->dtype, b->data, elements) != 0) {
+            fprintf(stderr, "kiln bench: cannot generate data for input '%s'\n", b->name);
+            return -1;
+        }
+    }
+    for (int k = 0; k < shape_count; k++) {
+        if (!shapes[k].used) {
+            fprintf(stderr, "kiln bench: the model has no input named '%s'\n",
+                    shapes[k].name);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+
+/* The input a file feeds (see apply_input_files), or -1 after saying why. */
+static int32_t input_for_file(const kiln_model *model, const char *given, const kiln_tensor *t,
+                              int position, int32_t count)
+{
+    int32_t index = -1;
+    if (given) {
+        if (kiln_model_input_index(model, given, &index) != KILN_OK)
+            fprintf(stderr, "kiln bench: the model has no input named '%s'\n", given);
+        return index;
+    }
+    char *own = tensor_name(t, NULL);
+    int found = own && own[0] && kiln_model_input_index(model, own, &index) == KILN_OK;
+    free(own);
+    if (found)
+        return index;
+    if (position < count)
+        return position;
+    fprintf(stderr, "kiln bench: input file %d matches no input\n", position + 1);
+    return -1;
+}
+
+static int replace_input(bench_input *b, const kiln_tensor *t, const char *path)
+{
+    const void *data = NULL;
+    size_t nbytes = 0;
+    shape s = {-1, NULL};
+    int32_t dtype = 0;
+    int32_t status = tensor_shape(t, &dtype, &s);
+    if (status == KILN_OK)
+        status = kiln_tensor_data(t, &data, &nbytes);
+    void *copy = status == KILN_OK ? malloc(nbytes ? nbytes : 1) : NULL;
+    if (!copy) {
+        if (status != KILN_OK)
+            report_error("cannot use input file", path, status);
+        shape_free(&s);
+        return -1;
+    }
+    memcpy(copy, data, nbytes);
+    free(b->data);
+    shape_free(&b->shape);
+    b->data = copy;
+    b->nbytes = nbytes;
+    b->dtype = dtype;
+    b->shape = s;
+    return 0;
+}
+
+int apply_input_files(const kiln_model *model, const char **files, int file_count,
+                      bench_input *inputs, int32_t count)
+{
+    for (int k = 0; k < file_count; k++) {
+        char *name = NULL;
+        const char *path = NULL;
+        parse_name_file(files[k], &name, &path);
+        size_t size = 0;
+        void *bytes = read_file(path, &size);
+        kiln_tensor *t = NULL;
+        int32_t status = bytes ? kiln_tensor_decode(bytes, size, &t) : KILN_ERR_IO;
+        free(bytes);
+        int rc = -1;
+        if (status != KILN_OK) {
+            report_error("cannot read input file", path, status);
+        } else {
+            int32_t index = input_for_file(model, name, t, k, count);
+            rc = index < 0 ? -1 : replace_input(&inputs[index], t, path);
+        }
+        kiln_tensor_destroy(t);
+        free(name);
+        if (rc != 0)
+            return -1;
+    }
+    return 0;
+}
