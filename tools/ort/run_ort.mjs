@@ -21,7 +21,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 // ONNX TensorProto.DataType -> ORT type name and element array type.
-const DTYPES = {
+export const DTYPES = {
   1: ['float32', Float32Array],
   2: ['uint8', Uint8Array],
   3: ['int8', Int8Array],

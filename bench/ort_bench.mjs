@@ -1,0 +1,116 @@
+#!/usr/bin/env node
+// ONNX Runtime's half of Kiln's side-by-side benchmark: the same measurements
+// `kiln bench --json` makes, taken the same way, in a process of its own.
+//
+//   node bench/ort_bench.mjs MODEL --input INPUT.pb... [--threads N]
+//        [--warmup W] [--runs R] [--json]
+//
+// Session options are what users get from ORT for CPU inference at its best:
+// graph optimization level "all", sequential execution, intra-op threads N.
+// create_ms covers InferenceSession.create (model load + optimization);
+// peak_rss_mb is the process's maximum resident set (getrusage), base_rss_mb
+// the resident set once Node and onnxruntime-node are loaded, before the model.
+// onnxruntime-node is resolved from tools/ort (npm install --ignore-scripts).
+
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { pathToFileURL } from 'node:url';
+import { performance } from 'node:perf_hooks';
+
+import { decodeTensor, DTYPES } from '../tools/ort/run_ort.mjs';
+
+const TIME_BUDGET_MS = 10000; // same run-count policy as `kiln bench`
+const MIN_RUNS = 5;
+
+function parseArgs(argv) {
+  const a = { inputs: [], threads: 1, warmup: 5, runs: 50, json: false, model: null };
+  for (let i = 0; i < argv.length; i++) {
+    const v = argv[i];
+    const next = () => {
+      if (i + 1 >= argv.length) throw new Error(`${v} needs a value`);
+      return argv[++i];
+    };
+    if (v === '--input' || v === '-i') a.inputs.push(next());
+    else if (v === '--threads') a.threads = Number(next());
+    else if (v === '--warmup') a.warmup = Number(next());
+    else if (v === '--runs') a.runs = Number(next());
+    else if (v === '--json') a.json = true;
+    else if (v.startsWith('-') || a.model) throw new Error(`unexpected argument ${v}`);
+    else a.model = v;
+  }
+  if (!a.model) throw new Error('MODEL is required');
+  if (!(a.threads >= 1) || !(a.runs >= 1) || !(a.warmup >= 0)) throw new Error('bad number');
+  return a;
+}
+
+async function loadOrt() {
+  const require = createRequire(new URL('../tools/ort/package.json', import.meta.url));
+  return import(pathToFileURL(require.resolve('onnxruntime-node')).href);
+}
+
+function median(sorted) {
+  const n = sorted.length;
+  return n % 2 ? sorted[(n - 1) / 2] : 0.5 * (sorted[n / 2 - 1] + sorted[n / 2]);
+}
+
+// Nearest-rank percentile, as kiln bench computes it.
+function percentile(sorted, p) {
+  return sorted[Math.max(1, Math.ceil((p / 100) * sorted.length)) - 1];
+}
+
+async function main() {
+  const a = parseArgs(process.argv.slice(2));
+  const ort = await loadOrt();
+  // What Node and the ORT library cost before any model: reported so peak
+  // RSS can be read with or without the host runtime.
+  const baseRssMb = process.memoryUsage().rss / 1048576;
+  const start = performance.now();
+  const session = await ort.InferenceSession.create(a.model, {
+    graphOptimizationLevel: 'all',
+    executionMode: 'sequential',
+    intraOpNumThreads: a.threads,
+    interOpNumThreads: 1,
+  });
+  const createMs = performance.now() - start;
+  const tensors = a.inputs.map((f) => decodeTensor(readFileSync(f)));
+  if (tensors.length !== session.inputNames.length)
+    throw new Error(`model has ${session.inputNames.length} inputs, got ${tensors.length} files`);
+  const byName = tensors.every((t) => session.inputNames.includes(t.name));
+  const feeds = {};
+  tensors.forEach((t, k) => {
+    feeds[byName ? t.name : session.inputNames[k]] = new ort.Tensor(DTYPES[t.dataType][0], t.data, t.dims);
+  });
+  let spent = 0;
+  for (let i = 0; i < a.warmup && (i === 0 || spent < TIME_BUDGET_MS); i++) {
+    const t0 = performance.now();
+    await session.run(feeds);
+    spent += performance.now() - t0;
+  }
+  const times = [];
+  spent = 0;
+  while (times.length < a.runs && (times.length < MIN_RUNS || spent < TIME_BUDGET_MS)) {
+    const t0 = performance.now();
+    await session.run(feeds);
+    const ms = performance.now() - t0;
+    times.push(ms);
+    spent += ms;
+  }
+  times.sort((x, y) => x - y);
+  const result = {
+    model: a.model,
+    threads: a.threads,
+    runs: times.length,
+    create_ms: createMs,
+    median_ms: median(times),
+    p90_ms: percentile(times, 90),
+    peak_rss_mb: process.resourceUsage().maxRSS / 1024,
+    base_rss_mb: baseRssMb,
+  };
+  if (a.json) console.log(JSON.stringify(result));
+  else console.log(result);
+}
+
+main().catch((e) => {
+  console.error(`ort_bench: ${e.message}`);
+  process.exit(1);
+});

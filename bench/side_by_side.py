@@ -1,0 +1,170 @@
+#!/usr/bin/python3
+"""Kiln vs ONNX Runtime on CPU, side by side, on the same inputs.
+
+    /usr/bin/python3 bench/side_by_side.py [--build build] [--models a,b]
+        [--threads 1,2] [--rounds 3] [--runs 50] [--json bench/results.json]
+
+For each model (exported by tools/export_models.py into BUILD/models when
+missing: resnet50, mobilenet_v2, squeezenet1_1, efficientnet_b0, vit_b_16,
+bert_encoder by default) it first checks that both engines' outputs agree
+(tools/compare_with_ort.py: max|diff| <= 1e-4 x max|ref|), then, per thread
+count, runs `kiln bench --json` and bench/ort_bench.mjs (onnxruntime-node
+1.30, graph optimization "all", sequential execution) alternately, each in a
+process of its own, --rounds times, on the model's input_0.pb. Per engine it
+keeps the median over rounds of: median and p90 latency, create time (model
+load + session creation) and peak RSS. It prints a table of Kiln/ORT ratios
+with their geometric means and writes everything to the JSON file.
+
+When bench/dnnl_peak (built with oneDNN) is present, it also prints the
+practical peak (best oneDNN sgemm GFLOP/s at each thread count) and each
+engine's achieved GFLOP/s and percent of that peak, from the model's
+multiply-add count (bench/model_flops.py).
+"""
+import argparse
+import json
+import math
+import os
+import statistics
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+DEFAULT_MODELS = "resnet50,mobilenet_v2,squeezenet1_1,efficientnet_b0,vit_b_16,bert_encoder"
+METRICS = ("median_ms", "p90_ms", "create_ms", "peak_rss_mb")
+
+
+def run_json(cmd):
+    out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
+    return json.loads(out.strip().splitlines()[-1])
+
+
+def export(models_dir, names):
+    missing = [n for n in names if not os.path.exists(os.path.join(models_dir, n, "model.onnx"))]
+    if missing:
+        subprocess.run(["/usr/bin/python3", os.path.join(ROOT, "tools", "export_models.py"),
+                        models_dir, "--models", ",".join(missing)], check=True)
+
+
+def agree(kiln, model_dir):
+    p = subprocess.run(["/usr/bin/python3", os.path.join(ROOT, "tools", "compare_with_ort.py"),
+                        "--kiln", kiln, model_dir], capture_output=True, text=True)
+    line = (p.stdout.strip().splitlines() or ["(no output)"])[-1]
+    return p.returncode == 0, line
+
+
+def bench_once(engine, kiln, model_dir, threads, runs, extra):
+    model = os.path.join(model_dir, "model.onnx")
+    inputs = sorted(f for f in os.listdir(model_dir) if f.startswith("input_") and f.endswith(".pb"))
+    if engine == "kiln":
+        cmd = [kiln, "bench", model, "--threads", str(threads), "--runs", str(runs), "--json"]
+        cmd += extra
+        for f in inputs:
+            cmd += ["--input", os.path.join(model_dir, f)]
+    else:
+        cmd = ["node", os.path.join(HERE, "ort_bench.mjs"), model, "--threads", str(threads),
+               "--runs", str(runs), "--json"]
+        for f in inputs:
+            cmd += ["--input", os.path.join(model_dir, f)]
+    return run_json(cmd)
+
+
+def peak_gflops(build, threads):
+    tool = os.path.join(build, "bench", "dnnl_peak")
+    if not os.path.exists(tool):
+        return None
+    return run_json([tool, "--threads", str(threads), "--json"])["gflops"]
+
+
+def model_gmacs(model_dir):
+    out = subprocess.run(["/usr/bin/python3", os.path.join(HERE, "model_flops.py"),
+                          os.path.join(model_dir, "model.onnx")],
+                         check=True, capture_output=True, text=True).stdout
+    return json.loads(out)["gmacs"]
+
+
+def geomean(values):
+    values = [v for v in values if v and v > 0]
+    return math.exp(sum(math.log(v) for v in values) / len(values)) if values else float("nan")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--build", default=os.path.join(ROOT, "build"))
+    ap.add_argument("--models", default=DEFAULT_MODELS)
+    ap.add_argument("--models-dir", default=None, help="default BUILD/models")
+    ap.add_argument("--threads", default="1,2")
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--runs", type=int, default=50)
+    ap.add_argument("--kiln-args", default="", help="extra `kiln bench` arguments")
+    ap.add_argument("--json", default=os.path.join(HERE, "results.json"))
+    a = ap.parse_args()
+    kiln = os.path.join(a.build, "kiln")
+    models_dir = a.models_dir or os.path.join(a.build, "models")
+    names = [n for n in a.models.split(",") if n]
+    threads = [int(t) for t in a.threads.split(",")]
+    export(models_dir, names)
+
+    report = {"models": {}, "threads": threads, "rounds": a.rounds, "peak_gflops": {}}
+    for t in threads:
+        report["peak_gflops"][t] = peak_gflops(a.build, t)
+    ok_all = True
+    for name in names:
+        mdir = os.path.join(models_dir, name)
+        ok, line = agree(kiln, mdir)
+        print(f"check {line}", flush=True)
+        ok_all &= ok
+        entry = {"agree": ok, "check": line, "gmacs": model_gmacs(mdir), "threads": {}}
+        for t in threads:
+            samples = {"kiln": [], "ort": []}
+            for _ in range(a.rounds):  # alternate so drift hits both engines alike
+                for engine in ("kiln", "ort"):
+                    samples[engine].append(bench_once(engine, kiln, mdir, t, a.runs,
+                                                      a.kiln_args.split()))
+            row = {e: {m: statistics.median(s[m] for s in samples[e]) for m in METRICS}
+                   for e in samples}
+            row["ratio"] = {m: row["kiln"][m] / row["ort"][m] for m in METRICS}
+            entry["threads"][t] = row
+            print(f"  {name} threads {t}: kiln {row['kiln']['median_ms']:.2f} ms, "
+                  f"ORT {row['ort']['median_ms']:.2f} ms", flush=True)
+        report["models"][name] = entry
+
+    print_table(report, names, threads)
+    with open(a.json, "w") as f:
+        json.dump(report, f, indent=1)
+    print(f"\nwrote {a.json}")
+    return 0 if ok_all else 1
+
+
+def print_table(report, names, threads):
+    print()
+    head = f"{'model':16} {'thr':>3} {'kiln ms':>9} {'ORT ms':>9} {'median':>7} {'p90':>7} " \
+           f"{'create':>7} {'peakRSS':>7}"
+    peaks = report["peak_gflops"]
+    if any(peaks.values()):
+        head += f" {'kiln %pk':>8} {'ORT %pk':>8}"
+    print(head)
+    for t in threads:
+        for name in names:
+            row = report["models"][name]["threads"][t]
+            r = row["ratio"]
+            line = f"{name:16} {t:>3} {row['kiln']['median_ms']:9.2f} {row['ort']['median_ms']:9.2f}" \
+                   f" {r['median_ms']:7.3f} {r['p90_ms']:7.3f} {r['create_ms']:7.3f}" \
+                   f" {r['peak_rss_mb']:7.3f}"
+            if peaks.get(t):
+                gflop = 2 * report["models"][name]["gmacs"]
+                for e in ("kiln", "ort"):
+                    pct = 100 * gflop / (row[e]["median_ms"] / 1000) / peaks[t]
+                    row[e]["percent_of_peak"] = pct
+                    line += f" {pct:7.1f}%"
+            print(line)
+        gm = geomean(report["models"][n]["threads"][t]["ratio"]["median_ms"] for n in names)
+        report.setdefault("geomean_median_ratio", {})[t] = gm
+        print(f"{'geomean':16} {t:>3} {'':9} {'':9} {gm:7.3f}")
+    for t in threads:
+        if peaks.get(t):
+            print(f"practical peak (oneDNN sgemm), threads {t}: {peaks[t]:.1f} GFLOP/s")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
