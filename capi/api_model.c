@@ -1,18 +1,24 @@
 /* Loading models and looking at them. */
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "api_internal.h"
 #include "core/onnx/onnx.h"
 
 static int32_t finish_load(kiln_runtime *rt, const void *data, size_t size, const char *base_dir,
-                           const kiln_options *o, kiln_model **out)
+                           int mapped, const kiln_options *o, kiln_model **out)
 {
     kn_err err = {0};
     size_t max_bytes = o && o->max_model_mb ? (size_t)o->max_model_mb << 20 : 0;
     kn_model_ir *ir = NULL;
-    if (kn_onnx_read_model(data, size, base_dir, max_bytes, &ir, &err) != KN_OK)
+    int rc = mapped ? kn_onnx_read_mapped_model(data, size, base_dir, max_bytes, &ir, &err)
+                    : kn_onnx_read_model(data, size, base_dir, max_bytes, &ir, &err);
+    if (rc != KN_OK)
         return kiln_fail_err(&err);
     kn_model *core = NULL;
     if (kn_model_create(ir, o ? o->allow_unsupported : 0, &core, &err) != KN_OK)
@@ -36,7 +42,60 @@ int32_t kiln_model_load_memory(kiln_runtime *rt, const void *data, size_t size,
     *out = NULL;
     KILN_CHECK_ARG(rt, "runtime is NULL");
     KILN_CHECK_ARG(data || size == 0, "data is NULL");
-    return finish_load(rt, data, size, NULL, o, out);
+    return finish_load(rt, data, size, NULL, 0, o, out);
+}
+
+/* The model file's bytes: a private read-only mapping, so the reader can
+ * give pages back as it copies tensors out (peak ~1x the model size, not
+ * 2x); a plain read where mapping is impossible (empty or special files). */
+typedef struct file_bytes {
+    void *p;
+    size_t size;
+    int mapped;
+} file_bytes;
+
+static int32_t read_model_file(const char *path, const kiln_options *o, file_bytes *fb)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return kiln_fail(KILN_ERR_IO, "cannot open '%s'", path);
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        return kiln_fail(KILN_ERR_IO, "cannot read '%s' (not a regular file?)", path);
+    }
+    size_t size = (size_t)st.st_size;
+    if (o && o->max_model_mb && (uint64_t)size > ((uint64_t)o->max_model_mb << 20)) {
+        close(fd);
+        return kiln_fail(KILN_ERR_LIMIT, "'%s' is %zu bytes, above the %d MiB model limit", path,
+                         size, (int)o->max_model_mb);
+    }
+    fb->size = size;
+    if (size > 0) {
+        void *p = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
+        if (p != MAP_FAILED) {
+            close(fd);
+            fb->p = p;
+            fb->mapped = 1;
+            return KILN_OK;
+        }
+    }
+    fb->p = malloc(size ? size : 1);
+    size_t got = 0;
+    while (fb->p && got < size) {
+        ssize_t n = read(fd, (char *)fb->p + got, size - got);
+        if (n <= 0)
+            break;
+        got += (size_t)n;
+    }
+    close(fd);
+    if (!fb->p)
+        return kiln_fail(KILN_ERR_OUT_OF_MEMORY, "cannot hold '%s' in memory", path);
+    if (got != size) {
+        free(fb->p);
+        return kiln_fail(KILN_ERR_IO, "short read on '%s'", path);
+    }
+    return KILN_OK;
 }
 
 int32_t kiln_model_load_file(kiln_runtime *rt, const char *path, const kiln_options *o,
@@ -46,41 +105,22 @@ int32_t kiln_model_load_file(kiln_runtime *rt, const char *path, const kiln_opti
     *out = NULL;
     KILN_CHECK_ARG(rt, "runtime is NULL");
     KILN_CHECK_ARG(path, "path is NULL");
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return kiln_fail(KILN_ERR_IO, "cannot open '%s'", path);
-    long size = -1;
-    if (fseek(f, 0, SEEK_END) == 0)
-        size = ftell(f);
-    if (size < 0 || fseek(f, 0, SEEK_SET) != 0) {
-        fclose(f);
-        return kiln_fail(KILN_ERR_IO, "cannot read '%s' (not a regular file?)", path);
-    }
-    if (o && o->max_model_mb && (uint64_t)size > ((uint64_t)o->max_model_mb << 20)) {
-        fclose(f);
-        return kiln_fail(KILN_ERR_LIMIT, "'%s' is %ld bytes, above the %d MiB model limit", path,
-                         size, (int)o->max_model_mb);
-    }
-    void *buf = malloc(size ? (size_t)size : 1);
-    if (!buf) {
-        fclose(f);
-        return kiln_fail(KILN_ERR_OUT_OF_MEMORY, "cannot hold '%s' in memory", path);
-    }
-    size_t got = fread(buf, 1, (size_t)size, f);
-    fclose(f);
-    if (got != (size_t)size) {
-        free(buf);
-        return kiln_fail(KILN_ERR_IO, "short read on '%s'", path);
-    }
+    file_bytes fb = {0};
+    int32_t rc = read_model_file(path, o, &fb);
+    if (rc != KILN_OK)
+        return rc;
     /* External data is resolved against the model's folder. */
     char *dir = strdup(path);
     char *slash = dir ? strrchr(dir, '/') : NULL;
     if (slash)
         *slash = 0;
-    int32_t rc = dir ? finish_load(rt, buf, (size_t)size, slash ? dir : ".", o, out)
-                     : kiln_fail(KILN_ERR_OUT_OF_MEMORY, "out of memory");
+    rc = dir ? finish_load(rt, fb.p, fb.size, slash ? dir : ".", fb.mapped, o, out)
+             : kiln_fail(KILN_ERR_OUT_OF_MEMORY, "out of memory");
     free(dir);
-    free(buf);
+    if (fb.mapped)
+        munmap(fb.p, fb.size);
+    else
+        free(fb.p);
     return rc;
 }
 

@@ -182,15 +182,15 @@ static int read_model(kn_onnx_ctx *c, const void *bytes, size_t size, kn_model_i
     return check_domains(c, sorted, (size_t)ir->n_opsets, ir->graph);
 }
 
-int kn_onnx_read_model(const void *bytes, size_t size, const char *base_dir, size_t max_bytes,
-                       kn_model_ir **out, kn_err *err)
+static int read_model_from(const void *bytes, size_t size, const char *base_dir,
+                           size_t max_bytes, int mapped, kn_model_ir **out, kn_err *err)
 {
     if (!out || (!bytes && size))
         return kn_fail(err, KN_ERR_INVALID_ARGUMENT, "kn_onnx_read_model: NULL argument");
     *out = NULL;
     kn_err local = {0, {0}};
     kn_onnx_ctx c = {kn_pool_create(), kn_pool_create(), err ? err : &local, base_dir,
-                     max_bytes};
+                     max_bytes, mapped};
     kn_model_ir *ir = NULL;
     int rc;
     if (!c.pool || !c.tmp) {
@@ -213,4 +213,16 @@ int kn_onnx_read_model(const void *bytes, size_t size, const char *base_dir, siz
     }
     *out = ir;
     return KN_OK;
+}
+
+int kn_onnx_read_model(const void *bytes, size_t size, const char *base_dir, size_t max_bytes,
+                       kn_model_ir **out, kn_err *err)
+{
+    return read_model_from(bytes, size, base_dir, max_bytes, 0, out, err);
+}
+
+int kn_onnx_read_mapped_model(const void *bytes, size_t size, const char *base_dir,
+                              size_t max_bytes, kn_model_ir **out, kn_err *err)
+{
+    return read_model_from(bytes, size, base_dir, max_bytes, 1, out, err);
 }

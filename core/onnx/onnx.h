@@ -25,6 +25,12 @@
  * data (KN_ERR_LIMIT). On failure *out is NULL and nothing is leaked. */
 int kn_onnx_read_model(const void *bytes, size_t size, const char *base_dir, size_t max_bytes,
                        kn_model_ir **out, kn_err *err);
+/* The same for bytes that are a private, read-only mapping of the model
+ * file: once a large tensor's data is copied, the reader drops the mapped
+ * pages it came from (they would come back from the file if read again), so
+ * loading peaks at about the model's size rather than twice it. */
+int kn_onnx_read_mapped_model(const void *bytes, size_t size, const char *base_dir,
+                              size_t max_bytes, kn_model_ir **out, kn_err *err);
 
 /* Decodes a serialized TensorProto: data copied into pool as little-endian
  * row-major raw bytes (typed fields converted), *name (may be NULL) set to

@@ -14,6 +14,7 @@ typedef struct kn_onnx_ctx {
     kn_err *err;
     const char *base_dir; /* folder of external data; NULL = unsupported */
     size_t max_bytes;     /* limit set on pool (0 = none): failures are LIMIT */
+    int source_mapped;    /* input bytes are a file mapping (kn_onnx_read_mapped_model) */
 } kn_onnx_ctx;
 
 /* A string as it sits in the input: not NUL-terminated. */

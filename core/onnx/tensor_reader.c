@@ -1,9 +1,24 @@
 /* TensorProto → kn_tensor. Two passes over the message: the first counts
  * dims and elements and finds the data, the second decodes into memory sized
  * from the dims only after the data present has been shown to match them. */
+#include <stdint.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "reader.h"
+
+/* Gives back the whole pages inside [p, p + n) of a private file mapping
+ * (see kn_onnx_read_mapped_model). Small tensors are not worth a call. */
+static void drop_mapped_pages(const void *p, size_t n)
+{
+    if (n < ((size_t)1 << 20))
+        return;
+    const size_t page = 4096;
+    uintptr_t lo = ((uintptr_t)p + page - 1) & ~(uintptr_t)(page - 1);
+    uintptr_t hi = ((uintptr_t)p + n) & ~(uintptr_t)(page - 1);
+    if (hi > lo)
+        madvise((void *)lo, hi - lo, MADV_DONTNEED);
+}
 
 enum {
     F_DIMS = 1, F_DATA_TYPE = 2, F_SEGMENT = 3, F_FLOAT = 4, F_INT32 = 5, F_STRING = 6,
@@ -359,6 +374,8 @@ static int parse_tensor_reader(kn_onnx_ctx *c, pb_reader r, kn_tensor *out, cons
             return c->err->code;
         if (nbytes)
             memcpy(data, pb_data(&r, &s.raw), (size_t)nbytes);
+        if (c->source_mapped)
+            drop_mapped_pages(pb_data(&r, &s.raw), (size_t)nbytes);
     } else if (typed_field) {
         typed_layout l = layout_for(t.dtype);
         if (l.field != typed_field)
@@ -413,6 +430,6 @@ int kn_onnx_read_tensor(kn_pool *pool, const void *bytes, size_t size, kn_tensor
     if (!pool || !out || (!bytes && size))
         return kn_fail(err, KN_ERR_INVALID_ARGUMENT, "kn_onnx_read_tensor: NULL argument");
     kn_err local = {0, {0}};
-    kn_onnx_ctx c = {pool, NULL, err ? err : &local, NULL, 0};
+    kn_onnx_ctx c = {pool, NULL, err ? err : &local, NULL, 0, 0};
     return kn_onnx_parse_tensor_bytes(&c, bytes, size, out, name);
 }
