@@ -170,6 +170,30 @@ if command -v python3 >/dev/null 2>&1; then
         python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$WORK/bench.out"
 fi
 
+# bench --profile on the digits CNN: a per-op table whose op types are the
+# model's, the slowest-steps table, and a share column summing to ~100 %.
+DIGITS=$SRC/examples/digits/digits.onnx
+SAMPLE=$(ls "$SRC"/examples/digits/samples/*.pb 2>/dev/null | head -n 1)
+if [ -f "$DIGITS" ] && [ -n "$SAMPLE" ]; then
+    "$KILN" bench "$DIGITS" --input "$SAMPLE" --profile --warmup 1 --runs 5 \
+        >"$WORK/profile.out" 2>&1
+    rc=$?
+    share=$(awk '/^op type/{t=1; next} t && NF==0{t=0} t{gsub("%","",$NF); s+=$NF} END{printf "%d", s+0.5}' \
+        "$WORK/profile.out")
+    if [ $rc -eq 0 ] && grep -q '^profile: [0-9]* steps' "$WORK/profile.out" &&
+        grep -Eq '^(Fused|Nhwc)?Conv ' "$WORK/profile.out" && grep -q '^slowest ' "$WORK/profile.out" &&
+        [ "$share" -ge 99 ] && [ "$share" -le 101 ]; then
+        pass "bench --profile prints time per op type (shares sum to $share %) and the slowest steps"
+    else
+        fail "bench --profile output (rc $rc, shares $share: $(cat "$WORK/profile.out"))"
+    fi
+    check_fails "bench --input with a file that is not a tensor fails" \
+        "$KILN" bench "$DIGITS" --input "$DIGITS" --runs 1
+    check_fails "bench --optimize 3 is refused" "$KILN" bench "$DIGITS" --optimize 3 --runs 1
+else
+    echo "skip - bench --profile: examples/digits is missing"
+fi
+
 if [ $failures -ne 0 ]; then
     echo "$failures check(s) failed"
     exit 1
