@@ -4,8 +4,11 @@
 # and with find_package(kiln CONFIG), runs both on a digits sample, and
 # checks that the version requirement of the CMake package is enforced.
 # Usage: test_consumer.sh BUILD_DIR SOURCE_DIR [CC]
+# KILN_CONSUMER_CFLAGS adds compiler flags (a sanitizer build of the library
+# needs the same -fsanitize flags in the program).
 set -euo pipefail
 build=$1 src=$2 cc=${3:-cc}
+extra=${KILN_CONSUMER_CFLAGS:-}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 prefix=$work/prefix
@@ -34,7 +37,8 @@ want=$(sed -n 's/^project(kiln VERSION \([0-9.]*\).*/\1/p' "$src/CMakeLists.txt"
 [ "$version" = "$want" ] || fail "pkg-config reports version '$version', CMakeLists.txt says '$want'"
 libdir=$(pkg-config --variable=libdir kiln)
 # shellcheck disable=SC2046 # pkg-config's flags are meant to split
-"$cc" -std=c11 -Wall -Wextra -Werror -o "$work/consumer_pc" "$src/packaging/cmake/consumer/main.c" \
+# shellcheck disable=SC2086 # $extra is a list of flags
+"$cc" -std=c11 -Wall -Wextra -Werror $extra -o "$work/consumer_pc" "$src/packaging/cmake/consumer/main.c" \
     $(pkg-config --cflags --libs kiln) -Wl,-rpath,"$libdir"
 resolved=$(ldd "$work/consumer_pc" | awk '/libkiln/ {print $3}')
 case "$resolved" in "$prefix"/*) ;; *) fail "pkg-config build resolves libkiln to '$resolved', not the install";; esac
@@ -42,7 +46,7 @@ case "$resolved" in "$prefix"/*) ;; *) fail "pkg-config build resolves libkiln t
 
 # 2. find_package(kiln CONFIG)
 cmake -S "$src/packaging/cmake/consumer" -B "$work/cmake_build" -DCMAKE_PREFIX_PATH="$prefix" \
-    -DCMAKE_C_COMPILER="$cc" > "$work/configure.log" 2>&1 || {
+    -DCMAKE_C_COMPILER="$cc" -DCMAKE_C_FLAGS="$extra" > "$work/configure.log" 2>&1 || {
     cat "$work/configure.log"; fail "configuring the consumer with find_package(kiln)"; }
 cmake --build "$work/cmake_build" > "$work/build.log" 2>&1 || {
     cat "$work/build.log"; fail "building the consumer"; }

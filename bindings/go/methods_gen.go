@@ -1,0 +1,501 @@
+// Code generated from capi/kiln_api.json by bindings/gen/emit_go.py. DO NOT EDIT.
+// Regenerate with: /usr/bin/python3 bindings/gen/generate.py
+
+package kiln
+
+// #include <stdlib.h>
+// #include <kiln.h>
+import "C"
+
+import "unsafe"
+
+// specABIVersion is the ABI version of the spec these wrappers were
+// generated from; CheckABI compares it with kiln_abi_version().
+const specABIVersion = 1
+
+// Sentinels for errors.Is, one per status code.
+var (
+	// ErrInvalidArgument: NULL handle, bad index, bad value
+	ErrInvalidArgument = sentinel(1)
+	// ErrOutOfMemory: an allocation failed
+	ErrOutOfMemory = sentinel(2)
+	// ErrIO: model or data file cannot be read
+	ErrIO = sentinel(3)
+	// ErrInvalidModel: corrupt, truncated or inconsistent model
+	ErrInvalidModel = sentinel(4)
+	// ErrUnsupported: op, opset, dtype or feature not supported
+	ErrUnsupported = sentinel(5)
+	// ErrShape: wrong shape (input or inferred)
+	ErrShape = sentinel(6)
+	// ErrDType: wrong element type
+	ErrDType = sentinel(7)
+	// ErrNotFound: no input/output with that name
+	ErrNotFound = sentinel(8)
+	// ErrState: call made in the wrong order
+	ErrState = sentinel(9)
+	// ErrCancelled: run stopped by kiln_session_cancel()
+	ErrCancelled = sentinel(10)
+	// ErrInternal: internal error
+	ErrInternal = sentinel(11)
+	// ErrBufferTooSmall: caller buffer too small; see *needed
+	ErrBufferTooSmall = sentinel(12)
+	// ErrLimit: a configured resource limit was exceeded
+	ErrLimit = sentinel(13)
+)
+
+// Element types (ONNX TensorProto.DataType numbers).
+const (
+	// DTypeFloat: float32
+	DTypeFloat DType = 1
+	// DTypeUint8: uint8
+	DTypeUint8 DType = 2
+	// DTypeInt8: int8
+	DTypeInt8 DType = 3
+	// DTypeUint16: uint16
+	DTypeUint16 DType = 4
+	// DTypeInt16: int16
+	DTypeInt16 DType = 5
+	// DTypeInt32: int32
+	DTypeInt32 DType = 6
+	// DTypeInt64: int64
+	DTypeInt64 DType = 7
+	// DTypeString: byte strings (kiln_tensor_string; not for set_input)
+	DTypeString DType = 8
+	// DTypeBool: bool, one byte per element
+	DTypeBool DType = 9
+	// DTypeFloat16: IEEE half, 2 bytes
+	DTypeFloat16 DType = 10
+	// DTypeDouble: float64
+	DTypeDouble DType = 11
+	// DTypeUint32: uint32
+	DTypeUint32 DType = 12
+	// DTypeUint64: uint64
+	DTypeUint64 DType = 13
+	// DTypeBfloat16: bfloat16, 2 bytes
+	DTypeBfloat16 DType = 16
+	// DTypeFloat8e4m3fn: float8 E4M3FN, 1 byte (max 448, no inf)
+	DTypeFloat8e4m3fn DType = 17
+	// DTypeFloat8e4m3fnuz: float8 E4M3FNUZ, 1 byte (max 240)
+	DTypeFloat8e4m3fnuz DType = 18
+	// DTypeFloat8e5m2: float8 E5M2, 1 byte (IEEE-like, max 57344)
+	DTypeFloat8e5m2 DType = 19
+	// DTypeFloat8e5m2fnuz: float8 E5M2FNUZ, 1 byte (max 57344)
+	DTypeFloat8e5m2fnuz DType = 20
+	// DTypeFloat8e8m0: float8 E8M0, 1 byte (unsigned powers of two)
+	DTypeFloat8e8m0 DType = 24
+	// DTypeUint4: packed 4-bit unsigned, 2 per byte, element 0 in the low bits
+	DTypeUint4 DType = 21
+	// DTypeInt4: packed 4-bit signed, 2 per byte, element 0 in the low bits
+	DTypeInt4 DType = 22
+	// DTypeFloat4e2m1: packed 4-bit float E2M1, 2 per byte
+	DTypeFloat4e2m1 DType = 23
+	// DTypeUint2: packed 2-bit unsigned, 4 per byte
+	DTypeUint2 DType = 25
+	// DTypeInt2: packed 2-bit signed, 4 per byte
+	DTypeInt2 DType = 26
+)
+
+// What a model input or output holds.
+const (
+	// KindTensor: a tensor
+	KindTensor Kind = 0
+	// KindSequence: an ordered list of tensors (ONNX sequence)
+	KindSequence Kind = 1
+	// KindOptional: none, or one tensor or sequence (ONNX optional)
+	KindOptional Kind = 2
+)
+
+// Integer option keys (IntOption).
+const (
+	// OptThreads: runtime: worker threads including the caller (>= 1; default 1)
+	OptThreads int32 = 1
+	// OptAllowUnsupported: model load: 1 = load models with unsupported ops for inspection (default 0)
+	OptAllowUnsupported int32 = 2
+	// OptMaxModelMB: model load: maximum model size in MiB, external data included (0 = none)
+	OptMaxModelMB int32 = 3
+	// OptMaxArenaMB: session: maximum arena size in MiB (0 = none)
+	OptMaxArenaMB int32 = 4
+	// OptOptimize: model load: graph optimization level 0 (none), 1 (basic), 2 (all; default)
+	OptOptimize int32 = 5
+	// OptUseDNNL: model load: 1 = let oneDNN serve conv/matmul/pool when built in (default 1)
+	OptUseDNNL int32 = 6
+	// OptTune: session: 1 = time candidate kernels at creation and keep the fastest (default 0)
+	OptTune int32 = 7
+	// OptProfile: session: 1 = record per-step times for kiln_session_profile_* (default 0)
+	OptProfile int32 = 8
+)
+
+// String option keys.
+const (
+	// StringOptTuningCache: session: path of the kernel tuning cache file
+	StringOptTuningCache int32 = 1
+)
+
+// Flags for binding inputs.
+const (
+	// InputCopy: copy the input data now instead of borrowing the pointer until the run ends
+	InputCopy int32 = 1
+)
+
+// Flags for image conversion.
+const (
+	// ImageBGR: kiln_image_to_tensor: write channels in B, G, R order
+	ImageBGR int32 = 1
+)
+
+// InputCount wraps kiln_model_input_count: number of model inputs
+func (m *Model) InputCount() (count int32, err error) {
+	h, err := m.enter("kiln_model_input_count")
+	if err != nil {
+		return 0, err
+	}
+	defer m.leave()
+	var outCount C.int32_t
+	err = cModelInputCount(h, &outCount)
+	return int32(outCount), err
+}
+
+// OutputCount wraps kiln_model_output_count: number of model outputs
+func (m *Model) OutputCount() (count int32, err error) {
+	h, err := m.enter("kiln_model_output_count")
+	if err != nil {
+		return 0, err
+	}
+	defer m.leave()
+	var outCount C.int32_t
+	err = cModelOutputCount(h, &outCount)
+	return int32(outCount), err
+}
+
+// InputName wraps kiln_model_input_name: name of input `index` (two-call pattern)
+func (m *Model) InputName(index int32) (buf string, err error) {
+	h, err := m.enter("kiln_model_input_name")
+	if err != nil {
+		return "", err
+	}
+	defer m.leave()
+	var outNeeded C.int32_t
+	err = cModelInputName(h, C.int32_t(index), nil, 0, &outNeeded)
+	if err != nil && !isCode(err, C.KILN_ERR_BUFFER_TOO_SMALL) {
+		return "", err
+	}
+	bufBuf := make([]byte, maxInt(int(outNeeded), 1))
+	err = cModelInputName(h, C.int32_t(index), (*C.char)(unsafe.Pointer(&bufBuf[0])), C.int32_t(len(bufBuf)), &outNeeded)
+	return cBufString(bufBuf), err
+}
+
+// OutputName wraps kiln_model_output_name: name of output `index` (two-call pattern)
+func (m *Model) OutputName(index int32) (buf string, err error) {
+	h, err := m.enter("kiln_model_output_name")
+	if err != nil {
+		return "", err
+	}
+	defer m.leave()
+	var outNeeded C.int32_t
+	err = cModelOutputName(h, C.int32_t(index), nil, 0, &outNeeded)
+	if err != nil && !isCode(err, C.KILN_ERR_BUFFER_TOO_SMALL) {
+		return "", err
+	}
+	bufBuf := make([]byte, maxInt(int(outNeeded), 1))
+	err = cModelOutputName(h, C.int32_t(index), (*C.char)(unsafe.Pointer(&bufBuf[0])), C.int32_t(len(bufBuf)), &outNeeded)
+	return cBufString(bufBuf), err
+}
+
+// InputDType wraps kiln_model_input_dtype: declared element type of input `index` (KILN_DTYPE_*, 0 if open)
+func (m *Model) InputDType(index int32) (dtype DType, err error) {
+	h, err := m.enter("kiln_model_input_dtype")
+	if err != nil {
+		return 0, err
+	}
+	defer m.leave()
+	var outDtype C.int32_t
+	err = cModelInputDtype(h, C.int32_t(index), &outDtype)
+	return DType(outDtype), err
+}
+
+// OutputDType wraps kiln_model_output_dtype: declared element type of output `index` (KILN_DTYPE_*, 0 if open)
+func (m *Model) OutputDType(index int32) (dtype DType, err error) {
+	h, err := m.enter("kiln_model_output_dtype")
+	if err != nil {
+		return 0, err
+	}
+	defer m.leave()
+	var outDtype C.int32_t
+	err = cModelOutputDtype(h, C.int32_t(index), &outDtype)
+	return DType(outDtype), err
+}
+
+// InputShape wraps kiln_model_input_shape: declared shape of input `index` (rank -1 if unknown, dim -1 if dynamic)
+func (m *Model) InputShape(index int32) (dims []int64, err error) {
+	h, err := m.enter("kiln_model_input_shape")
+	if err != nil {
+		return nil, err
+	}
+	defer m.leave()
+	var outRank C.int32_t
+	err = cModelInputShape(h, C.int32_t(index), nil, 0, &outRank)
+	if err != nil && !isCode(err, C.KILN_ERR_BUFFER_TOO_SMALL) {
+		return nil, err
+	}
+	bufDims := make([]C.int64_t, maxInt(int(outRank), 1))
+	err = cModelInputShape(h, C.int32_t(index), &bufDims[0], C.int32_t(len(bufDims)), &outRank)
+	return dimsOrNil(bufDims, outRank), err
+}
+
+// OutputShape wraps kiln_model_output_shape: declared shape of output `index` (rank -1 if unknown, dim -1 if dynamic)
+func (m *Model) OutputShape(index int32) (dims []int64, err error) {
+	h, err := m.enter("kiln_model_output_shape")
+	if err != nil {
+		return nil, err
+	}
+	defer m.leave()
+	var outRank C.int32_t
+	err = cModelOutputShape(h, C.int32_t(index), nil, 0, &outRank)
+	if err != nil && !isCode(err, C.KILN_ERR_BUFFER_TOO_SMALL) {
+		return nil, err
+	}
+	bufDims := make([]C.int64_t, maxInt(int(outRank), 1))
+	err = cModelOutputShape(h, C.int32_t(index), &bufDims[0], C.int32_t(len(bufDims)), &outRank)
+	return dimsOrNil(bufDims, outRank), err
+}
+
+// InputIndex wraps kiln_model_input_index: index of the input named `name` (NOT_FOUND if none)
+func (m *Model) InputIndex(name string) (index int32, err error) {
+	h, err := m.enter("kiln_model_input_index")
+	if err != nil {
+		return 0, err
+	}
+	defer m.leave()
+	cName := C.CString(name)
+	defer C.free(unsafe.Pointer(cName))
+	var outIndex C.int32_t
+	err = cModelInputIndex(h, cName, &outIndex)
+	return int32(outIndex), err
+}
+
+// OutputIndex wraps kiln_model_output_index: index of the output named `name` (NOT_FOUND if none)
+func (m *Model) OutputIndex(name string) (index int32, err error) {
+	h, err := m.enter("kiln_model_output_index")
+	if err != nil {
+		return 0, err
+	}
+	defer m.leave()
+	cName := C.CString(name)
+	defer C.free(unsafe.Pointer(cName))
+	var outIndex C.int32_t
+	err = cModelOutputIndex(h, cName, &outIndex)
+	return int32(outIndex), err
+}
+
+// OpsetCount wraps kiln_model_opset_count: number of opset imports
+func (m *Model) OpsetCount() (count int32, err error) {
+	h, err := m.enter("kiln_model_opset_count")
+	if err != nil {
+		return 0, err
+	}
+	defer m.leave()
+	var outCount C.int32_t
+	err = cModelOpsetCount(h, &outCount)
+	return int32(outCount), err
+}
+
+// Opset wraps kiln_model_opset: domain ("" = ai.onnx; two-call pattern) and version of opset import `index`
+func (m *Model) Opset(index int32) (domain string, version int32, err error) {
+	h, err := m.enter("kiln_model_opset")
+	if err != nil {
+		return "", 0, err
+	}
+	defer m.leave()
+	var outNeeded C.int32_t
+	var outVersion C.int32_t
+	err = cModelOpset(h, C.int32_t(index), nil, 0, &outNeeded, &outVersion)
+	if err != nil && !isCode(err, C.KILN_ERR_BUFFER_TOO_SMALL) {
+		return "", 0, err
+	}
+	bufDomain := make([]byte, maxInt(int(outNeeded), 1))
+	err = cModelOpset(h, C.int32_t(index), (*C.char)(unsafe.Pointer(&bufDomain[0])), C.int32_t(len(bufDomain)), &outNeeded, &outVersion)
+	return cBufString(bufDomain), int32(outVersion), err
+}
+
+// NodeCount wraps kiln_model_node_count: number of nodes in the main graph
+func (m *Model) NodeCount() (count int32, err error) {
+	h, err := m.enter("kiln_model_node_count")
+	if err != nil {
+		return 0, err
+	}
+	defer m.leave()
+	var outCount C.int32_t
+	err = cModelNodeCount(h, &outCount)
+	return int32(outCount), err
+}
+
+// NodeOp wraps kiln_model_node_op: op type and domain of node `index`; *needed is the larger of the two sizes
+func (m *Model) NodeOp(index int32) (opType string, domain string, err error) {
+	h, err := m.enter("kiln_model_node_op")
+	if err != nil {
+		return "", "", err
+	}
+	defer m.leave()
+	var outNeeded C.int32_t
+	err = cModelNodeOp(h, C.int32_t(index), nil, 0, nil, 0, &outNeeded)
+	if err != nil && !isCode(err, C.KILN_ERR_BUFFER_TOO_SMALL) {
+		return "", "", err
+	}
+	bufOpType := make([]byte, maxInt(int(outNeeded), 1))
+	bufDomain := make([]byte, maxInt(int(outNeeded), 1))
+	err = cModelNodeOp(h, C.int32_t(index), (*C.char)(unsafe.Pointer(&bufOpType[0])), C.int32_t(len(bufOpType)), (*C.char)(unsafe.Pointer(&bufDomain[0])), C.int32_t(len(bufDomain)), &outNeeded)
+	return cBufString(bufOpType), cBufString(bufDomain), err
+}
+
+// NodeName wraps kiln_model_node_name: name of node `index` (two-call pattern)
+func (m *Model) NodeName(index int32) (buf string, err error) {
+	h, err := m.enter("kiln_model_node_name")
+	if err != nil {
+		return "", err
+	}
+	defer m.leave()
+	var outNeeded C.int32_t
+	err = cModelNodeName(h, C.int32_t(index), nil, 0, &outNeeded)
+	if err != nil && !isCode(err, C.KILN_ERR_BUFFER_TOO_SMALL) {
+		return "", err
+	}
+	bufBuf := make([]byte, maxInt(int(outNeeded), 1))
+	err = cModelNodeName(h, C.int32_t(index), (*C.char)(unsafe.Pointer(&bufBuf[0])), C.int32_t(len(bufBuf)), &outNeeded)
+	return cBufString(bufBuf), err
+}
+
+// NodeSupported wraps kiln_model_node_supported: 1 if a kernel exists for node `index`, else 0
+func (m *Model) NodeSupported(index int32) (supported bool, err error) {
+	h, err := m.enter("kiln_model_node_supported")
+	if err != nil {
+		return false, err
+	}
+	defer m.leave()
+	var outSupported C.int32_t
+	err = cModelNodeSupported(h, C.int32_t(index), &outSupported)
+	return outSupported != 0, err
+}
+
+// InputKind wraps kiln_model_input_kind: kind of input `index` (KILN_KIND_*)
+func (m *Model) InputKind(index int32) (kind Kind, err error) {
+	h, err := m.enter("kiln_model_input_kind")
+	if err != nil {
+		return 0, err
+	}
+	defer m.leave()
+	var outKind C.int32_t
+	err = cModelInputKind(h, C.int32_t(index), &outKind)
+	return Kind(outKind), err
+}
+
+// OutputKind wraps kiln_model_output_kind: kind of output `index` (KILN_KIND_*)
+func (m *Model) OutputKind(index int32) (kind Kind, err error) {
+	h, err := m.enter("kiln_model_output_kind")
+	if err != nil {
+		return 0, err
+	}
+	defer m.leave()
+	var outKind C.int32_t
+	err = cModelOutputKind(h, C.int32_t(index), &outKind)
+	return Kind(outKind), err
+}
+
+// PlanBytes wraps kiln_session_plan_bytes: memory plan: arena bytes and the sum of all intermediate tensor sizes
+func (s *Session) PlanBytes() (arenaBytes int64, intermediateBytes int64, err error) {
+	h, err := s.enter("kiln_session_plan_bytes")
+	if err != nil {
+		return 0, 0, err
+	}
+	defer s.leave()
+	var outArenaBytes C.int64_t
+	var outIntermediateBytes C.int64_t
+	err = cSessionPlanBytes(h, &outArenaBytes, &outIntermediateBytes)
+	return int64(outArenaBytes), int64(outIntermediateBytes), err
+}
+
+// ProfileCount wraps kiln_session_profile_count: number of executed steps in the plan (needs KILN_OPT_PROFILE = 1)
+func (s *Session) ProfileCount() (count int32, err error) {
+	h, err := s.enter("kiln_session_profile_count")
+	if err != nil {
+		return 0, err
+	}
+	defer s.leave()
+	var outCount C.int32_t
+	err = cSessionProfileCount(h, &outCount)
+	return int32(outCount), err
+}
+
+// ProfileName wraps kiln_session_profile_name: node name of profiled step `index` (two-call pattern)
+func (s *Session) ProfileName(index int32) (buf string, err error) {
+	h, err := s.enter("kiln_session_profile_name")
+	if err != nil {
+		return "", err
+	}
+	defer s.leave()
+	var outNeeded C.int32_t
+	err = cSessionProfileName(h, C.int32_t(index), nil, 0, &outNeeded)
+	if err != nil && !isCode(err, C.KILN_ERR_BUFFER_TOO_SMALL) {
+		return "", err
+	}
+	bufBuf := make([]byte, maxInt(int(outNeeded), 1))
+	err = cSessionProfileName(h, C.int32_t(index), (*C.char)(unsafe.Pointer(&bufBuf[0])), C.int32_t(len(bufBuf)), &outNeeded)
+	return cBufString(bufBuf), err
+}
+
+// ProfileOp wraps kiln_session_profile_op: op type of profiled step `index` (two-call pattern)
+func (s *Session) ProfileOp(index int32) (buf string, err error) {
+	h, err := s.enter("kiln_session_profile_op")
+	if err != nil {
+		return "", err
+	}
+	defer s.leave()
+	var outNeeded C.int32_t
+	err = cSessionProfileOp(h, C.int32_t(index), nil, 0, &outNeeded)
+	if err != nil && !isCode(err, C.KILN_ERR_BUFFER_TOO_SMALL) {
+		return "", err
+	}
+	bufBuf := make([]byte, maxInt(int(outNeeded), 1))
+	err = cSessionProfileOp(h, C.int32_t(index), (*C.char)(unsafe.Pointer(&bufBuf[0])), C.int32_t(len(bufBuf)), &outNeeded)
+	return cBufString(bufBuf), err
+}
+
+// ProfileKernel wraps kiln_session_profile_kernel: kernel ("cpu", "dnnl", ...) of profiled step `index` (two-call pattern)
+func (s *Session) ProfileKernel(index int32) (buf string, err error) {
+	h, err := s.enter("kiln_session_profile_kernel")
+	if err != nil {
+		return "", err
+	}
+	defer s.leave()
+	var outNeeded C.int32_t
+	err = cSessionProfileKernel(h, C.int32_t(index), nil, 0, &outNeeded)
+	if err != nil && !isCode(err, C.KILN_ERR_BUFFER_TOO_SMALL) {
+		return "", err
+	}
+	bufBuf := make([]byte, maxInt(int(outNeeded), 1))
+	err = cSessionProfileKernel(h, C.int32_t(index), (*C.char)(unsafe.Pointer(&bufBuf[0])), C.int32_t(len(bufBuf)), &outNeeded)
+	return cBufString(bufBuf), err
+}
+
+// ProfileTime wraps kiln_session_profile_time: total nanoseconds spent in step `index` and the number of runs counted
+func (s *Session) ProfileTime(index int32) (totalNs int64, runs int64, err error) {
+	h, err := s.enter("kiln_session_profile_time")
+	if err != nil {
+		return 0, 0, err
+	}
+	defer s.leave()
+	var outTotalNs C.int64_t
+	var outRuns C.int64_t
+	err = cSessionProfileTime(h, C.int32_t(index), &outTotalNs, &outRuns)
+	return int64(outTotalNs), int64(outRuns), err
+}
+
+// ProfileReset wraps kiln_session_profile_reset: zeroes the profile times and run counts
+func (s *Session) ProfileReset() error {
+	h, err := s.enter("kiln_session_profile_reset")
+	if err != nil {
+		return err
+	}
+	defer s.leave()
+	err = cSessionProfileReset(h)
+	return err
+}
