@@ -11,6 +11,7 @@
 #include <string.h>
 #include <tgmath.h>
 
+#include "core/simd/kernels.h"
 #include "tensor_common.h"
 
 /* Integer power by squaring, wrapping like the other integer ops; negative
@@ -188,6 +189,7 @@ typedef struct binary_step {
     int32_t b_dtype;   /* b's, when it differs (PowF: double) */
     int32_t out_dtype;
     int half;          /* float16/bfloat16: the loop is the float one */
+    int vec_op;        /* float Add/Sub/Mul/Div: 1 + kn_binop, run by the vector kernel */
 } binary_step;
 
 static int is_half(int32_t dt) { return dt == KN_FLOAT16 || dt == KN_BFLOAT16; }
@@ -204,6 +206,10 @@ static int step_init(kn_kctx *k, binary_step *s, const binary_loop *loops, int32
     if (!s->loop)
         return kn_fail(k->err, KN_ERR_DTYPE, "%s: input type %s is not supported",
                        k->node->op_type, kn_dtype_name(dtype));
+    const binary_loop *vec_loops[] = {Add_loops, Sub_loops, Mul_loops, Div_loops};
+    for (int op = 0; op < 4 && dtype == KN_FLOAT && !bool_out; op++)
+        if (loops == vec_loops[op])
+            s->vec_op = 1 + op; /* order of kn_binop */
     const kn_tensor *ins[2] = {a, b};
     kn_bcast_init(&s->plan, out, 2, ins);
     return KN_OK;
@@ -222,6 +228,11 @@ static void binary_row(void *ctx, const int64_t *off, int64_t out_off, int64_t n
     const int32_t last = s->plan.rank - 1;
     const int64_t sa = s->plan.strides[0][last], sb = s->plan.strides[1][last];
     const size_t es = kn_dtype_size(s->dtype), oes = kn_dtype_size(s->out_dtype);
+    if (s->vec_op) {
+        kn_simd()->binary((kn_binop)(s->vec_op - 1), (float *)j->out + out_off,
+                          (const float *)j->a + off[0], sa, (const float *)j->b + off[1], sb, n);
+        return;
+    }
     if (!s->half) {
         s->loop(j->a + (size_t)off[0] * es, j->b + (size_t)off[1] * kn_dtype_size(s->b_dtype),
                 j->out + (size_t)out_off * oes, n, sa, sb);

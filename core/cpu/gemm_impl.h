@@ -1,12 +1,17 @@
 /* Body of the blocked GEMM, written once and instantiated by gemm.c for
  * float and double. Before including, gemm.c defines:
  *   GT             element type
- *   GS             name suffix (s or d), giving kn_sgemm / kn_dgemm
+ *   GS             type letter (s or d), giving kn_sgemm / kn_dgemm
+ *   GISA           suffix of the entry points (empty, or _avx2 etc. when one
+ *                  file per instruction set includes this)
  *   GMR, GNR       micro-tile rows and columns (what one micro-kernel call
  *                  computes from packed panels)
  *   GMC, GKC, GNC  cache blocks: an MC x KC block of A stays in L2 while a
  *                  KC x NR sliver of B stays in L1
- *   GMICRO()       expression giving the micro-kernel for this machine
+ *   GMICRO()       expression giving the micro-kernel, a function
+ *                  (kc, packed A panel, packed B panel, GMR x GNR tile)
+ *   GMICRO_HALF()  optional: a micro-kernel computing only the first GNR/2
+ *                  columns, used for a last column panel that narrow
  *
  * Loop nest per task (one rectangle of C): columns in NC blocks, depth in
  * KC blocks (pack B once), rows in MC blocks (pack A), then micro-tiles.
@@ -18,12 +23,14 @@
 #define G_CAT(a, b) G_CAT_(a, b)
 #define G_FN(name) G_CAT(name, GS)
 #define G_ARGS G_CAT(G_CAT(kn_, GS), gemm_args)
+/* entry points: kn_<GS><name><GISA>, e.g. kn_sgemm_avx2 */
+#define G_PUB(name) G_CAT(G_CAT(G_CAT(kn_, GS), name), GISA)
 
 typedef void (*G_FN(micro_fn_))(int64_t kc, const GT *a, const GT *b, GT *tile);
 
+/* Dot product with two vector accumulators (a plain loop would not be
+ * vectorised without reassociation). */
 #if defined(__GNUC__)
-/* 16-byte vectors exist on every target we build for (SSE2, NEON, wasm
- * SIMD128) and GCC/Clang lower them to scalars elsewhere. */
 typedef GT G_FN(vec_) __attribute__((vector_size(16)));
 #define G_L ((int)(16 / sizeof(GT)))
 
@@ -34,33 +41,6 @@ static inline G_FN(vec_) G_FN(vload_)(const GT *p)
     return v;
 }
 
-/* Portable micro-kernel: GMR x GNR tile as column groups of two vectors, so
- * that 2 * GMR accumulators fit the 16 registers of SSE2. */
-static void G_FN(micro_generic_)(int64_t kc, const GT *a, const GT *b, GT *tile)
-{
-    for (int g0 = 0; g0 < GNR; g0 += 2 * G_L) {
-        G_FN(vec_) acc[GMR][2];
-        for (int r = 0; r < GMR; r++)
-            acc[r][0] = acc[r][1] = (G_FN(vec_)){0};
-        for (int64_t p = 0; p < kc; p++) {
-            G_FN(vec_) b0 = G_FN(vload_)(b + p * GNR + g0);
-            G_FN(vec_) b1 = G_FN(vload_)(b + p * GNR + g0 + G_L);
-            const GT *ap = a + p * GMR;
-            for (int r = 0; r < GMR; r++) {
-                G_FN(vec_) av = (G_FN(vec_)){0} + ap[r];
-                acc[r][0] += av * b0;
-                acc[r][1] += av * b1;
-            }
-        }
-        for (int r = 0; r < GMR; r++) {
-            memcpy(tile + r * GNR + g0, &acc[r][0], sizeof acc[r][0]);
-            memcpy(tile + r * GNR + g0 + G_L, &acc[r][1], sizeof acc[r][1]);
-        }
-    }
-}
-
-/* Dot product with two vector accumulators (a plain loop would not be
- * vectorised without reassociation). */
 static GT G_FN(dot_)(const GT *x, const GT *v, int64_t k)
 {
     G_FN(vec_) s0 = {0}, s1 = {0};
@@ -79,16 +59,6 @@ static GT G_FN(dot_)(const GT *x, const GT *v, int64_t k)
 }
 #undef G_L
 #else
-static void G_FN(micro_generic_)(int64_t kc, const GT *a, const GT *b, GT *tile)
-{
-    for (int i = 0; i < GMR * GNR; i++)
-        tile[i] = 0;
-    for (int64_t p = 0; p < kc; p++)
-        for (int r = 0; r < GMR; r++)
-            for (int j = 0; j < GNR; j++)
-                tile[r * GNR + j] += a[p * GMR + r] * b[p * GNR + j];
-}
-
 static GT G_FN(dot_)(const GT *x, const GT *v, int64_t k)
 {
     GT s = 0;
@@ -205,6 +175,7 @@ typedef struct G_FN(job_) {
     int64_t tn;              /* tasks across columns */
     int64_t mchunk, nchunk;  /* rectangle of C per task */
     G_FN(micro_fn_) micro;
+    G_FN(micro_fn_) micro_half; /* for panels of at most GNR / 2 columns */
 } G_FN(job_);
 
 static void G_FN(task_)(void *ctx, int64_t begin, int64_t end)
@@ -236,7 +207,8 @@ static void G_FN(task_)(void *ctx, int64_t begin, int64_t end)
                         int64_t nr = nc - jr < GNR ? nc - jr : GNR;
                         for (int64_t ir = 0; ir < mc; ir += GMR) {
                             int64_t mr = mc - ir < GMR ? mc - ir : GMR;
-                            job->micro(kc, ablk + ir * kc, bpack + jr * kc, tile);
+                            G_FN(micro_fn_) micro = nr <= GNR / 2 ? job->micro_half : job->micro;
+                            micro(kc, ablk + ir * kc, bpack + jr * kc, tile);
                             G_FN(store_)(g, ic + ir, jc + jr, mr, nr, tile, pc == 0);
                         }
                     }
@@ -260,7 +232,7 @@ static int64_t G_FN(slot_elems_)(int64_t m, int64_t n, int64_t k, int64_t *a_ele
     return G_FN(round_up_)(mcm * kcm, per_line) + G_FN(round_up_)(kcm * ncm, per_line);
 }
 
-size_t G_CAT(G_CAT(kn_, GS), gemm_workspace_size)(int64_t m, int64_t n, int64_t k, int32_t threads)
+size_t G_PUB(gemm_workspace_size)(int64_t m, int64_t n, int64_t k, int32_t threads)
 {
     if (m < 1)
         m = 1;
@@ -274,13 +246,12 @@ size_t G_CAT(G_CAT(kn_, GS), gemm_workspace_size)(int64_t m, int64_t n, int64_t 
 /* Whole op(A) in the layout task_ reads: depth blocks of GKC, each holding
  * all row panels. Task row ranges and GMC are multiples of GMR, so every
  * A block a task needs starts at a panel boundary. */
-size_t G_CAT(G_CAT(kn_, GS), gemm_packed_a_size)(int64_t m, int64_t k)
+size_t G_PUB(gemm_packed_a_size)(int64_t m, int64_t k)
 {
     return (size_t)(G_FN(round_up_)(m > 0 ? m : 1, GMR) * (k > 0 ? k : 1)) * sizeof(GT);
 }
 
-void G_CAT(G_CAT(kn_, GS), gemm_pack_a)(int trans_a, int64_t m, int64_t k, const GT *a,
-                                        int64_t lda, GT *dst)
+void G_PUB(gemm_pack_a)(int trans_a, int64_t m, int64_t k, const GT *a, int64_t lda, GT *dst)
 {
     G_ARGS g = {.trans_a = trans_a, .m = m, .k = k, .a = a, .lda = lda};
     int64_t m_round = G_FN(round_up_)(m, GMR);
@@ -406,8 +377,7 @@ static void G_FN(naive_)(const G_ARGS *g)
         }
 }
 
-void G_CAT(G_CAT(kn_, GS), gemm)(kn_threadpool *pool, const G_ARGS *g, void *workspace,
-                                 size_t ws_bytes)
+void G_PUB(gemm)(kn_threadpool *pool, const G_ARGS *g, void *workspace, size_t ws_bytes)
 {
     if (g->m <= 0 || g->n <= 0)
         return;
@@ -451,7 +421,13 @@ void G_CAT(G_CAT(kn_, GS), gemm)(kn_threadpool *pool, const G_ARGS *g, void *wor
                       .ws = (GT *)((char *)workspace + skip),
                       .slot = slot,
                       .a_elems = a_elems,
-                      .micro = GMICRO()};
+                      .micro = GMICRO(),
+#ifdef GMICRO_HALF
+                      .micro_half = GMICRO_HALF()
+#else
+                      .micro_half = GMICRO()
+#endif
+    };
     job.nchunk = (nb_n + tn - 1) / tn * GNR;
     job.mchunk = (nb_m + tm - 1) / tm * GMR;
     job.tn = (g->n + job.nchunk - 1) / job.nchunk;
@@ -461,6 +437,7 @@ void G_CAT(G_CAT(kn_, GS), gemm)(kn_threadpool *pool, const G_ARGS *g, void *wor
 
 #undef G_GEMV_BLOCK
 #undef G_ARGS
+#undef G_PUB
 #undef G_FN
 #undef G_CAT
 #undef G_CAT_

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 
 #include "core/op.h"
+#include "core/simd/kernels.h"
 #include "half_path.h"
 #include "tensor_common.h"
 
@@ -88,6 +89,13 @@ KN_DEFINE_GLOBAL(double, f64)
 static void global_range(void *ctx, int64_t begin, int64_t end)
 {
     const global_job *j = ctx;
+    if (j->dtype == KN_FLOAT && !j->is_max && j->plane > 0) {
+        const kn_simd_kernels *ks = kn_simd();
+        for (int64_t p = begin; p < end; p++)
+            ((float *)j->y)[p] = ks->sum((const float *)j->x + p * j->plane, j->plane) /
+                                 (float)j->plane;
+        return;
+    }
     if (j->dtype == KN_DOUBLE)
         global_range_f64(j, begin, end);
     else

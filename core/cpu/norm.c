@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/simd/kernels.h"
 #include "reduce_common.h"
 #include "tensor_common.h"
 
@@ -181,6 +182,7 @@ typedef struct norm_job {
     void *mean, *inv; /* LayerNorm's optional outputs */
     const double *scale, *bias;
     double *rows;     /* one row of M doubles per task */
+    const float *fscale, *fbias; /* set: float LayerNorm on the vector kernel */
 } norm_job;
 
 /* z[i] *= w[idx] (or += when add) over one row. With div 1 the index runs
@@ -257,6 +259,18 @@ static void norm_task(void *ctx, int64_t begin, int64_t end)
     const norm_job *jb = ctx;
     const norm_state *s = jb->s;
     size_t es = kn_dtype_size(s->dtype);
+    if (jb->fscale) {
+        /* float rows with one weight per element: float statistics are
+         * enough for these row lengths and keep the data in vectors */
+        const kn_simd_kernels *ks = kn_simd();
+        int64_t r0 = s->rows * begin / s->tasks, r1 = s->rows * end / s->tasks;
+        for (int64_t r = r0; r < r1; r++)
+            ks->layernorm_row((float *)jb->y + r * s->m, (const float *)jb->x + r * s->m, s->m,
+                              jb->fscale, jb->fbias, (float)s->eps,
+                              jb->mean ? (float *)jb->mean + r : NULL,
+                              jb->inv ? (float *)jb->inv + r : NULL);
+        return;
+    }
     for (int64_t t = begin; t < end; t++) {
         double *z = jb->rows + t * s->m;
         int64_t r0 = s->rows * t / s->tasks, r1 = s->rows * (t + 1) / s->tasks;
@@ -306,7 +320,7 @@ static int norm_run(kn_kctx *k)
     kn_tensor *mean = s->kind == NORM_LAYER ? kn_output(k, 1) : NULL;
     kn_tensor *inv = s->kind == NORM_LAYER ? kn_output(k, 2) : NULL;
     norm_job j = {s, k->in[0]->data, k->out[0]->data, mean ? mean->data : NULL,
-                  inv ? inv->data : NULL, scale, bias, scratch};
+                  inv ? inv->data : NULL, scale, bias, scratch, NULL, NULL};
     if (s->m == 0) {
         /* Empty rows: the statistics are NaN (0/0), there is nothing to scale. */
         double nan = NAN;
@@ -319,6 +333,12 @@ static int norm_run(kn_kctx *k)
                            (char *)j.inv + (size_t)r * kn_dtype_size(s->stat_dtype), 1);
         }
         return KN_OK;
+    }
+    if (s->kind == NORM_LAYER && s->dtype == KN_FLOAT && s->full_affine &&
+        s->stat_dtype == KN_FLOAT && k->in[1]->dtype == KN_FLOAT &&
+        (!s->bias_n || k->in[2]->dtype == KN_FLOAT)) {
+        j.fscale = k->in[1]->data;
+        j.fbias = s->bias_n ? k->in[2]->data : NULL;
     }
     kn_parallel_for(k->pool, s->tasks, 1, norm_task, &j);
     return KN_OK;

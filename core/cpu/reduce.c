@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/simd/kernels.h"
 #include "reduce_common.h"
 #include "tensor_common.h"
 
@@ -48,6 +49,7 @@ typedef struct reduce_state {
     int noop;        /* empty axes with noop_with_empty_axes: output = input */
     int empty;       /* the reduced set has no elements */
     int last_reduced;
+    int vec_sum;     /* float Sum/Mean of contiguous rows: vector kernel */
     int64_t inner;   /* size of the last (contiguous) group */
     int64_t count;   /* elements reduced into each output (Mean) */
     int32_t n_kept, n_red; /* groups other than the last */
@@ -248,6 +250,11 @@ static void reduce_unit(const reduce_job *j, int64_t u)
         m = s->inner - c0 < RD_CHUNK ? s->inner - c0 : RD_CHUNK;
         base = kept_offset(s, o) + c0;
         out_off = o * s->inner + c0;
+    }
+    if (s->vec_sum) {
+        float v = kn_simd()->sum((const float *)j->x + base, s->inner);
+        ((float *)j->y)[out_off] = s->kind == RD_MEAN ? v / (float)s->count : v;
+        return;
     }
     int64_t run = s->last_reduced ? s->inner : m; /* elements per reduced position */
     if (s->empty)
@@ -461,6 +468,8 @@ static int reduce_prepare(kn_kctx *k, int kind, int axes_input)
     case RD_MIN: s->init_i = hi, s->init_d = is_f ? INFINITY : (double)hi; break;
     default: s->init_i = 0, s->init_d = 0; break;
     }
+    s->vec_sum = dt == KN_FLOAT && (kind == RD_SUM || kind == RD_MEAN) && s->last_reduced &&
+                 s->combos == 1 && !s->empty && !s->noop;
     return KN_OK;
 }
 

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 
 #include "core/op.h"
+#include "core/simd/kernels.h"
 #include "half_path.h"
 
 enum { KIND_SOFTMAX, KIND_LOGSOFTMAX, KIND_HARDMAX };
@@ -126,6 +127,15 @@ KN_DEFINE_SMAX(double, f64, exp, log)
 static void smax_range(void *ctx, int64_t begin, int64_t end)
 {
     const smax_job *j = ctx;
+    const smax_state *st = j->st;
+    if (st->dtype == KN_FLOAT && st->inner == 1 && st->kind != KIND_HARDMAX) {
+        /* contiguous rows (the last axis): one block per row, vector kernel */
+        const kn_simd_kernels *ks = kn_simd();
+        for (int64_t b = begin; b < end; b++)
+            ks->softmax_row((float *)j->y + b * st->n, (const float *)j->x + b * st->n, st->n,
+                            st->kind == KIND_LOGSOFTMAX);
+        return;
+    }
     for (int64_t b = begin; b < end; b++) {
         if (j->st->dtype == KN_DOUBLE)
             smax_block_f64(j, b);

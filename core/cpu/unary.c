@@ -9,6 +9,7 @@
 #include <string.h>
 #include <tgmath.h> /* exp/log/... follow T: float math for float tensors */
 
+#include "core/simd/kernels.h"
 #include "tensor_common.h"
 
 typedef struct unary_params {
@@ -143,6 +144,8 @@ typedef struct unary_desc {
 
 typedef struct unary_state {
     unary_loop loop;
+    kn_activation act; /* float activations with a vector kernel, else KN_ACT_NONE */
+    int math;          /* float Exp / Erf with a vector kernel: 1 + kn_mathfn, else 0 */
     unary_params params;
     int32_t dtype;
     int half; /* float16/bfloat16 computed in float chunk by chunk */
@@ -183,6 +186,25 @@ static int unary_prepare(kn_kctx *k, const unary_desc *desc)
     s->params.gamma = param(k->node, "gamma", NULL, desc->gamma);
     s->params.lo = -INFINITY;
     s->params.hi = INFINITY;
+    /* Activations that models spend time in run the vector kernels
+     * (core/simd) on float data, full and half width alike. */
+    static const struct {
+        const unary_loop *loops;
+        kn_act_kind kind;
+    } vector_acts[] = {
+        {Relu_loops, KN_ACT_RELU},         {Sigmoid_loops, KN_ACT_SIGMOID},
+        {Tanh_loops, KN_ACT_TANH},         {LeakyRelu_loops, KN_ACT_LEAKY_RELU},
+        {HardSigmoid_loops, KN_ACT_HARD_SIGMOID}, {HardSwish_loops, KN_ACT_HARD_SWISH},
+        {GeluErf_loops, KN_ACT_GELU},
+    };
+    for (size_t i = 0; i < sizeof vector_acts / sizeof vector_acts[0]; i++)
+        if (desc->loops == vector_acts[i].loops && (dt == KN_FLOAT || s->half))
+            s->act = (kn_activation){vector_acts[i].kind, (float)s->params.alpha,
+                                     (float)s->params.beta};
+    if (desc->loops == Exp_loops && (dt == KN_FLOAT || s->half))
+        s->math = 1 + KN_MATH_EXP;
+    if (desc->loops == Erf_loops && (dt == KN_FLOAT || s->half))
+        s->math = 1 + KN_MATH_ERF;
     k->state = s;
     kn_copy_desc(k->out[0], x);
     return KN_OK;
@@ -191,6 +213,7 @@ static int unary_prepare(kn_kctx *k, const unary_desc *desc)
 typedef struct unary_job {
     const unary_state *s;
     const unary_params *params;
+    kn_activation act; /* s->act with this run's Clip bounds */
     const char *in;
     char *out;
 } unary_job;
@@ -201,14 +224,27 @@ static void unary_range(void *ctx, int64_t begin, int64_t end)
     const unary_state *s = j->s;
     if (!s->half) {
         size_t es = kn_dtype_size(s->dtype);
-        s->loop(j->in + (size_t)begin * es, j->out + (size_t)begin * es, end - begin, j->params);
+        float *y = (float *)(j->out + (size_t)begin * es);
+        const float *x = (const float *)(j->in + (size_t)begin * es);
+        if (s->act.kind != KN_ACT_NONE)
+            kn_simd()->act(y, x, end - begin, &j->act);
+        else if (s->math)
+            kn_simd()->math((kn_mathfn)(s->math - 1), y, x, end - begin);
+        else
+            s->loop(j->in + (size_t)begin * es, j->out + (size_t)begin * es, end - begin,
+                    j->params);
         return;
     }
     float buf[KN_CHUNK];
     for (int64_t i = begin; i < end; i += KN_CHUNK) {
         int64_t m = end - i < KN_CHUNK ? end - i : KN_CHUNK;
         kn_convert(s->dtype, j->in + (size_t)i * 2, KN_FLOAT, buf, m);
-        s->loop(buf, buf, m, j->params);
+        if (s->act.kind != KN_ACT_NONE)
+            kn_simd()->act(buf, buf, m, &j->act);
+        else if (s->math)
+            kn_simd()->math((kn_mathfn)(s->math - 1), buf, buf, m);
+        else
+            s->loop(buf, buf, m, j->params);
         kn_convert(KN_FLOAT, buf, s->dtype, j->out + (size_t)i * 2, m);
     }
 }
@@ -216,7 +252,11 @@ static void unary_range(void *ctx, int64_t begin, int64_t end)
 static int unary_exec(kn_kctx *k, const unary_params *params)
 {
     const unary_state *s = k->state;
-    unary_job job = {s, params, k->in[0]->data, k->out[0]->data};
+    unary_job job = {s, params, s->act, k->in[0]->data, k->out[0]->data};
+    if (s->act.kind == KN_ACT_CLIP) {
+        job.act.alpha = (float)params->lo;
+        job.act.beta = (float)params->hi;
+    }
     kn_parallel_for(k->pool, kn_tensor_numel(k->out[0]), KN_GRAIN, unary_range, &job);
     return KN_OK;
 }
@@ -290,6 +330,8 @@ static int clip_prepare(kn_kctx *k)
     if (rc != KN_OK)
         return rc;
     unary_state *s = k->state;
+    if (s->dtype == KN_FLOAT || s->half)
+        s->act.kind = KN_ACT_CLIP; /* bounds filled in per run */
     if (k->opset < 11) {
         const kn_attr *mn = kn_node_attr(k->node, "min"), *mx = kn_node_attr(k->node, "max");
         if (mn)

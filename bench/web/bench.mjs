@@ -1,0 +1,128 @@
+// In-page benchmark: Kiln and onnxruntime-web on the same model and the
+// same inputs, runs alternating between the two so both see the same
+// machine load; startup of each from import to the first digits result.
+// Driven by run.mjs (window.kilnBench), or by hand: index.html?models=squeezenet1_1
+import { importKiln, importOrt, kilnSession, ortSession } from './engines.mjs';
+
+const now = () => performance.now();
+
+function median(values) {
+  const s = [...values].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+}
+
+async function fetchBytes(url) {
+  const r = await fetch(url);
+  if (!r.ok) throw new Error(`${url}: HTTP ${r.status}`);
+  return new Uint8Array(await r.arrayBuffer());
+}
+
+// input_0.pb, input_1.pb ... next to the model, decoded by Kiln.
+async function readInputs(kiln, base) {
+  const tensors = [];
+  for (let i = 0; ; i++) {
+    const r = await fetch(`${base}input_${i}.pb`);
+    if (!r.ok) break;
+    tensors.push(kiln.decodeTensor(new Uint8Array(await r.arrayBuffer())));
+  }
+  if (!tensors.length) throw new Error(`${base}input_0.pb is missing`);
+  return tensors;
+}
+
+// max |a - b| / max |b|: how far the engines' first outputs are apart.
+function relativeDiff(a, b) {
+  let diff = 0, ref = 0;
+  for (let i = 0; i < b.length; i++) {
+    diff = Math.max(diff, Math.abs(Number(a[i]) - Number(b[i])));
+    ref = Math.max(ref, Math.abs(Number(b[i])));
+  }
+  return a.length === b.length ? diff / (ref || 1) : NaN;
+}
+
+/** Benchmarks models/<model>/model.onnx with its input_K.pb: one warm-up
+ * run each, then up to `runs` alternating pairs (at least 5 when the
+ * budget runs out). Returns times in ms. */
+export async function benchModel({ model, runs = 15, budgetMs = 40000 }) {
+  const [kiln, ort] = await Promise.all([importKiln(), importOrt()]);
+  const base = new URL(`../../models/${model}/`, import.meta.url).href;
+  const bytes = await fetchBytes(`${base}model.onnx`);
+  const tensors = await readInputs(kiln, base);
+  const engines = [];
+  const load = {};
+  for (const [name, make] of [['kiln', () => kilnSession(kiln, bytes, tensors)], ['ort', () => ortSession(ort, bytes, tensors)]]) {
+    const t0 = now();
+    engines.push(await make());
+    load[name] = now() - t0;
+  }
+  const first = {}, outputs = {};
+  for (const e of engines) {
+    const t0 = now();
+    outputs[e.name] = e.output(await e.run());
+    first[e.name] = now() - t0;
+  }
+  const times = { kiln: [], ort: [] };
+  const start = now();
+  for (let i = 0; i < runs; i++) {
+    for (const e of i % 2 ? [...engines].reverse() : engines) {
+      const t0 = now();
+      await e.run();
+      times[e.name].push(now() - t0);
+    }
+    if (i >= 4 && now() - start > budgetMs) break;
+  }
+  for (const e of engines) await e.dispose();
+  return {
+    model,
+    modelMB: bytes.byteLength / 1048576,
+    inputs: tensors.map((t) => `${t.type}[${t.dims.join(',')}]`),
+    loadMs: load,
+    firstRunMs: first,
+    medianMs: { kiln: median(times.kiln), ort: median(times.ort) },
+    times,
+    outputDiff: relativeDiff(outputs.kiln, outputs.ort),
+  };
+}
+
+const DIGITS = new URL('../../examples/digits/digits.onnx', import.meta.url).href;
+const zeros = () => ({ type: 'float32', dims: [1, 1, 8, 8], data: new Float32Array(64) });
+
+/** ms from importing Kiln to its first digits result (call in a fresh page). */
+export async function startupKiln() {
+  const t0 = now();
+  const kiln = await importKiln();
+  const model = await kiln.Model.load(DIGITS);
+  await model.createSession().run({ image: zeros() });
+  return now() - t0;
+}
+
+/** The same for onnxruntime-web. */
+export async function startupOrt() {
+  const t0 = now();
+  const ort = await importOrt();
+  const session = await ort.InferenceSession.create(DIGITS, { executionProviders: ['wasm'] });
+  const z = zeros();
+  await session.run({ image: new ort.Tensor('float32', z.data, z.dims) });
+  return now() - t0;
+}
+
+window.kilnBench = { benchModel, startupKiln, startupOrt };
+
+// By hand: ?models=a,b&runs=N runs them and fills the table.
+const params = new URLSearchParams(location.search);
+if (params.get('models')) {
+  const table = document.getElementById('results');
+  const status = document.getElementById('status');
+  for (const model of params.get('models').split(',')) {
+    status.textContent = `running ${model}...`;
+    try {
+      const r = await benchModel({ model, runs: Number(params.get('runs') ?? 15) });
+      const row = table.insertRow();
+      for (const v of [model, r.medianMs.kiln.toFixed(1), r.medianMs.ort.toFixed(1),
+        (r.medianMs.kiln / r.medianMs.ort).toFixed(2), r.outputDiff.toExponential(1)]) row.insertCell().textContent = v;
+    } catch (e) {
+      table.insertRow().insertCell().textContent = `${model}: ${e.message}`;
+    }
+  }
+  status.textContent = 'done';
+}

@@ -1,0 +1,174 @@
+#!/usr/bin/env node
+// Side-by-side benchmark in headless Chromium: Kiln's WebAssembly engine
+// against onnxruntime-web 1.30 (WebAssembly backend, 1 thread, SIMD) on the
+// same models and inputs, runs alternating; then startup (import to the
+// first digits result) of both; then the download sizes. Prints a table
+// and writes JSON. Not part of ctest (minutes per model).
+//
+//   node bench/web/run.mjs --models-dir DIR [--models a,b,...] [--wasm DIR]
+//        [--runs N] [--startup-runs N] [--json FILE]
+//
+// DIR holds NAME/model.onnx + NAME/input_0.pb (tools/export_models.py).
+// Default models: squeezenet1_1,mobilenet_v2,resnet50,bert_encoder.
+// Needs `npm ci --ignore-scripts` in wasm/browser (playwright-core,
+// onnxruntime-web) and wasm/build.sh's output (default build-wasm).
+import fs from 'node:fs';
+import path from 'node:path';
+import zlib from 'node:zlib';
+import { launchChromium } from '../../wasm/browser/browser.mjs';
+import { startServer, sourceDir } from '../../wasm/browser/serve.mjs';
+
+const USAGE = 'usage: node bench/web/run.mjs --models-dir DIR [--models a,b] [--wasm DIR] [--runs N] ' +
+  '[--startup-runs N] [--json FILE]';
+
+function parseArgs(argv) {
+  const opts = {
+    models: 'squeezenet1_1,mobilenet_v2,resnet50,bert_encoder',
+    modelsDir: process.env.KILN_MODELS_DIR,
+    wasmDir: path.join(sourceDir, 'build-wasm'),
+    runs: 15,
+    startupRuns: 5,
+    json: 'kiln-vs-ort-web.json',
+  };
+  const names = { '--models': 'models', '--models-dir': 'modelsDir', '--wasm': 'wasmDir', '--runs': 'runs',
+    '--startup-runs': 'startupRuns', '--json': 'json' };
+  for (let i = 0; i < argv.length; i++) {
+    const key = names[argv[i]];
+    if (!key || i + 1 >= argv.length) {
+      console.error(USAGE);
+      process.exit(2);
+    }
+    opts[key] = argv[++i];
+  }
+  opts.runs = Number(opts.runs);
+  opts.startupRuns = Number(opts.startupRuns);
+  return opts;
+}
+
+function median(values) {
+  const s = [...values].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+}
+
+// A fresh context (empty cache, own memory) on the bench page per call.
+async function inFreshPage(browser, url, fn, arg) {
+  const context = await browser.newContext();
+  try {
+    const page = await context.newPage();
+    const errors = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    await page.goto(`${url}bench/web/`);
+    await page.waitForFunction(() => window.kilnBench);
+    try {
+      return await page.evaluate(fn, arg);
+    } catch (e) {
+      throw new Error(`${e.message.split('\n')[0]}${errors.length ? `; page: ${errors.join(' | ')}` : ''}`);
+    }
+  } finally {
+    await context.close();
+  }
+}
+
+function sizes(files) {
+  return files.filter((f) => fs.existsSync(f)).map((f) => {
+    const bytes = fs.readFileSync(f);
+    return { file: path.basename(f), raw: bytes.length, gzip: zlib.gzipSync(bytes, { level: 9 }).length };
+  });
+}
+
+const mb = (n) => (n / 1048576).toFixed(2);
+const kib = (n) => (n / 1024).toFixed(1);
+const pad = (s, n) => String(s).padStart(n);
+
+async function main() {
+  const opts = parseArgs(process.argv.slice(2));
+  if (!opts.modelsDir || !fs.existsSync(opts.modelsDir)) {
+    console.error(`run.mjs: --models-dir (or KILN_MODELS_DIR) must name the exported models folder\n${USAGE}`);
+    process.exit(2);
+  }
+  const ortDist = path.join(sourceDir, 'wasm/browser/node_modules/onnxruntime-web/dist');
+  if (!fs.existsSync(ortDist)) {
+    console.error('run.mjs: onnxruntime-web is missing: cd wasm/browser && npm ci --ignore-scripts');
+    process.exit(2);
+  }
+  if (!fs.existsSync(path.join(opts.wasmDir, 'kiln-core.wasm'))) {
+    console.error(`run.mjs: ${opts.wasmDir}/kiln-core.wasm is missing: build with wasm/build.sh (or --wasm DIR)`);
+    process.exit(2);
+  }
+  const ortVersion = JSON.parse(fs.readFileSync(path.join(ortDist, '../package.json'), 'utf8')).version;
+  const server = await startServer({ port: 0, wasmDir: opts.wasmDir, modelsDir: opts.modelsDir, quiet: true });
+  const browser = await launchChromium();
+  const report = { chromium: browser.version(), ortVersion, date: new Date().toISOString(), models: [], startup: null, sizes: null };
+  console.log(`Chromium ${browser.version()}, onnxruntime-web ${ortVersion}, Kiln from ${opts.wasmDir}`);
+  try {
+    console.log(`\n${'model'.padEnd(14)} ${pad('MB', 6)} ${pad('Kiln ms', 9)} ${pad('ORT ms', 9)} ${pad('Kiln/ORT', 9)}` +
+      ` ${pad('runs', 5)} ${pad('load K/O ms', 13)} ${pad('out diff', 9)}`);
+    for (const model of opts.models.split(',').filter(Boolean)) {
+      if (!fs.existsSync(path.join(opts.modelsDir, model, 'model.onnx'))) {
+        console.log(`${model.padEnd(14)} skipped: ${opts.modelsDir}/${model}/model.onnx is missing`);
+        continue;
+      }
+      try {
+        const r = await inFreshPage(browser, server.url, (a) => window.kilnBench.benchModel(a), { model, runs: opts.runs });
+        r.ratio = r.medianMs.kiln / r.medianMs.ort;
+        report.models.push(r);
+        console.log(`${model.padEnd(14)} ${pad(r.modelMB.toFixed(1), 6)} ${pad(r.medianMs.kiln.toFixed(1), 9)}` +
+          ` ${pad(r.medianMs.ort.toFixed(1), 9)} ${pad(r.ratio.toFixed(2), 9)} ${pad(r.times.kiln.length, 5)}` +
+          ` ${pad(`${r.loadMs.kiln.toFixed(0)}/${r.loadMs.ort.toFixed(0)}`, 13)} ${pad(r.outputDiff.toExponential(1), 9)}`);
+      } catch (e) {
+        report.models.push({ model, error: e.message });
+        console.log(`${model.padEnd(14)} FAILED: ${e.message}`);
+      }
+    }
+
+    // Startup, alternating which engine goes first, each in a fresh page.
+    const startup = { kiln: [], ort: [] };
+    for (let i = 0; i < opts.startupRuns; i++) {
+      for (const name of i % 2 ? ['ort', 'kiln'] : ['kiln', 'ort']) {
+        startup[name].push(await inFreshPage(browser, server.url,
+          (n) => (n === 'kiln' ? window.kilnBench.startupKiln() : window.kilnBench.startupOrt()), name));
+      }
+    }
+    report.startup = { kilnMs: median(startup.kiln), ortMs: median(startup.ort), runs: startup };
+    report.startup.ratio = report.startup.kilnMs / report.startup.ortMs;
+    console.log(`\nstartup (import -> first digits result, fresh page, median of ${opts.startupRuns}): ` +
+      `Kiln ${report.startup.kilnMs.toFixed(0)} ms, ORT ${report.startup.ortMs.toFixed(0)} ms, ` +
+      `Kiln/ORT ${report.startup.ratio.toFixed(2)}`);
+  } finally {
+    await browser.close();
+    await server.close();
+  }
+
+  // What a page downloads: the engine binaries, and the JS that loads them.
+  const kilnDir = opts.wasmDir;
+  report.sizes = {
+    // The single-threaded engine and every module of the JS API but the
+    // worker's own script (loaded only by createWorkerSession).
+    kiln: sizes(['kiln-core.wasm', ...fs.readdirSync(kilnDir)
+      .filter((f) => f.endsWith('.mjs') && !f.includes('-mt') && f !== 'kiln-worker.mjs').sort()]
+      .map((f) => path.join(kilnDir, f))),
+    ort: sizes(['ort-wasm-simd-threaded.wasm', 'ort.wasm.min.mjs', 'ort-wasm-simd-threaded.mjs']
+      .map((f) => path.join(ortDist, f))),
+    ortOtherWasm: sizes(['ort-wasm-simd-threaded.jsep.wasm', 'ort-wasm-simd-threaded.asyncify.wasm',
+      'ort-wasm-simd-threaded.jspi.wasm'].map((f) => path.join(ortDist, f))),
+  };
+  console.log('\nsizes (raw / gzip -9, KiB):');
+  for (const [who, list] of Object.entries(report.sizes)) {
+    for (const s of list) console.log(`  ${who.padEnd(13)} ${s.file.padEnd(38)} ${pad(kib(s.raw), 9)} / ${pad(kib(s.gzip), 8)}`);
+  }
+  const total = (list) => list.reduce((a, s) => ({ raw: a.raw + s.raw, gzip: a.gzip + s.gzip }), { raw: 0, gzip: 0 });
+  const tk = total(report.sizes.kiln), to = total(report.sizes.ort);
+  report.sizes.totals = { kiln: tk, ort: to };
+  console.log(`  download for a wasm page: Kiln ${mb(tk.raw)} / ${mb(tk.gzip)} MiB, ORT ${mb(to.raw)} / ${mb(to.gzip)} MiB ` +
+    `(gzip ratio Kiln/ORT ${(tk.gzip / to.gzip).toFixed(3)})`);
+
+  fs.writeFileSync(opts.json, JSON.stringify(report, null, 1));
+  console.log(`\nwrote ${path.resolve(opts.json)}`);
+  return report.models.some((m) => m.error) ? 1 : 0;
+}
+
+main().then((rc) => process.exit(rc), (e) => {
+  console.error(`run.mjs: ${e.stack ?? e}`);
+  process.exit(1);
+});

@@ -1,0 +1,432 @@
+/* The float kernels of kernels.h, written once over vec.h / vec_math.h.
+ * Included by one core/cpu/simd_<isa>.c per instruction set, which first
+ * defines KN_SIMD_ISA, KS_TABLE (the table's name) and KS_SFX (a name
+ * suffix such as _avx2). Everything here is static except the table and
+ * the GEMM entry points kn_sgemm<KS_SFX>. */
+#include <math.h>
+#include <string.h>
+
+#include "core/simd/kernels.h"
+#include "core/simd/vec_math.h"
+
+#define KS_CAT_(a, b) a##b
+#define KS_CAT(a, b) KS_CAT_(a, b)
+#define KS(name) KS_CAT(name, KS_SFX)
+
+/* ---- GEMM: blocked algorithm of gemm_impl.h with a kv micro-kernel ---- */
+
+/* Micro-tile: 6 rows (one broadcast of A each) by 2 vectors of B, so 12
+ * accumulators: 6 x 32 on AVX-512, 6 x 16 on AVX2, 6 x 8 on 4-lane ISAs
+ * (12 of SSE2's 16 registers). 6 x 64 on AVX-512 measured no faster on
+ * AMD Zen 4 (whose FMA units are 256 bits wide) and wastes more of the
+ * last column panel on 7x7 and 14x14 images. The 6 rows are fixed for
+ * every ISA so that A packed once (Conv weights) is valid whichever table
+ * runs. */
+#define KS_NV 2
+#define KS_MR 6
+#define KS_NR (KS_NV * KV_W)
+
+/* NV vectors per row of the tile (a constant at each call site, so the
+ * loops unroll); the packed B panel is KS_NR wide whatever NV is. */
+static inline __attribute__((always_inline)) void
+KS(sgemm_tile)(int64_t kc, const float *a, const float *b, float *tile, const int NV)
+{
+    kv c[KS_MR][KS_NV];
+    for (int r = 0; r < KS_MR; r++)
+        for (int v = 0; v < NV; v++)
+            c[r][v] = kv_zero();
+    for (int64_t p = 0; p < kc; p++, a += KS_MR, b += KS_NR) {
+        kv bv[KS_NV];
+        for (int v = 0; v < NV; v++)
+            bv[v] = kv_loadu(b + v * KV_W);
+        for (int r = 0; r < KS_MR; r++) {
+            kv av = kv_set1(a[r]);
+            for (int v = 0; v < NV; v++)
+                c[r][v] = kv_fma(av, bv[v], c[r][v]);
+        }
+    }
+    for (int r = 0; r < KS_MR; r++)
+        for (int v = 0; v < NV; v++)
+            kv_storeu(tile + r * KS_NR + v * KV_W, c[r][v]);
+}
+
+static void KS(sgemm_micro)(int64_t kc, const float *a, const float *b, float *tile)
+{
+    KS(sgemm_tile)(kc, a, b, tile, KS_NV);
+}
+
+/* The last column panel of a product often holds half a tile or less
+ * (14x14 images: 196 = 6 x 32 + 4): computing one vector per row there
+ * saves the wasted half. */
+static void KS(sgemm_micro_half)(int64_t kc, const float *a, const float *b, float *tile)
+{
+    KS(sgemm_tile)(kc, a, b, tile, KS_NV / 2);
+}
+
+#define GT float
+#define GS s
+#define GISA KS_SFX
+#define GMR KS_MR
+#define GNR KS_NR
+#define GMC 144
+#define GKC 256
+#define GNC 1024 /* B block 256 x 1024 (1 MiB): L2-sized whatever the tile width */
+#define GMICRO() KS(sgemm_micro)
+#define GMICRO_HALF() KS(sgemm_micro_half)
+#include "core/cpu/gemm_impl.h"
+#undef GT
+#undef GS
+#undef GISA
+#undef GMR
+#undef GNR
+#undef GMC
+#undef GKC
+#undef GNC
+#undef GMICRO
+#undef GMICRO_HALF
+
+/* ---- activations ---- */
+
+/* KS_ACT_SWITCH(LOOP): one loop per activation kind, so the kind is
+ * tested once per call, not once per vector. LOOP(EXPR) computes EXPR of
+ * the vector v over the range. Clamps are written kv_min(hi, kv_max(lo, v))
+ * so that NaN passes through, as the scalar definitions do. */
+#define KS_ACT_SWITCH(a, LOOP)                                                                     \
+    do {                                                                                           \
+        const kv zero_ = kv_zero(), one_ = kv_set1(1.0f);                                          \
+        const kv al_ = kv_set1(a ? a->alpha : 0), be_ = kv_set1(a ? a->beta : 0);                  \
+        (void)zero_, (void)one_, (void)al_, (void)be_;                                             \
+        switch (a ? a->kind : KN_ACT_NONE) {                                                       \
+        case KN_ACT_RELU: LOOP(kv_max(zero_, v)); break;                                           \
+        case KN_ACT_CLIP: LOOP(kv_min(be_, kv_max(al_, v))); break;                                \
+        case KN_ACT_LEAKY_RELU: LOOP(kv_select(kv_lt(v, zero_), kv_mul(al_, v), v)); break;        \
+        case KN_ACT_SIGMOID: LOOP(kv_sigmoid(v)); break;                                           \
+        case KN_ACT_HARD_SIGMOID: LOOP(kv_min(one_, kv_max(zero_, kv_fma(al_, v, be_)))); break;   \
+        case KN_ACT_TANH: LOOP(kv_tanh(v)); break;                                                 \
+        case KN_ACT_HARD_SWISH:                                                                    \
+            LOOP(kv_mul(v, kv_min(one_, kv_max(zero_, kv_fma(v, kv_set1(1.0f / 6.0f),             \
+                                                             kv_set1(0.5f))))));                   \
+            break;                                                                                 \
+        case KN_ACT_SILU: LOOP(kv_mul(v, kv_sigmoid(v))); break;                                   \
+        case KN_ACT_GELU: LOOP(kv_gelu_erf(v)); break;                                             \
+        default: LOOP(v); break;                                                                   \
+        }                                                                                          \
+    } while (0)
+
+static void KS(act)(float *y, const float *x, int64_t n, const kn_activation *a)
+{
+#define KS_LOOP(EXPR)                                                                              \
+    do {                                                                                           \
+        int64_t i = 0;                                                                             \
+        for (; i + KV_W <= n; i += KV_W) {                                                         \
+            kv v = kv_loadu(x + i);                                                                \
+            kv_storeu(y + i, EXPR);                                                                \
+        }                                                                                          \
+        if (i < n) {                                                                               \
+            kv v = kv_load_part(x + i, (int)(n - i), 0.0f);                                        \
+            kv_store_part(y + i, EXPR, (int)(n - i));                                              \
+        }                                                                                          \
+    } while (0)
+    KS_ACT_SWITCH(a, KS_LOOP);
+#undef KS_LOOP
+}
+
+static void KS(bias_act)(float *y, int64_t n, float bias, const float *z, const kn_activation *a)
+{
+    const kv bv = kv_set1(bias);
+#define KS_LOOP(EXPR)                                                                              \
+    do {                                                                                           \
+        int64_t i = 0;                                                                             \
+        for (; i + KV_W <= n; i += KV_W) {                                                         \
+            kv v = kv_add(kv_loadu(y + i), bv);                                                    \
+            if (z)                                                                                 \
+                v = kv_add(v, kv_loadu(z + i));                                                    \
+            kv_storeu(y + i, EXPR);                                                                \
+        }                                                                                          \
+        if (i < n) {                                                                               \
+            int t = (int)(n - i);                                                                  \
+            kv v = kv_add(kv_load_part(y + i, t, 0.0f), bv);                                       \
+            if (z)                                                                                 \
+                v = kv_add(v, kv_load_part(z + i, t, 0.0f));                                       \
+            kv_store_part(y + i, EXPR, t);                                                         \
+        }                                                                                          \
+    } while (0)
+    KS_ACT_SWITCH(a, KS_LOOP);
+#undef KS_LOOP
+}
+
+static void KS(math)(kn_mathfn fn, float *y, const float *x, int64_t n)
+{
+#define KS_LOOP(FN)                                                                                \
+    do {                                                                                           \
+        int64_t i = 0;                                                                             \
+        for (; i + KV_W <= n; i += KV_W)                                                           \
+            kv_storeu(y + i, FN(kv_loadu(x + i)));                                                 \
+        if (i < n)                                                                                 \
+            kv_store_part(y + i, FN(kv_load_part(x + i, (int)(n - i), 0.0f)), (int)(n - i));       \
+    } while (0)
+    switch (fn) {
+    case KN_MATH_EXP: KS_LOOP(kv_exp); break;
+    case KN_MATH_ERF: KS_LOOP(kv_erf); break;
+    }
+#undef KS_LOOP
+}
+
+/* ---- binary arithmetic with scalar broadcast ---- */
+
+static void KS(binary)(kn_binop op, float *y, const float *a, int64_t sa, const float *b,
+                       int64_t sb, int64_t n)
+{
+#define KS_LOAD(p, s, i) ((s) ? kv_loadu((p) + (i)) : kv_set1(*(p)))
+#define KS_LOADP(p, s, i, t) ((s) ? kv_load_part((p) + (i), (t), 1.0f) : kv_set1(*(p)))
+#define KS_BIN(FN)                                                                                 \
+    do {                                                                                           \
+        int64_t i = 0;                                                                             \
+        for (; i + KV_W <= n; i += KV_W)                                                           \
+            kv_storeu(y + i, FN(KS_LOAD(a, sa, i), KS_LOAD(b, sb, i)));                            \
+        if (i < n) {                                                                               \
+            int t = (int)(n - i);                                                                  \
+            kv_store_part(y + i, FN(KS_LOADP(a, sa, i, t), KS_LOADP(b, sb, i, t)), t);             \
+        }                                                                                          \
+    } while (0)
+    switch (op) {
+    case KN_BIN_ADD: KS_BIN(kv_add); break;
+    case KN_BIN_SUB: KS_BIN(kv_sub); break;
+    case KN_BIN_MUL: KS_BIN(kv_mul); break;
+    case KN_BIN_DIV: KS_BIN(kv_div); break;
+    }
+#undef KS_BIN
+#undef KS_LOADP
+#undef KS_LOAD
+}
+
+/* ---- reductions over contiguous rows ---- */
+
+/* Two accumulators so consecutive adds do not wait on each other. */
+static float KS(sum)(const float *x, int64_t n)
+{
+    kv s0 = kv_zero(), s1 = kv_zero();
+    int64_t i = 0;
+    for (; i + 2 * KV_W <= n; i += 2 * KV_W) {
+        s0 = kv_add(s0, kv_loadu(x + i));
+        s1 = kv_add(s1, kv_loadu(x + i + KV_W));
+    }
+    for (; i + KV_W <= n; i += KV_W)
+        s0 = kv_add(s0, kv_loadu(x + i));
+    if (i < n)
+        s1 = kv_add(s1, kv_load_part(x + i, (int)(n - i), 0.0f));
+    return kv_hsum(kv_add(s0, s1));
+}
+
+/* NaN-propagating maximum (a NaN anywhere makes the result NaN). */
+static float KS(max)(const float *x, int64_t n)
+{
+    if (n <= 0)
+        return -__builtin_inff();
+    kv m = kv_set1(x[0]), nan = kv_zero();
+    int64_t i = 0;
+    for (; i + KV_W <= n; i += KV_W) {
+        kv v = kv_loadu(x + i);
+        m = kv_max(m, v);
+        nan = kv_select(kv_ne(v, v), v, nan);
+    }
+    if (i < n) {
+        kv v = kv_load_part(x + i, (int)(n - i), x[0]);
+        m = kv_max(m, v);
+        nan = kv_select(kv_ne(v, v), v, nan);
+    }
+    float nz = kv_hsum(nan); /* NaN if any lane held one, else 0 */
+    return nz != nz ? nz : kv_hmax(m);
+}
+
+static void KS(softmax_row)(float *y, const float *x, int64_t n, int log)
+{
+    if (n <= 0)
+        return;
+    const kv m = kv_set1(KS(max)(x, n));
+    kv s = kv_zero();
+    int64_t i = 0;
+    for (; i + KV_W <= n; i += KV_W) {
+        kv e = kv_exp(kv_sub(kv_loadu(x + i), m));
+        s = kv_add(s, e);
+        if (!log)
+            kv_storeu(y + i, e);
+    }
+    if (i < n) {
+        int t = (int)(n - i);
+        /* lanes past the row load -inf, whose exponential adds 0 */
+        kv e = kv_exp(kv_sub(kv_load_part(x + i, t, -__builtin_inff()), m));
+        s = kv_add(s, e);
+        if (!log)
+            kv_store_part(y + i, e, t);
+    }
+    float sum = kv_hsum(s);
+    if (log) {
+        /* (x - max) - log(sum): exact subtraction first keeps precision */
+        const kv ls = kv_set1(logf(sum));
+        for (i = 0; i + KV_W <= n; i += KV_W)
+            kv_storeu(y + i, kv_sub(kv_sub(kv_loadu(x + i), m), ls));
+        if (i < n) {
+            int t = (int)(n - i);
+            kv_store_part(y + i, kv_sub(kv_sub(kv_load_part(x + i, t, 0.0f), m), ls), t);
+        }
+        return;
+    }
+    const kv inv = kv_set1(1.0f / sum);
+    for (i = 0; i + KV_W <= n; i += KV_W)
+        kv_storeu(y + i, kv_mul(kv_loadu(y + i), inv));
+    if (i < n) {
+        int t = (int)(n - i);
+        kv_store_part(y + i, kv_mul(kv_load_part(y + i, t, 0.0f), inv), t);
+    }
+}
+
+static void KS(layernorm_row)(float *y, const float *x, int64_t n, const float *scale,
+                              const float *bias, float eps, float *mean_out, float *inv_out)
+{
+    float mean = KS(sum)(x, n) / (float)n;
+    const kv mv = kv_set1(mean);
+    /* second pass over centred values: no cancellation of E[x^2] - E[x]^2 */
+    kv q0 = kv_zero(), q1 = kv_zero();
+    int64_t i = 0;
+    for (; i + KV_W <= n; i += KV_W) {
+        kv d = kv_sub(kv_loadu(x + i), mv);
+        q0 = kv_fma(d, d, q0);
+    }
+    if (i < n) {
+        kv d = kv_sub(kv_load_part(x + i, (int)(n - i), mean), mv);
+        q1 = kv_fma(d, d, q1);
+    }
+    float var = kv_hsum(kv_add(q0, q1)) / (float)n;
+    float inv = 1.0f / sqrtf(var + eps);
+    const kv iv = kv_set1(inv);
+    for (i = 0; i + KV_W <= n; i += KV_W) {
+        kv v = kv_mul(kv_mul(kv_sub(kv_loadu(x + i), mv), iv), kv_loadu(scale + i));
+        if (bias)
+            v = kv_add(v, kv_loadu(bias + i));
+        kv_storeu(y + i, v);
+    }
+    if (i < n) {
+        int t = (int)(n - i);
+        kv v = kv_mul(kv_mul(kv_sub(kv_load_part(x + i, t, 0.0f), mv), iv),
+                      kv_load_part(scale + i, t, 0.0f));
+        if (bias)
+            v = kv_add(v, kv_load_part(bias + i, t, 0.0f));
+        kv_store_part(y + i, v, t);
+    }
+    if (mean_out)
+        *mean_out = mean;
+    if (inv_out)
+        *inv_out = inv;
+}
+
+/* ---- depthwise convolution, one padded plane ---- */
+
+/* Vector loads of the last row overrun the padded plane by up to
+ * 2 * KV_W - 2 floats (stride 2 reads two vectors' worth). */
+_Static_assert(2 * KV_W <= KN_DW_SLACK, "KN_DW_SLACK too small for this vector width");
+
+static inline void KS(dw_epilogue)(const kn_dw_plane *p, float *y, int64_t oy)
+{
+    if (p->z || (p->act && p->act->kind != KN_ACT_NONE))
+        KS(bias_act)(y, p->ow, 0.0f, p->z ? p->z + oy * p->ow : NULL, p->act);
+}
+
+static inline void KS(dw_store)(float *y, kv v, int64_t ox, int64_t ow)
+{
+    if (ox + KV_W <= ow)
+        kv_storeu(y + ox, v);
+    else
+        kv_store_part(y + ox, v, (int)(ow - ox));
+}
+
+/* KH, KW, SH, SW are constants at the call sites below (0: read them from
+ * p), so the tap loops unroll and the weights stay in registers. Output
+ * rows go in pairs: the input rows both members read are loaded once
+ * (for 3x3 stride 1, 12 loads feed 18 multiply-adds instead of 9 for 9). */
+static inline __attribute__((always_inline)) void
+KS(dw_rows)(const kn_dw_plane *p, const int KH, const int KW, const int SH, const int SW)
+{
+    kv wv[25];
+    const int kh = KH ? KH : p->kh, kw = KW ? KW : p->kw;
+    const int sh = SH ? SH : p->sh, sw = SW ? SW : p->sw;
+    const int64_t xs = p->xs, ow = p->ow;
+    const int taps = kh * kw <= 25 ? kh * kw : 25;
+    for (int t = 0; t < taps; t++)
+        wv[t] = kv_set1(p->w[t]);
+#define KS_TAP(i, j) ((i) * kw + (j) < 25 ? wv[(i) * kw + (j)] : kv_set1(p->w[(i) * kw + (j)]))
+#define KS_LOAD_X(src) (sw == 1 ? kv_loadu(src) : kv_load_even(src))
+    const kv bias = kv_set1(p->bias);
+    int64_t oy = 0;
+    for (; oy + 2 <= p->oh; oy += 2) {
+        float *y0 = p->y + oy * ow, *y1 = y0 + ow;
+        const float *xr = p->x + oy * sh * xs;
+        for (int64_t ox = 0; ox < ow; ox += KV_W) {
+            kv a0 = bias, a1 = bias;
+            const float *xb = xr + ox * sw;
+            for (int r = 0; r < kh + sh; r++)
+                for (int j = 0; j < kw; j++) {
+                    kv xv = KS_LOAD_X(xb + r * xs + j);
+                    if (r < kh)
+                        a0 = kv_fma(KS_TAP(r, j), xv, a0);
+                    if (r >= sh && r - sh < kh)
+                        a1 = kv_fma(KS_TAP(r - sh, j), xv, a1);
+                }
+            KS(dw_store)(y0, a0, ox, ow);
+            KS(dw_store)(y1, a1, ox, ow);
+        }
+        KS(dw_epilogue)(p, y0, oy);
+        KS(dw_epilogue)(p, y1, oy + 1);
+    }
+    for (; oy < p->oh; oy++) {
+        float *y = p->y + oy * ow;
+        const float *xr = p->x + oy * sh * xs;
+        for (int64_t ox = 0; ox < ow; ox += KV_W) {
+            kv acc = bias;
+            const float *xb = xr + ox * sw;
+            for (int i = 0; i < kh; i++)
+                for (int j = 0; j < kw; j++)
+                    acc = kv_fma(KS_TAP(i, j), KS_LOAD_X(xb + i * xs + j), acc);
+            KS(dw_store)(y, acc, ox, ow);
+        }
+        KS(dw_epilogue)(p, y, oy);
+    }
+#undef KS_LOAD_X
+#undef KS_TAP
+}
+
+static void KS(dw_plane)(const kn_dw_plane *p)
+{
+    int same = p->sh == p->sw;
+    if (p->kh == 3 && p->kw == 3 && same && p->sw == 1)
+        KS(dw_rows)(p, 3, 3, 1, 1);
+    else if (p->kh == 3 && p->kw == 3 && same && p->sw == 2)
+        KS(dw_rows)(p, 3, 3, 2, 2);
+    else if (p->kh == 5 && p->kw == 5 && same && p->sw == 1)
+        KS(dw_rows)(p, 5, 5, 1, 1);
+    else if (p->kh == 5 && p->kw == 5 && same && p->sw == 2)
+        KS(dw_rows)(p, 5, 5, 2, 2);
+    else
+        KS(dw_rows)(p, 0, 0, 0, 0);
+}
+
+const kn_simd_kernels KS_TABLE = {
+    .name = KV_NAME,
+    .lanes = KV_W,
+    .sgemm = KS(kn_sgemm),
+    .sgemm_workspace_size = KS(kn_sgemm_workspace_size),
+    .act = KS(act),
+    .bias_act = KS(bias_act),
+    .math = KS(math),
+    .binary = KS(binary),
+    .softmax_row = KS(softmax_row),
+    .layernorm_row = KS(layernorm_row),
+    .sum = KS(sum),
+    .max = KS(max),
+    .dw_plane = KS(dw_plane),
+};
+
+#undef KS_ACT_SWITCH
+#undef KS_MR
+#undef KS_NR
+#undef KS_NV

@@ -1,0 +1,238 @@
+/* The float GEMM of every instruction-set instance and the convolution
+ * routine of core/cpu/conv.h (all paths: im2col + GEMM, pointwise,
+ * grouped, direct depthwise, portable depthwise; bias, residual and each
+ * activation), against naive double-precision references, with each
+ * instance forced in turn and with 1 and 2 threads. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/cpu/conv.h"
+#include "core/simd/kernels.h"
+#include "core/tensor.h"
+
+static const char *const isa_names[] = {"avx512", "avx2", "generic", "wasm128"};
+#define N_ISAS 4
+
+static uint32_t rng = 4242;
+static float urand(void) /* [-1, 1) */
+{
+    rng = rng * 1664525u + 1013904223u;
+    return (float)((double)(rng >> 8) / (double)(1u << 23) - 1.0);
+}
+
+static float *rand_buf(int64_t n)
+{
+    float *p = malloc((size_t)(n > 0 ? n : 1) * sizeof *p);
+    for (int64_t i = 0; i < n; i++)
+        p[i] = urand();
+    return p;
+}
+
+static void *scratch_alloc(size_t bytes)
+{
+    return aligned_alloc(64, (bytes + 64) & ~(size_t)63);
+}
+
+/* ---- GEMM ---- */
+
+static void check_gemm(const kn_simd_kernels *ks, kn_threadpool *pool, int ta, int tb, int64_t m,
+                       int64_t n, int64_t k, float alpha, float beta, int with_bias, int packed)
+{
+    int64_t lda = (ta ? m : k) + 3, ldb = (tb ? k : n) + 1, ldc = n + 2;
+    float *a = rand_buf((ta ? k : m) * lda), *b = rand_buf((tb ? n : k) * ldb);
+    float *c = rand_buf(m * ldc), *bias = rand_buf(m), *c0 = malloc((size_t)(m * ldc) * 4);
+    memcpy(c0, c, (size_t)(m * ldc) * 4);
+    float *pa = NULL;
+    if (packed) {
+        pa = scratch_alloc(kn_sgemm_packed_a_size(m, k));
+        kn_sgemm_pack_a(ta, m, k, a, lda, pa);
+    }
+    int32_t threads = kn_threadpool_threads(pool);
+    size_t ws = kn_sgemm_workspace_size(m, n, k, threads);
+    void *w = scratch_alloc(ws);
+    kn_sgemm_args g = {ta, tb, m, n, k, alpha, beta, a, lda, b, ldb, c, ldc,
+                       with_bias ? bias : NULL, pa};
+    ks->sgemm(pool, &g, w, ws);
+    for (int64_t i = 0; i < m; i++)
+        for (int64_t j = 0; j < n; j++) {
+            double s = 0, mag = 0;
+            for (int64_t p = 0; p < k; p++) {
+                double av = ta ? a[p * lda + i] : a[i * lda + p];
+                double bv = tb ? b[j * ldb + p] : b[p * ldb + j];
+                s += av * bv;
+                mag += fabs(av * bv);
+            }
+            double want = alpha * s + (beta != 0 ? beta * c0[i * ldc + j] : 0) +
+                          (with_bias ? bias[i] : 0);
+            double got = c[i * ldc + j];
+            cr_assert(fabs(got - want) <= 1e-5 * (mag + 1),
+                      "%s gemm ta%d tb%d %lldx%lldx%lld a%g b%g bias%d packed%d: C[%lld][%lld] = "
+                      "%g, want %g",
+                      ks->name, ta, tb, (long long)m, (long long)n, (long long)k, alpha, beta,
+                      with_bias, packed, (long long)i, (long long)j, got, want);
+        }
+    /* padding columns between rows untouched */
+    for (int64_t i = 0; i < m; i++)
+        cr_assert_eq(c[i * ldc + n], c0[i * ldc + n]);
+    free(a), free(b), free(c), free(c0), free(bias), free(pa), free(w);
+}
+
+Test(simd_gemm, every_instance_matches_reference_on_odd_shapes)
+{
+    static const int64_t dims[][3] = {{1, 37, 19},  {29, 1, 70},  {5, 7, 3},     {6, 32, 1},
+                                      {13, 33, 17}, {67, 45, 300}, {130, 70, 257}, {7, 200, 9}};
+    kn_threadpool *two = kn_threadpool_create(2);
+    cr_assert_not_null(two);
+    int tested = 0;
+    for (int i = 0; i < N_ISAS; i++) {
+        const kn_simd_kernels *ks = kn_simd_named(isa_names[i]);
+        if (!ks)
+            continue;
+        tested++;
+        for (size_t d = 0; d < sizeof dims / sizeof dims[0]; d++)
+            for (int t = 0; t < 4; t++) {
+                int64_t m = dims[d][0], n = dims[d][1], k = dims[d][2];
+                check_gemm(ks, NULL, t & 1, t >> 1, m, n, k, 1.0f, 0.0f, 0, 0);
+                check_gemm(ks, two, t & 1, t >> 1, m, n, k, 0.5f, 1.0f, 1, d & 1);
+                check_gemm(ks, NULL, t & 1, t >> 1, m, n, k, -1.0f, 0.25f, 1, 1);
+            }
+    }
+    cr_assert_geq(tested, 1);
+    kn_threadpool_destroy(two);
+}
+
+/* ---- convolution ---- */
+
+typedef struct conv_case {
+    int64_t batch, cin, cout, group, h, w, kh, kw, sh, sw, dh, dw;
+    int64_t pt, pl, pb, pr;
+} conv_case;
+
+static kn_window make_window(const conv_case *c)
+{
+    kn_window w;
+    memset(&w, 0, sizeof w);
+    w.nsp = 2;
+    int64_t in[3] = {1, c->h, c->w}, k[3] = {1, c->kh, c->kw}, s[3] = {1, c->sh, c->sw};
+    int64_t d[3] = {1, c->dh, c->dw}, pb[3] = {0, c->pt, c->pl}, pe[3] = {0, c->pb, c->pr};
+    for (int i = 0; i < 3; i++) {
+        w.in[i] = in[i], w.kernel[i] = k[i], w.stride[i] = s[i], w.dilation[i] = d[i];
+        w.pad_begin[i] = pb[i], w.pad_end[i] = pe[i];
+        w.out[i] = (in[i] + pb[i] + pe[i] - d[i] * (k[i] - 1) - 1) / s[i] + 1;
+    }
+    return w;
+}
+
+static void check_conv(const conv_case *c, const kn_activation *act, int with_z,
+                       kn_threadpool *pool, const char *isa)
+{
+    kn_window win = make_window(c);
+    int64_t oh = win.out[1], ow = win.out[2], cg = c->cin / c->group, mg = c->cout / c->group;
+    int64_t xn = c->batch * c->cin * c->h * c->w, yn = c->batch * c->cout * oh * ow;
+    float *x = rand_buf(xn), *w = rand_buf(c->cout * cg * c->kh * c->kw), *b = rand_buf(c->cout);
+    float *z = with_z ? rand_buf(yn) : NULL, *y = malloc((size_t)(yn + 1) * sizeof *y);
+    y[yn] = 99.0f;
+    kn_conv_params p;
+    kn_err err = {0, {0}};
+    for (int const_w = 0; const_w < 2; const_w++) {
+        int rc = kn_conv_init(&p, KN_FLOAT, &win, c->batch, c->cin, c->cout, c->group,
+                              const_w ? w : NULL, kn_threadpool_threads(pool), &err);
+        cr_assert_eq(rc, KN_OK, "%s", err.msg);
+        void *scratch = scratch_alloc(p.scratch_bytes);
+        kn_conv_f32(&p, x, w, b, z, act, y, scratch, pool);
+        cr_assert_eq(y[yn], 99.0f, "conv wrote past its output");
+        for (int64_t n = 0; n < c->batch; n++)
+            for (int64_t m = 0; m < c->cout; m++)
+                for (int64_t oy = 0; oy < oh; oy++)
+                    for (int64_t ox = 0; ox < ow; ox++) {
+                        double s = b[m];
+                        int64_t g = m / mg;
+                        for (int64_t ci = 0; ci < cg; ci++)
+                            for (int64_t i = 0; i < c->kh; i++)
+                                for (int64_t j = 0; j < c->kw; j++) {
+                                    int64_t iy = oy * c->sh - c->pt + i * c->dh;
+                                    int64_t ix = ox * c->sw - c->pl + j * c->dw;
+                                    if (iy < 0 || iy >= c->h || ix < 0 || ix >= c->w)
+                                        continue;
+                                    s += (double)x[((n * c->cin + g * cg + ci) * c->h + iy) *
+                                                       c->w + ix] *
+                                         w[((m * cg + ci) * c->kh + i) * c->kw + j];
+                                }
+                        int64_t at = ((n * c->cout + m) * oh + oy) * ow + ox;
+                        if (z)
+                            s += z[at];
+                        double want = kn_act_ref(act, (float)s);
+                        cr_assert(fabs(y[at] - want) <= 2e-5 * (1 + fabs(want)),
+                                  "%s conv %lldx%lld k%lldx%lld s%lld,%lld g%lld act %d z%d mode "
+                                  "%d: y[%lld] = %g, want %g",
+                                  isa, (long long)c->h, (long long)c->w, (long long)c->kh,
+                                  (long long)c->kw, (long long)c->sh, (long long)c->sw,
+                                  (long long)c->group, act ? act->kind : 0, with_z, p.mode,
+                                  (long long)at, y[at], want);
+                    }
+        free(scratch);
+        kn_conv_release(&p);
+    }
+    free(x), free(w), free(b), free(z), free(y);
+}
+
+static const conv_case conv_cases[] = {
+    /* depthwise, direct kernel: 3x3 and 5x5, strides 1 and 2, odd sizes */
+    {1, 8, 8, 8, 13, 17, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
+    {2, 5, 5, 5, 14, 9, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1},
+    {1, 4, 4, 4, 11, 37, 5, 5, 1, 1, 1, 1, 2, 2, 2, 2},
+    {1, 3, 3, 3, 20, 33, 5, 5, 2, 2, 1, 1, 2, 2, 2, 2},
+    {1, 6, 6, 6, 7, 7, 3, 3, 1, 1, 1, 1, 0, 1, 2, 0},      /* asymmetric pads */
+    {1, 2, 6, 2, 9, 10, 3, 2, 1, 2, 1, 1, 1, 0, 1, 1},     /* channel multiplier 3, 3x2 */
+    {1, 4, 4, 4, 5, 40, 1, 7, 1, 1, 1, 1, 0, 3, 0, 3},     /* 1x7 */
+    {1, 4, 4, 4, 10, 12, 3, 3, 2, 1, 1, 1, 1, 1, 1, 1},    /* strides 2 (rows), 1 (columns) */
+    /* depthwise, portable path: dilation, stride 3 */
+    {1, 3, 3, 3, 12, 12, 3, 3, 1, 1, 2, 2, 2, 2, 2, 2},
+    {1, 3, 3, 3, 12, 13, 3, 3, 3, 3, 1, 1, 1, 1, 1, 1},
+    /* GEMM, grouped, pointwise */
+    {2, 6, 10, 1, 9, 11, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
+    {1, 8, 12, 2, 10, 7, 3, 3, 2, 1, 1, 1, 1, 0, 1, 1},
+    {1, 16, 24, 1, 6, 9, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0},
+};
+
+Test(simd_conv, all_paths_match_reference_on_every_instance)
+{
+    const kn_activation acts[] = {{KN_ACT_NONE, 0, 0},       {KN_ACT_RELU, 0, 0},
+                                  {KN_ACT_CLIP, 0.0f, 6.0f}, {KN_ACT_LEAKY_RELU, 0.01f, 0},
+                                  {KN_ACT_SIGMOID, 0, 0},    {KN_ACT_HARD_SIGMOID, 0.2f, 0.5f},
+                                  {KN_ACT_TANH, 0, 0},       {KN_ACT_HARD_SWISH, 0, 0},
+                                  {KN_ACT_SILU, 0, 0},       {KN_ACT_GELU, 0, 0}};
+    kn_threadpool *two = kn_threadpool_create(2);
+    for (int i = 0; i < N_ISAS; i++) {
+        if (kn_simd_force(isa_names[i]) != 0)
+            continue;
+        for (size_t c = 0; c < sizeof conv_cases / sizeof conv_cases[0]; c++) {
+            check_conv(&conv_cases[c], NULL, 0, NULL, isa_names[i]);
+            check_conv(&conv_cases[c], &acts[1 + c % 9], (int)(c & 1), two, isa_names[i]);
+        }
+        /* every activation through the depthwise and the GEMM epilogue */
+        for (size_t a = 0; a < sizeof acts / sizeof acts[0]; a++) {
+            check_conv(&conv_cases[1], &acts[a], 1, NULL, isa_names[i]);
+            check_conv(&conv_cases[10], &acts[a], 1, NULL, isa_names[i]);
+        }
+    }
+    kn_simd_force(NULL);
+    kn_threadpool_destroy(two);
+}
+
+Test(simd_conv, depthwise_float_2d_uses_the_direct_kernel)
+{
+    kn_window win = make_window(&conv_cases[0]);
+    kn_conv_params p;
+    kn_err err = {0, {0}};
+    cr_assert_eq(kn_conv_init(&p, KN_FLOAT, &win, 1, 8, 8, 8, NULL, 1, &err), KN_OK);
+    cr_assert_eq(p.mode, KN_CONV_DEPTHWISE);
+    cr_assert(p.dw_direct);
+    kn_conv_release(&p);
+    cr_assert_eq(kn_conv_init(&p, KN_DOUBLE, &win, 1, 8, 8, 8, NULL, 1, &err), KN_OK);
+    cr_assert(!p.dw_direct, "double takes the portable path");
+    kn_conv_release(&p);
+}

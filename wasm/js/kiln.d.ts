@@ -1,0 +1,173 @@
+// Types of Kiln's WebAssembly module (kiln.mjs).
+
+export type TensorType =
+  | 'float32' | 'float64' | 'float16' | 'bfloat16'
+  | 'int8' | 'int16' | 'int32' | 'int64'
+  | 'uint8' | 'uint16' | 'uint32' | 'uint64' | 'bool'
+  | 'float8e4m3fn' | 'float8e4m3fnuz' | 'float8e5m2' | 'float8e5m2fnuz' | 'float8e8m0'
+  | 'uint4' | 'int4' | 'float4e2m1' | 'uint2' | 'int2';
+
+export type TypedArray =
+  | Float32Array | Float64Array | Int8Array | Int16Array | Int32Array | BigInt64Array
+  | Uint8Array | Uint8ClampedArray | Uint16Array | Uint32Array | BigUint64Array;
+
+/** A tensor: row-major data of `type` with shape `dims`. float16/bfloat16
+ * data are raw 16-bit patterns (Uint16Array); bool is one byte per element;
+ * packed 4- and 2-bit types are raw bytes. As an input, `type` may be left
+ * out when the data's array type implies it, and `data` may be a plain
+ * array of numbers (or bigints for int64/uint64). */
+export interface Tensor {
+  type: TensorType;
+  dims: number[];
+  data: TypedArray;
+}
+export interface TensorInput {
+  type?: TensorType;
+  dims: readonly number[];
+  data: TypedArray | number[] | bigint[] | boolean[];
+}
+
+/** A model input or output as declared: `type` null when the model leaves
+ * it open, `dims` null when the rank is unknown, a null dim is dynamic. */
+export interface TensorInfo {
+  readonly name: string;
+  readonly type: TensorType | null;
+  readonly dims: readonly (number | null)[] | null;
+}
+
+/** An error from the engine: `code` is the C API's KILN_ERR_* number,
+ * `status` its name ("shape mismatch"). */
+export class KilnError extends Error {
+  constructor(message: string, code: number, status: string);
+  readonly code: number;
+  readonly status: string;
+}
+
+export interface InitOptions {
+  /** Where kiln-core.wasm is (default: next to kiln.mjs). */
+  wasmUrl?: string | URL;
+  /** Where kiln-core-mt.wasm is, for threads > 1. */
+  wasmThreadsUrl?: string | URL;
+  /** The .wasm bytes themselves (no fetch). Must match the build loaded. */
+  wasmBinary?: ArrayBuffer | Uint8Array;
+  /** Threads to run on (default 1). More than 1 needs SharedArrayBuffer,
+   * i.e. a cross-origin isolated page; otherwise one thread runs, a
+   * warning is printed and env.threadsFallback is set. */
+  threads?: number;
+}
+
+/** How the engine is running (filled in by init()). */
+export const env: {
+  readonly initialized: boolean;
+  readonly build: 'single' | 'threads' | null;
+  readonly version: string | null;
+  readonly threads: number;
+  readonly requestedThreads: number;
+  /** true when fewer threads run than were requested. */
+  readonly threadsFallback: boolean;
+  /** Why, when threadsFallback is true. */
+  readonly fallbackReason: string;
+};
+
+/** Loads and starts the engine; later calls return the first promise. */
+export function init(options?: InitOptions): Promise<void>;
+/** The engine's release ("0.1.0"); null before init(). */
+export function version(): string | null;
+
+export interface ModelOptions {
+  /** Graph optimization: 0 none, 1 basic, 2 all (default). */
+  optimize?: 0 | 1 | 2;
+  /** Load models with unsupported ops for inspection (sessions then fail). */
+  allowUnsupported?: boolean;
+  /** Largest model accepted, in MiB (0 = no limit). */
+  maxModelMB?: number;
+}
+
+export interface SessionOptions {
+  /** Largest planned memory arena, in MiB (0 = no limit). */
+  maxArenaMB?: number;
+  /** Record per-step times. */
+  profile?: boolean;
+}
+
+export class Model {
+  /** A string or URL is fetched (a file path in Node); bytes are copied. */
+  static load(source: string | URL | ArrayBuffer | Uint8Array, options?: ModelOptions): Promise<Model>;
+  readonly inputs: readonly TensorInfo[];
+  readonly outputs: readonly TensorInfo[];
+  createSession(options?: SessionOptions): Session;
+  /** Frees the model and its open sessions. */
+  dispose(): void;
+}
+
+export class Session {
+  readonly inputs: readonly TensorInfo[];
+  readonly outputs: readonly TensorInfo[];
+  /** Inputs stay bound between runs until fed again. */
+  run(feeds: Record<string, TensorInput>): Promise<Record<string, Tensor>>;
+  runSync(feeds: Record<string, TensorInput>): Record<string, Tensor>;
+  dispose(): void;
+}
+
+export interface ImageToTensorOptions {
+  /** Required unless pixels is an ImageData. */
+  width?: number;
+  height?: number;
+  /** 1 gray, 3 RGB, 4 RGBA (default: 4 for ImageData, else bytes / (width * height)). */
+  channels?: number;
+  /** Bytes between rows (default width * channels). */
+  stride?: number;
+  outWidth: number;
+  outHeight: number;
+  /** 1 = luma, 3 = RGB (default 3). */
+  outChannels?: 1 | 3;
+  /** Per output channel: (pixel / 255 - mean) / std. */
+  mean?: ArrayLike<number>;
+  std?: ArrayLike<number>;
+  /** Write channels as B, G, R. */
+  bgr?: boolean;
+}
+
+interface ImageDataLike {
+  readonly data: Uint8ClampedArray;
+  readonly width: number;
+  readonly height: number;
+}
+
+/** Pixels to a float32 [1, outChannels, outHeight, outWidth] tensor:
+ * bilinear resize with half-pixel centres (like ONNX Resize), then
+ * normalisation. */
+export function imageToTensor(pixels: Uint8Array | Uint8ClampedArray | ImageDataLike,
+                              options: ImageToTensorOptions): Tensor;
+
+/** Decodes an ONNX TensorProto (.pb); the tensor's name comes along. */
+export function decodeTensor(bytes: Uint8Array | ArrayBuffer): Tensor & { name: string };
+/** Encodes a tensor as an ONNX TensorProto. */
+export function encodeTensor(tensor: TensorInput, name?: string): Uint8Array;
+
+export interface WorkerSessionOptions {
+  init?: InitOptions;
+  model?: ModelOptions;
+  session?: SessionOptions;
+  /** Where kiln-worker.mjs is (default: next to kiln.mjs). */
+  workerUrl?: string | URL;
+  /** Hand the feeds' buffers to the worker instead of copying them. */
+  transferInputs?: boolean;
+}
+
+export interface WorkerSession {
+  readonly inputs: readonly TensorInfo[];
+  readonly outputs: readonly TensorInfo[];
+  /** The worker's engine state (threads, fallback). */
+  readonly env: typeof env;
+  run(feeds: Record<string, TensorInput>): Promise<Record<string, Tensor>>;
+  /** Frees the model and stops the worker. */
+  dispose(): Promise<void>;
+}
+
+/** Loads a model in a Web Worker (a worker thread in Node), so runs do
+ * not block the page. */
+export function createWorkerSession(source: string | URL | ArrayBuffer | Uint8Array,
+                                    options?: WorkerSessionOptions): Promise<WorkerSession>;
+
+export const DTYPES: Readonly<Record<number, { name: TensorType; array: Function; bits?: number }>>;

@@ -1,0 +1,527 @@
+// Kiln for WebAssembly: the JavaScript API over the C API in capi/kiln.h.
+//
+//   import * as kiln from './kiln.mjs';
+//   await kiln.init();                       // or init({ threads: 4 })
+//   const model = await kiln.Model.load('model.onnx');
+//   const session = model.createSession();
+//   const out = await session.run({ input: { type: 'float32', dims: [1, 3, 224, 224], data } });
+//
+// The engine (kiln-core.mjs + kiln-core.wasm, or the -mt variant for
+// threads) sits next to this file and is found with import.meta.url, which
+// bundlers understand. Works in browsers, Web Workers and Node 20.
+import { KilnError } from './kiln-errors.mjs';
+import { isNode, loadEngine, readUrl, threadsUnavailableReason } from './kiln-loader.mjs';
+import { DTYPES, dtypeOf, typeInfo } from './kiln-types.mjs';
+
+export { KilnError };
+
+export { createWorkerSession } from './kiln-worker-client.mjs';
+
+// Status codes and option keys of capi/kiln.h.
+const OK = 0, ERR_INVALID_ARGUMENT = 1, ERR_STATE = 9, ERR_BUFFER_TOO_SMALL = 12;
+const OPT_THREADS = 1, OPT_ALLOW_UNSUPPORTED = 2, OPT_MAX_MODEL_MB = 3, OPT_MAX_ARENA_MB = 4,
+  OPT_OPTIMIZE = 5, OPT_PROFILE = 8;
+const INPUT_BORROW = 0;
+const IMAGE_BGR = 1;
+const MAX_RANK = 8;
+
+
+/** How the engine is running, filled in by init(): `threads` actually in
+ * use, `requestedThreads`, and when fewer threads run than were asked for,
+ * `threadsFallback` = true and `fallbackReason`. `build` is 'single' or
+ * 'threads'; `version` the engine's release. */
+export const env = {
+  initialized: false,
+  build: null,
+  version: null,
+  threads: 1,
+  requestedThreads: 1,
+  threadsFallback: false,
+  fallbackReason: '',
+};
+
+let core = null;        // the Emscripten module (exports as core._kiln_*)
+let memory = null;      // its WebAssembly.Memory
+let runtime = 0;        // kiln_runtime*
+let scratch = 0;        // 256 bytes for out-parameters
+let initPromise = null;
+const SCRATCH_BYTES = 256;
+
+// ---- memory access -------------------------------------------------------
+// Views are re-created when the memory has grown (the old buffer detaches).
+let u8 = null;
+function heap() {
+  if (!u8 || u8.buffer !== memory.buffer) u8 = new Uint8Array(memory.buffer);
+  return u8;
+}
+function view() { return new DataView(memory.buffer); }
+const i32At = (p) => view().getInt32(p, true);
+const u32At = (p) => view().getUint32(p, true);
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+// TextDecoder refuses views of a SharedArrayBuffer (the threads build), so
+// the bytes are copied out first.
+function readString(ptr, len) {
+  return decoder.decode(heap().slice(ptr, ptr + len));
+}
+function readCString(ptr) {
+  const h = heap();
+  let end = ptr;
+  while (h[end] !== 0) end++;
+  return readString(ptr, end - ptr);
+}
+
+function malloc(n) {
+  const p = core._malloc(Math.max(1, n));
+  if (!p) throw new KilnError(`out of memory allocating ${n} bytes in the wasm heap`, 2, 'out of memory');
+  return p;
+}
+// Copies a string (NUL-terminated) into the heap; the caller frees it.
+function allocString(s) {
+  const bytes = encoder.encode(s);
+  const p = malloc(bytes.length + 1);
+  heap().set(bytes, p);
+  heap()[p + bytes.length] = 0;
+  return p;
+}
+function allocBytes(bytes) {
+  const p = malloc(bytes.byteLength);
+  heap().set(bytes, p);
+  return p;
+}
+
+function lastError() {
+  const n = core._kiln_last_error(scratch, SCRATCH_BYTES);
+  if (n < SCRATCH_BYTES) return readCString(scratch);
+  const p = malloc(n + 1);
+  try {
+    core._kiln_last_error(p, n + 1);
+    return readCString(p);
+  } finally {
+    core._free(p);
+  }
+}
+
+function statusName(code) {
+  return readCString(core._kiln_status_name(code));
+}
+
+// Throws the engine's error for a failed status.
+function check(rc) {
+  if (rc !== OK) throw new KilnError(lastError(), rc, statusName(rc));
+}
+
+function requireInit(what) {
+  if (!core) throw new KilnError(`${what}: call kiln.init() first`, ERR_STATE, 'wrong call order');
+}
+
+function argError(message) {
+  return new KilnError(message, ERR_INVALID_ARGUMENT, 'invalid argument');
+}
+
+// Strings by the two-call pattern: fn(buf, cap, neededPtr).
+function twoCallString(fn) {
+  const neededPtr = scratch;
+  const buf = scratch + 8;
+  const cap = SCRATCH_BYTES - 8;
+  const rc = fn(buf, cap, neededPtr);
+  if (rc === OK) return readCString(buf);
+  if (rc !== ERR_BUFFER_TOO_SMALL) check(rc);
+  const needed = i32At(neededPtr);
+  const p = malloc(needed);
+  try {
+    check(fn(p, needed, neededPtr));
+    return readCString(p);
+  } finally {
+    core._free(p);
+  }
+}
+
+// Shapes by fn(dimsPtr, cap, rankPtr): an int64 array, -1 = dynamic.
+function readShape(fn) {
+  const rankPtr = scratch;
+  const dims = scratch + 8;
+  check(fn(dims, MAX_RANK, rankPtr));
+  const rank = i32At(rankPtr);
+  if (rank < 0) return null;
+  const v = view();
+  const out = [];
+  for (let i = 0; i < rank; i++) out.push(Number(v.getBigInt64(dims + 8 * i, true)));
+  return out;
+}
+
+// ---- options -------------------------------------------------------------
+function withOptions(settings, fn) {
+  check(core._kiln_options_create(scratch));
+  const opts = u32At(scratch);
+  try {
+    for (const [key, value] of settings) {
+      if (value === undefined) continue;
+      check(core._kiln_options_set_int(opts, key, Number(value) | 0));
+    }
+    return fn(opts);
+  } finally {
+    core._kiln_options_destroy(opts);
+  }
+}
+
+/** Loads and starts the engine. Safe to call more than once (later calls
+ * return the first call's promise). options.threads > 1 loads the threads
+ * build when SharedArrayBuffer is usable; otherwise a warning is printed,
+ * env.threadsFallback is set and one thread runs. */
+export function init(options = {}) {
+  if (!initPromise) initPromise = doInit(options).catch((e) => { initPromise = null; throw e; });
+  return initPromise;
+}
+
+async function doInit(options) {
+  const requested = Math.max(1, Math.floor(options.threads ?? 1));
+  let threads = requested;
+  let reason = '';
+  if (requested > 1 && (reason = threadsUnavailableReason())) threads = 1;
+  let loaded;
+  try {
+    loaded = await loadEngine(options, threads);
+  } catch (e) {
+    if (threads === 1) throw e;
+    reason = `the threads build failed to load (${e?.message ?? e})`;
+    threads = 1;
+    loaded = await loadEngine(options, 1);
+  }
+  if (reason) {
+    console.warn(`kiln: ${requested} threads requested but running on 1: ${reason}`);
+  }
+  core = loaded.mod;
+  memory = loaded.memory;
+  scratch = malloc(SCRATCH_BYTES);
+  const abi = core._kiln_abi_version();
+  if (abi !== 1) throw new KilnError(`kiln-core.wasm has ABI version ${abi}; this kiln.mjs expects 1`, 11, 'internal error');
+  runtime = withOptions([[OPT_THREADS, threads]], (opts) => {
+    check(core._kiln_runtime_create(opts, scratch + 8));
+    return u32At(scratch + 8);
+  });
+  Object.assign(env, {
+    initialized: true,
+    build: threads > 1 ? 'threads' : 'single',
+    version: readCString(core._kiln_version()),
+    threads,
+    requestedThreads: requested,
+    threadsFallback: threads < requested,
+    fallbackReason: reason,
+  });
+}
+
+// ---- tensors -------------------------------------------------------------
+// Copies heap bytes into a new typed array of the dtype.
+function tensorFromHeap(dtype, dims, ptr, nbytes) {
+  const info = typeInfo(dtype);
+  const bytes = heap().slice(ptr, ptr + nbytes);
+  const data = info.bits ? bytes : new info.array(bytes.buffer, 0, nbytes / info.array.BYTES_PER_ELEMENT);
+  return { type: info.name, dims, data };
+}
+
+// The bytes of a feed as the engine wants them, plus its dtype number.
+function feedBytes(name, t) {
+  if (!t || typeof t !== 'object' || !t.data || !Array.isArray(t.dims) && !ArrayBuffer.isView(t.dims))
+    throw argError(`input '${name}': expected a tensor { type, dims, data }`);
+  const dtype = dtypeOf(t.type, t.data);
+  if (!dtype) throw argError(`input '${name}': unknown tensor type '${t.type}'`);
+  const info = typeInfo(dtype);
+  let data = t.data;
+  if (Array.isArray(data)) {
+    data = info.array === BigInt64Array || info.array === BigUint64Array
+      ? info.array.from(data, (v) => BigInt(v))
+      : info.array.from(data, (v) => (typeof v === 'boolean' ? Number(v) : v));
+  }
+  if (!ArrayBuffer.isView(data)) throw argError(`input '${name}': data is not a typed array`);
+  return { dtype, bytes: new Uint8Array(data.buffer, data.byteOffset, data.byteLength) };
+}
+
+// ---- model ---------------------------------------------------------------
+async function sourceBytes(source) {
+  if (source instanceof Uint8Array) return source;
+  if (source instanceof ArrayBuffer) return new Uint8Array(source);
+  if (ArrayBuffer.isView(source)) return new Uint8Array(source.buffer, source.byteOffset, source.byteLength);
+  if (typeof source === 'string' || source instanceof URL) {
+    let url;
+    if (isNode && typeof source === 'string' && !/^[a-z][a-z0-9+.-]*:/i.test(source)) {
+      const { pathToFileURL } = await import(/* webpackIgnore: true */ /* @vite-ignore */ 'node:url');
+      url = pathToFileURL(source);
+    } else {
+      url = new URL(source, globalThis.location?.href);
+    }
+    return readUrl(url);
+  }
+  throw argError('Model.load: source must be a URL, a path, an ArrayBuffer or a Uint8Array');
+}
+
+function tensorInfos(handle, which) {
+  const count = (() => {
+    check(core[`_kiln_model_${which}_count`](handle, scratch));
+    return i32At(scratch);
+  })();
+  const infos = [];
+  for (let i = 0; i < count; i++) {
+    const name = twoCallString((buf, cap, needed) => core[`_kiln_model_${which}_name`](handle, i, buf, cap, needed));
+    check(core[`_kiln_model_${which}_dtype`](handle, i, scratch));
+    const dtype = i32At(scratch);
+    const shape = readShape((dims, cap, rank) => core[`_kiln_model_${which}_shape`](handle, i, dims, cap, rank));
+    infos.push(Object.freeze({
+      name,
+      type: dtype ? typeInfo(dtype)?.name ?? `dtype ${dtype}` : null,
+      dims: shape ? Object.freeze(shape.map((d) => (d < 0 ? null : d))) : null,
+    }));
+  }
+  return Object.freeze(infos);
+}
+
+/** A loaded ONNX model. Create sessions from it to run it. */
+export class Model {
+  #handle;
+  #sessions = new Set();
+
+  constructor(handle) {
+    this.#handle = handle;
+    this.inputs = tensorInfos(handle, 'input');
+    this.outputs = tensorInfos(handle, 'output');
+  }
+
+  /** Loads a model from a URL (fetched; a file path in Node), an
+   * ArrayBuffer or a Uint8Array. options: { optimize: 0|1|2,
+   * allowUnsupported: boolean, maxModelMB: number }. Calls init() with
+   * default options when the engine is not started yet. */
+  static async load(source, options = {}) {
+    const bytes = await sourceBytes(source);
+    await init();
+    const p = allocBytes(bytes);
+    try {
+      const handle = withOptions([
+        [OPT_OPTIMIZE, options.optimize],
+        [OPT_ALLOW_UNSUPPORTED, options.allowUnsupported === undefined ? undefined : +!!options.allowUnsupported],
+        [OPT_MAX_MODEL_MB, options.maxModelMB],
+      ], (opts) => {
+        check(core._kiln_model_load_memory(runtime, p, bytes.byteLength, opts, scratch + 8));
+        return u32At(scratch + 8);
+      });
+      return new Model(handle);
+    } finally {
+      core._free(p);
+    }
+  }
+
+  /** A session holds the planned memory for runs; options: { maxArenaMB,
+   * profile }. */
+  createSession(options = {}) {
+    if (!this.#handle) throw new KilnError('Model.createSession: the model was disposed', ERR_STATE, 'wrong call order');
+    const handle = withOptions([
+      [OPT_MAX_ARENA_MB, options.maxArenaMB],
+      [OPT_PROFILE, options.profile === undefined ? undefined : +!!options.profile],
+    ], (opts) => {
+      check(core._kiln_session_create(this.#handle, opts, scratch + 8));
+      return u32At(scratch + 8);
+    });
+    const session = new Session(handle, this, () => this.#sessions.delete(session));
+    this.#sessions.add(session);
+    return session;
+  }
+
+  /** Frees the model and every session still open on it. */
+  dispose() {
+    if (!this.#handle) return;
+    for (const s of [...this.#sessions]) s.dispose();
+    core._kiln_model_destroy(this.#handle);
+    this.#handle = 0;
+  }
+}
+
+/** Runs a model. One run at a time per session. */
+export class Session {
+  #handle;
+  #model;
+  #onDispose;
+  #buffers = new Map(); // input name -> { ptr, cap }: reused between runs
+  #namePtrs = new Map();
+
+  constructor(handle, model, onDispose) {
+    this.#handle = handle;
+    this.#model = model;
+    this.#onDispose = onDispose;
+  }
+
+  get inputs() { return this.#model.inputs; }
+  get outputs() { return this.#model.outputs; }
+
+  /** feeds: { inputName: { type, dims, data } }. Resolves to
+   * { outputName: { type, dims, data } } (fresh arrays the caller owns). */
+  async run(feeds) {
+    return this.runSync(feeds);
+  }
+
+  /** run() without the promise: blocks until the outputs are ready. */
+  runSync(feeds) {
+    if (!this.#handle) throw new KilnError('Session.run: the session was disposed', ERR_STATE, 'wrong call order');
+    if (!feeds || typeof feeds !== 'object') throw argError('Session.run: feeds must be an object of tensors');
+    for (const [name, t] of Object.entries(feeds)) this.#bind(name, t);
+    check(core._kiln_session_run(this.#handle));
+    const result = {};
+    this.outputs.forEach((o, i) => { result[o.name] = this.#output(i); });
+    return result;
+  }
+
+  #bind(name, t) {
+    const { dtype, bytes } = feedBytes(name, t);
+    const dims = Array.from(t.dims, Number);
+    if (!dims.every((d) => Number.isSafeInteger(d) && d >= 0))
+      throw argError(`input '${name}': dims [${dims}] are not all non-negative integers`);
+    if (dims.length > MAX_RANK) throw argError(`input '${name}': rank ${dims.length} is above ${MAX_RANK}`);
+    // The buffer is borrowed by the engine and stays bound between runs,
+    // so it lives as long as the session and is grown when needed.
+    let buf = this.#buffers.get(name);
+    if (!buf || buf.cap < bytes.byteLength) {
+      if (buf) core._free(buf.ptr);
+      buf = { ptr: malloc(bytes.byteLength), cap: Math.max(1, bytes.byteLength) };
+      this.#buffers.set(name, buf);
+    }
+    heap().set(bytes, buf.ptr);
+    let namePtr = this.#namePtrs.get(name);
+    if (!namePtr) this.#namePtrs.set(name, (namePtr = allocString(name)));
+    const dimsPtr = scratch + 8;
+    const v = view();
+    dims.forEach((d, i) => v.setBigInt64(dimsPtr + 8 * i, BigInt(d), true));
+    check(core._kiln_session_set_input(this.#handle, namePtr, dtype, dimsPtr, dims.length,
+      buf.ptr, bytes.byteLength, INPUT_BORROW));
+  }
+
+  #output(index) {
+    const dtypePtr = scratch, rankPtr = scratch + 4, dimsPtr = scratch + 8;
+    check(core._kiln_session_output_info(this.#handle, index, dtypePtr, dimsPtr, MAX_RANK, rankPtr));
+    const v = view();
+    const dtype = v.getInt32(dtypePtr, true);
+    const dims = [];
+    for (let i = 0; i < v.getInt32(rankPtr, true); i++) dims.push(Number(v.getBigInt64(dimsPtr + 8 * i, true)));
+    const dataPtr = scratch + 8 + 8 * MAX_RANK, sizePtr = dataPtr + 4;
+    check(core._kiln_session_output_view(this.#handle, index, dataPtr, sizePtr));
+    return tensorFromHeap(dtype, dims, u32At(dataPtr), u32At(sizePtr));
+  }
+
+  /** Frees the session (its planned memory and input buffers). */
+  dispose() {
+    if (!this.#handle) return;
+    core._kiln_session_destroy(this.#handle);
+    this.#handle = 0;
+    for (const b of this.#buffers.values()) core._free(b.ptr);
+    for (const p of this.#namePtrs.values()) core._free(p);
+    this.#buffers.clear();
+    this.#namePtrs.clear();
+    this.#onDispose();
+  }
+}
+
+// ---- ONNX TensorProto files (.pb) ----------------------------------------
+/** Decodes a serialized ONNX TensorProto (e.g. a test_data_set input_0.pb)
+ * into { name, type, dims, data }. */
+export function decodeTensor(bytes) {
+  requireInit('decodeTensor');
+  const src = bytes instanceof Uint8Array ? bytes : new Uint8Array(bytes.buffer ?? bytes, bytes.byteOffset ?? 0, bytes.byteLength);
+  const p = allocBytes(src);
+  let handle = 0;
+  try {
+    check(core._kiln_tensor_decode(p, src.byteLength, scratch));
+    handle = u32At(scratch);
+    const dims = readShape((d, cap, rank) => core._kiln_tensor_info(handle, scratch + 4, d, cap, rank));
+    const dtype = i32At(scratch + 4);
+    const dataPtr = scratch + 8 + 8 * MAX_RANK;
+    check(core._kiln_tensor_data(handle, dataPtr, dataPtr + 4));
+    const t = tensorFromHeap(dtype, dims, u32At(dataPtr), u32At(dataPtr + 4));
+    t.name = twoCallString((buf, cap, needed) => core._kiln_tensor_name(handle, buf, cap, needed));
+    return t;
+  } finally {
+    core._kiln_tensor_destroy(handle);
+    core._free(p);
+  }
+}
+
+/** Serializes a tensor as an ONNX TensorProto (raw_data form). */
+export function encodeTensor(tensor, name = '') {
+  requireInit('encodeTensor');
+  const { dtype, bytes } = feedBytes(name || 'tensor', tensor);
+  const dims = Array.from(tensor.dims, Number);
+  const namePtr = allocString(name);
+  const dataPtr = allocBytes(bytes);
+  const dimsPtr = malloc(8 * Math.max(1, dims.length));
+  try {
+    const v = view();
+    dims.forEach((d, i) => v.setBigInt64(dimsPtr + 8 * i, BigInt(d), true));
+    const neededPtr = scratch;
+    const rc = core._kiln_tensor_encode(namePtr, dtype, dimsPtr, dims.length, dataPtr, bytes.byteLength, 0, 0, neededPtr);
+    if (rc !== ERR_BUFFER_TOO_SMALL) check(rc);
+    const needed = u32At(neededPtr);
+    const out = malloc(needed);
+    try {
+      check(core._kiln_tensor_encode(namePtr, dtype, dimsPtr, dims.length, dataPtr, bytes.byteLength, out, needed, neededPtr));
+      return heap().slice(out, out + needed);
+    } finally {
+      core._free(out);
+    }
+  } finally {
+    core._free(namePtr);
+    core._free(dataPtr);
+    core._free(dimsPtr);
+  }
+}
+
+// ---- images --------------------------------------------------------------
+/** 8-bit pixels (an ImageData, or RGBA/RGB/gray bytes with width, height
+ * and channels) to a float32 [1, outChannels, outHeight, outWidth] tensor:
+ * bilinear resize (half-pixel centres, as ONNX Resize), then
+ * (pixel / 255 - mean[c]) / std[c]. outChannels 1 takes luma, 3 takes RGB
+ * (BGR with bgr: true). Runs kiln_image_to_tensor in the engine. */
+export function imageToTensor(pixels, opts = {}) {
+  requireInit('imageToTensor');
+  let bytes = pixels, width = opts.width, height = opts.height, channels = opts.channels;
+  if (pixels && !ArrayBuffer.isView(pixels) && pixels.data && pixels.width) { // ImageData
+    bytes = pixels.data;
+    width ??= pixels.width;
+    height ??= pixels.height;
+    channels ??= 4;
+  }
+  if (!ArrayBuffer.isView(bytes) || bytes.BYTES_PER_ELEMENT !== 1)
+    throw argError('imageToTensor: pixels must be a Uint8Array, Uint8ClampedArray or ImageData');
+  if (!(width > 0 && height > 0)) throw argError('imageToTensor: width and height are required');
+  channels ??= bytes.length / (width * height);
+  const stride = opts.stride ?? width * channels;
+  const { outWidth, outHeight, outChannels = 3 } = opts;
+  if (!(outWidth > 0 && outHeight > 0)) throw argError('imageToTensor: outWidth and outHeight are required');
+  if (!Number.isInteger(stride) || bytes.length < stride * (height - 1) + width * channels)
+    throw argError(`imageToTensor: ${bytes.length} bytes are too few for ${height} rows of ${width}x${channels} ` +
+      `pixels ${stride} bytes apart`);
+  const norm = (values, what) => {
+    if (values == null) return null;
+    if (values.length !== outChannels) throw argError(`imageToTensor: ${what} needs ${outChannels} values, got ${values.length}`);
+    return Float32Array.from(values);
+  };
+  const mean = norm(opts.mean, 'mean'), std = norm(opts.std, 'std');
+  const count = outWidth * outHeight * outChannels;
+  const src = allocBytes(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+  const ptrs = [src];
+  try {
+    const meanPtr = mean ? allocBytes(new Uint8Array(mean.buffer)) : 0;
+    if (meanPtr) ptrs.push(meanPtr);
+    const stdPtr = std ? allocBytes(new Uint8Array(std.buffer)) : 0;
+    if (stdPtr) ptrs.push(stdPtr);
+    const out = malloc(4 * count);
+    ptrs.push(out);
+    check(core._kiln_image_to_tensor(src, width, height, stride, channels, outWidth, outHeight,
+      outChannels, meanPtr, stdPtr, opts.bgr ? IMAGE_BGR : 0, out, 4 * count));
+    const data = new Float32Array(heap().slice(out, out + 4 * count).buffer);
+    return { type: 'float32', dims: [1, outChannels, outHeight, outWidth], data };
+  } finally {
+    for (const p of ptrs) core._free(p);
+  }
+}
+
+/** The engine's release version ("0.1.0"); null before init(). */
+export function version() { return env.version; }
+
+export { DTYPES };
