@@ -9,6 +9,7 @@
 
 #include "api_internal.h"
 #include "core/onnx/onnx.h"
+#include "core/opt/optimize.h"
 
 static int32_t finish_load(kiln_runtime *rt, const void *data, size_t size, const char *base_dir,
                            int mapped, const kiln_options *o, kiln_model **out)
@@ -20,6 +21,12 @@ static int32_t finish_load(kiln_runtime *rt, const void *data, size_t size, cons
                     : kn_onnx_read_model(data, size, base_dir, max_bytes, &ir, &err);
     if (rc != KN_OK)
         return kiln_fail_err(&err);
+    /* Graph optimization (core/opt/) before validation, so the kernels
+     * chosen are those of the rewritten graph. */
+    if (kn_optimize(ir, o ? o->optimize : KN_OPT_ALL, o ? o->use_dnnl : 1, &err) != KN_OK) {
+        kn_model_ir_free(ir);
+        return kiln_fail_err(&err);
+    }
     kn_model *core = NULL;
     if (kn_model_create(ir, o ? o->allow_unsupported : 0, &core, &err) != KN_OK)
         return kiln_fail_err(&err);

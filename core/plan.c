@@ -7,6 +7,9 @@
 #include <string.h>
 
 #include "kn_alloc.h"
+#ifdef KILN_WITH_DNNL
+#include "dnnl/tuning.h"
+#endif
 
 static const char *domain_label(const char *d) { return d && d[0] ? d : "ai.onnx"; }
 
@@ -158,6 +161,27 @@ static int is_foldable(const kn_plan *p, const kn_op_def *def, const kn_kctx *k)
     return 1;
 }
 
+/* Checks the packed-type rule and runs def's prepare on k; *prepared says
+ * whether prepare ran (and release is owed). */
+static int prepare_kernel(const kn_op_def *def, kn_kctx *k, int *prepared, kn_err *err)
+{
+    int rc = KN_OK;
+    *prepared = 0;
+    for (int32_t j = 0; rc == KN_OK && j < k->n_in; j++)
+        if (k->in[j])
+            rc = refuse_packed(def, k, k->in[j]->dtype, "input", j, err);
+    if (rc != KN_OK)
+        return rc;
+    *prepared = 1;
+    kn_attr_take_mismatch();
+    rc = def->prepare(k);
+    const kn_attr *bad = kn_attr_take_mismatch();
+    if (rc == KN_OK && bad)
+        rc = kn_fail(err, KN_ERR_INVALID_MODEL, "attribute '%s' has the wrong type (%d)",
+                     bad->name, (int)bad->type);
+    return rc;
+}
+
 static int prepare_node(kn_plan *p, int32_t i, kn_threadpool *tp, int eager, kn_err *err)
 {
     const kn_graph *g = p->model->graph;
@@ -194,25 +218,66 @@ static int prepare_node(kn_plan *p, int32_t i, kn_threadpool *tp, int eager, kn_
                        node->name, node->op_type);
     const kn_op_def *def =
         kn_registry_find(node->domain, node->op_type, p->model->node_opset[i], dtype, KN_BACKEND_CPU);
-    if (!def)
+    /* A oneDNN kernel, when allowed, goes first; it may decline the node's
+     * shapes or attributes (KN_ERR_DECLINE) and leave it to the CPU one.
+     * Not in eager plans: they are rebuilt per run, and building oneDNN
+     * primitives costs more than it saves there. */
+    const kn_op_def *first = def;
+#ifdef KILN_WITH_DNNL
+    const kn_op_def *dnnl = p->model->root->use_dnnl && !eager
+                                ? kn_registry_find(node->domain, node->op_type,
+                                                   p->model->node_opset[i], dtype, KN_BACKEND_DNNL)
+                                : NULL;
+    if (dnnl)
+        first = dnnl;
+#endif
+    if (!first)
         return no_kernel_error(p, i, dtype, err);
     kn_kctx k = {.node = node, .opset = p->model->node_opset[i], .n_in = node->n_inputs,
                  .n_out = node->n_outputs, .in = in, .out = out, .pool = tp, .err = err,
                  .engine_api = &kn_plan_engine_api, .engine = p};
-    int rc = KN_OK;
-    for (int32_t j = 0; rc == KN_OK && j < node->n_inputs; j++)
-        if (in[j])
-            rc = refuse_packed(def, &k, in[j]->dtype, "input", j, err);
-    if (rc != KN_OK) {
+    int prepared = 0;
+    int rc = prepare_kernel(first, &k, &prepared, err);
+    if (rc == KN_ERR_DECLINE && first != def) {
+        /* a declining prepare has released what it built */
+        *err = (kn_err){0};
+        for (int32_t j = 0; j < node->n_outputs; j++)
+            if (out[j])
+                memset(out[j], 0, sizeof *out[j]);
+        k.state = NULL;
+        k.scratch_bytes = 0;
+        if (!def)
+            return no_kernel_error(p, i, dtype, err);
+        rc = prepare_kernel(def, &k, &prepared, err);
+    } else {
+#ifdef KILN_WITH_DNNL
+        /* Tuning: time the CPU kernel against the oneDNN one (or read the
+         * choice from the cache) and keep the faster. */
+        const kn_op_def *cpu = def;
+        def = first;
+        int use_cpu = 0, timed = 0;
+        if (rc == KN_OK && first != cpu && cpu && p->tuner && !eager && !is_foldable(p, def, &k))
+            rc = kn_tuner_prefer_other(p->tuner, i, first, &k, cpu, &use_cpu, &timed, err);
+        p->tuning_timings += timed;
+        if (rc == KN_OK && use_cpu) {
+            if (first->release)
+                first->release(&k);
+            for (int32_t j = 0; j < node->n_outputs; j++)
+                if (out[j])
+                    memset(out[j], 0, sizeof *out[j]);
+            k.state = NULL;
+            k.scratch_bytes = 0;
+            def = cpu;
+            rc = prepare_kernel(def, &k, &prepared, err);
+        }
+#else
+        def = first;
+#endif
+    }
+    if (!prepared) {
         kn_err_prefix(err, "node '%s' (%s)", node->name, node->op_type);
         return rc;
     }
-    kn_attr_take_mismatch();
-    rc = def->prepare(&k);
-    const kn_attr *bad = kn_attr_take_mismatch();
-    if (rc == KN_OK && bad)
-        rc = kn_fail(err, KN_ERR_INVALID_MODEL, "attribute '%s' has the wrong type (%d)",
-                     bad->name, (int)bad->type);
     if (rc == KN_OK)
         rc = check_outputs(def, &k, err);
     if (rc == KN_OK && (eager || is_foldable(p, def, &k))) {
@@ -273,12 +338,23 @@ int kn_plan_build(const kn_model *model, const kn_tensor *input_shapes, kn_threa
         rc = kn_fail(err, KN_ERR_OUT_OF_MEMORY, "out of memory planning");
     if (rc == KN_OK)
         rc = init_values(p, input_shapes, o->eager, err);
+#ifdef KILN_WITH_DNNL
+    if (rc == KN_OK && o->tune && !o->eager && model->root->use_dnnl)
+        rc = kn_tuner_open(&p->tuner, model->root->ir, g, o->tuning_cache,
+                           kn_threadpool_threads(tp), err);
+#endif
     for (int32_t i = 0; rc == KN_OK && i < g->n_nodes; i++) {
         if (o->eager && cancelled(o))
             rc = kn_fail(err, KN_ERR_CANCELLED, "run cancelled");
         else
             rc = prepare_node(p, i, tp, o->eager, err);
     }
+#ifdef KILN_WITH_DNNL
+    int tuner_rc = kn_tuner_close(p->tuner, rc == KN_OK ? err : NULL);
+    p->tuner = NULL;
+    if (rc == KN_OK)
+        rc = tuner_rc;
+#endif
     for (int32_t i = 0; rc == KN_OK && i < g->n_outputs; i++)
         if (p->kind[g->outputs[i]] == KN_VAL_UNUSED)
             rc = kn_fail(err, KN_ERR_INVALID_MODEL, "graph output '%s' is not produced by any node",

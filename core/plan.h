@@ -70,6 +70,11 @@ typedef struct kn_plan {
      * runs; NULL when off. */
     int64_t *step_ns;
     int64_t profile_runs;
+    /* Tuning (options.tune): nodes whose kernels were timed while this plan
+     * was built (0 when every choice came from the tuning cache), and the
+     * tuner, alive only during kn_plan_build. */
+    int32_t tuning_timings;
+    struct kn_tuner *tuner;
 } kn_plan;
 
 

@@ -15,11 +15,19 @@ extern const kn_op_def *const kn_cpu_control_ops[];
 extern const kn_op_def *const kn_cpu_sequence_ops[];
 extern const kn_op_def *const kn_cpu_attention_ops[];
 extern const kn_op_def *const kn_cpu_string_ops[];
+extern const kn_op_def *const kn_cpu_fused_ops[]; /* core/cpu/table_fused.c: kiln domain */
+#ifdef KILN_WITH_DNNL
+extern const kn_op_def *const kn_dnnl_ops[]; /* core/dnnl/dnnl_table.c */
+#endif
 
 static const kn_op_def *const *const op_tables[] = {
     kn_cpu_nn_ops, kn_cpu_tensor_ops, kn_cpu_reduce_ops,
     kn_cpu_image_ops, kn_cpu_rnn_ops, kn_cpu_quant_ops, kn_cpu_control_ops,
     kn_cpu_sequence_ops, kn_cpu_attention_ops, kn_cpu_string_ops,
+    kn_cpu_fused_ops,
+#ifdef KILN_WITH_DNNL
+    kn_dnnl_ops,
+#endif
 };
 
 static int same_domain(const char *a, const char *b)

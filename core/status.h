@@ -26,7 +26,11 @@ enum {
      * time (Reshape's shape computed from data, NonZero's output size). The
      * session then switches to eager execution, where every value is known
      * when its consumer is prepared. */
-    KN_ERR_NEEDS_VALUE = 100
+    KN_ERR_NEEDS_VALUE = 100,
+    /* Internal: a kernel's prepare() does not serve these shapes or
+     * attributes (a oneDNN kernel without a primitive for them); the planner
+     * then prepares the node's CPU kernel instead. */
+    KN_ERR_DECLINE = 101
 };
 
 /* An error record: the first error set wins, later ones are ignored so the

@@ -1,0 +1,255 @@
+#include "dnnl_common.h"
+
+#include <string.h>
+
+#include "core/kn_alloc.h"
+
+int kn_dnnl_fail(kn_err *err, dnnl_status_t s, const char *what)
+{
+    if (s == dnnl_unimplemented)
+        return kn_fail(err, KN_ERR_DECLINE, "oneDNN has no %s for this node", what);
+    if (s == dnnl_out_of_memory)
+        return kn_fail(err, KN_ERR_OUT_OF_MEMORY, "oneDNN: out of memory (%s)", what);
+    /* Anything else oneDNN refuses (bad arguments for its descriptors) is
+     * left to the CPU kernel, which reports real model errors itself. */
+    return kn_fail(err, KN_ERR_DECLINE, "oneDNN refused %s (status %d)", what, (int)s);
+}
+
+int kn_dnnl_prim_init(kn_dnnl_prim *p, kn_kctx *k)
+{
+    memset(p, 0, sizeof *p);
+    if (!kn_dnnl_load())
+        return kn_fail(k->err, KN_ERR_DECLINE, "the oneDNN library could not be loaded");
+    p->threads = kn_threadpool_threads(k->pool);
+    /* primitives split their work for the thread count current when they
+     * are created: the runtime's, not OpenMP's default */
+    omp_set_num_threads(p->threads);
+    dnnl_status_t s = dnnl_engine_create(&p->engine, dnnl_cpu, 0);
+    if (s == dnnl_success)
+        s = dnnl_stream_create(&p->stream, p->engine, dnnl_stream_default_flags);
+    return s == dnnl_success ? KN_OK : kn_dnnl_fail(k->err, s, "CPU engine");
+}
+
+void kn_dnnl_prim_destroy(kn_dnnl_prim *p)
+{
+    for (int32_t i = 0; i < p->n_args; i++)
+        dnnl_memory_destroy(p->args[i].mem);
+    p->n_args = 0;
+    if (p->prim)
+        dnnl_primitive_destroy(p->prim);
+    if (p->stream)
+        dnnl_stream_destroy(p->stream);
+    if (p->engine)
+        dnnl_engine_destroy(p->engine);
+    kn_aligned_free(p->owned);
+    memset(p, 0, sizeof *p);
+}
+
+static dnnl_status_t append_activation(dnnl_post_ops_t po, const kn_activation *a, int *missing)
+{
+    *missing = 0;
+    switch (a->kind) {
+    case KN_ACT_NONE: return dnnl_success;
+    case KN_ACT_RELU: return dnnl_post_ops_append_eltwise(po, 1.0f, dnnl_eltwise_relu, 0, 0);
+    case KN_ACT_LEAKY_RELU:
+        return dnnl_post_ops_append_eltwise(po, 1.0f, dnnl_eltwise_relu, a->alpha, 0);
+    case KN_ACT_CLIP:
+        return dnnl_post_ops_append_eltwise(po, 1.0f, dnnl_eltwise_clip_v2, a->alpha, a->beta);
+    case KN_ACT_SIGMOID: return dnnl_post_ops_append_eltwise(po, 1.0f, dnnl_eltwise_logistic, 0, 0);
+    case KN_ACT_TANH: return dnnl_post_ops_append_eltwise(po, 1.0f, dnnl_eltwise_tanh, 0, 0);
+    case KN_ACT_SILU: return dnnl_post_ops_append_eltwise(po, 1.0f, dnnl_eltwise_swish, 1.0f, 0);
+    case KN_ACT_GELU: return dnnl_post_ops_append_eltwise(po, 1.0f, dnnl_eltwise_gelu_erf, 0, 0);
+    case KN_ACT_HARD_SWISH:
+        /* oneDNN 2.6's hardswish is x * relu6(x + 3) / 6: ONNX's HardSwish */
+        return dnnl_post_ops_append_eltwise(po, 1.0f, dnnl_eltwise_hardswish, 0, 0);
+    case KN_ACT_HARD_SIGMOID: {
+        /* clip(alpha * x + beta, 0, 1): linear, then clip */
+        dnnl_status_t s =
+            dnnl_post_ops_append_eltwise(po, 1.0f, dnnl_eltwise_linear, a->alpha, a->beta);
+        return s != dnnl_success ? s
+                                 : dnnl_post_ops_append_eltwise(po, 1.0f, dnnl_eltwise_clip_v2,
+                                                                0.0f, 1.0f);
+    }
+    default: *missing = 1; return dnnl_unimplemented;
+    }
+}
+
+int kn_dnnl_attr_create(const kn_activation *act, int with_sum, dnnl_primitive_attr_t *attr,
+                        kn_err *err)
+{
+    dnnl_post_ops_t po = NULL;
+    int missing = 0;
+    dnnl_status_t s = dnnl_primitive_attr_create(attr);
+    if (s == dnnl_success)
+        s = dnnl_primitive_attr_set_scratchpad_mode(*attr, dnnl_scratchpad_mode_user);
+    if (s == dnnl_success)
+        s = dnnl_post_ops_create(&po);
+    if (s == dnnl_success && with_sum)
+        s = dnnl_post_ops_append_sum(po, 1.0f);
+    if (s == dnnl_success)
+        s = append_activation(po, act, &missing);
+    if (s == dnnl_success)
+        s = dnnl_primitive_attr_set_post_ops(*attr, po);
+    if (po)
+        dnnl_post_ops_destroy(po);
+    if (s != dnnl_success) {
+        dnnl_primitive_attr_destroy(*attr);
+        *attr = NULL;
+        return missing ? kn_fail(err, KN_ERR_DECLINE, "oneDNN has no post-op for this activation")
+                       : kn_dnnl_fail(err, s, "primitive attributes");
+    }
+    return KN_OK;
+}
+
+int kn_dnnl_pd_create(const void *op_desc, const_dnnl_primitive_attr_t attr, kn_dnnl_prim *p,
+                      dnnl_primitive_desc_t *pd, kn_err *err)
+{
+    dnnl_status_t s = dnnl_primitive_desc_create(pd, op_desc, attr, p->engine, NULL);
+    if (s != dnnl_success) {
+        *pd = NULL;
+        return kn_dnnl_fail(err, s, "primitive");
+    }
+    return kn_dnnl_pd_check(pd, err);
+}
+
+int kn_dnnl_pd_check(dnnl_primitive_desc_t *pd, kn_err *err)
+{
+    /* The reference implementations are plain loops, slower than Kiln's own
+     * kernels: leave such nodes to those. */
+    const char *impl = NULL;
+    if (dnnl_primitive_desc_query(*pd, dnnl_query_impl_info_str, 0, &impl) == dnnl_success &&
+        impl && strncmp(impl, "ref", 3) == 0) {
+        dnnl_primitive_desc_destroy(*pd);
+        *pd = NULL;
+        return kn_fail(err, KN_ERR_DECLINE, "oneDNN has only its reference %s here", impl);
+    }
+    return KN_OK;
+}
+
+int kn_dnnl_add_arg(kn_dnnl_prim *p, int arg, int bind, int32_t index,
+                    const dnnl_memory_desc_t *md, kn_err *err)
+{
+    if (p->n_args == KN_DNNL_MAX_ARGS)
+        return kn_fail(err, KN_ERR_INTERNAL, "oneDNN kernel: too many arguments");
+    kn_dnnl_arg *a = &p->args[p->n_args];
+    dnnl_status_t s = dnnl_memory_create(&a->mem, md, p->engine, DNNL_MEMORY_NONE);
+    if (s != dnnl_success)
+        return kn_dnnl_fail(err, s, "memory object");
+    a->arg = arg;
+    a->bind = bind;
+    a->index = index;
+    p->exec[p->n_args] = (dnnl_exec_arg_t){arg, a->mem};
+    p->n_args++;
+    return KN_OK;
+}
+
+static int reorder_once(kn_dnnl_prim *p, const dnnl_memory_desc_t *have,
+                        const dnnl_memory_desc_t *want, const void *data, void *dst, kn_err *err)
+{
+    dnnl_primitive_desc_t rpd = NULL;
+    dnnl_primitive_t r = NULL;
+    dnnl_memory_t src = NULL, out = NULL;
+    dnnl_status_t s = dnnl_reorder_primitive_desc_create(&rpd, have, p->engine, want, p->engine,
+                                                         NULL);
+    if (s == dnnl_success)
+        s = dnnl_primitive_create(&r, rpd);
+    if (s == dnnl_success)
+        s = dnnl_memory_create(&src, have, p->engine, (void *)data);
+    if (s == dnnl_success)
+        s = dnnl_memory_create(&out, want, p->engine, dst);
+    if (s == dnnl_success) {
+        omp_set_num_threads(p->threads);
+        dnnl_exec_arg_t args[2] = {{DNNL_ARG_FROM, src}, {DNNL_ARG_TO, out}};
+        s = dnnl_primitive_execute(r, p->stream, 2, args);
+    }
+    if (s == dnnl_success)
+        s = dnnl_stream_wait(p->stream);
+    dnnl_memory_destroy(src);
+    dnnl_memory_destroy(out);
+    if (r)
+        dnnl_primitive_destroy(r);
+    if (rpd)
+        dnnl_primitive_desc_destroy(rpd);
+    return s == dnnl_success ? KN_OK : kn_dnnl_fail(err, s, "weight reorder");
+}
+
+int kn_dnnl_add_const_weights(kn_dnnl_prim *p, const dnnl_memory_desc_t *have,
+                              const dnnl_memory_desc_t *want, const void *data, kn_err *err)
+{
+    int rc = kn_dnnl_add_arg(p, DNNL_ARG_WEIGHTS, KN_DNNL_BIND_OWNED, 0, want, err);
+    if (rc != KN_OK)
+        return rc;
+    dnnl_memory_t mem = p->args[p->n_args - 1].mem;
+    void *where = (void *)data;
+    if (!dnnl_memory_desc_equal(have, want)) {
+        size_t bytes = dnnl_memory_desc_get_size(want);
+        p->owned = kn_aligned_alloc(bytes ? bytes : 1);
+        if (!p->owned)
+            return kn_fail(err, KN_ERR_OUT_OF_MEMORY, "out of memory reordering weights");
+        rc = reorder_once(p, have, want, data, p->owned, err);
+        if (rc != KN_OK)
+            return rc;
+        where = p->owned;
+    }
+    dnnl_status_t s = dnnl_memory_set_data_handle(mem, where);
+    return s == dnnl_success ? KN_OK : kn_dnnl_fail(err, s, "weights memory");
+}
+
+int kn_dnnl_finish(kn_dnnl_prim *p, dnnl_primitive_desc_t pd, kn_kctx *k)
+{
+    const dnnl_memory_desc_t *sp = dnnl_primitive_desc_query_md(pd, dnnl_query_scratchpad_md, 0);
+    size_t bytes = sp ? dnnl_memory_desc_get_size(sp) : 0;
+    int rc = KN_OK;
+    if (bytes > 0) {
+        rc = kn_dnnl_add_arg(p, DNNL_ARG_SCRATCHPAD, KN_DNNL_BIND_SCRATCH, 0, sp, k->err);
+        k->scratch_bytes = bytes;
+    }
+    dnnl_status_t s = rc == KN_OK ? dnnl_primitive_create(&p->prim, pd) : dnnl_success;
+    dnnl_primitive_desc_destroy(pd);
+    if (rc == KN_OK && s != dnnl_success)
+        rc = kn_dnnl_fail(k->err, s, "primitive");
+    return rc;
+}
+
+int kn_dnnl_execute(kn_dnnl_prim *p, kn_kctx *k)
+{
+    for (int32_t i = 0; i < p->n_args; i++) {
+        kn_dnnl_arg *a = &p->args[i];
+        void *data = NULL;
+        switch (a->bind) {
+        case KN_DNNL_BIND_INPUT: data = k->in[a->index]->data; break;
+        case KN_DNNL_BIND_OUTPUT: data = k->out[a->index]->data; break;
+        case KN_DNNL_BIND_SCRATCH: data = k->scratch; break;
+        default: continue;
+        }
+        dnnl_status_t s = dnnl_memory_set_data_handle(a->mem, data);
+        if (s != dnnl_success)
+            return kn_dnnl_fail(k->err, s, "memory binding");
+    }
+    /* oneDNN runs on OpenMP: give it the runtime's thread count, set on
+     * this thread right before each run so sessions with different
+     * settings never oversubscribe each other's cores. */
+    omp_set_num_threads(p->threads);
+    dnnl_status_t s = dnnl_primitive_execute(p->prim, p->stream, p->n_args, p->exec);
+    if (s == dnnl_success)
+        s = dnnl_stream_wait(p->stream);
+    return s == dnnl_success ? KN_OK : kn_fail(k->err, KN_ERR_INTERNAL,
+                                               "oneDNN execution failed (status %d)", (int)s);
+}
+
+int kn_dnnl_md_plain(dnnl_memory_desc_t *md, int32_t rank, const int64_t *dims,
+                     int channels_last, kn_err *err)
+{
+    static const dnnl_format_tag_t plain[] = {dnnl_format_tag_undef, dnnl_a, dnnl_ab, dnnl_abc,
+                                              dnnl_abcd, dnnl_abcde, dnnl_abcdef};
+    static const dnnl_format_tag_t last[] = {dnnl_format_tag_undef, dnnl_a, dnnl_ab, dnnl_acb,
+                                             dnnl_acdb, dnnl_acdeb};
+    if (rank < 1 || rank > 6 || (channels_last && rank > 5))
+        return kn_fail(err, KN_ERR_DECLINE, "oneDNN kernel: rank %d not served", (int)rank);
+    dnnl_dims_t d;
+    for (int32_t i = 0; i < rank; i++)
+        d[i] = dims[i];
+    dnnl_status_t s = dnnl_memory_desc_init_by_tag(md, rank, d, dnnl_f32,
+                                                   channels_last ? last[rank] : plain[rank]);
+    return s == dnnl_success ? KN_OK : kn_dnnl_fail(err, s, "memory descriptor");
+}

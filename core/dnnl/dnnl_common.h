@@ -1,0 +1,103 @@
+/* What the oneDNN kernels share: one primitive with its memory objects,
+ * built in prepare() and only executed in run().
+ *
+ * A kn_dnnl_prim owns a CPU engine and stream, the primitive, and one
+ * dnnl_memory_t per execution argument. Each argument is bound either to a
+ * kernel input or output, to the kernel's scratch (the primitive's
+ * scratchpad: scratchpad mode is "user", so oneDNN allocates none itself),
+ * or to memory the state owns (weights reordered once into the layout the
+ * primitive prefers). run() points the memories at this run's buffers, sets
+ * the OpenMP thread count to the runtime's, and executes. */
+#ifndef KN_DNNL_COMMON_H
+#define KN_DNNL_COMMON_H
+
+#include <oneapi/dnnl/dnnl.h>
+
+#include "dnnl_loader.h"
+
+#include "core/op.h"
+#include "core/simd/activation.h"
+
+#define KN_DNNL_MAX_ARGS 16
+
+enum { KN_DNNL_BIND_INPUT, KN_DNNL_BIND_OUTPUT, KN_DNNL_BIND_SCRATCH, KN_DNNL_BIND_OWNED };
+
+typedef struct kn_dnnl_arg {
+    int arg;          /* DNNL_ARG_* */
+    int bind;         /* KN_DNNL_BIND_* */
+    int32_t index;    /* input or output index */
+    dnnl_memory_t mem;
+} kn_dnnl_arg;
+
+typedef struct kn_dnnl_prim {
+    dnnl_engine_t engine;
+    dnnl_stream_t stream;
+    dnnl_primitive_t prim;
+    kn_dnnl_arg args[KN_DNNL_MAX_ARGS];
+    dnnl_exec_arg_t exec[KN_DNNL_MAX_ARGS];
+    int32_t n_args;
+    int32_t threads;
+    void *owned;      /* reordered weights (kn_aligned_alloc), or NULL */
+} kn_dnnl_prim;
+
+/* Engine and stream; threads from the kernel's pool. */
+int kn_dnnl_prim_init(kn_dnnl_prim *p, kn_kctx *k);
+/* Frees everything p holds (NULL-safe members). */
+void kn_dnnl_prim_destroy(kn_dnnl_prim *p);
+
+/* A primitive attribute with user scratchpad and the activation as eltwise
+ * post-ops, after a sum post-op when with_sum is set. Returns
+ * KN_ERR_DECLINE when oneDNN has no post-op for the activation. */
+int kn_dnnl_attr_create(const kn_activation *act, int with_sum, dnnl_primitive_attr_t *attr,
+                        kn_err *err);
+
+/* Creates the primitive descriptor for op_desc; KN_ERR_DECLINE when oneDNN
+ * has no implementation or only its slow reference one. */
+int kn_dnnl_pd_create(const void *op_desc, const_dnnl_primitive_attr_t attr, kn_dnnl_prim *p,
+                      dnnl_primitive_desc_t *pd, kn_err *err);
+
+/* KN_ERR_DECLINE (and *pd destroyed) when pd is oneDNN's reference code. */
+int kn_dnnl_pd_check(dnnl_primitive_desc_t *pd, kn_err *err);
+
+/* Adds an execution argument bound as described, with memory of md. */
+int kn_dnnl_add_arg(kn_dnnl_prim *p, int arg, int bind, int32_t index,
+                    const dnnl_memory_desc_t *md, kn_err *err);
+
+/* Weights: when the primitive wants layout `want` other than the user's
+ * `have`, reorders the constant data once into owned memory; else the
+ * state keeps pointing at the constant (it lives as long as the model).
+ * Adds the DNNL_ARG_WEIGHTS argument either way. */
+int kn_dnnl_add_const_weights(kn_dnnl_prim *p, const dnnl_memory_desc_t *have,
+                              const dnnl_memory_desc_t *want, const void *data, kn_err *err);
+
+/* Creates the primitive from pd (then destroyed), sizes k->scratch_bytes
+ * for its scratchpad and adds the scratchpad argument. */
+int kn_dnnl_finish(kn_dnnl_prim *p, dnnl_primitive_desc_t pd, kn_kctx *k);
+
+/* Binds this run's buffers and executes. */
+int kn_dnnl_execute(kn_dnnl_prim *p, kn_kctx *k);
+
+/* Work (multiply-adds, or window taps for pools) below which a node is
+ * left to Kiln's own kernels: a oneDNN call costs a few microseconds of
+ * argument hashing, small heap allocations inside dnnl_primitive_execute and
+ * OpenMP dispatch, about what Kiln's kernels need for the whole op. */
+#define KN_DNNL_MIN_MACS 65536.0
+#define KN_DNNL_MIN_POOL_TAPS 16384.0
+
+/* Tensors beyond 2^31 elements are left to Kiln's kernels, which report
+ * what does not fit; oneDNN's int-sized loop bounds would not hold them. */
+static inline int kn_dnnl_too_large(const kn_tensor *t)
+{
+    int64_t n = kn_tensor_numel(t);
+    return n < 0 || n > ((int64_t)1 << 31);
+}
+
+/* oneDNN status to a Kiln error naming what failed. */
+int kn_dnnl_fail(kn_err *err, dnnl_status_t s, const char *what);
+
+/* Plain (dense, row-major) memory descriptor for logical dims; tag picks
+ * the physical order for rank 3..5 ("nhwc" when channels_last). */
+int kn_dnnl_md_plain(dnnl_memory_desc_t *md, int32_t rank, const int64_t *dims,
+                     int channels_last, kn_err *err);
+
+#endif

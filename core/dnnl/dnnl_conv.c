@@ -1,0 +1,186 @@
+/* Convolution on oneDNN: Conv (1-D to 3-D, NCHW), kiln.FusedConv (Conv +
+ * residual Z + activation) and kiln.NhwcConv (FusedConv with X, Z and Y in
+ * NHWC order, written by the layout pass; W stays OIHW).
+ *
+ * The residual becomes a sum post-op (Z is copied into Y, the convolution
+ * accumulates onto it) and the activation eltwise post-ops. Weights must be
+ * constant: they are reordered once, here, into the blocked layout the
+ * primitive picked. Anything oneDNN does not serve declines to the CPU
+ * kernel. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/cpu/im2col.h"
+#include "core/cpu/fused_common.h"
+#include "dnnl_common.h"
+
+typedef struct conv_state {
+    kn_dnnl_prim prim;
+    int has_z;
+    size_t y_bytes;
+} conv_state;
+
+static void conv_release(kn_kctx *k)
+{
+    conv_state *st = k->state;
+    if (st)
+        kn_dnnl_prim_destroy(&st->prim);
+    free(st);
+    k->state = NULL;
+}
+
+/* Logical (N, C, spatial...) dims of an activation stored NCHW or NHWC. */
+static void logical_dims(const kn_tensor *t, int nhwc, int64_t *dims)
+{
+    int32_t r = t->rank;
+    dims[0] = t->dims[0];
+    dims[1] = nhwc ? t->dims[r - 1] : t->dims[1];
+    for (int32_t i = 2; i < r; i++)
+        dims[i] = nhwc ? t->dims[i - 1] : t->dims[i];
+}
+
+static int conv_build(kn_kctx *k, conv_state *st, int fused, int nhwc)
+{
+    const kn_tensor *x = k->in[0], *w = k->n_in > 1 ? k->in[1] : NULL;
+    const kn_tensor *b = k->n_in > 2 ? k->in[2] : NULL;
+    const kn_tensor *z = fused && k->n_in > 3 ? k->in[3] : NULL;
+    if (!x || !w || x->dtype != KN_FLOAT || w->dtype != KN_FLOAT || (b && b->dtype != KN_FLOAT) ||
+        (z && z->dtype != KN_FLOAT))
+        return kn_fail(k->err, KN_ERR_DECLINE, "oneDNN Conv serves float32 only");
+    if (!w->data)
+        return kn_fail(k->err, KN_ERR_DECLINE, "oneDNN Conv needs constant weights");
+    if (x->rank < 3 || x->rank > 5 || w->rank != x->rank || (nhwc && x->rank != 4))
+        return kn_fail(k->err, KN_ERR_DECLINE, "oneDNN Conv: rank %d not served", (int)x->rank);
+    kn_activation act = {0};
+    if (fused && kn_fused_activation(k, &act) != KN_OK)
+        return kn_fail(k->err, KN_ERR_DECLINE, "left to the CPU kernel");
+    int64_t xd[KN_MAX_RANK];
+    logical_dims(x, nhwc, xd);
+    int64_t group = kn_attr_int(k->node, "group", 1);
+    int64_t cin = xd[1], cout = w->dims[0];
+    if (group < 1 || cin % group || cout % group || w->dims[1] * group != cin ||
+        (b && (b->rank != 1 || b->dims[0] != cout)))
+        return kn_fail(k->err, KN_ERR_DECLINE, "left to the CPU kernel to report");
+    int32_t nsp = x->rank - 2;
+    kn_window win;
+    kn_window_opts opts = {.op = k->node->op_type, .kernel = w->dims + 2, .dilations = 1};
+    if (kn_window_init(&win, k->node, xd + 2, nsp, &opts, k->err) != KN_OK)
+        return kn_fail(k->err, KN_ERR_DECLINE, "left to the CPU kernel to report");
+
+    int64_t yd[KN_MAX_RANK] = {xd[0], cout};
+    dnnl_dims_t strides, dil, pad_l, pad_r;
+    for (int32_t i = 0; i < nsp; i++) {
+        int32_t c = KN_WIN_DIMS - nsp + i;
+        yd[2 + i] = win.out[c];
+        strides[i] = win.stride[c];
+        dil[i] = win.dilation[c] - 1;
+        pad_l[i] = win.pad_begin[c];
+        pad_r[i] = win.pad_end[c];
+    }
+    kn_tensor *y = k->out[0];
+    y->dtype = KN_FLOAT;
+    y->rank = x->rank;
+    y->dims[0] = yd[0];
+    for (int32_t i = 1; i < x->rank; i++)
+        y->dims[i] = nhwc ? (i == x->rank - 1 ? cout : yd[i + 1]) : yd[i];
+    if (z && !kn_shape_equal(z->dims, z->rank, y->dims, y->rank))
+        return kn_fail(k->err, KN_ERR_DECLINE, "residual Z does not match Y");
+    double macs = (double)kn_tensor_numel(y) * (double)(cin / group) *
+                  (double)kn_shape_numel(w->dims + 2, nsp);
+    if (kn_dnnl_too_large(y))
+        return kn_fail(k->err, KN_ERR_DECLINE, "output too large for oneDNN");
+    if (macs < KN_DNNL_MIN_MACS)
+        return kn_fail(k->err, KN_ERR_DECLINE, "too small for a oneDNN call");
+    st->has_z = z != NULL;
+    st->y_bytes = (size_t)kn_tensor_nbytes(y);
+
+    dnnl_memory_desc_t xmd, ymd, bmd, wmd_any, wmd_user;
+    int rc = kn_dnnl_md_plain(&xmd, x->rank, xd, nhwc, k->err);
+    if (rc == KN_OK)
+        rc = kn_dnnl_md_plain(&ymd, x->rank, yd, nhwc, k->err);
+    if (rc == KN_OK && b)
+        rc = kn_dnnl_md_plain(&bmd, 1, &cout, 0, k->err);
+    /* grouped weights are (G, O/G, I/G, k...) in oneDNN: the same bytes */
+    int64_t wd[KN_MAX_RANK + 1];
+    int32_t wrank = w->rank;
+    if (group > 1) {
+        wd[0] = group;
+        wd[1] = cout / group;
+        memcpy(wd + 2, w->dims + 1, sizeof(int64_t) * (size_t)(w->rank - 1));
+        wrank++;
+    } else {
+        memcpy(wd, w->dims, sizeof(int64_t) * (size_t)w->rank);
+    }
+    if (rc == KN_OK)
+        rc = kn_dnnl_md_plain(&wmd_user, wrank, wd, 0, k->err);
+    dnnl_dims_t wdd;
+    for (int32_t i = 0; i < wrank; i++)
+        wdd[i] = wd[i];
+    if (rc == KN_OK && dnnl_memory_desc_init_by_tag(&wmd_any, wrank, wdd, dnnl_f32,
+                                                    dnnl_format_tag_any) != dnnl_success)
+        rc = kn_fail(k->err, KN_ERR_DECLINE, "oneDNN: weights descriptor");
+    dnnl_convolution_desc_t cd;
+    if (rc == KN_OK) {
+        dnnl_status_t s = dnnl_dilated_convolution_forward_desc_init(
+            &cd, dnnl_forward_inference, dnnl_convolution_direct, &xmd, &wmd_any, b ? &bmd : NULL,
+            &ymd, strides, dil, pad_l, pad_r);
+        if (s != dnnl_success)
+            rc = kn_dnnl_fail(k->err, s, "convolution descriptor");
+    }
+    dnnl_primitive_attr_t attr = NULL;
+    if (rc == KN_OK)
+        rc = kn_dnnl_attr_create(&act, z != NULL, &attr, k->err);
+    dnnl_primitive_desc_t pd = NULL;
+    if (rc == KN_OK)
+        rc = kn_dnnl_pd_create(&cd, attr, &st->prim, &pd, k->err);
+    if (attr)
+        dnnl_primitive_attr_destroy(attr);
+    if (rc != KN_OK)
+        return rc;
+    const dnnl_memory_desc_t *want = dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 0);
+    rc = kn_dnnl_add_arg(&st->prim, DNNL_ARG_SRC, KN_DNNL_BIND_INPUT, 0, &xmd, k->err);
+    if (rc == KN_OK)
+        rc = kn_dnnl_add_const_weights(&st->prim, &wmd_user, want, w->data, k->err);
+    if (rc == KN_OK && b)
+        rc = kn_dnnl_add_arg(&st->prim, DNNL_ARG_BIAS, KN_DNNL_BIND_INPUT, 2, &bmd, k->err);
+    if (rc == KN_OK)
+        rc = kn_dnnl_add_arg(&st->prim, DNNL_ARG_DST, KN_DNNL_BIND_OUTPUT, 0, &ymd, k->err);
+    if (rc == KN_OK)
+        return kn_dnnl_finish(&st->prim, pd, k);
+    dnnl_primitive_desc_destroy(pd);
+    return rc;
+}
+
+static int conv_prepare_common(kn_kctx *k, int fused, int nhwc)
+{
+    conv_state *st = calloc(1, sizeof *st);
+    if (!st)
+        return kn_fail(k->err, KN_ERR_OUT_OF_MEMORY, "Conv: out of memory");
+    k->state = st;
+    int rc = kn_dnnl_prim_init(&st->prim, k);
+    if (rc == KN_OK)
+        rc = conv_build(k, st, fused, nhwc);
+    if (rc != KN_OK)
+        conv_release(k);
+    return rc;
+}
+
+static int conv_prepare(kn_kctx *k) { return conv_prepare_common(k, 0, 0); }
+static int fused_conv_prepare(kn_kctx *k) { return conv_prepare_common(k, 1, 0); }
+static int nhwc_conv_prepare(kn_kctx *k) { return conv_prepare_common(k, 1, 1); }
+
+static int conv_run(kn_kctx *k)
+{
+    conv_state *st = k->state;
+    if (st->has_z && k->out[0]->data != k->in[3]->data)
+        memmove(k->out[0]->data, k->in[3]->data, st->y_bytes);
+    return kn_dnnl_execute(&st->prim, k);
+}
+
+const kn_op_def kn_dnnl_conv = {"", "Conv", 1, 1000, KN_BIT(KN_FLOAT), KN_BACKEND_DNNL, 0,
+                                conv_prepare, conv_run, conv_release};
+const kn_op_def kn_dnnl_fused_conv = {"kiln", "FusedConv", 1, 1, KN_BIT(KN_FLOAT),
+                                      KN_BACKEND_DNNL, 0, fused_conv_prepare, conv_run,
+                                      conv_release};
+const kn_op_def kn_dnnl_nhwc_conv = {"kiln", "NhwcConv", 1, 1, KN_BIT(KN_FLOAT), KN_BACKEND_DNNL,
+                                     0, nhwc_conv_prepare, conv_run, conv_release};

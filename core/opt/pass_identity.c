@@ -1,0 +1,45 @@
+/* Identity and inference-mode Dropout pass their input through: readers
+ * of the output read the input instead. Dropout qualifies when it has no
+ * mask output in use and is not in training mode (opset 12+: input 2 absent
+ * or a constant false; earlier: is_test or no training attribute). */
+#include <string.h>
+
+#include "passes.h"
+
+static int dropout_is_noop(kn_opt *o, const kn_node *n)
+{
+    if (n->n_outputs > 1 && n->outputs[1] >= 0 &&
+        (kn_opt_use_count(o, n->outputs[1]) > 0 || kn_opt_is_observed(o, n->outputs[1])))
+        return 0;
+    if (n->n_inputs > 2 && n->inputs[2] >= 0) {
+        const kn_value *t = kn_opt_value(o, n->inputs[2]);
+        if (!t->is_initializer || t->dtype != KN_BOOL || t->init_nbytes != 1 || !t->init_data ||
+            *(const uint8_t *)t->init_data != 0)
+            return 0;
+    }
+    return 1;
+}
+
+int kn_pass_identity(kn_opt *o)
+{
+    for (int32_t id = 0; id < kn_opt_node_count(o); id++) {
+        kn_node *n = kn_opt_node(o, id);
+        if (!kn_opt_live(o, id) || n->n_inputs < 1 || n->n_outputs < 1 || n->inputs[0] < 0 ||
+            n->outputs[0] < 0)
+            continue;
+        int noop = kn_opt_is_op(n, "Identity") ||
+                   (kn_opt_is_op(n, "Dropout") && dropout_is_noop(o, n));
+        /* Identity of a sequence or optional passes it through as well, but
+         * keep those: their values carry kind-specific bookkeeping. */
+        if (!noop || kn_opt_value(o, n->inputs[0])->kind != KN_KIND_TENSOR)
+            continue;
+        int32_t in = n->inputs[0], out = n->outputs[0];
+        kn_opt_remove(o, id);
+        if (!kn_opt_bypass(o, in, out)) {
+            /* Output and input both must keep their names: keep the node. */
+            o->removed[id] = 0;
+            o->producer[out] = id;
+        }
+    }
+    return KN_OK;
+}

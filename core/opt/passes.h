@@ -1,0 +1,27 @@
+/* The optimizer's passes. Each takes a pass context (rewrite.h) over the
+ * top-level graph, edits it, and returns KN_OK or an error code (set on
+ * o->err). A pass that finds nothing to do changes nothing. */
+#ifndef KN_OPT_PASSES_H
+#define KN_OPT_PASSES_H
+
+#include "rewrite.h"
+
+typedef int (*kn_opt_pass_fn)(kn_opt *o);
+
+/* Level 1 */
+int kn_pass_const_fold(kn_opt *o);     /* nodes whose inputs are all initializers */
+int kn_pass_identity(kn_opt *o);       /* Identity, inference-mode Dropout */
+int kn_pass_conv_bn(kn_opt *o);        /* BatchNormalization folded into Conv's W and B */
+int kn_pass_dead_nodes(kn_opt *o);     /* nodes nothing reads */
+/* Level 2 */
+int kn_pass_gelu(kn_opt *o);           /* erf formula -> kiln.Gelu */
+int kn_pass_layernorm(kn_opt *o);      /* mean/variance formula -> LayerNormalization */
+int kn_pass_attention(kn_opt *o);      /* softmax(Q K' * s + mask) V -> kiln.Attention */
+int kn_pass_fuse_matmul(kn_opt *o);    /* MatMul + bias + activation -> kiln.FusedMatMul */
+int kn_pass_fuse_gemm(kn_opt *o);      /* Gemm + activation -> kiln.FusedGemm */
+int kn_pass_fuse_conv(kn_opt *o);      /* Conv + residual + activation -> kiln.FusedConv */
+int kn_pass_silu(kn_opt *o);           /* x * Sigmoid(x) -> kiln.Silu */
+/* Level 2 with oneDNN, last (core/opt/pass_layout_nhwc.c) */
+int kn_pass_layout_nhwc(kn_opt *o);
+
+#endif

@@ -1,0 +1,219 @@
+/* oneDNN convolution kernels (core/dnnl/dnnl_conv.c) against Kiln's CPU
+ * kernels: Conv with groups, depthwise, dilations, asymmetric pads,
+ * strides, 1-D and 3-D; kiln.FusedConv with a residual and each
+ * activation; kiln.NhwcConv against its CPU fallback, and that fallback
+ * against FusedConv on transposed data; declines. The matmul and pooling
+ * kernels are in test_dnnl_ops.c, the runtime promises in
+ * test_dnnl_runtime.c. */
+#include "test_dnnl_util.h"
+
+#ifdef KILN_WITH_DNNL
+
+typedef struct conv_spec {
+    int64_t x[5], w[5];
+    int32_t rank;
+    int64_t group;
+    int64_t pads[6], strides[3], dilations[3];
+    int has_pads, has_strides, has_dil, bias;
+    const char *auto_pad;
+} conv_spec;
+
+/* A Conv / FusedConv case; W and B constant. Returns the output dims in
+ * y (NCHW) for a residual. */
+static void conv_case(kh_case *c, const char *op, const conv_spec *s, int n_in, unsigned seed)
+{
+    kh_init(c, op, op[0] == 'C' ? 11 : 1, n_in, 1);
+    if (op[0] != 'C')
+        c->node.domain = "kiln";
+    int32_t nsp = s->rank - 2;
+    kh_attr_int(c, "group", s->group);
+    if (s->has_pads)
+        kh_attr_ints(c, "pads", s->pads, 2 * nsp);
+    if (s->has_strides)
+        kh_attr_ints(c, "strides", s->strides, nsp);
+    if (s->has_dil)
+        kh_attr_ints(c, "dilations", s->dilations, nsp);
+    if (s->auto_pad)
+        kh_attr_string(c, "auto_pad", s->auto_pad);
+    dt_input(c, 0, s->x, s->rank, seed);
+    dt_input(c, 1, s->w, s->rank, seed + 1);
+    if (n_in > 2 && s->bias)
+        dt_input(c, 2, s->w, 1, seed + 2);
+}
+
+static void check_conv(const conv_spec *s, const char *what)
+{
+    kh_case c;
+    conv_case(&c, "Conv", s, s->bias ? 3 : 2, 11);
+    dt_check(&c, 0x6, 1, what);
+    dt_check(&c, 0x6, 2, what);
+    dt_free_inputs(&c);
+}
+
+Test(dnnl_conv, plain_3x3)
+{
+    check_conv(&(conv_spec){{2, 8, 12, 10}, {16, 8, 3, 3}, 4, 1, .bias = 1}, "3x3");
+}
+
+Test(dnnl_conv, groups_pads_strides)
+{
+    check_conv(
+        &(conv_spec){
+            {1, 12, 17, 15}, {18, 4, 3, 5}, 4, 3, {1, 0, 2, 3}, {2, 1}, {1, 1}, 1, 1, 0, 1, NULL},
+        "groups 3, asymmetric pads, stride 2x1");
+}
+
+Test(dnnl_conv, depthwise_dilated)
+{
+    check_conv(
+        &(conv_spec){
+            {1, 32, 20, 20}, {32, 1, 3, 3}, 4, 32, {2, 2, 2, 2}, {1, 1}, {2, 2}, 1, 0, 1, 1, NULL},
+        "depthwise, dilation 2");
+}
+
+Test(dnnl_conv, auto_pad_same_upper)
+{
+    check_conv(&(conv_spec){{1, 16, 15, 13},
+                            {16, 16, 3, 3},
+                            4,
+                            1,
+                            .strides = {2, 2},
+                            .has_strides = 1,
+                            .auto_pad = "SAME_UPPER"},
+               "SAME_UPPER stride 2");
+}
+
+Test(dnnl_conv, one_d_and_three_d)
+{
+    check_conv(&(conv_spec){{2, 16, 300}, {32, 16, 5}, 3, 1, {2, 1}, {1}, {1}, 1, 0, 0, 1, NULL},
+               "1-D");
+    check_conv(&(conv_spec){{1, 8, 6, 10, 9},
+                            {8, 8, 3, 3, 3},
+                            5,
+                            1,
+                            {1, 1, 1, 1, 1, 1},
+                            {1, 1, 1},
+                            {1, 1, 1},
+                            1,
+                            0,
+                            0,
+                            1,
+                            NULL},
+               "3-D");
+}
+
+Test(dnnl_conv, pointwise)
+{
+    check_conv(&(conv_spec){{1, 64, 14, 14}, {128, 64, 1, 1}, 4, 1, .bias = 1}, "1x1");
+}
+
+static const struct {
+    const char *name;
+    float params[2];
+    int n_params;
+} acts[] = {{"", {0}, 0},
+            {"Relu", {0}, 0},
+            {"Clip", {-0.5f, 0.7f}, 2},
+            {"LeakyRelu", {0.1f}, 1},
+            {"Sigmoid", {0}, 0},
+            {"HardSigmoid", {0.3f, 0.4f}, 2},
+            {"Tanh", {0}, 0},
+            {"HardSwish", {0}, 0},
+            {"Silu", {0}, 0},
+            {"Gelu", {0}, 0}};
+
+/* FusedConv(X, W, B, Z) with each activation. */
+Test(dnnl_conv, fused_residual_each_activation)
+{
+    conv_spec s = {{2, 8, 11, 9}, {16, 8, 3, 3}, 4, 1, {1, 1, 1, 1}, .has_pads = 1, .bias = 1};
+    int64_t y[4] = {2, 16, 11, 9};
+    for (size_t a = 0; a < sizeof acts / sizeof acts[0]; a++) {
+        kh_case c;
+        conv_case(&c, "FusedConv", &s, 4, 21);
+        dt_input(&c, 3, y, 4, 99);
+        kh_attr_string(&c, "activation", acts[a].name);
+        if (acts[a].n_params)
+            kh_attr_floats(&c, "activation_params", acts[a].params, acts[a].n_params);
+        char what[64];
+        snprintf(what, sizeof what, "FusedConv + Z + '%s'", acts[a].name);
+        dt_check(&c, 0x6, 1, what);
+        dt_free_inputs(&c);
+    }
+}
+
+static void to_layout(const float *src, float *dst, const int64_t *d, int to_nhwc)
+{
+    /* d: N, C, H, W */
+    for (int64_t n = 0; n < d[0]; n++)
+        for (int64_t ch = 0; ch < d[1]; ch++)
+            for (int64_t h = 0; h < d[2]; h++)
+                for (int64_t w = 0; w < d[3]; w++) {
+                    int64_t nchw = ((n * d[1] + ch) * d[2] + h) * d[3] + w;
+                    int64_t nhwc = ((n * d[2] + h) * d[3] + w) * d[1] + ch;
+                    if (to_nhwc)
+                        dst[nhwc] = src[nchw];
+                    else
+                        dst[nchw] = src[nhwc];
+                }
+}
+
+/* kiln.NhwcConv: the oneDNN kernel against the CPU fallback, and the
+ * fallback (transposed back) against FusedConv on the NCHW data. */
+Test(dnnl_conv, nhwc_conv_and_its_cpu_fallback)
+{
+    conv_spec s = {
+        {2, 12, 13, 11}, {24, 6, 3, 3}, 4, 2, {1, 2, 1, 0}, {2, 2}, {1, 1}, 1, 1, 0, 1, NULL};
+    kh_case ref;
+    conv_case(&ref, "FusedConv", &s, 4, 31);
+    int64_t yn[4] = {2, 24, 7, 6}, yh[4] = {2, 7, 6, 24}, xh[4] = {2, 13, 11, 12};
+    dt_input(&ref, 3, yn, 4, 41);
+    kh_attr_string(&ref, "activation", "Relu");
+    float *want = NULL;
+    kn_tensor wd;
+    cr_assert_eq(dt_run(&ref, KN_BACKEND_CPU, 0x6, 1, &want, &wd), KN_OK, "%s", ref.err.msg);
+    cr_assert(kn_shape_equal(wd.dims, 4, yn, 4));
+
+    kh_case c = ref; /* same attributes, NHWC data */
+    c.node.op_type = "NhwcConv";
+    c.node.attrs = c.attrs;
+    float *x = malloc(sizeof(float) * 2 * 12 * 13 * 11), *z = malloc(sizeof(float) * 2 * 24 * 42);
+    to_layout(ref.in[0].data, x, s.x, 1);
+    to_layout(ref.in[3].data, z, yn, 1);
+    kh_input(&c, 0, KN_FLOAT, xh, 4, x);
+    kh_input(&c, 3, KN_FLOAT, yh, 4, z);
+    dt_check(&c, 0x6, 2, "NhwcConv oneDNN vs CPU");
+    float *got = NULL, *back = malloc(sizeof(float) * 2 * 24 * 42);
+    kn_tensor gd;
+    cr_assert_eq(dt_run(&c, KN_BACKEND_CPU, 0x6, 1, &got, &gd), KN_OK, "%s", c.err.msg);
+    cr_assert(kn_shape_equal(gd.dims, 4, yh, 4));
+    to_layout(got, back, yn, 0);
+    dt_assert_close(back, want, kn_tensor_numel(&wd), 1e-6, "NhwcConv CPU vs FusedConv");
+    free(got);
+    free(back);
+    free(want);
+    free(x);
+    free(z);
+    dt_free_inputs(&ref);
+}
+
+Test(dnnl_conv, declines)
+{
+    kh_case c;
+    conv_spec s = {{1, 8, 12, 12}, {16, 8, 3, 3}, 4, 1, .bias = 1};
+    conv_case(&c, "Conv", &s, 3, 5);
+    dt_check_declines(&c, 0x4, "weights computed at run time");
+    dt_free_inputs(&c);
+    conv_spec tiny = {{1, 1, 8, 8}, {8, 1, 3, 3}, 4, 1, {1, 1, 1, 1}, .has_pads = 1};
+    conv_case(&c, "Conv", &tiny, 2, 5);
+    dt_check_declines(&c, 0x2, "too small to pay for a oneDNN call");
+    dt_free_inputs(&c);
+}
+
+#else
+
+Test(dnnl, needs_onednn)
+{
+    cr_skip_test("Kiln was built without oneDNN (KILN_WITH_DNNL): no oneDNN kernels to test");
+}
+
+#endif

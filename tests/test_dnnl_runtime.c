@@ -1,0 +1,232 @@
+/* The runtime with oneDNN kernels: nodes oneDNN declines run on Kiln's
+ * kernels with the same results; steady-state runs allocate nothing of
+ * Kiln's own (oneDNN 2.6's dnnl_primitive_execute builds its argument map
+ * on the heap: a handful of small blocks per call, bounded here); OpenMP's
+ * workers go to sleep after a run; sessions with different thread counts
+ * take turns on one model. */
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+
+#include "test_opt_util.h"
+
+#define MODEL(name) KILN_SOURCE_DIR "/tests/data/models/" name
+
+#if defined(__SANITIZE_ADDRESS__)
+#define KT_CAN_COUNT_ALLOCS 0 /* the sanitizer owns malloc */
+#else
+#define KT_CAN_COUNT_ALLOCS 1
+extern void *__libc_malloc(size_t);
+extern void *__libc_calloc(size_t, size_t);
+extern void *__libc_realloc(void *, size_t);
+extern void *__libc_memalign(size_t, size_t);
+extern void __libc_free(void *);
+
+static atomic_long alloc_calls;
+static atomic_int counting;
+
+static void note_alloc(void)
+{
+    if (atomic_load_explicit(&counting, memory_order_relaxed))
+        atomic_fetch_add(&alloc_calls, 1);
+}
+void *malloc(size_t n)
+{
+    note_alloc();
+    return __libc_malloc(n);
+}
+void *calloc(size_t a, size_t b)
+{
+    note_alloc();
+    return __libc_calloc(a, b);
+}
+void *realloc(void *p, size_t n)
+{
+    note_alloc();
+    return __libc_realloc(p, n);
+}
+void *aligned_alloc(size_t align, size_t n)
+{
+    note_alloc();
+    return __libc_memalign(align, n);
+}
+int posix_memalign(void **out, size_t align, size_t n)
+{
+    note_alloc();
+    *out = __libc_memalign(align, n);
+    return *out ? 0 : 12;
+}
+void free(void *p) { __libc_free(p); }
+#endif
+
+#ifdef KILN_WITH_DNNL
+
+static kiln_model *load(kiln_runtime *rt, const char *path, int32_t dnnl)
+{
+    kiln_options *o = NULL;
+    kiln_model *m = NULL;
+    KT_OK(kiln_options_create(&o));
+    KT_OK(kiln_options_set_int(o, KILN_OPT_USE_DNNL, dnnl));
+    KT_OK(kiln_model_load_file(rt, path, o, &m));
+    kiln_options_destroy(o);
+    return m;
+}
+
+static kiln_session *profiled_session(kiln_model *m, const opt_inputs *in)
+{
+    kiln_options *o = NULL;
+    kiln_session *s = NULL;
+    KT_OK(kiln_options_create(&o));
+    KT_OK(kiln_options_set_int(o, KILN_OPT_PROFILE, 1));
+    KT_OK(kiln_session_create(m, o, &s));
+    kiln_options_destroy(o);
+    for (int32_t i = 0; i < in->n; i++)
+        KT_OK(kiln_session_set_input_at(s, i, in->dtype[i], in->dims[i], in->rank[i], in->data[i],
+                                        in->nbytes[i], 0));
+    KT_OK(kiln_session_run(s));
+    return s;
+}
+
+static int dnnl_steps(const kiln_session *s)
+{
+    int32_t n = 0, hits = 0;
+    KT_OK(kiln_session_profile_count(s, &n));
+    for (int32_t i = 0; i < n; i++) {
+        char kernel[16];
+        KT_OK(kiln_session_profile_kernel(s, i, kernel, sizeof kernel, NULL));
+        hits += strcmp(kernel, "dnnl") == 0;
+    }
+    return hits;
+}
+
+/* The digits CNN is small enough that every node declines oneDNN: the plan
+ * falls back to Kiln's kernels node by node and agrees bit for bit. */
+Test(dnnl_runtime, declined_nodes_run_on_kiln_kernels)
+{
+    kiln_runtime *rt = kt_runtime(1);
+    kiln_model *with = load(rt, kt_src_path("examples/digits/digits.onnx"), 1);
+    kiln_model *without = load(rt, kt_src_path("examples/digits/digits.onnx"), 0);
+    opt_inputs in = {.n = 1, .dtype = {KILN_DTYPE_FLOAT}, .rank = {4}, .dims = {{1, 1, 8, 8}},
+                     .nbytes = {64 * sizeof(float)}};
+    float x[64];
+    for (int i = 0; i < 64; i++)
+        x[i] = (float)((i * 37) % 17) / 16.0f;
+    in.data[0] = x;
+    kiln_session *a = profiled_session(with, &in), *b = opt_run(without, &in);
+    cr_assert_eq(dnnl_steps(a), 0, "tiny nodes should decline oneDNN");
+    opt_compare_sessions(a, b, 1, 0, 0);
+    kiln_session_destroy(a);
+    kiln_session_destroy(b);
+    kiln_model_destroy(with);
+    kiln_model_destroy(without);
+    kiln_runtime_destroy(rt);
+}
+
+static void steady_state(int32_t threads)
+{
+#if !KT_CAN_COUNT_ALLOCS
+    (void)threads;
+    cr_skip_test("allocation counting is impossible under AddressSanitizer (it owns malloc)");
+#else
+    kiln_runtime *rt = kt_runtime(threads);
+    kiln_model *m = load(rt, MODEL("layout_stack.onnx"), 1);
+    opt_inputs in;
+    opt_make_inputs(m, &in);
+    kiln_session *s = profiled_session(m, &in);
+    int steps = dnnl_steps(s);
+    cr_assert_geq(steps, 5, "oneDNN serves the convolutions and pools (%d steps)", steps);
+    atomic_store(&alloc_calls, 0);
+    atomic_store(&counting, 1);
+    for (int i = 0; i < 20; i++)
+        KT_OK(kiln_session_run(s));
+    atomic_store(&counting, 0);
+    long calls = atomic_load(&alloc_calls);
+    fprintf(stderr, "threads=%d: %.1f heap allocations per run, %d oneDNN steps\n", (int)threads,
+            calls / 20.0, steps);
+    /* everything planned; what remains is oneDNN's per-call argument map */
+    cr_assert_leq(calls, 20L * 10 * steps, "%ld allocations in 20 runs", calls);
+    kiln_session_destroy(s);
+    opt_free_inputs(&in);
+    kiln_model_destroy(m);
+    kiln_runtime_destroy(rt);
+#endif
+}
+
+Test(dnnl_runtime, steady_state_allocations_are_onednn_call_overhead_only_1_thread)
+{
+    steady_state(1);
+}
+Test(dnnl_runtime, steady_state_allocations_are_onednn_call_overhead_only_2_threads)
+{
+    steady_state(2);
+}
+
+static double cpu_seconds(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6 +
+           (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec * 1e-6;
+}
+
+Test(dnnl_runtime, openmp_workers_sleep_after_runs)
+{
+    int policy_was_set = getenv("GOMP_SPINCOUNT") != NULL;
+    kiln_runtime *rt = kt_runtime(3);
+    kiln_model *m = load(rt, MODEL("layout_stack.onnx"), 1);
+    opt_inputs in;
+    opt_make_inputs(m, &in);
+    kiln_session *s = opt_run(m, &in);
+    for (int i = 0; i < 20; i++)
+        KT_OK(kiln_session_run(s));
+    double before = cpu_seconds();
+    struct timespec one_second = {1, 0};
+    nanosleep(&one_second, NULL);
+    double used = cpu_seconds() - before;
+    fprintf(stderr, "idle CPU over 1 s after oneDNN runs on 3 threads: %.4f s\n", used);
+    cr_assert_lt(used, 0.02, "idle OpenMP workers used %.3f s of CPU in one second", used);
+    /* the short spin was asked for only while oneDNN loaded */
+    cr_assert_eq(getenv("GOMP_SPINCOUNT") != NULL, policy_was_set);
+    kiln_session_destroy(s);
+    opt_free_inputs(&in);
+    kiln_model_destroy(m);
+    kiln_runtime_destroy(rt);
+}
+
+/* Two runtimes (1 and 2 threads) on one thread: each run sets oneDNN's
+ * thread count to its own runtime's; results agree. */
+Test(dnnl_runtime, sessions_with_different_thread_counts)
+{
+    kiln_runtime *one = kt_runtime(1), *two = kt_runtime(2);
+    kiln_model *m1 = load(one, MODEL("layout_stack.onnx"), 1);
+    kiln_model *m2 = load(two, MODEL("layout_stack.onnx"), 1);
+    opt_inputs in;
+    opt_make_inputs(m1, &in);
+    kiln_session *a = opt_run(m1, &in), *b = opt_run(m2, &in);
+    for (int i = 0; i < 3; i++) {
+        KT_OK(kiln_session_run(a));
+        KT_OK(kiln_session_run(b));
+    }
+    int32_t n_out = 0;
+    KT_OK(kiln_model_output_count(m1, &n_out));
+    opt_compare_sessions(a, b, n_out, 1e-5, 1);
+    kiln_session_destroy(a);
+    kiln_session_destroy(b);
+    opt_free_inputs(&in);
+    kiln_model_destroy(m1);
+    kiln_model_destroy(m2);
+    kiln_runtime_destroy(one);
+    kiln_runtime_destroy(two);
+}
+
+#else
+
+Test(dnnl_runtime, needs_onednn)
+{
+    cr_skip_test("Kiln was built without oneDNN (KILN_WITH_DNNL)");
+}
+
+#endif

@@ -1,0 +1,135 @@
+/* Helpers for the oneDNN kernel suites (tests/test_dnnl*.c): run one
+ * kernel of a chosen backend on a kh_case (core/op.h level, no graph) and
+ * compare the oneDNN kernel against Kiln's CPU kernel for the same node. */
+#ifndef KILN_TEST_DNNL_UTIL_H
+#define KILN_TEST_DNNL_UTIL_H
+
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/op.h"
+#include "kernel_harness.h"
+
+static inline void dt_fill(float *x, size_t n, unsigned seed)
+{
+    for (size_t i = 0; i < n; i++) {
+        seed = seed * 1664525u + 1013904223u;
+        x[i] = (float)(seed >> 8) / 8388608.0f - 1.0f;
+    }
+}
+
+/* Input i of c, random, kept until dt_free_inputs. */
+static inline float *dt_input(kh_case *c, int32_t i, const int64_t *dims, int32_t rank,
+                              unsigned seed)
+{
+    size_t n = (size_t)kn_shape_numel(dims, rank);
+    float *x = malloc(n * sizeof *x + 4);
+    dt_fill(x, n, seed);
+    kh_input(c, i, KN_FLOAT, dims, rank, x);
+    return x;
+}
+
+static inline void dt_free_inputs(kh_case *c)
+{
+    for (int32_t i = 0; i < c->n_in; i++) {
+        free(c->in[i].data);
+        c->in[i].data = NULL;
+    }
+}
+
+/* Runs the (domain, op) kernel of `backend` on c; inputs in const_mask are
+ * visible to prepare() (constants). Output 0 goes to *out (malloc'd) and
+ * its shape to *desc. Returns the status. */
+static inline int dt_run(kh_case *c, int32_t backend, uint32_t const_mask, int32_t threads,
+                         float **out, kn_tensor *desc)
+{
+    kn_tensor view[KH_MAX_IO], outs[KH_MAX_IO];
+    kn_tensor *in_ptrs[KH_MAX_IO], *out_ptrs[KH_MAX_IO];
+    for (int32_t i = 0; i < c->n_in; i++) {
+        view[i] = c->in[i];
+        if (!(const_mask & (1u << i)))
+            view[i].data = NULL;
+        in_ptrs[i] = c->in[i].data ? &view[i] : NULL;
+    }
+    memset(outs, 0, sizeof outs);
+    for (int32_t i = 0; i < c->n_out; i++)
+        out_ptrs[i] = &outs[i];
+    *out = NULL;
+    c->err = (kn_err){0};
+    const kn_op_def *def =
+        kn_registry_find(c->node.domain, c->node.op_type, c->opset, KN_FLOAT, backend);
+    if (!def)
+        return kn_fail(&c->err, KN_ERR_UNSUPPORTED, "no %s kernel for %s.%s",
+                       kn_backend_name(backend), c->node.domain, c->node.op_type);
+    kn_threadpool *pool = threads > 1 ? kn_threadpool_create(threads) : NULL;
+    kn_kctx k = {.node = &c->node, .opset = c->opset, .n_in = c->n_in, .n_out = c->n_out,
+                 .in = in_ptrs, .out = out_ptrs, .pool = pool, .err = &c->err};
+    int rc = def->prepare(&k);
+    if (rc == KN_OK) {
+        for (int32_t i = 0; i < c->n_in; i++)
+            view[i].data = c->in[i].data;
+        for (int32_t i = 0; i < c->n_out; i++) {
+            int64_t nb = kn_tensor_nbytes(&outs[i]);
+            outs[i].data = calloc(1, nb > 0 ? (size_t)nb : 1);
+        }
+        k.scratch = k.scratch_bytes ? aligned_alloc(64, (k.scratch_bytes + 63) & ~(size_t)63)
+                                    : NULL;
+        rc = def->run(&k);
+        free(k.scratch);
+        *out = outs[0].data;
+        *desc = outs[0];
+        for (int32_t i = 1; i < c->n_out; i++)
+            free(outs[i].data);
+    }
+    if (def->release)
+        def->release(&k);
+    kn_threadpool_destroy(pool);
+    return rc;
+}
+
+/* Largest |a - b| over n, asserting each is within tol * (1 + max |b|). */
+static inline double dt_assert_close(const float *a, const float *b, int64_t n, double tol,
+                                     const char *what)
+{
+    double maxabs = 0, worst = 0;
+    for (int64_t i = 0; i < n; i++)
+        maxabs = fmax(maxabs, fabs((double)b[i]));
+    for (int64_t i = 0; i < n; i++) {
+        double d = fabs((double)a[i] - (double)b[i]);
+        cr_assert(d <= tol * (1 + maxabs), "%s: element %lld: %.8g vs %.8g", what, (long long)i,
+                  a[i], b[i]);
+        worst = fmax(worst, d);
+    }
+    return worst;
+}
+
+/* The oneDNN kernel serves c (no decline) and agrees with the CPU kernel
+ * of the same node. */
+static inline void dt_check(kh_case *c, uint32_t const_mask, int32_t threads, const char *what)
+{
+    float *dn = NULL, *cpu = NULL;
+    kn_tensor dd, cd;
+    int rc = dt_run(c, KN_BACKEND_DNNL, const_mask, threads, &dn, &dd);
+    cr_assert_eq(rc, KN_OK, "%s: oneDNN kernel: %s (%d)", what, c->err.msg, rc);
+    rc = dt_run(c, KN_BACKEND_CPU, const_mask, threads, &cpu, &cd);
+    cr_assert_eq(rc, KN_OK, "%s: CPU kernel: %s", what, c->err.msg);
+    cr_assert(kn_shape_equal(dd.dims, dd.rank, cd.dims, cd.rank), "%s: shapes differ", what);
+    dt_assert_close(dn, cpu, kn_tensor_numel(&cd), 2e-5, what);
+    free(dn);
+    free(cpu);
+}
+
+/* The oneDNN kernel declines c (the CPU kernel would serve it). */
+static inline void dt_check_declines(kh_case *c, uint32_t const_mask, const char *what)
+{
+    float *dn = NULL;
+    kn_tensor dd;
+    int rc = dt_run(c, KN_BACKEND_DNNL, const_mask, 1, &dn, &dd);
+    cr_assert_eq(rc, KN_ERR_DECLINE, "%s: expected a decline, got %d (%s)", what, rc, c->err.msg);
+    free(dn);
+}
+
+#endif

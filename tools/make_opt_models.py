@@ -1,0 +1,250 @@
+#!/usr/bin/python3
+"""Writes the small ONNX models the graph optimizer's tests (tests/test_opt*.c)
+use into tests/data/models/opt_*.onnx: one pattern (or a few variants of it)
+per file, with static shapes and random weights. Run with Debian's python3
+(python3-onnx):
+    /usr/bin/python3 tools/make_opt_models.py
+The files are committed; rerun only to change them."""
+import os
+
+import numpy as np
+from onnx import TensorProto, checker, helper, numpy_helper, save, shape_inference
+
+OUT = os.path.join(os.path.dirname(__file__), "..", "tests", "data", "models")
+F = TensorProto.FLOAT
+RNG = np.random.default_rng(11)
+
+
+def vi(name, shape, t=F):
+    return helper.make_tensor_value_info(name, t, shape)
+
+
+def init(name, shape, scale=0.5):
+    return numpy_helper.from_array((RNG.standard_normal(shape) * scale).astype(np.float32), name)
+
+
+def const(name, value):
+    return numpy_helper.from_array(np.array(value, dtype=np.float32), name)
+
+
+def node(op, ins, outs, **attrs):
+    return helper.make_node(op, ins, outs, name=outs[0] + "_node", **attrs)
+
+
+def write(name, nodes, inputs, outputs, inits=(), opset=17):
+    graph = helper.make_graph(nodes, name, inputs, outputs, list(inits))
+    m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)],
+                          producer_name="kiln-opt-tests")
+    m.ir_version = 8
+    # Outputs declared without a shape get the one shape inference finds
+    # (it reports intermediate values only, so probe through Identity nodes).
+    probe = helper.make_graph(
+        nodes + [helper.make_node("Identity", [o.name], [o.name + "__probe"]) for o in outputs],
+        name, inputs, [vi(o.name + "__probe", None) for o in outputs], list(inits))
+    inferred = shape_inference.infer_shapes(helper.make_model(
+        probe, opset_imports=[helper.make_opsetid("", opset)]))
+    known = {v.name: v for v in inferred.graph.value_info}
+    for out in m.graph.output:
+        if not out.type.tensor_type.HasField("shape") and out.name in known:
+            out.type.CopyFrom(known[out.name].type)
+    checker.check_model(m)
+    save(m, os.path.join(OUT, name))
+
+
+def basic():
+    # Identity, inference Dropout and a dead Sigmoid vanish; the Identity
+    # whose output is a graph output keeps the output's name.
+    write("opt_basic.onnx", [
+        node("Identity", ["X"], ["I"]),
+        node("Dropout", ["I"], ["D"]),
+        node("Relu", ["D"], ["R"]),
+        node("Sigmoid", ["X"], ["unused"]),
+        node("Identity", ["R"], ["Y"]),
+    ], [vi("X", [2, 3])], [vi("Y", [2, 3])])
+    # Constant folding: Y = X * (c1 + w) where c1 is a Constant node.
+    write("opt_const_fold.onnx", [
+        helper.make_node("Constant", [], ["c1"], name="c1_node",
+                         value=numpy_helper.from_array(np.full((3,), 2.0, np.float32))),
+        node("Add", ["c1", "w"], ["cw"]),
+        node("Mul", ["X", "cw"], ["Y"]),
+    ], [vi("X", [2, 3])], [vi("Y", [2, 3])], [init("w", [3])])
+    # Folding is bounded: the small Add folds, the 2.4 MB Expand of a
+    # scalar stays for the plan to compute.
+    write("opt_fold_bound.onnx", [
+        node("Add", ["c", "c"], ["c2"]),
+        node("Expand", ["c2", "shape"], ["big"]),
+        node("Add", ["X", "big"], ["Y"]),
+    ], [vi("X", [2, 300000])], [vi("Y", [2, 300000])],
+        [const("c", 1.5), numpy_helper.from_array(np.array([2, 300000], np.int64), "shape")])
+    # Conv + BatchNormalization (level 1 folds the BN away).
+    write("opt_conv_bn.onnx", [
+        node("Conv", ["X", "W", "B"], ["C"], pads=[1, 1, 1, 1]),
+        node("BatchNormalization", ["C", "s", "bb", "m", "v"], ["Y"], epsilon=1e-3),
+    ], [vi("X", [1, 3, 6, 6])], [vi("Y", [1, 4, 6, 6])],
+        [init("W", [4, 3, 3, 3]), init("B", [4]), init("s", [4]), init("bb", [4]),
+         init("m", [4]), numpy_helper.from_array(
+             (np.abs(RNG.standard_normal(4)) + 0.5).astype(np.float32), "v")])
+
+
+def conv():
+    # One conv per activation, with varied Conv attributes; the outputs are
+    # all graph outputs.
+    acts = [
+        ("Relu", {}, {}),
+        ("LeakyRelu", {"alpha": 0.2}, {"strides": [2, 2], "pads": [1, 1, 1, 1]}),
+        ("Sigmoid", {}, {"dilations": [2, 2], "pads": [2, 2, 2, 2]}),
+        ("HardSigmoid", {"alpha": 0.3, "beta": 0.4}, {"group": 2}),
+        ("Tanh", {}, {"auto_pad": "SAME_UPPER"}),
+        ("HardSwish", {}, {"pads": [0, 1, 2, 1]}),
+    ]
+    nodes, outs, inits = [], [], []
+    for i, (act, aattr, cattr) in enumerate(acts):
+        w_in = 4 // cattr.get("group", 1)
+        nodes.append(node("Conv", ["X", f"W{i}", f"B{i}"], [f"c{i}"], kernel_shape=[3, 3], **cattr))
+        nodes.append(node(act, [f"c{i}"], [f"Y{i}"], **aattr))
+        inits += [init(f"W{i}", [6, w_in, 3, 3]), init(f"B{i}", [6])]
+        outs.append(helper.make_tensor_value_info(f"Y{i}", F, None))
+    write("opt_conv_acts.onnx", nodes, [vi("X", [2, 4, 9, 9])], outs, inits)
+    # Clip with constant bounds (opset 13 inputs) on a bias-less depthwise
+    # conv; Silu (Sigmoid + Mul) on a pointwise conv.
+    write("opt_conv_clip_silu.onnx", [
+        node("Conv", ["X", "Wd"], ["d"], group=4, kernel_shape=[3, 3], pads=[1, 1, 1, 1]),
+        node("Clip", ["d", "lo", "hi"], ["Y0"]),
+        node("Conv", ["X", "Wp", "Bp"], ["p"]),
+        node("Sigmoid", ["p"], ["ps"]),
+        node("Mul", ["ps", "p"], ["Y1"]),
+    ], [vi("X", [1, 4, 7, 7])], [vi("Y0", None), vi("Y1", None)],
+        [init("Wd", [4, 1, 3, 3]), const("lo", 0.0), const("hi", 0.6),
+         init("Wp", [5, 4, 1, 1]), init("Bp", [5])], opset=13)
+    # Residuals: Relu(Conv(X) + Conv2(X)) (same shape), Conv(X) + G where
+    # G = GlobalAveragePool(X) broadcasts (N, C, 1, 1), then no activation,
+    # and Sigmoid(DepthwiseConv(X) + X).
+    write("opt_conv_residual.onnx", [
+        node("Conv", ["X", "Wa", "Ba"], ["a"], pads=[1, 1, 1, 1]),
+        node("Conv", ["X", "Wb"], ["b"]),
+        node("Add", ["a", "b"], ["s"]),
+        node("Relu", ["s"], ["Y0"]),
+        node("Conv", ["X", "Wc", "Bc"], ["c"], pads=[1, 1, 1, 1]),
+        node("GlobalAveragePool", ["X"], ["g"]),
+        node("Add", ["g", "c"], ["Y1"]),
+        node("Conv", ["X", "Wd", "Bd"], ["dw"], group=4, pads=[1, 1, 1, 1]),
+        node("Add", ["X", "dw"], ["dx"]),
+        node("Sigmoid", ["dx"], ["Y2"]),
+    ], [vi("X", [2, 4, 5, 5])], [vi("Y0", None), vi("Y1", None), vi("Y2", None)],
+        [init("Wa", [4, 4, 3, 3]), init("Ba", [4]), init("Wb", [4, 4, 1, 1]),
+         init("Wc", [4, 4, 3, 3]), init("Bc", [4]), init("Wd", [4, 1, 3, 3]), init("Bd", [4])])
+
+
+def gelu_nodes(x, y, variant, tag):
+    """The exact GELU as exporters write it, in two operand orders."""
+    if variant == 0:  # ((x * (erf(x / sqrt2) + 1)) * 0.5)
+        return [node("Div", [x, "sqrt2"], [f"{tag}d"]), node("Erf", [f"{tag}d"], [f"{tag}e"]),
+                node("Add", [f"{tag}e", "one"], [f"{tag}a"]),
+                node("Mul", [x, f"{tag}a"], [f"{tag}m"]),
+                node("Mul", [f"{tag}m", "half"], [y])]
+    return [node("Mul", [x, "rsqrt2"], [f"{tag}d"]), node("Erf", [f"{tag}d"], [f"{tag}e"]),
+            node("Add", ["one", f"{tag}e"], [f"{tag}a"]),
+            node("Mul", ["half", x], [f"{tag}h"]),
+            node("Mul", [f"{tag}a", f"{tag}h"], [y])]
+
+
+def dense():
+    consts = [const("sqrt2", np.sqrt(2.0)), const("rsqrt2", 1 / np.sqrt(2.0)),
+              const("one", 1.0), const("half", 0.5)]
+    # MatMul + bias + GELU (both orders), MatMul + bias, MatMul + Relu,
+    # Gelu on a graph input (kiln.Gelu alone).
+    nodes = [node("MatMul", ["X", "W1"], ["m1"]), node("Add", ["b1", "m1"], ["a1"])]
+    nodes += gelu_nodes("a1", "Y0", 0, "g0")
+    nodes += [node("MatMul", ["X", "W2"], ["m2"]), node("Add", ["m2", "b2"], ["a2"])]
+    nodes += gelu_nodes("a2", "Y1", 1, "g1")
+    nodes += [node("MatMul", ["X", "W1"], ["m3"]), node("Add", ["m3", "b1"], ["Y2"])]
+    nodes += [node("MatMul", ["X", "W2"], ["m4"]), node("Relu", ["m4"], ["Y3"])]
+    nodes += gelu_nodes("X", "Y4", 0, "g4")
+    write("opt_matmul.onnx", nodes, [vi("X", [2, 5, 8])],
+          [vi(f"Y{i}", None) for i in range(5)],
+          [init("W1", [8, 16]), init("b1", [16]), init("W2", [8, 16]), init("b2", [16])] + consts)
+    # Gemm (transB, alpha, beta, C) + Relu; Gemm + Sigmoid; Silu on an input.
+    write("opt_gemm.onnx", [
+        node("Gemm", ["X", "W", "C"], ["g"], transB=1, alpha=0.7, beta=1.3),
+        node("Relu", ["g"], ["Y0"]),
+        node("Gemm", ["X", "W2"], ["h"]),
+        node("Sigmoid", ["h"], ["Y1"]),
+        node("Sigmoid", ["X"], ["xs"]),
+        node("Mul", ["X", "xs"], ["Y2"]),
+    ], [vi("X", [3, 6])], [vi("Y0", None), vi("Y1", None), vi("Y2", None)],
+        [init("W", [4, 6]), init("C", [4]), init("W2", [6, 5])])
+
+
+def attention():
+    # torch's export: Q scaled by a Div before Q @ K^T, K^T from a Transpose,
+    # softmax, @ V; a second block scales the scores instead and adds a mask
+    # that broadcasts over heads and query rows.
+    write("opt_attention.onnx", [
+        node("Div", ["Q", "c8"], ["qs"]),
+        node("Transpose", ["K"], ["kt"], perm=[0, 1, 3, 2]),
+        node("MatMul", ["qs", "kt"], ["s"]),
+        node("Softmax", ["s"], ["p"], axis=-1),
+        node("MatMul", ["p", "V"], ["Y0"]),
+        node("MatMul", ["Q", "kt"], ["s2"]),
+        node("Mul", ["s2", "c8inv"], ["s2s"]),
+        node("Add", ["s2s", "M"], ["s2m"]),
+        node("Softmax", ["s2m"], ["p2"]),
+        node("MatMul", ["p2", "V"], ["Y1"]),
+    ], [vi("Q", [2, 3, 7, 8]), vi("K", [2, 3, 9, 8]), vi("V", [2, 3, 9, 5]), vi("M", [2, 1, 1, 9])],
+        [vi("Y0", None), vi("Y1", None)], [const("c8", np.sqrt(8.0)), const("c8inv", 1 / np.sqrt(8.0))])
+
+
+def layernorm():
+    def ln_nodes():
+        return [node("ReduceMean", ["X"], ["mu"], axes=[-1]),
+                node("Sub", ["X", "mu"], ["d"]),
+                node("Pow", ["d", "two"], ["sq"]),
+                node("ReduceMean", ["sq"], ["var"], axes=[-1]),
+                node("Add", ["var", "eps"], ["ve"]),
+                node("Sqrt", ["ve"], ["sd"]),
+                node("Div", ["d", "sd"], ["n"]),
+                node("Mul", ["n", "gamma"], ["ng"]),
+                node("Add", ["ng", "beta"], ["Y"])]
+    inits = [const("two", 2.0), const("eps", 1e-5), init("gamma", [10]), init("beta", [10])]
+    write("opt_layernorm13.onnx", ln_nodes(), [vi("X", [2, 3, 10])], [vi("Y", None)], inits,
+          opset=13)
+
+
+def kiln_direct():
+    # kiln-domain ops written directly: FusedConv with a residual and Clip,
+    # and one with an activation the kernel does not know (a load error).
+    def kmodel(name, nodes, inputs, outputs, inits):
+        graph = helper.make_graph(nodes, name, inputs, outputs, inits)
+        m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17),
+                                                    helper.make_opsetid("kiln", 1)],
+                              producer_name="kiln-opt-tests")
+        m.ir_version = 8
+        save(m, os.path.join(OUT, name))
+    # Y (fused) and R (the same as standard ops) must agree.
+    kmodel("opt_kiln_fusedconv.onnx", [
+        helper.make_node("FusedConv", ["X", "W", "", "Z"], ["Y"], domain="kiln", name="fc",
+                         pads=[1, 1, 1, 1], activation="Clip", activation_params=[-0.5, 0.5]),
+        node("Conv", ["X", "W"], ["c"], pads=[1, 1, 1, 1]),
+        node("Add", ["c", "Z"], ["cz"]),
+        node("Clip", ["cz", "lo", "hi"], ["R"])],
+        [vi("X", [1, 2, 4, 4]), vi("Z", [1, 3, 4, 4])],
+        [vi("Y", [1, 3, 4, 4]), vi("R", [1, 3, 4, 4])],
+        [init("W", [3, 2, 3, 3]), const("lo", -0.5), const("hi", 0.5)])
+    kmodel("opt_kiln_bad_activation.onnx", [
+        helper.make_node("FusedConv", ["X", "W"], ["Y"], domain="kiln", name="fc",
+                         activation="Swoosh")],
+        [vi("X", [1, 2, 4, 4])], [vi("Y", [1, 3, 4, 4])], [init("W", [3, 2, 1, 1])])
+
+
+def main():
+    os.makedirs(OUT, exist_ok=True)
+    kiln_direct()
+    basic()
+    conv()
+    dense()
+    attention()
+    layernorm()
+
+
+if __name__ == "__main__":
+    main()
