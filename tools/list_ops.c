@@ -57,7 +57,7 @@ int main(void)
             printf("–%d", (int)d->until_version);
         printf(" | ");
         print_dtypes(d->dtypes);
-        printf(" | %s |\n", d->backend == KN_BACKEND_CPU ? "cpu" : "other");
+        printf(" | %s |\n", kn_backend_name(d->backend));
     }
     free(defs);
     return 0;
