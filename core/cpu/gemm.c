@@ -138,7 +138,8 @@ void kn_sgemm(kn_threadpool *pool, const kn_sgemm_args *g, void *workspace, size
 }
 
 /* Packed A has one layout for every instance (6-row panels, 256-deep
- * blocks), so the base instance packs for all. */
+ * blocks), so the base instance packs for all. (The wasm build's only
+ * instance has panels of its own height, kernels_body.h.) */
 size_t kn_sgemm_packed_a_size(int64_t m, int64_t k) { return kn_sgemm_packed_a_size_base(m, k); }
 
 void kn_sgemm_pack_a(int trans_a, int64_t m, int64_t k, const float *a, int64_t lda, float *dst)

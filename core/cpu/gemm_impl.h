@@ -12,6 +12,10 @@
  *                  (kc, packed A panel, packed B panel, GMR x GNR tile)
  *   GMICRO_HALF()  optional: a micro-kernel computing only the first GNR/2
  *                  columns, used for a last column panel that narrow
+ *   GMICRO_C()     optional: a micro-kernel writing a whole tile straight
+ *                  to C, (kc, A panel, B panel, c, ldc, bias or NULL,
+ *                  accumulate): c = tile + bias[r], or c += tile; used
+ *                  where alpha is 1 and beta 0 (or a later depth block)
  *
  * Loop nest per task (one rectangle of C): columns in NC blocks, depth in
  * KC blocks (pack B once), rows in MC blocks (pack A), then micro-tiles.
@@ -26,7 +30,12 @@
 /* entry points: kn_<GS><name><GISA>, e.g. kn_sgemm_avx2 */
 #define G_PUB(name) G_CAT(G_CAT(G_CAT(kn_, GS), name), GISA)
 
+/* packed A blocks (gemm_pack_a) start at panel bounds only if GMC is whole panels */
+_Static_assert(GMC % GMR == 0, "GMC must be a multiple of GMR");
+
 typedef void (*G_FN(micro_fn_))(int64_t kc, const GT *a, const GT *b, GT *tile);
+typedef void (*G_FN(micro_c_fn_))(int64_t kc, const GT *a, const GT *b, GT *c, int64_t ldc,
+                                  const GT *bias, int accumulate);
 
 /* Dot product with two vector accumulators (a plain loop would not be
  * vectorised without reassociation). */
@@ -176,6 +185,7 @@ typedef struct G_FN(job_) {
     int64_t mchunk, nchunk;  /* rectangle of C per task */
     G_FN(micro_fn_) micro;
     G_FN(micro_fn_) micro_half; /* for panels of at most GNR / 2 columns */
+    G_FN(micro_c_fn_) micro_c;  /* whole tiles straight to C, or NULL */
 } G_FN(job_);
 
 static void G_FN(task_)(void *ctx, int64_t begin, int64_t end)
@@ -207,6 +217,14 @@ static void G_FN(task_)(void *ctx, int64_t begin, int64_t end)
                         int64_t nr = nc - jr < GNR ? nc - jr : GNR;
                         for (int64_t ir = 0; ir < mc; ir += GMR) {
                             int64_t mr = mc - ir < GMR ? mc - ir : GMR;
+                            int direct = nr == GNR && mr == GMR && (pc > 0 || g->beta == 0);
+                            if (job->micro_c && direct) {
+                                int64_t i = ic + ir;
+                                job->micro_c(kc, ablk + ir * kc, bpack + jr * kc,
+                                             g->c + i * g->ldc + jc + jr, g->ldc,
+                                             pc == 0 && g->bias ? g->bias + i : NULL, pc > 0);
+                                continue;
+                            }
                             G_FN(micro_fn_) micro = nr <= GNR / 2 ? job->micro_half : job->micro;
                             micro(kc, ablk + ir * kc, bpack + jr * kc, tile);
                             G_FN(store_)(g, ic + ir, jc + jr, mr, nr, tile, pc == 0);
@@ -423,9 +441,12 @@ void G_PUB(gemm)(kn_threadpool *pool, const G_ARGS *g, void *workspace, size_t w
                       .a_elems = a_elems,
                       .micro = GMICRO(),
 #ifdef GMICRO_HALF
-                      .micro_half = GMICRO_HALF()
+                      .micro_half = GMICRO_HALF(),
 #else
-                      .micro_half = GMICRO()
+                      .micro_half = GMICRO(),
+#endif
+#ifdef GMICRO_C
+                      .micro_c = g->alpha == 1 ? GMICRO_C() : NULL,
 #endif
     };
     job.nchunk = (nb_n + tn - 1) / tn * GNR;

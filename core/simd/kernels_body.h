@@ -20,16 +20,37 @@
  * (12 of SSE2's 16 registers). 6 x 64 on AVX-512 measured no faster on
  * AMD Zen 4 (whose FMA units are 256 bits wide) and wastes more of the
  * last column panel on 7x7 and 14x14 images. The 6 rows are fixed for
- * every ISA so that A packed once (Conv weights) is valid whichever table
- * runs. */
+ * every x86 ISA so that A packed once (Conv weights) is valid whichever
+ * table runs. */
+#if KN_SIMD_ISA == KN_SIMD_WASM128
+/* WebAssembly SIMD128 has no fused multiply-add, so every update needs a
+ * product register besides the accumulators, and V8 keeps one of x86-64's
+ * 16 xmm registers as scratch: 6 x 8 (12 accumulators, 2 B vectors, the
+ * broadcast, the product) needs 16 and spills in the inner loop, 5 x 8
+ * needs 14. Measured in Node 20 on Zen 4, resnet50: 6 x 8 328 ms, 4 x 8
+ * 231 ms, 5 x 8 217 ms. The wasm module holds only this instance, so its
+ * packed-A layout needs to agree with no other. KS_WASM_MR overrides the
+ * rows for experiments. */
+#ifndef KS_WASM_MR
+#define KS_WASM_MR 5
+#endif
+#define KS_NV 2
+#define KS_MR KS_WASM_MR
+#else
 #define KS_NV 2
 #define KS_MR 6
+#endif
 #define KS_NR (KS_NV * KV_W)
 
 /* NV vectors per row of the tile (a constant at each call site, so the
- * loops unroll); the packed B panel is KS_NR wide whatever NV is. */
+ * loops unroll); the packed B panel is KS_NR wide whatever NV is. The
+ * depth loop is left rolled: unrolling it by 2 or 4 made the wasm build
+ * slower (V8 then spills), and native compilers unroll on their own.
+ * The result goes to out (rows ldo apart): stored plus bias[r] when bias
+ * is given, or added to what out holds when accumulate is set. */
 static inline __attribute__((always_inline)) void
-KS(sgemm_tile)(int64_t kc, const float *a, const float *b, float *tile, const int NV)
+KS(sgemm_tile)(int64_t kc, const float *a, const float *b, float *out, int64_t ldo,
+               const float *bias, int accumulate, const int NV)
 {
     kv c[KS_MR][KS_NV];
     for (int r = 0; r < KS_MR; r++)
@@ -45,14 +66,22 @@ KS(sgemm_tile)(int64_t kc, const float *a, const float *b, float *tile, const in
                 c[r][v] = kv_fma(av, bv[v], c[r][v]);
         }
     }
-    for (int r = 0; r < KS_MR; r++)
-        for (int v = 0; v < NV; v++)
-            kv_storeu(tile + r * KS_NR + v * KV_W, c[r][v]);
+    for (int r = 0; r < KS_MR; r++) {
+        float *o = out + r * ldo;
+        for (int v = 0; v < NV; v++) {
+            kv x = c[r][v];
+            if (accumulate)
+                x = kv_add(kv_loadu(o + v * KV_W), x);
+            else if (bias)
+                x = kv_add(x, kv_set1(bias[r]));
+            kv_storeu(o + v * KV_W, x);
+        }
+    }
 }
 
 static void KS(sgemm_micro)(int64_t kc, const float *a, const float *b, float *tile)
 {
-    KS(sgemm_tile)(kc, a, b, tile, KS_NV);
+    KS(sgemm_tile)(kc, a, b, tile, KS_NR, NULL, 0, KS_NV);
 }
 
 /* The last column panel of a product often holds half a tile or less
@@ -60,7 +89,17 @@ static void KS(sgemm_micro)(int64_t kc, const float *a, const float *b, float *t
  * saves the wasted half. */
 static void KS(sgemm_micro_half)(int64_t kc, const float *a, const float *b, float *tile)
 {
-    KS(sgemm_tile)(kc, a, b, tile, KS_NV / 2);
+    KS(sgemm_tile)(kc, a, b, tile, KS_NR, NULL, 0, KS_NV / 2);
+}
+
+/* Whole tiles straight into C (gemm_impl.h's GMICRO_C): skips the round
+ * trip through the tile buffer, which costs most on shallow products
+ * (a first 3x3 Conv has a depth of 27). */
+static void KS(sgemm_micro_c)(int64_t kc, const float *a, const float *b, float *c, int64_t ldc,
+                              const float *bias, int accumulate)
+{
+    static const float zero_bias[KS_MR];
+    KS(sgemm_tile)(kc, a, b, c, ldc, bias ? bias : zero_bias, accumulate, KS_NV);
 }
 
 #define GT float
@@ -68,11 +107,12 @@ static void KS(sgemm_micro_half)(int64_t kc, const float *a, const float *b, flo
 #define GISA KS_SFX
 #define GMR KS_MR
 #define GNR KS_NR
-#define GMC 144
+#define GMC (144 / KS_MR * KS_MR) /* whole panels (gemm_impl.h); 144 for 6 rows */
 #define GKC 256
 #define GNC 1024 /* B block 256 x 1024 (1 MiB): L2-sized whatever the tile width */
 #define GMICRO() KS(sgemm_micro)
 #define GMICRO_HALF() KS(sgemm_micro_half)
+#define GMICRO_C() KS(sgemm_micro_c)
 #include "core/cpu/gemm_impl.h"
 #undef GT
 #undef GS
@@ -84,6 +124,7 @@ static void KS(sgemm_micro_half)(int64_t kc, const float *a, const float *b, flo
 #undef GNC
 #undef GMICRO
 #undef GMICRO_HALF
+#undef GMICRO_C
 
 /* ---- activations ---- */
 

@@ -12,32 +12,45 @@ static inline kv kv_zero(void) { return wasm_f32x4_splat(0.0f); }
 static inline kv kv_set1(float x) { return wasm_f32x4_splat(x); }
 static inline kv kv_loadu(const float *p) { return wasm_v128_load(p); }
 static inline void kv_storeu(float *p, kv v) { wasm_v128_store(p, v); }
+/* Partial loads and stores by lane instructions: the tails of short rows
+ * (7x7 and 14x14 planes) are common enough that a round trip through a
+ * stack buffer and a memcpy call shows in the profile. */
 static inline kv kv_load_part(const float *p, int n, float fill)
 {
-    float t[4] = {fill, fill, fill, fill};
-    memcpy(t, p, sizeof(float) * (size_t)n);
-    return wasm_v128_load(t);
+    kv v = wasm_f32x4_splat(fill);
+    if (n >= 2) {
+        v = wasm_v128_load64_lane(p, v, 0);
+        if (n == 3)
+            v = wasm_f32x4_replace_lane(v, 2, p[2]);
+    } else if (n == 1) {
+        v = wasm_f32x4_replace_lane(v, 0, p[0]);
+    }
+    return v;
 }
 static inline void kv_store_part(float *p, kv v, int n)
 {
-    float t[4];
-    wasm_v128_store(t, v);
-    memcpy(p, t, sizeof(float) * (size_t)n);
+    if (n >= 2) {
+        wasm_v128_store64_lane(p, v, 0);
+        if (n == 3)
+            wasm_v128_store32_lane(p + 2, v, 2);
+    } else if (n == 1) {
+        wasm_v128_store32_lane(p, v, 0);
+    }
 }
 static inline kv kv_load_even(const float *p)
 {
-    float t[8];
-    memcpy(t, p, sizeof(float) * 7); /* p[7] is not read */
-    t[7] = 0;
-    return wasm_i32x4_shuffle(wasm_v128_load(t), wasm_v128_load(t + 4), 0, 2, 4, 6);
+    kv hi = wasm_v128_load32_lane(p + 6, wasm_v128_load64_zero(p + 4), 2); /* p[7] is not read */
+    return wasm_i32x4_shuffle(wasm_v128_load(p), hi, 0, 2, 4, 6);
 }
 static inline kv kv_add(kv a, kv b) { return wasm_f32x4_add(a, b); }
 static inline kv kv_sub(kv a, kv b) { return wasm_f32x4_sub(a, b); }
 static inline kv kv_mul(kv a, kv b) { return wasm_f32x4_mul(a, b); }
 static inline kv kv_div(kv a, kv b) { return wasm_f32x4_div(a, b); }
 static inline kv kv_fma(kv a, kv b, kv c) { return wasm_f32x4_add(wasm_f32x4_mul(a, b), c); }
-static inline kv kv_max(kv a, kv b) { return wasm_v128_bitselect(a, b, wasm_f32x4_gt(a, b)); }
-static inline kv kv_min(kv a, kv b) { return wasm_v128_bitselect(a, b, wasm_f32x4_lt(a, b)); }
+/* pmax(x, y) = x < y ? y : x and pmin(x, y) = y < x ? y : x, one maxps /
+ * minps each in V8, where a compare and bitselect take three instructions. */
+static inline kv kv_max(kv a, kv b) { return wasm_f32x4_pmax(b, a); } /* a > b ? a : b */
+static inline kv kv_min(kv a, kv b) { return wasm_f32x4_pmin(b, a); } /* a < b ? a : b */
 static inline kv kv_abs(kv a) { return wasm_f32x4_abs(a); }
 static inline kv kv_round(kv a) { return wasm_f32x4_nearest(a); }
 static inline kv kv_pow2i(kv n)
