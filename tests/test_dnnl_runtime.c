@@ -15,52 +15,7 @@
 
 #define MODEL(name) KILN_SOURCE_DIR "/tests/data/models/" name
 
-#if defined(__SANITIZE_ADDRESS__)
-#define KT_CAN_COUNT_ALLOCS 0 /* the sanitizer owns malloc */
-#else
-#define KT_CAN_COUNT_ALLOCS 1
-extern void *__libc_malloc(size_t);
-extern void *__libc_calloc(size_t, size_t);
-extern void *__libc_realloc(void *, size_t);
-extern void *__libc_memalign(size_t, size_t);
-extern void __libc_free(void *);
-
-static atomic_long alloc_calls;
-static atomic_int counting;
-
-static void note_alloc(void)
-{
-    if (atomic_load_explicit(&counting, memory_order_relaxed))
-        atomic_fetch_add(&alloc_calls, 1);
-}
-void *malloc(size_t n)
-{
-    note_alloc();
-    return __libc_malloc(n);
-}
-void *calloc(size_t a, size_t b)
-{
-    note_alloc();
-    return __libc_calloc(a, b);
-}
-void *realloc(void *p, size_t n)
-{
-    note_alloc();
-    return __libc_realloc(p, n);
-}
-void *aligned_alloc(size_t align, size_t n)
-{
-    note_alloc();
-    return __libc_memalign(align, n);
-}
-int posix_memalign(void **out, size_t align, size_t n)
-{
-    note_alloc();
-    *out = __libc_memalign(align, n);
-    return *out ? 0 : 12;
-}
-void free(void *p) { __libc_free(p); }
-#endif
+#include "alloc_count.h"
 
 #ifdef KILN_WITH_DNNL
 
