@@ -320,3 +320,27 @@ int32_t encode_tensor(const char *name, int32_t dtype, const shape *s, const voi
     *out_size = needed;
     return KILN_OK;
 }
+
+int32_t resolve_input(const kiln_model *model, const char *given_name,
+                             const kiln_tensor *tensor, int position, int32_t input_count)
+{
+    int32_t index = -1;
+    if (given_name) {
+        if (kiln_model_input_index(model, given_name, &index) != KILN_OK) {
+            fprintf(stderr, "kiln: the model has no input named '%s'\n", given_name);
+            return -1;
+        }
+        return index;
+    }
+    char *own = tensor_name(tensor, NULL);
+    int found = own && own[0] && kiln_model_input_index(model, own, &index) == KILN_OK;
+    free(own);
+    if (found)
+        return index;
+    if (position >= input_count) {
+        fprintf(stderr, "kiln: input file %d has no matching name and the model has only %d "
+                        "inputs\n", position + 1, (int)input_count);
+        return -1;
+    }
+    return position;
+}

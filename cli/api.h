@@ -59,6 +59,12 @@ kiln_options *make_options(int32_t key, int32_t value);
 int32_t load_model(kiln_runtime *runtime, const char *path, int allow_unsupported,
                    kiln_model **out);
 
+/* Which model input a tensor file given as [NAME=]FILE feeds: input NAME
+ * when given, else the input named like the tensor, else the one at the
+ * file's position among the files. Returns the index, or -1 after printing
+ * why. */
+int32_t resolve_input(const kiln_model *model, const char *given_name,
+                      const kiln_tensor *tensor, int position, int32_t input_count);
 /* Encodes a tensor as a TensorProto into a malloc'd buffer. */
 int32_t encode_tensor(const char *name, int32_t dtype, const shape *s, const void *data,
                       size_t nbytes, void **out, size_t *out_size);

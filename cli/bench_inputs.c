@@ -110,27 +110,6 @@ int make_inputs(const kiln_model *model, shape_override *shapes, int shape_count
 }
 
 
-/* The input a file feeds (see apply_input_files), or -1 after saying why. */
-static int32_t input_for_file(const kiln_model *model, const char *given, const kiln_tensor *t,
-                              int position, int32_t count)
-{
-    int32_t index = -1;
-    if (given) {
-        if (kiln_model_input_index(model, given, &index) != KILN_OK)
-            fprintf(stderr, "kiln bench: the model has no input named '%s'\n", given);
-        return index;
-    }
-    char *own = tensor_name(t, NULL);
-    int found = own && own[0] && kiln_model_input_index(model, own, &index) == KILN_OK;
-    free(own);
-    if (found)
-        return index;
-    if (position < count)
-        return position;
-    fprintf(stderr, "kiln bench: input file %d matches no input\n", position + 1);
-    return -1;
-}
-
 static int replace_input(bench_input *b, const kiln_tensor *t, const char *path)
 {
     const void *data = NULL;
@@ -173,7 +152,7 @@ int apply_input_files(const kiln_model *model, const char **files, int file_coun
         if (status != KILN_OK) {
             report_error("cannot read input file", path, status);
         } else {
-            int32_t index = input_for_file(model, name, t, k, count);
+            int32_t index = resolve_input(model, name, t, k, count);
             rc = index < 0 ? -1 : replace_input(&inputs[index], t, path);
         }
         kiln_tensor_destroy(t);
