@@ -17,7 +17,7 @@ import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 import { performance } from 'node:perf_hooks';
 
-import { decodeTensor, DTYPES } from '../tools/ort/run_ort.mjs';
+import { decodeTensor, makeFeeds } from '../tools/ort/run_ort.mjs';
 
 const TIME_BUDGET_MS = 10000; // same run-count policy as `kiln bench`
 const MIN_RUNS = 5;
@@ -72,14 +72,7 @@ async function main() {
     interOpNumThreads: 1,
   });
   const createMs = performance.now() - start;
-  const tensors = a.inputs.map((f) => decodeTensor(readFileSync(f)));
-  if (tensors.length !== session.inputNames.length)
-    throw new Error(`model has ${session.inputNames.length} inputs, got ${tensors.length} files`);
-  const byName = tensors.every((t) => session.inputNames.includes(t.name));
-  const feeds = {};
-  tensors.forEach((t, k) => {
-    feeds[byName ? t.name : session.inputNames[k]] = new ort.Tensor(DTYPES[t.dataType][0], t.data, t.dims);
-  });
+  const feeds = makeFeeds(ort, session, a.inputs.map((f) => decodeTensor(readFileSync(f))));
   let spent = 0;
   for (let i = 0; i < a.warmup && (i === 0 || spent < TIME_BUDGET_MS); i++) {
     const t0 = performance.now();

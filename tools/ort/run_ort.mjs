@@ -199,6 +199,19 @@ function writeOutputs(outDir, tensors) {
   });
 }
 
+// ORT feeds from decoded tensors: bound by tensor name when every tensor's
+// name is a model input, otherwise by position.
+export function makeFeeds(ort, session, tensors) {
+  if (tensors.length !== session.inputNames.length)
+    throw new Error(`model has ${session.inputNames.length} inputs, got ${tensors.length} files`);
+  const byName = tensors.every((t) => session.inputNames.includes(t.name));
+  const feeds = {};
+  tensors.forEach((t, k) => {
+    feeds[byName ? t.name : session.inputNames[k]] = new ort.Tensor(DTYPES[t.dataType][0], t.data, t.dims);
+  });
+  return feeds;
+}
+
 async function runModel(modelPath, outDir, inputFiles) {
   const ort = await import('onnxruntime-node'); // only this mode needs ORT
   const session = await ort.InferenceSession.create(modelPath, {
@@ -207,14 +220,7 @@ async function runModel(modelPath, outDir, inputFiles) {
     intraOpNumThreads: 1,
     interOpNumThreads: 1,
   });
-  const inputs = inputFiles.map((f) => decodeTensor(readFileSync(f)));
-  if (inputs.length !== session.inputNames.length)
-    throw new Error(`model has ${session.inputNames.length} inputs, got ${inputs.length} files`);
-  const byName = inputs.every((t) => session.inputNames.includes(t.name));
-  const feeds = {};
-  inputs.forEach((t, k) => {
-    feeds[byName ? t.name : session.inputNames[k]] = new ort.Tensor(DTYPES[t.dataType][0], t.data, t.dims);
-  });
+  const feeds = makeFeeds(ort, session, inputFiles.map((f) => decodeTensor(readFileSync(f))));
   const results = await session.run(feeds);
   writeOutputs(outDir, session.outputNames.map((name) => {
     const v = results[name];
