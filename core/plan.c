@@ -182,6 +182,17 @@ static int prepare_kernel(const kn_op_def *def, kn_kctx *k, int *prepared, kn_er
     return rc;
 }
 
+/* Clears what a kernel's prepare left in k (output shapes, state, scratch
+ * size) before another kernel prepares the same node. */
+static void forget_kernel(kn_kctx *k)
+{
+    for (int32_t j = 0; j < k->n_out; j++)
+        if (k->out[j])
+            memset(k->out[j], 0, sizeof *k->out[j]);
+    k->state = NULL;
+    k->scratch_bytes = 0;
+}
+
 static int prepare_node(kn_plan *p, int32_t i, kn_threadpool *tp, int eager, kn_err *err)
 {
     const kn_graph *g = p->model->graph;
@@ -241,11 +252,7 @@ static int prepare_node(kn_plan *p, int32_t i, kn_threadpool *tp, int eager, kn_
     if (rc == KN_ERR_DECLINE && first != def) {
         /* a declining prepare has released what it built */
         *err = (kn_err){0};
-        for (int32_t j = 0; j < node->n_outputs; j++)
-            if (out[j])
-                memset(out[j], 0, sizeof *out[j]);
-        k.state = NULL;
-        k.scratch_bytes = 0;
+        forget_kernel(&k);
         if (!def)
             return no_kernel_error(p, i, dtype, err);
         rc = prepare_kernel(def, &k, &prepared, err);
@@ -262,11 +269,7 @@ static int prepare_node(kn_plan *p, int32_t i, kn_threadpool *tp, int eager, kn_
         if (rc == KN_OK && use_cpu) {
             if (first->release)
                 first->release(&k);
-            for (int32_t j = 0; j < node->n_outputs; j++)
-                if (out[j])
-                    memset(out[j], 0, sizeof *out[j]);
-            k.state = NULL;
-            k.scratch_bytes = 0;
+            forget_kernel(&k);
             def = cpu;
             rc = prepare_kernel(def, &k, &prepared, err);
         }
