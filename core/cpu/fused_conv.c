@@ -111,11 +111,7 @@ static int fconv_run(kn_kctx *k)
     const kn_tensor *z = k->n_in > 3 ? k->in[3] : NULL;
     if (kn_tensor_numel(k->out[0]) == 0)
         return KN_OK;
-    /* Depthwise: the conv's epilogue runs per output row, which costs more
-     * than one pass over the result when rows are short (7 to 112 floats
-     * in the mobile nets); apply it afterwards instead. */
-    int late = st->p.mode == KN_CONV_DEPTHWISE;
-    if (!late && (!z || st->z_same_shape)) {
+    if (!z || st->z_same_shape) {
         kn_conv_f32(&st->p, k->in[0]->data, k->in[1]->data, b ? b->data : NULL,
                     z ? z->data : NULL, &st->act, k->out[0]->data, k->scratch, k->pool);
         return KN_OK;
