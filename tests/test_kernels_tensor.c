@@ -298,6 +298,9 @@ Test(move, transpose)
     check_transpose(DIMS(2, 33, 17, 3), (int64_t[]){0, 3, 2, 1}, KN_DOUBLE, 1);
     check_transpose(DIMS(2, 20, 40), (int64_t[]){0, 2, 1}, KN_COMPLEX64, 1);
     check_transpose(DIMS(3, 0, 2), NULL, KN_FLOAT, 1);
+    /* narrow tiled rows: an RGB image NCHW -> NHWC, two-column outputs */
+    check_transpose(DIMS(1, 3, 45, 50), (int64_t[]){0, 2, 3, 1}, KN_FLOAT, 2);
+    check_transpose(DIMS(2, 2, 70), (int64_t[]){0, 2, 1}, KN_INT8, 1);
 
     kh_init(&c, "Transpose", 13, 1, 1);
     kh_attr_ints(&c, "perm", (int64_t[]){0, 0, 1}, 3);

@@ -133,8 +133,10 @@ static void strided_range(void *ctx, int64_t begin, int64_t end)
 static int is_tiled_transpose(const kn_strided_plan *p)
 {
     int32_t last = p->rank - 1;
+    /* A narrow output row (NCHW -> NHWC of an RGB image: 3 columns) still
+     * gains: copied row by row it would be one call per 3 elements. */
     return p->rank >= 2 && p->strides[last - 1] == 1 && p->strides[last] != 1 &&
-           p->strides[last] != 0 && p->dims[last - 1] >= TILE / 2 && p->dims[last] >= TILE / 2 &&
+           p->strides[last] != 0 && p->dims[last - 1] >= TILE / 2 && p->dims[last] >= 2 &&
            p->elem_size <= 8;
 }
 
