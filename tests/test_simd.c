@@ -80,6 +80,11 @@ Test(simd_math, tanh_erf_sigmoid_match_libm)
         cr_assert(close_to(s, 1 / (1 + exp(-(double)x)), 6e-7, 1e-30), "sigmoid(%g) = %.9g",
                   x, s);
     }
+    /* past the clamp: exactly 0 and 1, and NaN stays NaN */
+    cr_assert_eq(lane0(kv_sigmoid(kv_set1(-INFINITY))), 0.0f);
+    cr_assert_eq(lane0(kv_sigmoid(kv_set1(-100.0f))), 0.0f);
+    cr_assert_eq(lane0(kv_sigmoid(kv_set1(100.0f))), 1.0f);
+    cr_assert(isnan(lane0(kv_sigmoid(kv_set1(NAN)))));
     /* small arguments keep their relative precision */
     cr_assert(close_to(lane0(kv_tanh(kv_set1(1e-5f))), tanh(1e-5), 2e-7, 0));
     cr_assert(close_to(lane0(kv_erf(kv_set1(-1e-5f))), erf(-1e-5), 2e-7, 0));

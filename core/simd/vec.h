@@ -49,6 +49,10 @@
  *                b passes through: kv_max(zero, x) is a NaN-keeping Relu)
  *   kv_abs kv_round (nearest, ties to even; |x| < 2^22)
  *   kv_pow2i(n)               2^n for integral n in [-126, 127]
+ *   kv_scale2(p, n)           p * 2^n for integral n in [-127, 128] (AVX-512:
+ *                             any n, one vscalefps)
+ *   kv_recip(d)               1 / d for finite nonzero d, within 1 ulp (AVX-512:
+ *                             vrcp14ps and one Newton step instead of a divide)
  *   kv_lt kv_gt kv_ne -> kvm, kv_select(m, t, f) = m ? t : f
  *   kv_hsum kv_hmax           across lanes */
 #if KN_SIMD_ISA == KN_SIMD_AVX512

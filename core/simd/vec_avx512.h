@@ -48,6 +48,14 @@ static inline kv kv_pow2i(kv n)
     __m512i e = _mm512_add_epi32(_mm512_cvtps_epi32(n), _mm512_set1_epi32(127));
     return _mm512_castsi512_ps(_mm512_slli_epi32(e, 23));
 }
+#define KV_HAS_SCALE2_RECIP 1
+static inline kv kv_scale2(kv p, kv n) { return _mm512_scalef_ps(p, n); }
+static inline kv kv_recip(kv d)
+{
+    /* 14-bit estimate r, then r + r (1 - d r): the error squares to ~2^-28 */
+    kv r = _mm512_rcp14_ps(d);
+    return _mm512_fmadd_ps(r, _mm512_fnmadd_ps(d, r, _mm512_set1_ps(1.0f)), r);
+}
 static inline kvm kv_lt(kv a, kv b) { return _mm512_cmp_ps_mask(a, b, _CMP_LT_OQ); }
 static inline kvm kv_gt(kv a, kv b) { return _mm512_cmp_ps_mask(a, b, _CMP_GT_OQ); }
 static inline kvm kv_ne(kv a, kv b) { return _mm512_cmp_ps_mask(a, b, _CMP_NEQ_UQ); }
