@@ -38,6 +38,10 @@ enum {
      * value unless its kernel says so, whatever the dtype mask: a kernel
      * that does byte arithmetic per element would go wrong on them. */
     KN_OP_PACKED = 1u << 4,
+    /* Output 0 may share input 3's memory instead of input 0's: fused
+     * convolutions whose residual Z the primitive accumulates onto (a sum
+     * post-op), so a Z read for the last time needs no copy into Y. */
+    KN_OP_INPLACE_Z = 1u << 6,
 };
 
 /* What a kernel may ask of the engine: running a subgraph (If, Loop, Scan

@@ -42,21 +42,28 @@ static void compute_last_use(layout_ctx *c)
     }
 }
 
-/* Output 0 of step s may share input 0's memory: pure aliases (Reshape)
- * share while both live; in-place ops (Relu) only when no later step reads
- * the input. A graph output never aliases caller memory, which is borrowed
- * only until the run returns. */
+/* Output 0 of step s may share input 0's memory (input 3's for
+ * KN_OP_INPLACE_Z): pure aliases (Reshape) share while both live; in-place
+ * ops (Relu) only when no later step reads the input. A graph output never
+ * aliases caller memory, which is borrowed only until the run returns. */
 static int try_share(layout_ctx *c, int32_t s)
 {
     kn_plan *p = c->p;
     const kn_step *st = &p->steps[s];
     const kn_node *node = st->k.node;
-    if (!(st->def->flags & (KN_OP_ALIAS | KN_OP_INPLACE)) || node->n_inputs < 1 ||
-        node->n_outputs < 1 || node->inputs[0] < 0 || node->outputs[0] < 0)
+    const int32_t shared_input = (st->def->flags & KN_OP_INPLACE_Z) ? 3 : 0;
+    if (!(st->def->flags & (KN_OP_ALIAS | KN_OP_INPLACE | KN_OP_INPLACE_Z)) ||
+        node->n_inputs <= shared_input || node->n_outputs < 1 ||
+        node->inputs[shared_input] < 0 || node->outputs[0] < 0)
         return 0;
-    int32_t in = node->inputs[0], out = node->outputs[0], r = p->root[in];
+    int32_t in = node->inputs[shared_input], out = node->outputs[0], r = p->root[in];
     if (kn_tensor_nbytes(&p->vals[in]) != kn_tensor_nbytes(&p->vals[out]))
         return 0;
+    /* Y over Z while the primitive still reads X from the same bytes
+     * (Conv(x) + x) would overwrite its own input. */
+    for (int32_t j = 0; shared_input != 0 && j < node->n_inputs; j++)
+        if (j != shared_input && node->inputs[j] >= 0 && p->root[node->inputs[j]] == r)
+            return 0;
     if (p->kind[r] == KN_VAL_INPUT) {
         if (!(st->def->flags & KN_OP_ALIAS) || c->is_output[out])
             return 0;

@@ -80,6 +80,27 @@ Test(dnnl_runtime, declined_nodes_run_on_kiln_kernels)
     kiln_runtime_destroy(rt);
 }
 
+/* oneDNN convolutions write Y over a residual Z read for the last time
+ * (KN_OP_INPLACE_Z), but not over one that is also their input X
+ * (Conv(a) + a): both blocks agree with Kiln's own kernels. */
+Test(dnnl_runtime, residual_overwritten_in_place)
+{
+    kiln_runtime *rt = kt_runtime(1);
+    kiln_model *with = load(rt, MODEL("opt_conv_residual_inplace.onnx"), 1);
+    kiln_model *without = load(rt, MODEL("opt_conv_residual_inplace.onnx"), 0);
+    opt_inputs in;
+    opt_make_inputs(with, &in);
+    kiln_session *a = profiled_session(with, &in), *b = opt_run(without, &in);
+    cr_assert_eq(dnnl_steps(a), 4, "oneDNN serves the four convolutions");
+    opt_compare_sessions(a, b, 1, 1e-5, 0);
+    kiln_session_destroy(a);
+    kiln_session_destroy(b);
+    opt_free_inputs(&in);
+    kiln_model_destroy(with);
+    kiln_model_destroy(without);
+    kiln_runtime_destroy(rt);
+}
+
 static void steady_state(int32_t threads)
 {
 #if !KT_CAN_COUNT_ALLOCS

@@ -236,6 +236,25 @@ def kiln_direct():
         [vi("X", [1, 2, 4, 4])], [vi("Y", [1, 3, 4, 4])], [init("W", [3, 2, 1, 1])])
 
 
+def conv_inplace():
+    # Residuals read for the last time by a convolution large enough for
+    # oneDNN, which then writes over them: Conv(r) + r, where the input is
+    # also the residual, and a plain two-conv block around it.
+    write("opt_conv_residual_inplace.onnx", [
+        node("Conv", ["X", "W0", "B0"], ["a0"], pads=[1, 1, 1, 1]),
+        node("Relu", ["a0"], ["a"]),
+        node("Conv", ["a", "W1", "B1"], ["c1"], pads=[1, 1, 1, 1]),
+        node("Add", ["c1", "a"], ["r"]),
+        node("Conv", ["r", "W2", "B2"], ["c2"], pads=[1, 1, 1, 1]),
+        node("Relu", ["c2"], ["h"]),
+        node("Conv", ["h", "W3", "B3"], ["c3"], pads=[1, 1, 1, 1]),
+        node("Add", ["r", "c3"], ["s"]),
+        node("Relu", ["s"], ["Y"]),
+    ], [vi("X", [1, 16, 48, 48])], [vi("Y", None)],
+        [init(f"W{i}", [16, 16, 3, 3], 0.1) for i in range(4)] +
+        [init(f"B{i}", [16]) for i in range(4)])
+
+
 def main():
     os.makedirs(OUT, exist_ok=True)
     kiln_direct()
@@ -244,6 +263,7 @@ def main():
     dense()
     attention()
     layernorm()
+    conv_inplace()  # last, so the models above keep their random weights
 
 
 if __name__ == "__main__":

@@ -3,7 +3,8 @@
  * NHWC order, written by the layout pass; W stays OIHW).
  *
  * The residual becomes a sum post-op (Z is copied into Y, the convolution
- * accumulates onto it) and the activation an eltwise post-op, except SiLU
+ * accumulates onto it; the planner puts Y over a Z read for the last time,
+ * KN_OP_INPLACE_Z, so there is nothing to copy) and the activation an eltwise post-op, except SiLU
  * and Sigmoid, which Kiln applies after it (dnnl_epilogue.h). Weights must be
  * constant: they are reordered once, here, into the blocked layout the
  * primitive picked. Anything oneDNN does not serve declines to the CPU
@@ -189,7 +190,7 @@ static int conv_run(kn_kctx *k)
 const kn_op_def kn_dnnl_conv = {"", "Conv", 1, 1000, KN_BIT(KN_FLOAT), KN_BACKEND_DNNL, 0,
                                 conv_prepare, conv_run, conv_release};
 const kn_op_def kn_dnnl_fused_conv = {"kiln", "FusedConv", 1, 1, KN_BIT(KN_FLOAT),
-                                      KN_BACKEND_DNNL, 0, fused_conv_prepare, conv_run,
-                                      conv_release};
+                                      KN_BACKEND_DNNL, KN_OP_INPLACE_Z, fused_conv_prepare,
+                                      conv_run, conv_release};
 const kn_op_def kn_dnnl_nhwc_conv = {"kiln", "NhwcConv", 1, 1, KN_BIT(KN_FLOAT), KN_BACKEND_DNNL,
-                                     0, nhwc_conv_prepare, conv_run, conv_release};
+                                     KN_OP_INPLACE_Z, nhwc_conv_prepare, conv_run, conv_release};
