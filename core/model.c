@@ -2,6 +2,8 @@
 
 #include <stdlib.h>
 
+#include "weight_store.h"
+
 static const char *domain_label(const char *domain)
 {
     return domain && domain[0] ? domain : "ai.onnx";
@@ -116,6 +118,8 @@ int kn_model_create(kn_model_ir *ir, int allow_unsupported, kn_model **out, kn_e
     m->graph = ir->graph;
     m->root = m;
     int rc = init_graph(m, m, allow_unsupported, err);
+    if (rc == KN_OK)
+        rc = kn_weight_store_create(m, &m->weights, err);
     if (rc != KN_OK) {
         kn_model_destroy(m);
         return rc;
@@ -128,6 +132,7 @@ void kn_model_destroy(kn_model *m)
 {
     if (!m)
         return;
+    kn_weight_store_destroy(m->weights); /* sessions are gone: nobody reads it */
     for (int32_t i = 0; i < m->n_subs; i++)
         free_one(m->subs[i]);
     free(m->subs);

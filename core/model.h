@@ -1,7 +1,8 @@
 /* A loaded, validated model: the graph IR plus, per node, the operator
  * definition that will serve it. Subgraphs (If/Loop/Scan bodies) get a
  * kn_model of their own, validated at load too and owned by the root.
- * Immutable after creation; shared by all sessions (and threads). */
+ * Immutable after creation; shared by all sessions (and threads), except
+ * for the packed-weight store, which guards itself. */
 #ifndef KN_MODEL_H
 #define KN_MODEL_H
 
@@ -23,6 +24,10 @@ struct kn_model {
     /* Load-time choices sessions follow (root only): whether oneDNN kernels
      * may serve nodes when the library has them. */
     uint8_t use_dnnl;
+    /* Root only: packed constant weights shared by its sessions, and the
+     * initializers they let the model evict (core/weight_store.h); NULL
+     * when the model has no such initializer. */
+    struct kn_weight_store *weights;
 };
 
 /* Takes ownership of ir (freed on failure too). Every node's op must be

@@ -38,6 +38,12 @@ enum {
      * value unless its kernel says so, whatever the dtype mask: a kernel
      * that does byte arithmetic per element would go wrong on them. */
     KN_OP_PACKED = 1u << 4,
+    /* prepare() gets what it needs of the model's shared constant weights
+     * itself, through kn_kctx.weights (a shared packed copy, or a reference
+     * to the raw bytes it reads in place). For any other kernel the planner
+     * makes those raw bytes resident and holds them while the plan lives
+     * (core/weight_store.h). */
+    KN_OP_PACKS_WEIGHTS = 1u << 5,
     /* Output 0 may share input 3's memory instead of input 0's: fused
      * convolutions whose residual Z the primitive accumulates onto (a sum
      * post-op), so a Z read for the last time needs no copy into Y. */
@@ -83,6 +89,11 @@ typedef struct kn_kctx {
     kn_err *err;             /* kn_fail(k->err, ...) to report a problem */
     const kn_engine_api *engine_api; /* subgraph services (see above) */
     void *engine;            /* first argument to engine_api calls */
+    /* The model's shared weight store when the node is in the root graph,
+     * else NULL; in[j] of value node->inputs[j] is evictable there when
+     * kn_weight_store_evictable says so. Only KN_OP_PACKS_WEIGHTS kernels
+     * use it. */
+    struct kn_weight_store *weights;
 } kn_kctx;
 
 typedef struct kn_op_def {

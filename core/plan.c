@@ -161,15 +161,19 @@ static int is_foldable(const kn_plan *p, const kn_op_def *def, const kn_kctx *k)
     return 1;
 }
 
-/* Checks the packed-type rule and runs def's prepare on k; *prepared says
+/* Checks the packed-type rule, makes the raw bytes of evictable weights
+ * the kernel reads resident, and runs def's prepare on k; *prepared says
  * whether prepare ran (and release is owed). */
-static int prepare_kernel(const kn_op_def *def, kn_kctx *k, int *prepared, kn_err *err)
+static int prepare_kernel(kn_plan *p, const kn_op_def *def, kn_kctx *k, int *prepared,
+                          kn_err *err)
 {
     int rc = KN_OK;
     *prepared = 0;
     for (int32_t j = 0; rc == KN_OK && j < k->n_in; j++)
         if (k->in[j])
             rc = refuse_packed(def, k, k->in[j]->dtype, "input", j, err);
+    if (rc == KN_OK)
+        rc = kn_plan_hold_raw(p, def, k, err);
     if (rc != KN_OK)
         return rc;
     *prepared = 1;
@@ -246,16 +250,17 @@ static int prepare_node(kn_plan *p, int32_t i, kn_threadpool *tp, int eager, kn_
         return no_kernel_error(p, i, dtype, err);
     kn_kctx k = {.node = node, .opset = p->model->node_opset[i], .n_in = node->n_inputs,
                  .n_out = node->n_outputs, .in = in, .out = out, .pool = tp, .err = err,
-                 .engine_api = &kn_plan_engine_api, .engine = p};
+                 .engine_api = &kn_plan_engine_api, .engine = p,
+                 .weights = p->model == p->model->root ? p->model->weights : NULL};
     int prepared = 0;
-    int rc = prepare_kernel(first, &k, &prepared, err);
+    int rc = prepare_kernel(p, first, &k, &prepared, err);
     if (rc == KN_ERR_DECLINE && first != def) {
         /* a declining prepare has released what it built */
         *err = (kn_err){0};
         forget_kernel(&k);
         if (!def)
             return no_kernel_error(p, i, dtype, err);
-        rc = prepare_kernel(def, &k, &prepared, err);
+        rc = prepare_kernel(p, def, &k, &prepared, err);
     } else {
 #ifdef KILN_WITH_DNNL
         /* Tuning: time the CPU kernel against the oneDNN one (or read the
@@ -263,7 +268,11 @@ static int prepare_node(kn_plan *p, int32_t i, kn_threadpool *tp, int eager, kn_
         const kn_op_def *cpu = def;
         def = first;
         int use_cpu = 0, timed = 0;
-        if (rc == KN_OK && first != cpu && cpu && p->tuner && !eager && !is_foldable(p, def, &k))
+        int timing = rc == KN_OK && first != cpu && cpu && p->tuner && !eager &&
+                     !is_foldable(p, def, &k);
+        /* the CPU candidate reads the raw weights: held while it is timed */
+        int held = timing && (rc = kn_plan_hold_raw(p, cpu, &k, err)) == KN_OK;
+        if (held)
             rc = kn_tuner_prefer_other(p->tuner, i, first, &k, cpu, &use_cpu, &timed, err);
         p->tuning_timings += timed;
         if (rc == KN_OK && use_cpu) {
@@ -271,8 +280,10 @@ static int prepare_node(kn_plan *p, int32_t i, kn_threadpool *tp, int eager, kn_
                 first->release(&k);
             forget_kernel(&k);
             def = cpu;
-            rc = prepare_kernel(def, &k, &prepared, err);
+            rc = prepare_kernel(p, def, &k, &prepared, err);
         }
+        if (held)
+            kn_plan_drop_raw(p, cpu, &k);
 #else
         def = first;
 #endif
@@ -358,6 +369,7 @@ int kn_plan_build(const kn_model *model, const kn_tensor *input_shapes, kn_threa
     if (rc == KN_OK)
         rc = tuner_rc;
 #endif
+    kn_plan_evict_weights(p); /* what tuning or released plans left resident */
     for (int32_t i = 0; rc == KN_OK && i < g->n_outputs; i++)
         if (p->kind[g->outputs[i]] == KN_VAL_UNUSED)
             rc = kn_fail(err, KN_ERR_INVALID_MODEL, "graph output '%s' is not produced by any node",
@@ -382,6 +394,7 @@ void kn_plan_destroy(kn_plan *p)
     for (int32_t s = 0; s < p->n_steps; s++)
         if (p->steps[s].def->release)
             p->steps[s].def->release(&p->steps[s].k);
+    kn_plan_release_raw(p);
     kn_aligned_free(p->arena);
     kn_pool_destroy(p->pool);
     free(p->vals);

@@ -75,6 +75,9 @@ typedef struct kn_plan {
      * tuner, alive only during kn_plan_build. */
     int32_t tuning_timings;
     struct kn_tuner *tuner;
+    /* Per root value: how many of this plan's kernels read the raw bytes of
+     * an evictable weight (plan_weights.c); NULL until one does. */
+    int32_t *raw_holds;
 } kn_plan;
 
 
@@ -96,6 +99,17 @@ int kn_plan_layout(kn_plan *plan, int64_t max_arena, kn_err *err);
  * KN_ERR_CANCELLED once *cancel_target equals run_id. */
 int kn_plan_execute(kn_plan *plan, const atomic_uint_fast64_t *cancel_target, uint64_t run_id,
                     kn_err *err);
+
+/* Evictable weights (core/weight_store.h, plan_weights.c): before a kernel
+ * without KN_OP_PACKS_WEIGHTS prepares, its evictable inputs are made
+ * resident and held until the plan is destroyed (release_raw); drop_raw
+ * undoes one hold_raw early (a tuning candidate that was not kept);
+ * evict_weights gives back the pages of weights no plan reads raw (run when
+ * a plan is complete). */
+int kn_plan_hold_raw(kn_plan *plan, const kn_op_def *def, const kn_kctx *k, kn_err *err);
+void kn_plan_drop_raw(kn_plan *plan, const kn_op_def *def, const kn_kctx *k);
+void kn_plan_release_raw(kn_plan *plan);
+void kn_plan_evict_weights(const kn_plan *plan);
 
 /* Points graph input i at data (the plan's shape for it is unchanged). */
 void kn_plan_bind_input(kn_plan *plan, int32_t input_index, const void *data);

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "core/kn_alloc.h"
+#include "core/weight_store.h"
 
 int kn_dnnl_fail(kn_err *err, dnnl_status_t s, const char *what)
 {
@@ -42,6 +43,9 @@ void kn_dnnl_prim_destroy(kn_dnnl_prim *p)
     if (p->engine)
         dnnl_engine_destroy(p->engine);
     kn_aligned_free(p->owned);
+    kn_weight_store_release_packed(p->store, p->shared);
+    if (p->holds_raw)
+        kn_weight_store_release_raw(p->store, p->raw_value);
     memset(p, 0, sizeof *p);
 }
 
@@ -143,8 +147,8 @@ int kn_dnnl_add_arg(kn_dnnl_prim *p, int arg, int bind, int32_t index,
     return KN_OK;
 }
 
-static int reorder_once(kn_dnnl_prim *p, const dnnl_memory_desc_t *have,
-                        const dnnl_memory_desc_t *want, const void *data, void *dst, kn_err *err)
+int kn_dnnl_reorder(kn_dnnl_prim *p, const dnnl_memory_desc_t *have, const dnnl_memory_desc_t *want,
+                    const void *data, void *dst, kn_err *err)
 {
     dnnl_primitive_desc_t rpd = NULL;
     dnnl_primitive_t r = NULL;
@@ -186,7 +190,7 @@ int kn_dnnl_add_const_weights(kn_dnnl_prim *p, const dnnl_memory_desc_t *have,
         p->owned = kn_aligned_alloc(bytes ? bytes : 1);
         if (!p->owned)
             return kn_fail(err, KN_ERR_OUT_OF_MEMORY, "out of memory reordering weights");
-        rc = reorder_once(p, have, want, data, p->owned, err);
+        rc = kn_dnnl_reorder(p, have, want, data, p->owned, err);
         if (rc != KN_OK)
             return rc;
         where = p->owned;

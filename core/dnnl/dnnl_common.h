@@ -38,6 +38,13 @@ typedef struct kn_dnnl_prim {
     int32_t n_args;
     int32_t threads;
     void *owned;      /* reordered weights (kn_aligned_alloc), or NULL */
+    /* Weights from the model's store (dnnl_shared_weights.c): a packed copy
+     * it shares, or a reference to raw bytes read in place; released with
+     * the primitive. */
+    struct kn_weight_store *store;
+    const void *shared;
+    int32_t raw_value;
+    uint8_t holds_raw;
 } kn_dnnl_prim;
 
 /* Engine and stream; threads from the kernel's pool. */
@@ -69,6 +76,19 @@ int kn_dnnl_add_arg(kn_dnnl_prim *p, int arg, int bind, int32_t index,
  * Adds the DNNL_ARG_WEIGHTS argument either way. */
 int kn_dnnl_add_const_weights(kn_dnnl_prim *p, const dnnl_memory_desc_t *have,
                               const dnnl_memory_desc_t *want, const void *data, kn_err *err);
+
+/* Weights input `input`, an evictable initializer of the model's store
+ * (kn_weight_store_evictable(k->weights, value) holds): the store's shared
+ * copy packed as `want`, made once per model; or, when `want` is the
+ * user's layout `have`, the raw bytes in place, kept resident while the
+ * primitive lives. Adds the DNNL_ARG_WEIGHTS argument either way. */
+int kn_dnnl_add_shared_weights(kn_dnnl_prim *p, kn_kctx *k, int32_t input,
+                               const dnnl_memory_desc_t *have, const dnnl_memory_desc_t *want);
+
+/* Reorders src (layout `from`) into dst (layout `to`) now, on p's engine
+ * and stream with p's threads. */
+int kn_dnnl_reorder(kn_dnnl_prim *p, const dnnl_memory_desc_t *from, const dnnl_memory_desc_t *to,
+                    const void *src, void *dst, kn_err *err);
 
 /* Creates the primitive from pd (then destroyed), sizes k->scratch_bytes
  * for its scratchpad and adds the scratchpad argument. */
