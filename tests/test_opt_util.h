@@ -11,16 +11,23 @@
 
 #include "api_helpers.h"
 
-static inline kiln_model *opt_load(kiln_runtime *rt, const char *path, int32_t level)
+/* Loads path at `level`, with oneDNN kernels allowed or not. */
+static inline kiln_model *opt_load_dnnl(kiln_runtime *rt, const char *path, int32_t level,
+                                        int32_t use_dnnl)
 {
     kiln_options *o = NULL;
     kiln_model *m = NULL;
     KT_OK(kiln_options_create(&o));
     KT_OK(kiln_options_set_int(o, KILN_OPT_OPTIMIZE, level));
-    KT_OK(kiln_options_set_int(o, KILN_OPT_USE_DNNL, 0));
+    KT_OK(kiln_options_set_int(o, KILN_OPT_USE_DNNL, use_dnnl));
     KT_OK(kiln_model_load_file(rt, path, o, &m));
     kiln_options_destroy(o);
     return m;
+}
+
+static inline kiln_model *opt_load(kiln_runtime *rt, const char *path, int32_t level)
+{
+    return opt_load_dnnl(rt, path, level, 0);
 }
 
 /* Nodes of op_type in domain ("" = ai.onnx). */
@@ -141,12 +148,13 @@ static inline double opt_compare_sessions(const kiln_session *a, const kiln_sess
     return worst;
 }
 
-/* Loads path at levels 0 and `level`, runs both on the same inputs and
- * compares every output within tol (relative, per element). */
-static inline void opt_check_same_outputs(const char *path, int32_t level, double tol)
+/* opt_check_same_outputs on a runtime of `threads` threads, the optimized
+ * model loaded with oneDNN allowed or not (level 0 always without). */
+static inline void opt_check_same_outputs_on(const char *path, int32_t level, double tol,
+                                             int32_t threads, int32_t use_dnnl)
 {
-    kiln_runtime *rt = kt_runtime(1);
-    kiln_model *m0 = opt_load(rt, path, 0), *m2 = opt_load(rt, path, level);
+    kiln_runtime *rt = kt_runtime(threads);
+    kiln_model *m0 = opt_load(rt, path, 0), *m2 = opt_load_dnnl(rt, path, level, use_dnnl);
     opt_inputs in;
     opt_make_inputs(m0, &in);
     kiln_session *s0 = opt_run(m0, &in), *s2 = opt_run(m2, &in);
@@ -159,6 +167,13 @@ static inline void opt_check_same_outputs(const char *path, int32_t level, doubl
     kiln_model_destroy(m0);
     kiln_model_destroy(m2);
     kiln_runtime_destroy(rt);
+}
+
+/* Loads path at levels 0 and `level`, runs both on the same inputs and
+ * compares every output within tol (relative, per element). */
+static inline void opt_check_same_outputs(const char *path, int32_t level, double tol)
+{
+    opt_check_same_outputs_on(path, level, tol, 1, 0);
 }
 
 #endif

@@ -40,7 +40,9 @@ def write(name, nodes, inputs, outputs, inits=(), opset=17):
     # (it reports intermediate values only, so probe through Identity nodes).
     probe = helper.make_graph(
         nodes + [helper.make_node("Identity", [o.name], [o.name + "__probe"]) for o in outputs],
-        name, inputs, [vi(o.name + "__probe", None) for o in outputs], list(inits))
+        name, inputs,
+        [vi(o.name + "__probe", None, o.type.tensor_type.elem_type) for o in outputs],
+        list(inits))
     inferred = shape_inference.infer_shapes(helper.make_model(
         probe, opset_imports=[helper.make_opsetid("", opset)]))
     known = {v.name: v for v in inferred.graph.value_info}
@@ -255,6 +257,109 @@ def conv_inplace():
         [init(f"B{i}", [16]) for i in range(4)])
 
 
+def horizontal():
+    # Sibling products of one input merge into one product + Split:
+    # BERT-style Q, K, V (MatMul + bias Add each, V's bias on the left);
+    # Gemm siblings (transB with C, plain) and a bias-less MatMul on a 2-D
+    # input at opset 11 (Split sizes as an attribute); 1x1 Conv siblings
+    # with and without B beside a 3x3 one that must stay apart.
+    write("opt_horizontal_qkv.onnx", [
+        node("MatMul", ["X", "Wq"], ["q"]), node("Add", ["q", "bq"], ["Q"]),
+        node("MatMul", ["X", "Wk"], ["k"]), node("Add", ["k", "bk"], ["K"]),
+        node("MatMul", ["X", "Wv"], ["v"]), node("Add", ["bv", "v"], ["V"]),
+    ], [vi("X", [2, 5, 16])], [vi("Q", None), vi("K", None), vi("V", None)],
+        [init("Wq", [16, 8]), init("bq", [8]), init("Wk", [16, 8]), init("bk", [8]),
+         init("Wv", [16, 12]), init("bv", [12])])
+    write("opt_horizontal_gemm.onnx", [
+        node("Gemm", ["X", "Wa", "Ca"], ["A"], transB=1),
+        node("Gemm", ["X", "Wb"], ["B"]),
+        node("MatMul", ["X", "Wc"], ["C"]),
+    ], [vi("X", [4, 6])], [vi("A", None), vi("B", None), vi("C", None)],
+        [init("Wa", [5, 6]), init("Ca", [5]), init("Wb", [6, 3]), init("Wc", [6, 7])], opset=11)
+    write("opt_horizontal_conv.onnx", [
+        node("Conv", ["X", "W0", "B0"], ["Y0"]),
+        node("Conv", ["X", "W1"], ["Y1"], kernel_shape=[1, 1], strides=[1, 1], pads=[0, 0, 0, 0]),
+        node("Conv", ["X", "W2", "B2"], ["Y2"], pads=[1, 1, 1, 1]),
+    ], [vi("X", [2, 4, 5, 5])], [vi("Y0", None), vi("Y1", None), vi("Y2", None)],
+        [init("W0", [3, 4, 1, 1]), init("B0", [3]), init("W1", [6, 4, 1, 1]),
+         init("W2", [5, 4, 3, 3]), init("B2", [5])])
+    # Nothing to merge: K differs (a 1x1 and a 3x3 conv, C*kh*kw = 4 vs 36;
+    # a strided 1x1), a weight that is an input, alpha != 1, and products
+    # whose Relu the MatMul fusion takes into its epilogue.
+    write("opt_horizontal_none.onnx", [
+        node("Conv", ["X", "W0"], ["Y0"]),
+        node("Conv", ["X", "W1"], ["Y1"], pads=[1, 1, 1, 1]),
+        node("Conv", ["X", "W2"], ["Y2"], strides=[2, 2]),
+        node("MatMul", ["M", "Wm"], ["Y3"]),
+        node("MatMul", ["M", "Wi"], ["Y4"]),
+        node("Gemm", ["M", "Wg"], ["Y5"], alpha=0.5),
+        node("MatMul", ["M", "Wr0"], ["r0"]), node("Relu", ["r0"], ["Y6"]),
+        node("MatMul", ["M", "Wr1"], ["r1"]), node("Relu", ["r1"], ["Y7"]),
+    ], [vi("X", [1, 4, 6, 6]), vi("M", [3, 8]), vi("Wi", [8, 2])],
+        [vi(f"Y{i}", None) for i in range(8)],
+        [init("W0", [3, 4, 1, 1]), init("W1", [3, 4, 3, 3]), init("W2", [3, 4, 1, 1]),
+         init("Wm", [8, 5]), init("Wg", [8, 4]), init("Wr0", [8, 3]), init("Wr1", [8, 3])])
+
+
+def chains():
+    # Elementwise chains: the 4-op case (scale, same-shape tensor, Sigmoid,
+    # 1 - x), large enough for several blocks and two threads.
+    shape = [2, 3, 100, 100]
+    write("opt_chain4.onnx", [
+        node("Mul", ["X", "half"], ["a"]),
+        node("Add", ["a", "Z"], ["b"]),
+        node("Sigmoid", ["b"], ["c"]),
+        node("Sub", ["one", "c"], ["Y"]),
+    ], [vi("X", shape), vi("Z", shape)], [vi("Y", None)],
+        [const("half", 0.5), const("one", 1.0)])
+    # Every step kind: a long unary run with Clip bounds as inputs and an
+    # operand that is the chain's own input; Silu (of a declared float, as
+    # the Silu pass wants) and Gelu from their formulas; X - t and c / t (operand first); a value read both as the
+    # chain's start and as its operand, between Transposes (in place).
+    consts = [const("one", 1.0), const("three", 3.0), const("two", 2.0), const("lo", -0.7),
+              const("hi", 0.9), const("q", 0.25), const("sqrt2", np.sqrt(2.0)),
+              const("half", 0.5), const("mhalf", -0.5)]
+    nodes = [node("Abs", ["X"], ["a0"]), node("Add", ["a0", "one"], ["a1"]),
+             node("Sqrt", ["a1"], ["a2"]), node("Reciprocal", ["a2"], ["a3"]),
+             node("Neg", ["a3"], ["a4"]), node("Exp", ["a4"], ["a5"]),
+             node("Clip", ["a5", "lo", "hi"], ["a6"]),
+             node("LeakyRelu", ["a6"], ["a7"], alpha=0.3), node("Tanh", ["a7"], ["a8"]),
+             node("Relu", ["a8"], ["a9"]), node("Div", ["a9", "three"], ["a10"]),
+             node("Mul", ["a10", "X"], ["Y0"])]
+    nodes += [node("Sigmoid", ["X"], ["s1"]), node("Mul", ["X", "s1"], ["s2"]),
+              node("Mul", ["s2", "two"], ["s3"]), node("Add", ["q", "s3"], ["Y1"])]
+    nodes += [node("Mul", ["X", "three"], ["g0"])]
+    nodes += gelu_nodes("g0", "g1", 0, "gg")
+    nodes += [node("Sub", ["g1", "mhalf"], ["g2"]), node("Div", ["two", "g2"], ["Y2"])]
+    nodes += [node("Transpose", ["X"], ["T"], perm=[0, 2, 1]),
+              node("Mul", ["T", "two"], ["t0"]), node("Add", ["t0", "T"], ["t1"]),
+              node("Tanh", ["t1"], ["t2"]), node("Transpose", ["t2"], ["Y3"], perm=[0, 2, 1])]
+    write("opt_chain_all.onnx", nodes, [vi("X", [3, 50, 40])],
+          [vi(f"Y{i}", None) for i in range(4)], consts + [const("rsqrt2", 1 / np.sqrt(2.0))])
+    # No chain: a value read twice, an operand that broadcasts, a graph
+    # output in the middle, an activation a MatMul takes first, integers.
+    write("opt_chain_none.onnx", [
+        node("Relu", ["X"], ["r"]), node("Sigmoid", ["r"], ["Y0"]), node("Tanh", ["r"], ["Y1"]),
+        node("Exp", ["X"], ["e"]), node("Add", ["e", "B"], ["eb"]), node("Tanh", ["eb"], ["Y2"]),
+        node("Neg", ["X"], ["Y3"]), node("Abs", ["Y3"], ["Y4"]),
+        node("MatMul", ["X", "W"], ["m"]), node("Relu", ["m"], ["mr"]),
+        node("Sigmoid", ["mr"], ["Y5"]),
+        node("Neg", ["I"], ["i0"]), node("Abs", ["i0"], ["Y6"]),
+    ], [vi("X", [2, 3, 4]), vi("B", [3, 4]), vi("I", [5], TensorProto.INT64)],
+        [vi(f"Y{i}", None) for i in range(6)] + [vi("Y6", None, TensorProto.INT64)],
+        [init("W", [4, 4])])
+    # kiln.ElementwiseChain written directly with a step it does not know.
+    graph = helper.make_graph([
+        helper.make_node("ElementwiseChain", ["X"], ["Y"], domain="kiln", name="ec",
+                         steps=["Relu", "Swish"], operands=[-1, -1], params=[0.0] * 4)],
+        "opt_kiln_bad_chain.onnx", [vi("X", [2, 3])], [vi("Y", [2, 3])])
+    m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17),
+                                                helper.make_opsetid("kiln", 1)],
+                          producer_name="kiln-opt-tests")
+    m.ir_version = 8
+    save(m, os.path.join(OUT, "opt_kiln_bad_chain.onnx"))
+
+
 def main():
     os.makedirs(OUT, exist_ok=True)
     kiln_direct()
@@ -264,6 +369,8 @@ def main():
     attention()
     layernorm()
     conv_inplace()  # last, so the models above keep their random weights
+    horizontal()  # (and these after it, for the same reason)
+    chains()
 
 
 if __name__ == "__main__":

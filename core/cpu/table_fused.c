@@ -7,6 +7,7 @@ extern const kn_op_def kn_op_kiln_FusedGemm, kn_op_kiln_FusedMatMul;
 extern const kn_op_def kn_op_kiln_Gelu, kn_op_kiln_Silu;
 extern const kn_op_def kn_op_kiln_Attention;
 extern const kn_op_def kn_op_kiln_LayerNormalization;
+extern const kn_op_def kn_op_kiln_ElementwiseChain;
 
 const kn_op_def *const kn_cpu_fused_ops[] = {
     /* fused_conv.c */
@@ -21,5 +22,7 @@ const kn_op_def *const kn_cpu_fused_ops[] = {
     &kn_op_kiln_Attention,
     /* fused_layernorm.c */
     &kn_op_kiln_LayerNormalization,
+    /* fused_elementwise.c */
+    &kn_op_kiln_ElementwiseChain,
     NULL,
 };
