@@ -5,23 +5,11 @@
 
 #define MODEL(name) kt_src_path("tests/data/models/" name)
 
-/* Loads `name` at `level` and returns it with its runtime in *rt. */
-static kiln_model *load(const char *path, int32_t level, kiln_runtime **rt)
-{
-    *rt = kt_runtime(1);
-    return opt_load(*rt, path, level);
-}
-
-static void drop(kiln_model *m, kiln_runtime *rt)
-{
-    kiln_model_destroy(m);
-    kiln_runtime_destroy(rt);
-}
 
 Test(opt_basic, identity_dropout_and_dead_nodes_go)
 {
     kiln_runtime *rt;
-    kiln_model *m0 = load(MODEL("opt_basic.onnx"), 0, &rt);
+    kiln_model *m0 = opt_load_fresh(MODEL("opt_basic.onnx"), 0, 0, &rt);
     cr_assert_eq(opt_node_count(m0), 5);
     kiln_model_destroy(m0);
     kiln_model *m = opt_load(rt, MODEL("opt_basic.onnx"), 1);
@@ -31,66 +19,66 @@ Test(opt_basic, identity_dropout_and_dead_nodes_go)
     char name[16];
     KT_OK(kiln_model_output_name(m, 0, name, sizeof name, NULL));
     cr_assert_str_eq(name, "Y");
-    drop(m, rt);
+    opt_drop(m, rt);
     opt_check_same_outputs(MODEL("opt_basic.onnx"), 2, 0);
 }
 
 Test(opt_basic, constants_fold_at_load)
 {
     kiln_runtime *rt;
-    kiln_model *m = load(MODEL("opt_const_fold.onnx"), 1, &rt);
+    kiln_model *m = opt_load_fresh(MODEL("opt_const_fold.onnx"), 1, 0, &rt);
     cr_assert_eq(opt_node_count(m), 1);
     cr_assert_eq(opt_count_op(m, "Mul", ""), 1);
-    drop(m, rt);
+    opt_drop(m, rt);
     opt_check_same_outputs(MODEL("opt_const_fold.onnx"), 1, 0);
 }
 
 Test(opt_basic, batchnorm_folds_into_conv)
 {
     kiln_runtime *rt;
-    kiln_model *m = load(MODEL("opt_conv_bn.onnx"), 1, &rt);
+    kiln_model *m = opt_load_fresh(MODEL("opt_conv_bn.onnx"), 1, 0, &rt);
     cr_assert_eq(opt_node_count(m), 1);
     cr_assert_eq(opt_count_op(m, "Conv", ""), 1);
-    drop(m, rt);
+    opt_drop(m, rt);
     opt_check_same_outputs(MODEL("opt_conv_bn.onnx"), 1, 1e-5);
 }
 
 Test(opt_basic, level_0_changes_nothing_and_level_1_does_not_fuse)
 {
     kiln_runtime *rt;
-    kiln_model *m = load(MODEL("opt_conv_acts.onnx"), 0, &rt);
+    kiln_model *m = opt_load_fresh(MODEL("opt_conv_acts.onnx"), 0, 0, &rt);
     cr_assert_eq(opt_node_count(m), 12);
     kiln_model_destroy(m);
     m = opt_load(rt, MODEL("opt_conv_acts.onnx"), 1);
     cr_assert_eq(opt_node_count(m), 12);
     cr_assert_eq(opt_count_op(m, "FusedConv", "kiln"), 0);
-    drop(m, rt);
+    opt_drop(m, rt);
 }
 
 Test(opt_fuse_conv, every_activation_and_conv_attribute)
 {
     kiln_runtime *rt;
-    kiln_model *m = load(MODEL("opt_conv_acts.onnx"), 2, &rt);
+    kiln_model *m = opt_load_fresh(MODEL("opt_conv_acts.onnx"), 2, 0, &rt);
     cr_assert_eq(opt_node_count(m), 6);
     cr_assert_eq(opt_count_op(m, "FusedConv", "kiln"), 6);
-    drop(m, rt);
+    opt_drop(m, rt);
     opt_check_same_outputs(MODEL("opt_conv_acts.onnx"), 2, 1e-5);
 }
 
 Test(opt_fuse_conv, clip_bounds_from_inputs_and_silu)
 {
     kiln_runtime *rt;
-    kiln_model *m = load(MODEL("opt_conv_clip_silu.onnx"), 2, &rt);
+    kiln_model *m = opt_load_fresh(MODEL("opt_conv_clip_silu.onnx"), 2, 0, &rt);
     cr_assert_eq(opt_node_count(m), 2);
     cr_assert_eq(opt_count_op(m, "FusedConv", "kiln"), 2);
-    drop(m, rt);
+    opt_drop(m, rt);
     opt_check_same_outputs(MODEL("opt_conv_clip_silu.onnx"), 2, 1e-5);
 }
 
 Test(opt_fuse_conv, residual_same_shape_and_broadcast)
 {
     kiln_runtime *rt;
-    kiln_model *m = load(MODEL("opt_conv_residual.onnx"), 2, &rt);
+    kiln_model *m = opt_load_fresh(MODEL("opt_conv_residual.onnx"), 2, 0, &rt);
     /* a + b + Relu fuse into one, c + g into another, the depthwise conv
      * + X + Sigmoid into a third; b and g stay. */
     cr_assert_eq(opt_count_op(m, "FusedConv", "kiln"), 3);
@@ -98,51 +86,51 @@ Test(opt_fuse_conv, residual_same_shape_and_broadcast)
     cr_assert_eq(opt_count_op(m, "Relu", ""), 0);
     cr_assert_eq(opt_count_op(m, "Sigmoid", ""), 0);
     cr_assert_eq(opt_node_count(m), 5);
-    drop(m, rt);
+    opt_drop(m, rt);
     opt_check_same_outputs(MODEL("opt_conv_residual.onnx"), 2, 1e-5);
 }
 
 Test(opt_fuse_dense, matmul_bias_gelu_relu)
 {
     kiln_runtime *rt;
-    kiln_model *m = load(MODEL("opt_matmul.onnx"), 2, &rt);
+    kiln_model *m = opt_load_fresh(MODEL("opt_matmul.onnx"), 2, 0, &rt);
     cr_assert_eq(opt_count_op(m, "FusedMatMul", "kiln"), 4);
     cr_assert_eq(opt_count_op(m, "Gelu", "kiln"), 1);
     cr_assert_eq(opt_node_count(m), 5);
-    drop(m, rt);
+    opt_drop(m, rt);
     opt_check_same_outputs(MODEL("opt_matmul.onnx"), 2, 1e-5);
 }
 
 Test(opt_fuse_dense, gemm_activation_and_silu)
 {
     kiln_runtime *rt;
-    kiln_model *m = load(MODEL("opt_gemm.onnx"), 2, &rt);
+    kiln_model *m = opt_load_fresh(MODEL("opt_gemm.onnx"), 2, 0, &rt);
     cr_assert_eq(opt_count_op(m, "FusedGemm", "kiln"), 2);
     cr_assert_eq(opt_count_op(m, "Silu", "kiln"), 1);
     cr_assert_eq(opt_node_count(m), 3);
-    drop(m, rt);
+    opt_drop(m, rt);
     opt_check_same_outputs(MODEL("opt_gemm.onnx"), 2, 1e-5);
 }
 
 Test(opt_attention, scaled_query_and_scaled_scores_with_mask)
 {
     kiln_runtime *rt;
-    kiln_model *m = load(MODEL("opt_attention.onnx"), 2, &rt);
+    kiln_model *m = opt_load_fresh(MODEL("opt_attention.onnx"), 2, 0, &rt);
     cr_assert_eq(opt_count_op(m, "Attention", "kiln"), 2);
     cr_assert_eq(opt_count_op(m, "Softmax", ""), 0);
     cr_assert_eq(opt_count_op(m, "MatMul", ""), 0);
     cr_assert_eq(opt_node_count(m), 3); /* + the shared Transpose */
-    drop(m, rt);
+    opt_drop(m, rt);
     opt_check_same_outputs(MODEL("opt_attention.onnx"), 2, 1e-5);
 }
 
 Test(opt_layernorm, formula_becomes_one_node_below_opset_17)
 {
     kiln_runtime *rt;
-    kiln_model *m = load(MODEL("opt_layernorm13.onnx"), 2, &rt);
+    kiln_model *m = opt_load_fresh(MODEL("opt_layernorm13.onnx"), 2, 0, &rt);
     cr_assert_eq(opt_node_count(m), 1);
     cr_assert_eq(opt_count_op(m, "LayerNormalization", "kiln"), 1);
-    drop(m, rt);
+    opt_drop(m, rt);
     opt_check_same_outputs(MODEL("opt_layernorm13.onnx"), 2, 1e-5);
 }
 
@@ -151,7 +139,7 @@ Test(opt_kernels, fused_conv_written_directly)
     /* Y = Clip(Conv(X, W) + Z, -0.5, 0.5) as kiln.FusedConv and R as the
      * standard ops, unoptimized: they agree, and the clamp shows. */
     kiln_runtime *rt;
-    kiln_model *m = load(MODEL("opt_kiln_fusedconv.onnx"), 0, &rt);
+    kiln_model *m = opt_load_fresh(MODEL("opt_kiln_fusedconv.onnx"), 0, 0, &rt);
     opt_inputs in;
     opt_make_inputs(m, &in);
     kiln_session *s = opt_run(m, &in);
@@ -171,7 +159,7 @@ Test(opt_kernels, fused_conv_written_directly)
     cr_assert_gt(clamped, 0);
     kiln_session_destroy(s);
     opt_free_inputs(&in);
-    drop(m, rt);
+    opt_drop(m, rt);
 }
 
 Test(opt_kernels, unknown_activation_is_a_clear_error)
@@ -183,5 +171,5 @@ Test(opt_kernels, unknown_activation_is_a_clear_error)
     char msg[512];
     kiln_last_error(msg, sizeof msg);
     cr_assert(strstr(msg, "Swoosh") != NULL, "message: %s", msg);
-    drop(m, rt);
+    opt_drop(m, rt);
 }

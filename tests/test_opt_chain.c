@@ -7,17 +7,6 @@
 
 #define MODEL(name) kt_src_path("tests/data/models/" name)
 
-static kiln_model *load(const char *path, int32_t level, kiln_runtime **rt)
-{
-    *rt = kt_runtime(1);
-    return opt_load(*rt, path, level);
-}
-
-static void drop(kiln_model *m, kiln_runtime *rt)
-{
-    kiln_model_destroy(m);
-    kiln_runtime_destroy(rt);
-}
 
 /* Each step reuses the standalone op's float kernel, so the chain's result
  * should match the unfused ops to rounding (in practice exactly). */
@@ -26,13 +15,13 @@ static void drop(kiln_model *m, kiln_runtime *rt)
 Test(opt_chain, four_ops_become_one_node)
 {
     kiln_runtime *rt;
-    kiln_model *m = load(MODEL("opt_chain4.onnx"), 1, &rt);
+    kiln_model *m = opt_load_fresh(MODEL("opt_chain4.onnx"), 1, 0, &rt);
     cr_assert_eq(opt_node_count(m), 4, "level 1 does not fuse");
     kiln_model_destroy(m);
     m = opt_load(rt, MODEL("opt_chain4.onnx"), 2);
     cr_assert_eq(opt_node_count(m), 1, "got %d nodes", opt_node_count(m));
     cr_assert_eq(opt_count_op(m, "ElementwiseChain", "kiln"), 1);
-    drop(m, rt);
+    opt_drop(m, rt);
     opt_check_same_outputs(MODEL("opt_chain4.onnx"), 2, CHAIN_TOL);
 }
 
@@ -41,18 +30,18 @@ Test(opt_chain, every_step_kind)
     /* 12-step unary/scalar run ending in X * (.), Silu -> *2 -> 0.25 + (.),
      * Gelu -> - (-0.5) -> 2 / (.), T * 2 + T -> Tanh between Transposes. */
     kiln_runtime *rt;
-    kiln_model *m = load(MODEL("opt_chain_all.onnx"), 2, &rt);
+    kiln_model *m = opt_load_fresh(MODEL("opt_chain_all.onnx"), 2, 0, &rt);
     cr_assert_eq(opt_count_op(m, "ElementwiseChain", "kiln"), 4);
     cr_assert_eq(opt_count_op(m, "Transpose", ""), 2);
     cr_assert_eq(opt_node_count(m), 6, "got %d nodes", opt_node_count(m));
-    drop(m, rt);
+    opt_drop(m, rt);
     opt_check_same_outputs(MODEL("opt_chain_all.onnx"), 2, CHAIN_TOL);
 }
 
 Test(opt_chain, declines_shared_broadcast_observed_fused_and_integer)
 {
     kiln_runtime *rt;
-    kiln_model *m = load(MODEL("opt_chain_none.onnx"), 2, &rt);
+    kiln_model *m = opt_load_fresh(MODEL("opt_chain_none.onnx"), 2, 0, &rt);
     cr_assert_eq(opt_count_op(m, "ElementwiseChain", "kiln"), 0);
     /* Relu read twice; Exp + (broadcast B) + Tanh; Neg whose output is a
      * graph output; MatMul took Relu, leaving Sigmoid alone; int64 Neg/Abs. */
@@ -64,7 +53,7 @@ Test(opt_chain, declines_shared_broadcast_observed_fused_and_integer)
     cr_assert_eq(opt_count_op(m, "Neg", ""), 2);
     cr_assert_eq(opt_count_op(m, "Abs", ""), 2);
     cr_assert_eq(opt_count_op(m, "FusedMatMul", "kiln"), 1);
-    drop(m, rt);
+    opt_drop(m, rt);
     opt_check_same_outputs(MODEL("opt_chain_none.onnx"), 2, CHAIN_TOL);
 }
 
@@ -79,7 +68,7 @@ Test(opt_chain, two_threads_and_onednn_setting)
     kiln_runtime *rt = kt_runtime(2);
     kiln_model *m = opt_load_dnnl(rt, MODEL("opt_chain_all.onnx"), 2, 1);
     cr_assert_eq(opt_count_op(m, "ElementwiseChain", "kiln"), 4);
-    drop(m, rt);
+    opt_drop(m, rt);
     opt_check_same_outputs_on(MODEL("opt_chain4.onnx"), 2, CHAIN_TOL, 2, 1);
     opt_check_same_outputs_on(MODEL("opt_chain_all.onnx"), 2, CHAIN_TOL, 2, 1);
 }
@@ -93,5 +82,5 @@ Test(opt_chain, unknown_step_is_a_clear_error)
     char msg[512];
     kiln_last_error(msg, sizeof msg);
     cr_assert(strstr(msg, "Swish") != NULL, "message: %s", msg);
-    drop(m, rt);
+    opt_drop(m, rt);
 }

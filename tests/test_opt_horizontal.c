@@ -10,12 +10,6 @@
  * says why), so the models load with KILN_OPT_USE_DNNL. */
 #ifdef KILN_WITH_DNNL
 
-static kiln_model *load(const char *path, int32_t level, kiln_runtime **rt)
-{
-    *rt = kt_runtime(1);
-    return opt_load_dnnl(*rt, path, level, 1);
-}
-
 /* Convolutions in any form: the oneDNN layout pass turns them into NHWC
  * ones, which the counts here should not depend on. */
 static int conv_nodes(const kiln_model *m)
@@ -24,16 +18,11 @@ static int conv_nodes(const kiln_model *m)
            opt_count_op(m, "FusedConv", "kiln");
 }
 
-static void drop(kiln_model *m, kiln_runtime *rt)
-{
-    kiln_model_destroy(m);
-    kiln_runtime_destroy(rt);
-}
 
 Test(opt_horizontal, bert_qkv_becomes_one_fused_matmul_and_split)
 {
     kiln_runtime *rt;
-    kiln_model *m = load(MODEL("opt_horizontal_qkv.onnx"), 2, &rt);
+    kiln_model *m = opt_load_fresh(MODEL("opt_horizontal_qkv.onnx"), 2, 1, &rt);
     cr_assert_eq(opt_count_op(m, "FusedMatMul", "kiln"), 1);
     cr_assert_eq(opt_count_op(m, "Split", ""), 1);
     cr_assert_eq(opt_node_count(m), 2, "got %d nodes", opt_node_count(m));
@@ -47,7 +36,7 @@ Test(opt_horizontal, bert_qkv_becomes_one_fused_matmul_and_split)
     kiln_model_destroy(m);
     m = opt_load_dnnl(rt, MODEL("opt_horizontal_qkv.onnx"), 1, 1);
     cr_assert_eq(opt_count_op(m, "Split", ""), 0, "level 1 does not fuse");
-    drop(m, rt);
+    opt_drop(m, rt);
     opt_check_same_outputs_on(MODEL("opt_horizontal_qkv.onnx"), 2, 1e-5, 1, 1);
     opt_check_same_outputs_on(MODEL("opt_horizontal_qkv.onnx"), 2, 1e-5, 2, 1);
 }
@@ -57,12 +46,12 @@ Test(opt_horizontal, gemm_and_matmul_siblings_at_opset_11)
     /* Gemm transB + C, plain Gemm and MatMul: one FusedMatMul with zeros
      * for the missing biases; Split sizes as an attribute. */
     kiln_runtime *rt;
-    kiln_model *m = load(MODEL("opt_horizontal_gemm.onnx"), 2, &rt);
+    kiln_model *m = opt_load_fresh(MODEL("opt_horizontal_gemm.onnx"), 2, 1, &rt);
     cr_assert_eq(opt_count_op(m, "FusedMatMul", "kiln"), 1);
     cr_assert_eq(opt_count_op(m, "Split", ""), 1);
     cr_assert_eq(opt_count_op(m, "Gemm", ""), 0);
     cr_assert_eq(opt_node_count(m), 2);
-    drop(m, rt);
+    opt_drop(m, rt);
     opt_check_same_outputs_on(MODEL("opt_horizontal_gemm.onnx"), 2, 1e-5, 1, 1);
     opt_check_same_outputs_on(MODEL("opt_horizontal_gemm.onnx"), 2, 1e-5, 2, 1);
 }
@@ -71,10 +60,10 @@ Test(opt_horizontal, pointwise_conv_siblings)
 {
     /* Two 1x1 convs (one without B) merge; the 3x3 sibling stays apart. */
     kiln_runtime *rt;
-    kiln_model *m = load(MODEL("opt_horizontal_conv.onnx"), 2, &rt);
+    kiln_model *m = opt_load_fresh(MODEL("opt_horizontal_conv.onnx"), 2, 1, &rt);
     cr_assert_eq(conv_nodes(m), 2);
     cr_assert_eq(opt_count_op(m, "Split", ""), 1);
-    drop(m, rt);
+    opt_drop(m, rt);
     opt_check_same_outputs_on(MODEL("opt_horizontal_conv.onnx"), 2, 1e-5, 1, 1);
     opt_check_same_outputs_on(MODEL("opt_horizontal_conv.onnx"), 2, 1e-5, 2, 1);
 }
@@ -82,13 +71,13 @@ Test(opt_horizontal, pointwise_conv_siblings)
 Test(opt_horizontal, declines_different_k_stride_computed_weight_alpha_and_epilogue)
 {
     kiln_runtime *rt;
-    kiln_model *m = load(MODEL("opt_horizontal_none.onnx"), 2, &rt);
+    kiln_model *m = opt_load_fresh(MODEL("opt_horizontal_none.onnx"), 2, 1, &rt);
     cr_assert_eq(opt_count_op(m, "Split", ""), 0);
     cr_assert_eq(conv_nodes(m), 3);
     cr_assert_eq(opt_count_op(m, "MatMul", ""), 2);
     cr_assert_eq(opt_count_op(m, "Gemm", ""), 1);
     cr_assert_eq(opt_count_op(m, "FusedMatMul", "kiln"), 2); /* MatMul + Relu each */
-    drop(m, rt);
+    opt_drop(m, rt);
     opt_check_same_outputs_on(MODEL("opt_horizontal_none.onnx"), 2, 1e-5, 1, 1);
 }
 

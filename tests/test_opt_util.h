@@ -30,6 +30,21 @@ static inline kiln_model *opt_load(kiln_runtime *rt, const char *path, int32_t l
     return opt_load_dnnl(rt, path, level, 0);
 }
 
+/* Loads path at `level` (oneDNN allowed or not) on a fresh one-thread
+ * runtime, returned in *rt; opt_drop frees both. */
+static inline kiln_model *opt_load_fresh(const char *path, int32_t level, int32_t use_dnnl,
+                                         kiln_runtime **rt)
+{
+    *rt = kt_runtime(1);
+    return opt_load_dnnl(*rt, path, level, use_dnnl);
+}
+
+static inline void opt_drop(kiln_model *m, kiln_runtime *rt)
+{
+    kiln_model_destroy(m);
+    kiln_runtime_destroy(rt);
+}
+
 /* Nodes of op_type in domain ("" = ai.onnx). */
 static inline int opt_count_op(const kiln_model *m, const char *op_type, const char *domain)
 {
