@@ -1,7 +1,9 @@
 /* Fork-join thread pool. A job is published under a mutex with a
  * generation counter; sleeping workers wake on a condition variable, take
  * chunks from an atomic counter together with the caller, and go back to
- * sleep. Nothing spins and nothing allocates per job. */
+ * sleep. Nothing spins and nothing allocates per job. When a team runner
+ * is installed (kn_threadpool_use_team: OpenMP, once oneDNN is loaded),
+ * the same chunks run on its threads instead and the workers stay asleep. */
 #include "threadpool.h"
 
 #include <pthread.h>
@@ -35,6 +37,12 @@ static void run_chunks(kn_threadpool *p)
         p->fn(p->ctx, begin, end);
     }
 }
+
+static _Atomic(kn_team_runner) team_runner;
+
+void kn_threadpool_use_team(kn_team_runner runner) { atomic_store(&team_runner, runner); }
+
+static void team_body(void *p) { run_chunks(p); }
 
 static void *worker_main(void *arg)
 {
@@ -122,6 +130,18 @@ void kn_parallel_for(kn_threadpool *p, int64_t n, int64_t grain, kn_range_fn fn,
     int64_t chunk = (n + (int64_t)p->threads * 4 - 1) / ((int64_t)p->threads * 4);
     if (chunk < grain)
         chunk = grain;
+    kn_team_runner team = atomic_load(&team_runner);
+    if (team) {
+        /* the job fields are ours while `busy` is held */
+        p->fn = fn;
+        p->ctx = ctx;
+        p->n = n;
+        p->chunk = chunk;
+        atomic_store(&p->next, 0);
+        team(team_body, p, (unsigned)p->threads, 0);
+        pthread_mutex_unlock(&p->busy);
+        return;
+    }
     pthread_mutex_lock(&p->lock);
     p->fn = fn;
     p->ctx = ctx;

@@ -23,4 +23,15 @@ int32_t kn_threadpool_threads(const kn_threadpool *pool); /* 1 for NULL */
  * the caller runs the whole range itself rather than wait. */
 void kn_parallel_for(kn_threadpool *pool, int64_t n, int64_t grain, kn_range_fn fn, void *ctx);
 
+/* A fork-join runner that starts `threads` threads (the caller among them)
+ * on body(data) and returns when all have: OpenMP's GOMP_parallel. Once
+ * one is installed (the oneDNN loader does, with the OpenMP runtime oneDNN
+ * itself runs on), every pool forks its loops on that runner instead of
+ * waking its own workers, so Kiln's kernels and oneDNN's primitives share
+ * one set of threads: alternating between two sets, each handing the
+ * cores to the other, cost more than the work of many small steps. */
+typedef void (*kn_team_runner)(void (*body)(void *), void *data, unsigned threads,
+                               unsigned flags);
+void kn_threadpool_use_team(kn_team_runner runner);
+
 #endif

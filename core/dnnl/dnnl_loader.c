@@ -1,6 +1,8 @@
 #define KN_DNNL_LOADER_IMPL
 #include "dnnl_loader.h"
 
+#include "core/threadpool.h"
+
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -51,6 +53,11 @@ static void load(void)
 #undef KN_DNNL_RESOLVE
     ok = ok && (*(void **)&kn_dnnl_fn.omp_set_num_threads = dlsym(lib, "omp_set_num_threads"));
     loaded = ok;
+    /* Kiln's own loops join oneDNN's OpenMP threads (core/threadpool.h) */
+    kn_team_runner team = NULL;
+    *(void **)&team = dlsym(lib, "GOMP_parallel");
+    if (ok && team)
+        kn_threadpool_use_team(team);
     /* the library stays loaded for the life of the process: primitives
      * and their JIT code may be referenced until exit */
 }
