@@ -3,28 +3,9 @@
  * onto the other, e.g. efficientnet's per-channel gates) and Concat (any
  * axis; in NHWC the channel axis is the innermost, where a plain copy loop
  * is slow). Plain row-major layouts throughout. */
-#include <stdlib.h>
 #include <string.h>
 
 #include "dnnl_common.h"
-
-typedef struct dd_state {
-    kn_dnnl_prim prim;
-} dd_state;
-
-static void dd_release(kn_kctx *k)
-{
-    dd_state *st = k->state;
-    if (st)
-        kn_dnnl_prim_destroy(&st->prim);
-    free(st);
-    k->state = NULL;
-}
-
-static int decline(kn_kctx *k, const char *why)
-{
-    return kn_fail(k->err, KN_ERR_DECLINE, "oneDNN %s: %s", k->node->op_type, why);
-}
 
 static int all_float(kn_kctx *k)
 {
@@ -42,27 +23,28 @@ static const struct {
                    {"Mul", dnnl_binary_mul, 1}, {"Div", dnnl_binary_div, 0},
                    {"Max", dnnl_binary_max, 1}, {"Min", dnnl_binary_min, 1}};
 
-static int binary_build(kn_kctx *k, dd_state *st)
+static int binary_build(kn_kctx *k, kn_dnnl_prim *p, int unused_a, int unused_b)
 {
+    (void)unused_a, (void)unused_b;
     if (k->n_in != 2 || !all_float(k) || k->opset < 7)
-        return decline(k, "two float inputs with numpy broadcast only");
+        return kn_dnnl_decline(k, "two float inputs with numpy broadcast only");
     int32_t a = -1;
     for (size_t i = 0; i < sizeof binary_algs / sizeof binary_algs[0]; i++)
         if (strcmp(binary_algs[i].op, k->node->op_type) == 0)
             a = (int32_t)i;
     if (a < 0)
-        return decline(k, "not a binary op");
+        return kn_dnnl_decline(k, "not a binary op");
     kn_tensor *y = k->out[0];
     kn_err shape_err = {0};
     if (kn_broadcast_shape(k->in[0], k->in[1], y, &shape_err) != KN_OK)
-        return decline(k, "left to the CPU kernel to report");
+        return kn_dnnl_decline(k, "left to the CPU kernel to report");
     y->dtype = KN_FLOAT;
     if (kn_dnnl_too_large(y) || kn_tensor_numel(y) < (int64_t)KN_DNNL_MIN_POOL_TAPS)
-        return decline(k, "too small or too large for a oneDNN call");
+        return kn_dnnl_decline(k, "too small or too large for a oneDNN call");
     /* src0 must have the output's shape; the other operand broadcasts */
     int32_t full = kn_tensor_numel(k->in[0]) == kn_tensor_numel(y) ? 0 : 1;
     if (kn_tensor_numel(k->in[full]) != kn_tensor_numel(y) || (full && !binary_algs[a].commutative))
-        return decline(k, "both operands broadcast, or the first one does");
+        return kn_dnnl_decline(k, "both operands broadcast, or the first one does");
     int64_t d0[KN_MAX_RANK], d1[KN_MAX_RANK];
     const kn_tensor *small = k->in[1 - full];
     for (int32_t i = 0; i < y->rank; i++) {
@@ -88,32 +70,33 @@ static int binary_build(kn_kctx *k, dd_state *st)
     if (rc == KN_OK)
         rc = kn_dnnl_attr_create(&none, 0, &attr, k->err);
     if (rc == KN_OK)
-        rc = kn_dnnl_pd_create(&bd, attr, &st->prim, &pd, k->err);
+        rc = kn_dnnl_pd_create(&bd, attr, p, &pd, k->err);
     if (attr)
         dnnl_primitive_attr_destroy(attr);
     if (rc != KN_OK)
         return rc;
-    rc = kn_dnnl_add_arg(&st->prim, DNNL_ARG_SRC_0, KN_DNNL_BIND_INPUT, full, &m0, k->err);
+    rc = kn_dnnl_add_arg(p, DNNL_ARG_SRC_0, KN_DNNL_BIND_INPUT, full, &m0, k->err);
     if (rc == KN_OK)
-        rc = kn_dnnl_add_arg(&st->prim, DNNL_ARG_SRC_1, KN_DNNL_BIND_INPUT, 1 - full, &m1, k->err);
+        rc = kn_dnnl_add_arg(p, DNNL_ARG_SRC_1, KN_DNNL_BIND_INPUT, 1 - full, &m1, k->err);
     if (rc == KN_OK)
-        rc = kn_dnnl_add_arg(&st->prim, DNNL_ARG_DST, KN_DNNL_BIND_OUTPUT, 0, &my, k->err);
+        rc = kn_dnnl_add_arg(p, DNNL_ARG_DST, KN_DNNL_BIND_OUTPUT, 0, &my, k->err);
     if (rc == KN_OK)
-        return kn_dnnl_finish(&st->prim, pd, k);
+        return kn_dnnl_finish(p, pd, k);
     dnnl_primitive_desc_destroy(pd);
     return rc;
 }
 
-static int concat_build(kn_kctx *k, dd_state *st)
+static int concat_build(kn_kctx *k, kn_dnnl_prim *p, int unused_a, int unused_b)
 {
+    (void)unused_a, (void)unused_b;
     if (!all_float(k) || k->n_in < 2 || k->n_in > KN_DNNL_MAX_ARGS - 2)
-        return decline(k, "2 to 14 float inputs only");
+        return kn_dnnl_decline(k, "2 to 14 float inputs only");
     const kn_tensor *x0 = k->in[0];
     int32_t r = x0->rank;
     int64_t axis = kn_attr_int(k->node, "axis", 0);
     axis = axis < 0 ? axis + r : axis;
     if (axis < 0 || axis >= r)
-        return decline(k, "left to the CPU kernel to report");
+        return kn_dnnl_decline(k, "left to the CPU kernel to report");
     kn_tensor *y = k->out[0];
     *y = (kn_tensor){.dtype = KN_FLOAT, .rank = r};
     memcpy(y->dims, x0->dims, sizeof(int64_t) * (size_t)r);
@@ -124,13 +107,13 @@ static int concat_build(kn_kctx *k, dd_state *st)
         const kn_tensor *x = k->in[j];
         for (int32_t d = 0; d < r; d++)
             if (x->rank != r || (d != axis && x->dims[d] != x0->dims[d]) || x->dims[axis] == 0)
-                return decline(k, "left to the CPU kernel (shapes, empty inputs)");
+                return kn_dnnl_decline(k, "left to the CPU kernel (shapes, empty inputs)");
         y->dims[axis] += x->dims[axis];
         rc = kn_dnnl_md_plain(&mds[j], r, x->dims, 0, k->err);
     }
     if (rc == KN_OK &&
         (kn_dnnl_too_large(y) || kn_tensor_numel(y) < (int64_t)KN_DNNL_MIN_POOL_TAPS))
-        return decline(k, "too small or too large for a oneDNN call");
+        return kn_dnnl_decline(k, "too small or too large for a oneDNN call");
     if (rc == KN_OK)
         rc = kn_dnnl_md_plain(&my, r, y->dims, 0, k->err);
     kn_activation none = {0};
@@ -140,7 +123,7 @@ static int concat_build(kn_kctx *k, dd_state *st)
         rc = kn_dnnl_attr_create(&none, 0, &attr, k->err);
     if (rc == KN_OK) {
         dnnl_status_t s = dnnl_concat_primitive_desc_create(&pd, &my, k->n_in, (int)axis, mds,
-                                                            attr, st->prim.engine);
+                                                            attr, p->engine);
         rc = s == dnnl_success ? kn_dnnl_pd_check(&pd, k->err) : kn_dnnl_fail(k->err, s, "concat");
     }
     if (attr)
@@ -148,42 +131,29 @@ static int concat_build(kn_kctx *k, dd_state *st)
     if (rc != KN_OK)
         return rc;
     for (int32_t j = 0; rc == KN_OK && j < k->n_in; j++)
-        rc = kn_dnnl_add_arg(&st->prim, DNNL_ARG_MULTIPLE_SRC + j, KN_DNNL_BIND_INPUT, j, &mds[j],
+        rc = kn_dnnl_add_arg(p, DNNL_ARG_MULTIPLE_SRC + j, KN_DNNL_BIND_INPUT, j, &mds[j],
                              k->err);
     if (rc == KN_OK)
-        rc = kn_dnnl_add_arg(&st->prim, DNNL_ARG_DST, KN_DNNL_BIND_OUTPUT, 0, &my, k->err);
+        rc = kn_dnnl_add_arg(p, DNNL_ARG_DST, KN_DNNL_BIND_OUTPUT, 0, &my, k->err);
     if (rc == KN_OK)
-        return kn_dnnl_finish(&st->prim, pd, k);
+        return kn_dnnl_finish(p, pd, k);
     dnnl_primitive_desc_destroy(pd);
     return rc;
 }
 
-static int dd_prepare(kn_kctx *k, int concat)
+static int binary_prepare(kn_kctx *k)
 {
-    dd_state *st = calloc(1, sizeof *st);
-    if (!st)
-        return kn_fail(k->err, KN_ERR_OUT_OF_MEMORY, "%s: out of memory", k->node->op_type);
-    k->state = st;
-    int rc = kn_dnnl_prim_init(&st->prim, k);
-    if (rc == KN_OK)
-        rc = concat ? concat_build(k, st) : binary_build(k, st);
-    if (rc != KN_OK)
-        dd_release(k);
-    return rc;
+    return kn_dnnl_prepare(k, sizeof(kn_dnnl_prim), binary_build, 0, 0);
 }
 
-static int binary_prepare(kn_kctx *k) { return dd_prepare(k, 0); }
-static int concat_prepare(kn_kctx *k) { return dd_prepare(k, 1); }
-
-static int dd_run(kn_kctx *k)
+static int concat_prepare(kn_kctx *k)
 {
-    dd_state *st = k->state;
-    return kn_dnnl_execute(&st->prim, k);
+    return kn_dnnl_prepare(k, sizeof(kn_dnnl_prim), concat_build, 0, 0);
 }
 
 #define BINARY_DEF(name, op)                                                                       \
     const kn_op_def name = {"", op, 7, 1000, KN_BIT(KN_FLOAT), KN_BACKEND_DNNL, KN_OP_INPLACE, \
-                            binary_prepare, dd_run, dd_release};
+                            binary_prepare, kn_dnnl_run, kn_dnnl_release};
 BINARY_DEF(kn_dnnl_add, "Add")
 BINARY_DEF(kn_dnnl_sub, "Sub")
 BINARY_DEF(kn_dnnl_mul, "Mul")
@@ -191,4 +161,4 @@ BINARY_DEF(kn_dnnl_div, "Div")
 BINARY_DEF(kn_dnnl_max, "Max")
 BINARY_DEF(kn_dnnl_min, "Min")
 const kn_op_def kn_dnnl_concat = {"", "Concat", 4, 1000, KN_BIT(KN_FLOAT), KN_BACKEND_DNNL, 0,
-                                  concat_prepare, dd_run, dd_release};
+                                  concat_prepare, kn_dnnl_run, kn_dnnl_release};

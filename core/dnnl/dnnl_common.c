@@ -1,5 +1,6 @@
 #include "dnnl_common.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/kn_alloc.h"
@@ -76,6 +77,35 @@ static dnnl_status_t append_activation(dnnl_post_ops_t po, const kn_activation *
     }
     default: *missing = 1; return dnnl_unimplemented;
     }
+}
+
+int kn_dnnl_prepare(kn_kctx *k, size_t state_bytes, kn_dnnl_build_fn build, int a, int b)
+{
+    kn_dnnl_prim *p = calloc(1, state_bytes);
+    if (!p)
+        return kn_fail(k->err, KN_ERR_OUT_OF_MEMORY, "%s: out of memory", k->node->op_type);
+    k->state = p;
+    int rc = kn_dnnl_prim_init(p, k);
+    if (rc == KN_OK)
+        rc = build(k, p, a, b);
+    if (rc != KN_OK)
+        kn_dnnl_release(k);
+    return rc;
+}
+
+int kn_dnnl_run(kn_kctx *k) { return kn_dnnl_execute(k->state, k); }
+
+void kn_dnnl_release(kn_kctx *k)
+{
+    if (k->state)
+        kn_dnnl_prim_destroy(k->state);
+    free(k->state);
+    k->state = NULL;
+}
+
+int kn_dnnl_decline(kn_kctx *k, const char *why)
+{
+    return kn_fail(k->err, KN_ERR_DECLINE, "oneDNN %s: %s", k->node->op_type, why);
 }
 
 int kn_dnnl_attr_create(const kn_activation *act, int with_sum, dnnl_primitive_attr_t *attr,

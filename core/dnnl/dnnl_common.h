@@ -52,6 +52,19 @@ int kn_dnnl_prim_init(kn_dnnl_prim *p, kn_kctx *k);
 /* Frees everything p holds (NULL-safe members). */
 void kn_dnnl_prim_destroy(kn_dnnl_prim *p);
 
+/* The life of a oneDNN kernel's state, shared by every kernel here. The
+ * state is state_bytes long and begins with its kn_dnnl_prim. prepare
+ * allocates it, initialises the primitive's engine and stream, calls
+ * build(k, prim, a, b) (which adds the arguments and kn_dnnl_finish-es),
+ * and releases everything when that fails; run executes the primitive;
+ * release frees the state. */
+typedef int (*kn_dnnl_build_fn)(kn_kctx *k, kn_dnnl_prim *p, int a, int b);
+int kn_dnnl_prepare(kn_kctx *k, size_t state_bytes, kn_dnnl_build_fn build, int a, int b);
+int kn_dnnl_run(kn_kctx *k);
+void kn_dnnl_release(kn_kctx *k);
+/* KN_ERR_DECLINE "oneDNN <op>: why": the CPU kernel takes the node. */
+int kn_dnnl_decline(kn_kctx *k, const char *why);
+
 /* A primitive attribute with user scratchpad and the activation as eltwise
  * post-ops, after a sum post-op when with_sum is set. Returns
  * KN_ERR_DECLINE when oneDNN has no post-op for the activation. */

@@ -12,7 +12,6 @@
  * constant: they are reordered once, here, into the blocked layout the
  * primitive picked. Anything oneDNN does not serve declines to the CPU
  * kernel. */
-#include <stdlib.h>
 #include <string.h>
 
 #include "core/cpu/im2col.h"
@@ -20,19 +19,10 @@
 #include "dnnl_common.h"
 
 typedef struct conv_state {
-    kn_dnnl_prim prim;
+    kn_dnnl_prim prim; /* first: the state is kn_dnnl_prepare's */
     int has_z;
     size_t y_bytes;
 } conv_state;
-
-static void conv_release(kn_kctx *k)
-{
-    conv_state *st = k->state;
-    if (st)
-        kn_dnnl_prim_destroy(&st->prim);
-    free(st);
-    k->state = NULL;
-}
 
 /* Logical (N, C, spatial...) dims of an activation stored NCHW or NHWC. */
 static void logical_dims(const kn_tensor *t, int nhwc, int64_t *dims)
@@ -44,8 +34,9 @@ static void logical_dims(const kn_tensor *t, int nhwc, int64_t *dims)
         dims[i] = nhwc ? t->dims[i - 1] : t->dims[i];
 }
 
-static int conv_build(kn_kctx *k, conv_state *st, int fused, int nhwc)
+static int conv_build(kn_kctx *k, kn_dnnl_prim *p, int fused, int nhwc)
 {
+    conv_state *st = (conv_state *)p;
     const kn_tensor *x = k->in[0], *w = k->n_in > 1 ? k->in[1] : NULL;
     const kn_tensor *b = k->n_in > 2 ? k->in[2] : NULL;
     const kn_tensor *z = fused && k->n_in > 3 ? k->in[3] : NULL;
@@ -158,16 +149,7 @@ static int conv_build(kn_kctx *k, conv_state *st, int fused, int nhwc)
 
 static int conv_prepare_common(kn_kctx *k, int fused, int nhwc)
 {
-    conv_state *st = calloc(1, sizeof *st);
-    if (!st)
-        return kn_fail(k->err, KN_ERR_OUT_OF_MEMORY, "Conv: out of memory");
-    k->state = st;
-    int rc = kn_dnnl_prim_init(&st->prim, k);
-    if (rc == KN_OK)
-        rc = conv_build(k, st, fused, nhwc);
-    if (rc != KN_OK)
-        conv_release(k);
-    return rc;
+    return kn_dnnl_prepare(k, sizeof(conv_state), conv_build, fused, nhwc);
 }
 
 static int conv_prepare(kn_kctx *k) { return conv_prepare_common(k, 0, 0); }
@@ -183,9 +165,9 @@ static int conv_run(kn_kctx *k)
 }
 
 const kn_op_def kn_dnnl_conv = {"", "Conv", 1, 1000, KN_BIT(KN_FLOAT), KN_BACKEND_DNNL, 0,
-                                conv_prepare, conv_run, conv_release};
+                                conv_prepare, conv_run, kn_dnnl_release};
 const kn_op_def kn_dnnl_fused_conv = {"kiln", "FusedConv", 1, 1, KN_BIT(KN_FLOAT),
                                       KN_BACKEND_DNNL, KN_OP_INPLACE_Z, fused_conv_prepare,
-                                      conv_run, conv_release};
+                                      conv_run, kn_dnnl_release};
 const kn_op_def kn_dnnl_nhwc_conv = {"kiln", "NhwcConv", 1, 1, KN_BIT(KN_FLOAT), KN_BACKEND_DNNL,
-                                     KN_OP_INPLACE_Z, nhwc_conv_prepare, conv_run, conv_release};
+                                     KN_OP_INPLACE_Z, nhwc_conv_prepare, conv_run, kn_dnnl_release};

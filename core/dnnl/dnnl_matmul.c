@@ -19,25 +19,11 @@
  * bytes must stay for the other readers; a B computed at run time
  * (attention's Q K^T) is always read in place. */
 #define KN_DNNL_PACK_MAX_BYTES ((int64_t)1 << 20)
-#include <stdlib.h>
 #include <string.h>
 
 #include "core/cpu/fused_common.h"
 #include "core/weight_store.h"
 #include "dnnl_common.h"
-
-typedef struct mm_state {
-    kn_dnnl_prim prim;
-} mm_state;
-
-static void mm_release(kn_kctx *k)
-{
-    mm_state *st = k->state;
-    if (st)
-        kn_dnnl_prim_destroy(&st->prim);
-    free(st);
-    k->state = NULL;
-}
 
 /* What a node asks for, reduced to: out = act(A' x B' + bias), with A' of
  * dims a[0..rank), B' of dims b[0..rank) (batch dims broadcast), each
@@ -50,11 +36,6 @@ typedef struct mm_shape {
     int64_t bias[KN_MAX_RANK];
 } mm_shape;
 
-static int decline(kn_kctx *k, const char *why)
-{
-    return kn_fail(k->err, KN_ERR_DECLINE, "oneDNN %s: %s", k->node->op_type, why);
-}
-
 /* Dims of a tensor of rank r placed right-aligned in `rank` dims. */
 static void right_align(const int64_t *dims, int32_t r, int32_t rank, int64_t *out)
 {
@@ -66,7 +47,7 @@ static int matmul_shape(kn_kctx *k, int fused, mm_shape *s, int32_t *out_rank, i
 {
     const kn_tensor *a = k->in[0], *b = k->in[1];
     if (a->rank < 1 || b->rank < 1 || a->rank > 6 || b->rank > 6)
-        return decline(k, "rank not served");
+        return kn_dnnl_decline(k, "rank not served");
     /* 1-D operands: A gets a leading 1 (removed from Y), B a trailing 1 */
     int64_t ad[KN_MAX_RANK], bd[KN_MAX_RANK];
     int32_t ar = a->rank, br = b->rank;
@@ -86,10 +67,10 @@ static int matmul_shape(kn_kctx *k, int fused, mm_shape *s, int32_t *out_rank, i
     right_align(ad, ar, rank, s->a);
     right_align(bd, br, rank, s->b);
     if (s->a[rank - 1] != s->b[rank - 2])
-        return decline(k, "inner dimensions differ");
+        return kn_dnnl_decline(k, "inner dimensions differ");
     for (int32_t i = 0; i < rank - 2; i++) {
         if (s->a[i] != s->b[i] && s->a[i] != 1 && s->b[i] != 1)
-            return decline(k, "batch dims do not broadcast");
+            return kn_dnnl_decline(k, "batch dims do not broadcast");
         s->y[i] = s->a[i] == 1 ? s->b[i] : s->a[i];
     }
     s->y[rank - 2] = s->a[rank - 2];
@@ -120,7 +101,7 @@ static int matmul_shape(kn_kctx *k, int fused, mm_shape *s, int32_t *out_rank, i
     const kn_tensor *bias = fused && k->n_in > 2 ? k->in[2] : NULL;
     if (bias) {
         if (bias->rank != 1 || bias->dims[0] != s->y[rank - 1])
-            return decline(k, "bias is not 1-D of N");
+            return kn_dnnl_decline(k, "bias is not 1-D of N");
         s->bias_input = 2;
         for (int32_t i = 0; i < rank; i++)
             s->bias[i] = i == rank - 1 ? s->y[i] : 1;
@@ -133,9 +114,9 @@ static int gemm_shape(kn_kctx *k, mm_shape *s, int32_t *out_rank, int64_t *out_d
     const kn_tensor *a = k->in[0], *b = k->in[1];
     const kn_tensor *c = k->n_in > 2 ? k->in[2] : NULL;
     if (a->rank != 2 || b->rank != 2)
-        return decline(k, "A and B must be 2-D");
+        return kn_dnnl_decline(k, "A and B must be 2-D");
     if (kn_attr_float(k->node, "alpha", 1.0f) != 1.0f)
-        return decline(k, "alpha != 1");
+        return kn_dnnl_decline(k, "alpha != 1");
     s->rank = 2;
     s->trans_a = kn_attr_int(k->node, "transA", 0) != 0;
     s->trans_b = kn_attr_int(k->node, "transB", 0) != 0;
@@ -144,7 +125,7 @@ static int gemm_shape(kn_kctx *k, mm_shape *s, int32_t *out_rank, int64_t *out_d
     s->b[0] = b->dims[s->trans_b];
     s->b[1] = b->dims[!s->trans_b];
     if (s->a[1] != s->b[0])
-        return decline(k, "inner dimensions differ");
+        return kn_dnnl_decline(k, "inner dimensions differ");
     s->y[0] = s->a[0];
     s->y[1] = s->b[1];
     out_dims[0] = s->y[0];
@@ -153,13 +134,13 @@ static int gemm_shape(kn_kctx *k, mm_shape *s, int32_t *out_rank, int64_t *out_d
     s->bias_input = -1;
     if (c) {
         if (kn_attr_float(k->node, "beta", 1.0f) != 1.0f)
-            return decline(k, "beta != 1");
+            return kn_dnnl_decline(k, "beta != 1");
         if (c->rank > 2)
-            return decline(k, "C has rank > 2");
+            return kn_dnnl_decline(k, "C has rank > 2");
         right_align(c->dims, c->rank, 2, s->bias);
         for (int32_t i = 0; i < 2; i++)
             if (s->bias[i] != 1 && s->bias[i] != s->y[i])
-                return decline(k, "C does not broadcast to M x N");
+                return kn_dnnl_decline(k, "C does not broadcast to M x N");
         s->bias_input = 2;
     }
     return KN_OK;
@@ -187,17 +168,17 @@ static int md_maybe_trans(dnnl_memory_desc_t *md, int32_t rank, const int64_t *d
                : kn_fail(err, KN_ERR_DECLINE, "oneDNN: transposed descriptor");
 }
 
-static int mm_build(kn_kctx *k, mm_state *st, int gemm, int fused)
+static int mm_build(kn_kctx *k, kn_dnnl_prim *p, int gemm, int fused)
 {
     const kn_tensor *a = k->in[0], *b = k->n_in > 1 ? k->in[1] : NULL;
     if (!a || !b || a->dtype != KN_FLOAT || b->dtype != KN_FLOAT)
-        return decline(k, "float32 only");
+        return kn_dnnl_decline(k, "float32 only");
     for (int32_t j = 2; j < k->n_in; j++)
         if (k->in[j] && k->in[j]->dtype != KN_FLOAT)
-            return decline(k, "float32 only");
+            return kn_dnnl_decline(k, "float32 only");
     kn_activation act = {0};
     if (fused && kn_fused_activation(k, &act) != KN_OK)
-        return decline(k, "left to the CPU kernel");
+        return kn_dnnl_decline(k, "left to the CPU kernel");
     mm_shape s = {0};
     kn_tensor *y = k->out[0];
     int rc = gemm ? gemm_shape(k, &s, &y->rank, y->dims) : matmul_shape(k, fused, &s, &y->rank,
@@ -206,16 +187,16 @@ static int mm_build(kn_kctx *k, mm_state *st, int gemm, int fused)
         return rc;
     y->dtype = KN_FLOAT;
     if (kn_dnnl_too_large(y))
-        return decline(k, "output too large");
+        return kn_dnnl_decline(k, "output too large");
     /* One output row is a matrix-vector product: Kiln's kernel streams the
      * weight rows as stored, while oneDNN's M = 1 path over its blocked
      * layout reads them more slowly when they are not cached (a CNN's
      * classifier, read once per run: mobilenet_v2's 1000 x 1280 Gemm takes
      * 0.42 ms on oneDNN, 0.27 ms on Kiln's kernel, inside the model). */
     if (kn_tensor_numel(y) == s.y[s.rank - 1])
-        return decline(k, "one output row: Kiln's matrix-vector kernel is faster");
+        return kn_dnnl_decline(k, "one output row: Kiln's matrix-vector kernel is faster");
     if ((double)kn_tensor_numel(y) * (double)s.a[s.rank - 1] < KN_DNNL_MIN_MACS)
-        return decline(k, "too small for a oneDNN call");
+        return kn_dnnl_decline(k, "too small for a oneDNN call");
 
     dnnl_memory_desc_t amd, bmd_user, bmd, ymd, cmd;
     rc = md_maybe_trans(&amd, s.rank, s.a, s.trans_a, k->err);
@@ -234,7 +215,7 @@ static int mm_build(kn_kctx *k, mm_state *st, int gemm, int fused)
             d[i] = s.b[i];
         if (dnnl_memory_desc_init_by_tag(&bmd, s.rank, d, dnnl_f32, dnnl_format_tag_any) !=
             dnnl_success)
-            rc = decline(k, "weights descriptor");
+            rc = kn_dnnl_decline(k, "weights descriptor");
     }
     dnnl_matmul_desc_t md;
     if (rc == KN_OK) {
@@ -248,28 +229,28 @@ static int mm_build(kn_kctx *k, mm_state *st, int gemm, int fused)
         rc = kn_dnnl_attr_create(&act, 0, &attr, k->err);
     dnnl_primitive_desc_t pd = NULL;
     if (rc == KN_OK)
-        rc = kn_dnnl_pd_create(&md, attr, &st->prim, &pd, k->err);
+        rc = kn_dnnl_pd_create(&md, attr, p, &pd, k->err);
     if (attr)
         dnnl_primitive_attr_destroy(attr);
     if (rc != KN_OK)
         return rc;
-    rc = kn_dnnl_add_arg(&st->prim, DNNL_ARG_SRC, KN_DNNL_BIND_INPUT, 0, &amd, k->err);
+    rc = kn_dnnl_add_arg(p, DNNL_ARG_SRC, KN_DNNL_BIND_INPUT, 0, &amd, k->err);
     if (rc == KN_OK && shared)
-        rc = kn_dnnl_add_shared_weights(&st->prim, k, 1, &bmd_user,
+        rc = kn_dnnl_add_shared_weights(p, k, 1, &bmd_user,
                                         dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 0));
     else if (rc == KN_OK && b->data)
-        rc = kn_dnnl_add_const_weights(&st->prim, &bmd_user,
+        rc = kn_dnnl_add_const_weights(p, &bmd_user,
                                        dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 0),
                                        b->data, k->err);
     else if (rc == KN_OK)
-        rc = kn_dnnl_add_arg(&st->prim, DNNL_ARG_WEIGHTS, KN_DNNL_BIND_INPUT, 1, &bmd, k->err);
+        rc = kn_dnnl_add_arg(p, DNNL_ARG_WEIGHTS, KN_DNNL_BIND_INPUT, 1, &bmd, k->err);
     if (rc == KN_OK && s.bias_input >= 0)
-        rc = kn_dnnl_add_arg(&st->prim, DNNL_ARG_BIAS, KN_DNNL_BIND_INPUT, s.bias_input, &cmd,
+        rc = kn_dnnl_add_arg(p, DNNL_ARG_BIAS, KN_DNNL_BIND_INPUT, s.bias_input, &cmd,
                              k->err);
     if (rc == KN_OK)
-        rc = kn_dnnl_add_arg(&st->prim, DNNL_ARG_DST, KN_DNNL_BIND_OUTPUT, 0, &ymd, k->err);
+        rc = kn_dnnl_add_arg(p, DNNL_ARG_DST, KN_DNNL_BIND_OUTPUT, 0, &ymd, k->err);
     if (rc == KN_OK)
-        return kn_dnnl_finish(&st->prim, pd, k);
+        return kn_dnnl_finish(p, pd, k);
     dnnl_primitive_desc_destroy(pd);
     return rc;
 }
@@ -277,17 +258,8 @@ static int mm_build(kn_kctx *k, mm_state *st, int gemm, int fused)
 static int mm_prepare_common(kn_kctx *k, int gemm, int fused)
 {
     if (k->n_in < 2 || !k->in[0] || !k->in[1])
-        return decline(k, "A and B are required");
-    mm_state *st = calloc(1, sizeof *st);
-    if (!st)
-        return kn_fail(k->err, KN_ERR_OUT_OF_MEMORY, "%s: out of memory", k->node->op_type);
-    k->state = st;
-    int rc = kn_dnnl_prim_init(&st->prim, k);
-    if (rc == KN_OK)
-        rc = mm_build(k, st, gemm, fused);
-    if (rc != KN_OK)
-        mm_release(k);
-    return rc;
+        return kn_dnnl_decline(k, "A and B are required");
+    return kn_dnnl_prepare(k, sizeof(kn_dnnl_prim), mm_build, gemm, fused);
 }
 
 static int matmul_prepare(kn_kctx *k) { return mm_prepare_common(k, 0, 0); }
@@ -295,21 +267,12 @@ static int fused_matmul_prepare(kn_kctx *k) { return mm_prepare_common(k, 0, 1);
 static int gemm_prepare(kn_kctx *k) { return mm_prepare_common(k, 1, 0); }
 static int fused_gemm_prepare(kn_kctx *k) { return mm_prepare_common(k, 1, 1); }
 
-static int mm_run(kn_kctx *k)
-{
-    mm_state *st = k->state;
-    return kn_dnnl_execute(&st->prim, k);
-}
-
 /* KN_OP_PACKS_WEIGHTS: prepare takes B from the model's weight store
  * (kn_dnnl_add_shared_weights) when it is evictable there. */
-const kn_op_def kn_dnnl_matmul = {"", "MatMul", 1, 1000, KN_BIT(KN_FLOAT), KN_BACKEND_DNNL,
-                                  KN_OP_PACKS_WEIGHTS, matmul_prepare, mm_run, mm_release};
-const kn_op_def kn_dnnl_fused_matmul = {"kiln", "FusedMatMul", 1, 1, KN_BIT(KN_FLOAT),
-                                        KN_BACKEND_DNNL, KN_OP_PACKS_WEIGHTS, fused_matmul_prepare,
-                                        mm_run, mm_release};
-const kn_op_def kn_dnnl_gemm = {"", "Gemm", 1, 1000, KN_BIT(KN_FLOAT), KN_BACKEND_DNNL,
-                                KN_OP_PACKS_WEIGHTS, gemm_prepare, mm_run, mm_release};
-const kn_op_def kn_dnnl_fused_gemm = {"kiln", "FusedGemm", 1, 1, KN_BIT(KN_FLOAT),
-                                      KN_BACKEND_DNNL, KN_OP_PACKS_WEIGHTS, fused_gemm_prepare,
-                                      mm_run, mm_release};
+#define MM_DEF(name, domain, op, since, until, prep)                                               \
+    const kn_op_def name = {domain, op, since, until, KN_BIT(KN_FLOAT), KN_BACKEND_DNNL,           \
+                            KN_OP_PACKS_WEIGHTS, prep, kn_dnnl_run, kn_dnnl_release};
+MM_DEF(kn_dnnl_matmul, "", "MatMul", 1, 1000, matmul_prepare)
+MM_DEF(kn_dnnl_fused_matmul, "kiln", "FusedMatMul", 1, 1, fused_matmul_prepare)
+MM_DEF(kn_dnnl_gemm, "", "Gemm", 1, 1000, gemm_prepare)
+MM_DEF(kn_dnnl_fused_gemm, "kiln", "FusedGemm", 1, 1, fused_gemm_prepare)

@@ -6,40 +6,22 @@
  * and excludes it from averages when asked, as ONNX does. An average that
  * counts padding cannot count the ceil_mode extension (ONNX does not), so
  * that one case declines. */
-#include <stdlib.h>
 
 #include "core/cpu/im2col.h"
 #include "dnnl_common.h"
 
 enum { POOL_MAX, POOL_AVG, POOL_GLOBAL_AVG };
 
-typedef struct pool_state {
-    kn_dnnl_prim prim;
-} pool_state;
 
-static void pool_release(kn_kctx *k)
-{
-    pool_state *st = k->state;
-    if (st)
-        kn_dnnl_prim_destroy(&st->prim);
-    free(st);
-    k->state = NULL;
-}
-
-static int decline(kn_kctx *k, const char *why)
-{
-    return kn_fail(k->err, KN_ERR_DECLINE, "oneDNN %s: %s", k->node->op_type, why);
-}
-
-static int pool_build(kn_kctx *k, pool_state *st, int kind, int nhwc)
+static int pool_build(kn_kctx *k, kn_dnnl_prim *p, int kind, int nhwc)
 {
     const kn_tensor *x = k->in[0];
     if (!x || x->dtype != KN_FLOAT)
-        return decline(k, "float32 only");
+        return kn_dnnl_decline(k, "float32 only");
     if (x->rank < 3 || x->rank > 5 || (nhwc && x->rank != 4))
-        return decline(k, "rank not served");
+        return kn_dnnl_decline(k, "rank not served");
     if (kind == POOL_MAX && k->n_out > 1 && k->out[1])
-        return decline(k, "the Indices output is left to the CPU kernel");
+        return kn_dnnl_decline(k, "the Indices output is left to the CPU kernel");
     int32_t r = x->rank, nsp = r - 2;
     int64_t xd[KN_MAX_RANK], yd[KN_MAX_RANK];
     xd[0] = x->dims[0];
@@ -63,7 +45,7 @@ static int pool_build(kn_kctx *k, pool_state *st, int kind, int nhwc)
         opts.ceil_mode = opset >= 10 && kn_attr_int(k->node, "ceil_mode", 0) != 0;
         opts.dilations = kind == POOL_MAX ? opset >= 10 : opset >= 19;
         if (kn_window_init(&win, k->node, xd + 2, nsp, &opts, k->err) != KN_OK)
-            return decline(k, "left to the CPU kernel to report");
+            return kn_dnnl_decline(k, "left to the CPU kernel to report");
         include_pad = kind == POOL_AVG && opset >= 7 &&
                       kn_attr_int(k->node, "count_include_pad", 0) != 0;
         for (int32_t i = 0; i < nsp; i++) {
@@ -71,7 +53,7 @@ static int pool_build(kn_kctx *k, pool_state *st, int kind, int nhwc)
             int64_t ext = (win.kernel[c] - 1) * win.dilation[c] + 1;
             int64_t need = (win.out[c] - 1) * win.stride[c] + ext - win.in[c] - win.pad_begin[c];
             if (need > win.pad_end[c] && include_pad)
-                return decline(k, "count_include_pad with ceil_mode");
+                return kn_dnnl_decline(k, "count_include_pad with ceil_mode");
             kernel[i] = win.kernel[c];
             strides[i] = win.stride[c];
             dil[i] = win.dilation[c] - 1;
@@ -89,9 +71,9 @@ static int pool_build(kn_kctx *k, pool_state *st, int kind, int nhwc)
     for (int32_t i = 1; i < r; i++)
         y->dims[i] = nhwc ? (i == r - 1 ? yd[1] : yd[i + 1]) : yd[i];
     if (kn_dnnl_too_large(y))
-        return decline(k, "output too large");
+        return kn_dnnl_decline(k, "output too large");
     if ((double)kn_tensor_numel(y) * (double)kn_shape_numel(kernel, nsp) < KN_DNNL_MIN_POOL_TAPS)
-        return decline(k, "too small for a oneDNN call");
+        return kn_dnnl_decline(k, "too small for a oneDNN call");
 
     dnnl_memory_desc_t xmd, ymd;
     int rc = kn_dnnl_md_plain(&xmd, r, xd, nhwc, k->err);
@@ -112,32 +94,23 @@ static int pool_build(kn_kctx *k, pool_state *st, int kind, int nhwc)
     dnnl_primitive_desc_t pd = NULL;
     rc = kn_dnnl_attr_create(&none, 0, &attr, k->err);
     if (rc == KN_OK)
-        rc = kn_dnnl_pd_create(&pdesc, attr, &st->prim, &pd, k->err);
+        rc = kn_dnnl_pd_create(&pdesc, attr, p, &pd, k->err);
     if (attr)
         dnnl_primitive_attr_destroy(attr);
     if (rc != KN_OK)
         return rc;
-    rc = kn_dnnl_add_arg(&st->prim, DNNL_ARG_SRC, KN_DNNL_BIND_INPUT, 0, &xmd, k->err);
+    rc = kn_dnnl_add_arg(p, DNNL_ARG_SRC, KN_DNNL_BIND_INPUT, 0, &xmd, k->err);
     if (rc == KN_OK)
-        rc = kn_dnnl_add_arg(&st->prim, DNNL_ARG_DST, KN_DNNL_BIND_OUTPUT, 0, &ymd, k->err);
+        rc = kn_dnnl_add_arg(p, DNNL_ARG_DST, KN_DNNL_BIND_OUTPUT, 0, &ymd, k->err);
     if (rc == KN_OK)
-        return kn_dnnl_finish(&st->prim, pd, k);
+        return kn_dnnl_finish(p, pd, k);
     dnnl_primitive_desc_destroy(pd);
     return rc;
 }
 
 static int pool_prepare_common(kn_kctx *k, int kind, int nhwc)
 {
-    pool_state *st = calloc(1, sizeof *st);
-    if (!st)
-        return kn_fail(k->err, KN_ERR_OUT_OF_MEMORY, "%s: out of memory", k->node->op_type);
-    k->state = st;
-    int rc = kn_dnnl_prim_init(&st->prim, k);
-    if (rc == KN_OK)
-        rc = pool_build(k, st, kind, nhwc);
-    if (rc != KN_OK)
-        pool_release(k);
-    return rc;
+    return kn_dnnl_prepare(k, sizeof(kn_dnnl_prim), pool_build, kind, nhwc);
 }
 
 static int max_prepare(kn_kctx *k) { return pool_prepare_common(k, POOL_MAX, 0); }
@@ -147,15 +120,9 @@ static int nhwc_max_prepare(kn_kctx *k) { return pool_prepare_common(k, POOL_MAX
 static int nhwc_avg_prepare(kn_kctx *k) { return pool_prepare_common(k, POOL_AVG, 1); }
 static int nhwc_gavg_prepare(kn_kctx *k) { return pool_prepare_common(k, POOL_GLOBAL_AVG, 1); }
 
-static int pool_run(kn_kctx *k)
-{
-    pool_state *st = k->state;
-    return kn_dnnl_execute(&st->prim, k);
-}
-
 #define POOL_DEF(name, domain, op, since, until, prep)                                             \
     const kn_op_def name = {domain, op, since, until, KN_BIT(KN_FLOAT), KN_BACKEND_DNNL, 0,        \
-                            prep, pool_run, pool_release};
+                            prep, kn_dnnl_run, kn_dnnl_release};
 POOL_DEF(kn_dnnl_max_pool, "", "MaxPool", 1, 1000, max_prepare)
 POOL_DEF(kn_dnnl_average_pool, "", "AveragePool", 1, 1000, avg_prepare)
 POOL_DEF(kn_dnnl_global_average_pool, "", "GlobalAveragePool", 1, 1000, gavg_prepare)
