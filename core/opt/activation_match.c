@@ -115,3 +115,19 @@ kn_attr *kn_opt_attrs_with_activation(kn_opt *o, const kn_attr *base, int32_t n,
     *count = c;
     return attrs;
 }
+
+int32_t kn_opt_remove_fused_chain(kn_opt *o, int32_t producer, int32_t add_id,
+                                  const kn_act_match *m, int has_act, int32_t *out)
+{
+    int32_t last = add_id >= 0 ? add_id : producer;
+    if (has_act) {
+        *out = m->output;
+        last = m->nodes[m->n_nodes - 1];
+        for (int32_t i = 0; i < m->n_nodes; i++)
+            kn_opt_remove(o, m->nodes[i]);
+    }
+    kn_opt_remove(o, producer);
+    if (add_id >= 0)
+        kn_opt_remove(o, add_id);
+    return last;
+}

@@ -20,6 +20,13 @@ typedef struct kn_act_match {
  * the Sigmoid and Mul of a Silu); 0 when there is none. */
 int kn_opt_match_activation(kn_opt *o, int32_t v, kn_act_match *m);
 
+/* Removes what one fused node replaces: the producer, the Add after it
+ * (add_id, or -1) and, when has_act, the matched activation's nodes.
+ * Returns the node the fused one goes after, and sets *out to the value it
+ * writes (the activation's output when there is one). */
+int32_t kn_opt_remove_fused_chain(kn_opt *o, int32_t producer, int32_t add_id,
+                                  const kn_act_match *m, int has_act, int32_t *out);
+
 /* Appends `activation` / `activation_params` after a copy of base's n
  * attributes; returns the array (pool) and its count in *count. */
 kn_attr *kn_opt_attrs_with_activation(kn_opt *o, const kn_attr *base, int32_t n,

@@ -45,16 +45,7 @@ static int fuse_one(kn_opt *o, int32_t conv_id)
     int32_t inputs[4] = {conv->inputs[0], conv->inputs[1],
                          conv->n_inputs > 2 ? conv->inputs[2] : -1, z};
     int32_t n_in = z >= 0 ? 4 : inputs[2] >= 0 ? 3 : 2;
-    int32_t last = add_id >= 0 ? add_id : conv_id;
-    if (has_act) {
-        out = m.output;
-        last = m.nodes[m.n_nodes - 1];
-        for (int32_t i = 0; i < m.n_nodes; i++)
-            kn_opt_remove(o, m.nodes[i]);
-    }
-    kn_opt_remove(o, conv_id);
-    if (add_id >= 0)
-        kn_opt_remove(o, add_id);
+    int32_t last = kn_opt_remove_fused_chain(o, conv_id, add_id, &m, has_act, &out);
     return kn_opt_add_node(o, last, "FusedConv", KN_OPT_DOMAIN_NAME, inputs, n_in, &out, 1, attrs,
                            n_attrs) < 0 ? o->err->code : KN_OK;
 }

@@ -20,11 +20,10 @@ int kn_pass_fuse_gemm(kn_opt *o)
         kn_attr *attrs = kn_opt_attrs_with_activation(o, g->attrs, g->n_attrs, &m.act, &n_attrs);
         if (!attrs || kn_opt_import_kiln(o) != KN_OK)
             return o->err->code ? o->err->code : KN_ERR_OUT_OF_MEMORY;
-        for (int32_t i = 0; i < m.n_nodes; i++)
-            kn_opt_remove(o, m.nodes[i]);
-        kn_opt_remove(o, id);
-        if (kn_opt_add_node(o, m.nodes[m.n_nodes - 1], "FusedGemm", KN_OPT_DOMAIN_NAME, g->inputs,
-                            g->n_inputs, &m.output, 1, attrs, n_attrs) < 0)
+        int32_t out;
+        int32_t last = kn_opt_remove_fused_chain(o, id, -1, &m, 1, &out);
+        if (kn_opt_add_node(o, last, "FusedGemm", KN_OPT_DOMAIN_NAME, g->inputs, g->n_inputs, &out,
+                            1, attrs, n_attrs) < 0)
             return o->err->code;
     }
     return KN_OK;

@@ -54,16 +54,7 @@ int kn_pass_fuse_matmul(kn_opt *o)
         if (!attrs || kn_opt_import_kiln(o) != KN_OK)
             return o->err->code ? o->err->code : KN_ERR_OUT_OF_MEMORY;
         int32_t inputs[3] = {mm->inputs[0], mm->inputs[1], bias};
-        int32_t last = add_id >= 0 ? add_id : id;
-        if (has_act) {
-            out = m.output;
-            last = m.nodes[m.n_nodes - 1];
-            for (int32_t i = 0; i < m.n_nodes; i++)
-                kn_opt_remove(o, m.nodes[i]);
-        }
-        kn_opt_remove(o, id);
-        if (add_id >= 0)
-            kn_opt_remove(o, add_id);
+        int32_t last = kn_opt_remove_fused_chain(o, id, add_id, &m, has_act, &out);
         if (kn_opt_add_node(o, last, "FusedMatMul", KN_OPT_DOMAIN_NAME, inputs, bias >= 0 ? 3 : 2,
                             &out, 1, attrs, n_attrs) < 0)
             return o->err->code;
