@@ -8,7 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <time.h>
 
 #include "test_opt_util.h"
@@ -16,6 +15,7 @@
 #define MODEL(name) KILN_SOURCE_DIR "/tests/data/models/" name
 
 #include "alloc_count.h"
+#include "idle_cpu.h"
 
 #ifdef KILN_WITH_DNNL
 
@@ -140,14 +140,6 @@ Test(dnnl_runtime, steady_state_allocations_are_onednn_call_overhead_only_2_thre
     steady_state(2);
 }
 
-static double cpu_seconds(void)
-{
-    struct rusage ru;
-    getrusage(RUSAGE_SELF, &ru);
-    return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6 +
-           (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec * 1e-6;
-}
-
 Test(dnnl_runtime, openmp_workers_sleep_after_runs)
 {
     int policy_was_set = getenv("GOMP_SPINCOUNT") != NULL;
@@ -158,10 +150,7 @@ Test(dnnl_runtime, openmp_workers_sleep_after_runs)
     kiln_session *s = opt_run(m, &in);
     for (int i = 0; i < 20; i++)
         KT_OK(kiln_session_run(s));
-    double before = cpu_seconds();
-    struct timespec one_second = {1, 0};
-    nanosleep(&one_second, NULL);
-    double used = cpu_seconds() - before;
+    double used = kt_idle_cpu_over_one_second();
     fprintf(stderr, "idle CPU over 1 s after oneDNN runs on 3 threads: %.4f s\n", used);
     cr_assert_lt(used, 0.02, "idle OpenMP workers used %.3f s of CPU in one second", used);
     /* the short spin was asked for only while oneDNN loaded */

@@ -7,13 +7,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "api_helpers.h"
 
 #include "alloc_count.h"
+#include "idle_cpu.h"
 
 static void fill(float *x, size_t n, unsigned seed)
 {
@@ -69,14 +69,6 @@ static void zero_alloc_with_threads(int32_t threads)
 Test(runtime, steady_state_runs_allocate_nothing_1_thread) { zero_alloc_with_threads(1); }
 Test(runtime, steady_state_runs_allocate_nothing_3_threads) { zero_alloc_with_threads(3); }
 
-static double cpu_seconds(void)
-{
-    struct rusage ru;
-    getrusage(RUSAGE_SELF, &ru);
-    return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6 +
-           (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec * 1e-6;
-}
-
 static int count_threads(void)
 {
     DIR *d = opendir("/proc/self/task");
@@ -97,10 +89,7 @@ Test(runtime, idle_workers_burn_no_cpu)
     kiln_session *s = digits_session(m, x);
     for (int i = 0; i < 20; i++)
         KT_OK(kiln_session_run(s));
-    double before = cpu_seconds();
-    struct timespec one_second = {1, 0};
-    nanosleep(&one_second, NULL);
-    double used = cpu_seconds() - before;
+    double used = kt_idle_cpu_over_one_second();
     fprintf(stderr, "idle CPU over 1 s with 3 idle workers: %.4f s\n", used);
     cr_assert_lt(used, 0.02, "idle pool used %.3f s of CPU in one second", used);
     kiln_session_destroy(s);
