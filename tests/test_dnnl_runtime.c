@@ -8,27 +8,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "test_opt_util.h"
 
 #define MODEL(name) KILN_SOURCE_DIR "/tests/data/models/" name
+#define DEFAULT_LEVEL 2 /* KILN_OPT_OPTIMIZE's default */
 
 #include "alloc_count.h"
 #include "idle_cpu.h"
 
 #ifdef KILN_WITH_DNNL
-
-static kiln_model *load(kiln_runtime *rt, const char *path, int32_t dnnl)
-{
-    kiln_options *o = NULL;
-    kiln_model *m = NULL;
-    KT_OK(kiln_options_create(&o));
-    KT_OK(kiln_options_set_int(o, KILN_OPT_USE_DNNL, dnnl));
-    KT_OK(kiln_model_load_file(rt, path, o, &m));
-    kiln_options_destroy(o);
-    return m;
-}
 
 static kiln_session *profiled_session(kiln_model *m, const opt_inputs *in)
 {
@@ -62,8 +51,9 @@ static int dnnl_steps(const kiln_session *s)
 Test(dnnl_runtime, declined_nodes_run_on_kiln_kernels)
 {
     kiln_runtime *rt = kt_runtime(1);
-    kiln_model *with = load(rt, kt_src_path("examples/digits/digits.onnx"), 1);
-    kiln_model *without = load(rt, kt_src_path("examples/digits/digits.onnx"), 0);
+    const char *digits = kt_src_path("examples/digits/digits.onnx");
+    kiln_model *with = opt_load_dnnl(rt, digits, DEFAULT_LEVEL, 1);
+    kiln_model *without = opt_load_dnnl(rt, digits, DEFAULT_LEVEL, 0);
     opt_inputs in = {.n = 1, .dtype = {KILN_DTYPE_FLOAT}, .rank = {4}, .dims = {{1, 1, 8, 8}},
                      .nbytes = {64 * sizeof(float)}};
     float x[64];
@@ -86,8 +76,9 @@ Test(dnnl_runtime, declined_nodes_run_on_kiln_kernels)
 Test(dnnl_runtime, residual_overwritten_in_place)
 {
     kiln_runtime *rt = kt_runtime(1);
-    kiln_model *with = load(rt, MODEL("opt_conv_residual_inplace.onnx"), 1);
-    kiln_model *without = load(rt, MODEL("opt_conv_residual_inplace.onnx"), 0);
+    const char *path = MODEL("opt_conv_residual_inplace.onnx");
+    kiln_model *with = opt_load_dnnl(rt, path, DEFAULT_LEVEL, 1);
+    kiln_model *without = opt_load_dnnl(rt, path, DEFAULT_LEVEL, 0);
     opt_inputs in;
     opt_make_inputs(with, &in);
     kiln_session *a = profiled_session(with, &in), *b = opt_run(without, &in);
@@ -108,7 +99,7 @@ static void steady_state(int32_t threads)
     cr_skip_test("allocation counting is impossible under AddressSanitizer (it owns malloc)");
 #else
     kiln_runtime *rt = kt_runtime(threads);
-    kiln_model *m = load(rt, MODEL("layout_stack.onnx"), 1);
+    kiln_model *m = opt_load_dnnl(rt, MODEL("layout_stack.onnx"), DEFAULT_LEVEL, 1);
     opt_inputs in;
     opt_make_inputs(m, &in);
     kiln_session *s = profiled_session(m, &in);
@@ -144,7 +135,7 @@ Test(dnnl_runtime, openmp_workers_sleep_after_runs)
 {
     int policy_was_set = getenv("GOMP_SPINCOUNT") != NULL;
     kiln_runtime *rt = kt_runtime(3);
-    kiln_model *m = load(rt, MODEL("layout_stack.onnx"), 1);
+    kiln_model *m = opt_load_dnnl(rt, MODEL("layout_stack.onnx"), DEFAULT_LEVEL, 1);
     opt_inputs in;
     opt_make_inputs(m, &in);
     kiln_session *s = opt_run(m, &in);
@@ -166,8 +157,8 @@ Test(dnnl_runtime, openmp_workers_sleep_after_runs)
 Test(dnnl_runtime, sessions_with_different_thread_counts)
 {
     kiln_runtime *one = kt_runtime(1), *two = kt_runtime(2);
-    kiln_model *m1 = load(one, MODEL("layout_stack.onnx"), 1);
-    kiln_model *m2 = load(two, MODEL("layout_stack.onnx"), 1);
+    kiln_model *m1 = opt_load_dnnl(one, MODEL("layout_stack.onnx"), DEFAULT_LEVEL, 1);
+    kiln_model *m2 = opt_load_dnnl(two, MODEL("layout_stack.onnx"), DEFAULT_LEVEL, 1);
     opt_inputs in;
     opt_make_inputs(m1, &in);
     kiln_session *a = opt_run(m1, &in), *b = opt_run(m2, &in);

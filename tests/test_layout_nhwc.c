@@ -11,18 +11,6 @@
 
 #ifdef KILN_WITH_DNNL
 
-static kiln_model *load_level(kiln_runtime *rt, const char *path, int32_t level, int32_t dnnl)
-{
-    kiln_options *o = NULL;
-    kiln_model *m = NULL;
-    KT_OK(kiln_options_create(&o));
-    KT_OK(kiln_options_set_int(o, KILN_OPT_OPTIMIZE, level));
-    KT_OK(kiln_options_set_int(o, KILN_OPT_USE_DNNL, dnnl));
-    KT_OK(kiln_model_load_file(rt, path, o, &m));
-    kiln_options_destroy(o);
-    return m;
-}
-
 static int count_nhwc_ops(const kiln_model *m)
 {
     return opt_count_op(m, "NhwcConv", "kiln") + opt_count_op(m, "NhwcMaxPool", "kiln") +
@@ -37,7 +25,7 @@ static int check_layout(const char *path, opt_inputs *in, int load_inputs, int32
                         int expect_nhwc_min, double tol)
 {
     kiln_runtime *rt = kt_runtime(threads);
-    kiln_model *m0 = load_level(rt, path, 0, 0), *m2 = load_level(rt, path, 2, 1);
+    kiln_model *m0 = opt_load_dnnl(rt, path, 0, 0), *m2 = opt_load_dnnl(rt, path, 2, 1);
     int transposes = opt_count_op(m2, "Transpose", "");
     int before = opt_count_op(m0, "Transpose", "");
     int nhwc = count_nhwc_ops(m2);
@@ -90,7 +78,7 @@ Test(layout_nhwc, stops_at_layout_dependent_ops)
 Test(layout_nhwc, not_run_without_dnnl)
 {
     kiln_runtime *rt = kt_runtime(1);
-    kiln_model *m = load_level(rt, MODEL("layout_stack.onnx"), 2, 0);
+    kiln_model *m = opt_load_dnnl(rt, MODEL("layout_stack.onnx"), 2, 0);
     cr_assert_eq(count_nhwc_ops(m), 0);
     cr_assert_eq(opt_count_op(m, "Transpose", ""), 0);
     kiln_model_destroy(m);
