@@ -23,13 +23,20 @@ static inline kv kv_scale2(kv p, kv n)
 static inline kv kv_recip(kv d) { return kv_div(kv_set1(1.0f), d); }
 #endif
 
-/* e^x = 2^n e^r for x in [-87.4, 88.8]: returns e^r and sets *n. */
-static inline kv kv_exp_reduced_(kv x, kv *n_out)
+/* x = n ln2 + r with |r| <= ln2 / 2, for |x| under ~88: returns r and
+ * sets *n (ln2 split in two so n * ln2 is exact). Then e^x = 2^n e^r. */
+static inline kv kv_ln2_reduce_(kv x, kv *n_out)
 {
-    /* x = n ln2 + r, |r| <= ln2 / 2; ln2 split in two so n * ln2 is exact */
     kv n = kv_round(kv_mul(x, kv_set1(1.44269504088896341f)));
     kv r = kv_fma(n, kv_set1(-0.693359375f), x);
-    r = kv_fma(n, kv_set1(2.12194440e-4f), r);
+    *n_out = n;
+    return kv_fma(n, kv_set1(2.12194440e-4f), r);
+}
+
+static inline kv kv_exp(kv x)
+{
+    const kv hi = kv_set1(88.72283935546875f), lo = kv_set1(-87.3365447504f);
+    kv n, r = kv_ln2_reduce_(kv_min(kv_max(x, lo), hi), &n);
     /* e^r = 1 + r + r^2 P(r), Cephes' expf coefficients */
     kv p = kv_set1(1.9875691500e-4f);
     p = kv_fma(p, r, kv_set1(1.3981999507e-3f));
@@ -37,15 +44,7 @@ static inline kv kv_exp_reduced_(kv x, kv *n_out)
     p = kv_fma(p, r, kv_set1(4.1665795894e-2f));
     p = kv_fma(p, r, kv_set1(1.6666665459e-1f));
     p = kv_fma(p, r, kv_set1(5.0000001201e-1f));
-    *n_out = n;
-    return kv_fma(kv_mul(p, r), r, kv_add(r, kv_set1(1.0f)));
-}
-
-static inline kv kv_exp(kv x)
-{
-    const kv hi = kv_set1(88.72283935546875f), lo = kv_set1(-87.3365447504f);
-    kv n, p = kv_exp_reduced_(kv_min(kv_max(x, lo), hi), &n);
-    kv y = kv_scale2(p, n);
+    kv y = kv_scale2(kv_fma(kv_mul(p, r), r, kv_add(r, kv_set1(1.0f))), n);
     y = kv_select(kv_lt(x, lo), kv_zero(), y);
     y = kv_select(kv_gt(x, hi), kv_set1(__builtin_inff()), y);
     return kv_select(kv_ne(x, x), x, y);
@@ -61,9 +60,7 @@ static inline kv kv_exp(kv x)
 static inline kv kv_sigmoid(kv x)
 {
     kv t = kv_min(kv_set1(88.0f), kv_max(kv_set1(-87.0f), kv_sub(kv_zero(), x)));
-    kv n = kv_round(kv_mul(t, kv_set1(1.44269504088896341f)));
-    kv r = kv_fma(n, kv_set1(-0.693359375f), t);
-    r = kv_fma(n, kv_set1(2.12194440e-4f), r);
+    kv n, r = kv_ln2_reduce_(t, &n);
     kv p = kv_set1(0.008297654800117016f);
     p = kv_fma(p, r, kv_set1(0.04191538318991661f));
     p = kv_fma(p, r, kv_set1(0.16667574644088745f));
