@@ -46,47 +46,14 @@ static inline void dt_free_inputs(kh_case *c)
 static inline int dt_run(kh_case *c, int32_t backend, uint32_t const_mask, int32_t threads,
                          float **out, kn_tensor *desc)
 {
-    kn_tensor view[KH_MAX_IO], outs[KH_MAX_IO];
-    kn_tensor *in_ptrs[KH_MAX_IO], *out_ptrs[KH_MAX_IO];
-    for (int32_t i = 0; i < c->n_in; i++) {
-        view[i] = c->in[i];
-        if (!(const_mask & (1u << i)))
-            view[i].data = NULL;
-        in_ptrs[i] = c->in[i].data ? &view[i] : NULL;
-    }
-    memset(outs, 0, sizeof outs);
-    for (int32_t i = 0; i < c->n_out; i++)
-        out_ptrs[i] = &outs[i];
-    *out = NULL;
+    memset(c->out, 0, sizeof c->out);
     c->err = (kn_err){0};
-    const kn_op_def *def =
-        kn_registry_find(c->node.domain, c->node.op_type, c->opset, KN_FLOAT, backend);
-    if (!def)
-        return kn_fail(&c->err, KN_ERR_UNSUPPORTED, "no %s kernel for %s.%s",
-                       kn_backend_name(backend), c->node.domain, c->node.op_type);
-    kn_threadpool *pool = threads > 1 ? kn_threadpool_create(threads) : NULL;
-    kn_kctx k = {.node = &c->node, .opset = c->opset, .n_in = c->n_in, .n_out = c->n_out,
-                 .in = in_ptrs, .out = out_ptrs, .pool = pool, .err = &c->err};
-    int rc = def->prepare(&k);
-    if (rc == KN_OK) {
-        for (int32_t i = 0; i < c->n_in; i++)
-            view[i].data = c->in[i].data;
-        for (int32_t i = 0; i < c->n_out; i++) {
-            int64_t nb = kn_tensor_nbytes(&outs[i]);
-            outs[i].data = calloc(1, nb > 0 ? (size_t)nb : 1);
-        }
-        k.scratch = k.scratch_bytes ? aligned_alloc(64, (k.scratch_bytes + 63) & ~(size_t)63)
-                                    : NULL;
-        rc = def->run(&k);
-        free(k.scratch);
-        *out = outs[0].data;
-        *desc = outs[0];
-        for (int32_t i = 1; i < c->n_out; i++)
-            free(outs[i].data);
-    }
-    if (def->release)
-        def->release(&k);
-    kn_threadpool_destroy(pool);
+    int rc = kh_run_kernel(c, threads, backend, const_mask);
+    *out = rc == KN_OK ? c->out[0].data : NULL;
+    *desc = c->out[0];
+    for (int32_t i = rc == KN_OK ? 1 : 0; i < c->n_out; i++)
+        free(c->out[i].data);
+    memset(c->out, 0, sizeof c->out);
     return rc;
 }
 

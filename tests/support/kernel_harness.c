@@ -73,21 +73,28 @@ void kh_input(kh_case *c, int32_t i, int32_t dtype, const int64_t *dims, int32_t
 
 int kh_run(kh_case *c, int32_t threads)
 {
+    return kh_run_kernel(c, threads, KN_BACKEND_CPU, c->inputs_constant_in_prepare ? ~0u : 0);
+}
+
+int kh_run_kernel(kh_case *c, int32_t threads, int32_t backend, uint32_t const_mask)
+{
     kn_tensor *in_ptrs[KH_MAX_IO], *out_ptrs[KH_MAX_IO];
     kn_tensor in_view[KH_MAX_IO];
     for (int32_t i = 0; i < c->n_in; i++) {
         in_view[i] = c->in[i];
-        if (!c->inputs_constant_in_prepare)
+        if (!(const_mask & (1u << i)))
             in_view[i].data = NULL;
         in_ptrs[i] = c->in[i].data ? &in_view[i] : NULL;
     }
     for (int32_t i = 0; i < c->n_out; i++)
         out_ptrs[i] = &c->out[i];
     int32_t dtype = c->n_in > 0 && c->in[0].data ? c->in[0].dtype : 0;
-    const kn_op_def *def = kn_registry_find("", c->node.op_type, c->opset, dtype, KN_BACKEND_CPU);
+    const kn_op_def *def =
+        kn_registry_find(c->node.domain, c->node.op_type, c->opset, dtype, backend);
     if (!def)
-        return kn_fail(&c->err, KN_ERR_UNSUPPORTED, "no kernel for %s opset %lld dtype %s",
-                       c->node.op_type, (long long)c->opset, kn_dtype_name(dtype));
+        return kn_fail(&c->err, KN_ERR_UNSUPPORTED, "no kernel for %s opset %lld dtype %s (%s, "
+                       "domain '%s')", c->node.op_type, (long long)c->opset, kn_dtype_name(dtype),
+                       kn_backend_name(backend), c->node.domain);
     kn_threadpool *pool = threads > 1 ? kn_threadpool_create(threads) : NULL;
     kn_kctx k = {.node = &c->node, .opset = c->opset, .n_in = c->n_in, .n_out = c->n_out,
                  .in = in_ptrs, .out = out_ptrs, .pool = pool, .err = &c->err};

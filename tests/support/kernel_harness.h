@@ -33,9 +33,12 @@ void kh_attr_tensor(kh_case *c, const char *name, const kn_tensor *t);
 /* Sets input i (data is borrowed). rank dims given as an array. */
 void kh_input(kh_case *c, int32_t i, int32_t dtype, const int64_t *dims, int32_t rank,
               const void *data);
-/* Finds the kernel (by input 0's dtype), prepares and runs it with `threads`
- * threads; returns the status (message in c->err.msg). */
+/* Finds the CPU kernel (by input 0's dtype), prepares and runs it with
+ * `threads` threads; returns the status (message in c->err.msg). */
 int kh_run(kh_case *c, int32_t threads);
+/* kh_run with the kernel of `backend` for the node's domain, where prepare
+ * sees the data of the inputs in const_mask only (bit i: input i). */
+int kh_run_kernel(kh_case *c, int32_t threads, int32_t backend, uint32_t const_mask);
 void kh_free(kh_case *c);
 
 #endif
