@@ -222,13 +222,18 @@ Test(dnnl_binary, broadcast_either_side)
     const char *ops[] = {"Add", "Sub", "Mul", "Div", "Max", "Min"};
     for (int i = 0; i < 6; i++) {
         check_binary(ops[i], (int64_t[]){2, 14, 14, 96}, 4, (int64_t[]){2, 1, 1, 96}, 4, 0);
-        check_binary(ops[i], (int64_t[]){2, 14, 14, 96}, 4, (int64_t[]){96}, 1, 0x2);
+        check_binary(ops[i], (int64_t[]){2, 14, 14, 96}, 4, (int64_t[]){1}, 1, 0x2);
         check_binary(ops[i], (int64_t[]){3, 80, 100}, 3, (int64_t[]){3, 80, 100}, 3, 0);
     }
     /* broadcast first operand: swapped where the op commutes */
-    check_binary("Mul", (int64_t[]){1, 1, 1, 96}, 4, (int64_t[]){2, 14, 14, 96}, 4, 0);
-    check_binary("Add", (int64_t[]){100}, 1, (int64_t[]){3, 80, 100}, 3, 0x1);
+    check_binary("Mul", (int64_t[]){2, 1, 1, 96}, 4, (int64_t[]){2, 14, 14, 96}, 4, 0);
+    check_binary("Add", (int64_t[]){1}, 1, (int64_t[]){3, 80, 100}, 3, 0x1);
     kh_case c;
+    kh_init(&c, "Mul", 14, 2, 1);
+    dt_input(&c, 0, (int64_t[]){1, 14, 14, 96}, 4, 1);
+    dt_input(&c, 1, (int64_t[]){1, 1, 1, 96}, 4, 2);
+    dt_check_declines(&c, 0, "a row over the innermost axis");
+    dt_free_inputs(&c);
     kh_init(&c, "Sub", 14, 2, 1);
     dt_input(&c, 0, (int64_t[]){1, 50}, 2, 1);
     dt_input(&c, 1, (int64_t[]){400, 50}, 2, 2);

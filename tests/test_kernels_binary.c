@@ -77,6 +77,10 @@ Test(binary, broadcast_shapes)
     /* big enough to split across threads, with a broadcast inner row */
     check_add_broadcast(DIMS(64, 1, 1000), DIMS(3, 1), DIMS(64, 3, 1000));
     check_add_broadcast(DIMS(300, 200), DIMS(300, 1), DIMS(300, 200));
+    /* one row over the innermost axis (a per-channel gate in NHWC), rows
+     * not a vector multiple, the threads' ranges splitting rows */
+    check_add_broadcast(DIMS(1, 50, 37, 24), DIMS(24), DIMS(1, 50, 37, 24));
+    check_add_broadcast(DIMS(1, 1, 24), DIMS(3, 50, 37, 24), DIMS(3, 50, 37, 24));
 }
 
 Test(binary, scalars_and_rank0)

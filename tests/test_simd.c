@@ -285,6 +285,41 @@ Test(simd_kernels, binary_with_scalar_broadcast)
     }
 }
 
+/* Rows of n, each operand either its own row or one row for all. */
+Test(simd_kernels, binary_rows)
+{
+    FOR_EACH_ISA(ks)
+    {
+        for (int s = 0; s < N_SIZES; s++) {
+            const int64_t n = sizes[s], rows = 3;
+            float *a = test_values(rows * n, 5.0f), *b = test_values(rows * n, 3.0f);
+            float *y = malloc((size_t)(rows * n + 1) * sizeof *y);
+            for (int64_t i = 0; i < rows * n; i++)
+                b[i] = b[i] == 0 ? 1.5f : b[i];
+            for (int op = KN_BIN_ADD; op <= KN_BIN_DIV; op++)
+                for (int ra = 0; ra < 2; ra++)
+                    for (int rb = 0; rb < 2; rb++) {
+                        y[rows * n] = 7.0f;
+                        ks->binary_rows((kn_binop)op, y, a, ra, b, rb, rows, n);
+                        cr_assert_eq(y[rows * n], 7.0f);
+                        for (int64_t r = 0; r < rows; r++)
+                            for (int64_t i = 0; i < n; i++) {
+                                float av = a[r * ra * n + i], bv = b[r * rb * n + i];
+                                float want = op == KN_BIN_ADD   ? av + bv
+                                             : op == KN_BIN_SUB ? av - bv
+                                             : op == KN_BIN_MUL ? av * bv
+                                                                : av / bv;
+                                cr_assert_eq(y[r * n + i], want, "%s op %d ra %d rb %d n %lld",
+                                             ks->name, op, ra, rb, (long long)n);
+                            }
+                    }
+            free(a);
+            free(b);
+            free(y);
+        }
+    }
+}
+
 /* ---- rows: reductions, softmax, layer norm ---- */
 
 Test(simd_kernels, sum_and_max_of_rows)

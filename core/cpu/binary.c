@@ -255,10 +255,37 @@ static void binary_row(void *ctx, const int64_t *off, int64_t out_off, int64_t n
     }
 }
 
+/* Whether the plan is rows of contiguous elements, each input reading
+ * either its own row or one row for all (a per-channel operand over NHWC):
+ * those go to binary_rows whole, not one short row per call. */
+static int row_pattern(const kn_bcast_plan *p)
+{
+    if (p->rank != 2)
+        return 0;
+    for (int32_t i = 0; i < 2; i++)
+        if (p->strides[i][1] != 1 || (p->strides[i][0] != 0 && p->strides[i][0] != p->dims[1]))
+            return 0;
+    return 1;
+}
+
 static void binary_range(void *ctx, int64_t begin, int64_t end)
 {
     const binary_job *j = ctx;
-    kn_bcast_walk(&j->s->plan, begin, end, binary_row, ctx);
+    const kn_bcast_plan *p = &j->s->plan;
+    const int64_t n = p->dims[p->rank - 1];
+    int64_t r0 = (begin + n - 1) / n, r1 = end / n;
+    if (!j->s->vec_op || !row_pattern(p) || r0 >= r1) {
+        kn_bcast_walk(p, begin, end, binary_row, ctx);
+        return;
+    }
+    if (begin < r0 * n)
+        kn_bcast_walk(p, begin, r0 * n, binary_row, ctx);
+    const int64_t ra = p->strides[0][0] != 0, rb = p->strides[1][0] != 0;
+    kn_simd()->binary_rows((kn_binop)(j->s->vec_op - 1), (float *)j->out + r0 * n,
+                           (const float *)j->a + r0 * ra * n, ra,
+                           (const float *)j->b + r0 * rb * n, rb, r1 - r0, n);
+    if (r1 * n < end)
+        kn_bcast_walk(p, r1 * n, end, binary_row, ctx);
 }
 
 static void step_run(const binary_step *s, const void *a, const void *b, void *out,

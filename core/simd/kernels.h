@@ -54,6 +54,10 @@ typedef struct kn_simd_kernels {
     /* y[i] = a[i * sa] op b[i * sb] with sa, sb in {0, 1} (0: broadcast) */
     void (*binary)(kn_binop op, float *y, const float *a, int64_t sa, const float *b, int64_t sb,
                    int64_t n);
+    /* rows of n contiguous elements: y[r n + i] = a[r ra n + i] op b[r rb n + i], ra and rb in
+     * {0, 1} (0: the same row for every r) */
+    void (*binary_rows)(kn_binop op, float *y, const float *a, int64_t ra, const float *b,
+                        int64_t rb, int64_t rows, int64_t n);
     /* softmax (or log-softmax) of one contiguous row; y == x allowed */
     void (*softmax_row)(float *y, const float *x, int64_t n, int log);
     /* y = (x - mean) / sqrt(var + eps) * scale + bias (bias may be NULL),

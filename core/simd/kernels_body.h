@@ -215,31 +215,51 @@ static void KS(math)(kn_mathfn fn, float *y, const float *x, int64_t n)
 
 /* ---- binary arithmetic with scalar broadcast ---- */
 
+/* One row: y[i] = a[i sa] FN b[i sb], sa and sb in {0, 1}. */
+#define KS_LOAD(p, s, i) ((s) ? kv_loadu((p) + (i)) : kv_set1(*(p)))
+#define KS_LOADP(p, s, i, t) ((s) ? kv_load_part((p) + (i), (t), 1.0f) : kv_set1(*(p)))
+#define KS_BIN_ROW(FN, y, a, sa, b, sb, n)                                                         \
+    do {                                                                                           \
+        int64_t i = 0;                                                                             \
+        for (; i + KV_W <= (n); i += KV_W)                                                         \
+            kv_storeu((y) + i, FN(KS_LOAD(a, sa, i), KS_LOAD(b, sb, i)));                          \
+        if (i < (n)) {                                                                             \
+            int t = (int)((n) - i);                                                                \
+            kv_store_part((y) + i, FN(KS_LOADP(a, sa, i, t), KS_LOADP(b, sb, i, t)), t);           \
+        }                                                                                          \
+    } while (0)
+
 static void KS(binary)(kn_binop op, float *y, const float *a, int64_t sa, const float *b,
                        int64_t sb, int64_t n)
 {
-#define KS_LOAD(p, s, i) ((s) ? kv_loadu((p) + (i)) : kv_set1(*(p)))
-#define KS_LOADP(p, s, i, t) ((s) ? kv_load_part((p) + (i), (t), 1.0f) : kv_set1(*(p)))
-#define KS_BIN(FN)                                                                                 \
-    do {                                                                                           \
-        int64_t i = 0;                                                                             \
-        for (; i + KV_W <= n; i += KV_W)                                                           \
-            kv_storeu(y + i, FN(KS_LOAD(a, sa, i), KS_LOAD(b, sb, i)));                            \
-        if (i < n) {                                                                               \
-            int t = (int)(n - i);                                                                  \
-            kv_store_part(y + i, FN(KS_LOADP(a, sa, i, t), KS_LOADP(b, sb, i, t)), t);             \
-        }                                                                                          \
-    } while (0)
     switch (op) {
-    case KN_BIN_ADD: KS_BIN(kv_add); break;
-    case KN_BIN_SUB: KS_BIN(kv_sub); break;
-    case KN_BIN_MUL: KS_BIN(kv_mul); break;
-    case KN_BIN_DIV: KS_BIN(kv_div); break;
+    case KN_BIN_ADD: KS_BIN_ROW(kv_add, y, a, sa, b, sb, n); break;
+    case KN_BIN_SUB: KS_BIN_ROW(kv_sub, y, a, sa, b, sb, n); break;
+    case KN_BIN_MUL: KS_BIN_ROW(kv_mul, y, a, sa, b, sb, n); break;
+    case KN_BIN_DIV: KS_BIN_ROW(kv_div, y, a, sa, b, sb, n); break;
     }
-#undef KS_BIN
+}
+
+/* Rows of n: row r of a starts at a + r ra n (ra 0: every row reads the
+ * same one), likewise b. A per-channel scale over NHWC is rows of C
+ * elements: one call instead of one per pixel. */
+static void KS(binary_rows)(kn_binop op, float *y, const float *a, int64_t ra, const float *b,
+                            int64_t rb, int64_t rows, int64_t n)
+{
+#define KS_ROWS(FN)                                                                                \
+    for (int64_t r = 0; r < rows; r++)                                                             \
+    KS_BIN_ROW(FN, y + r * n, a + r * ra * n, 1, b + r * rb * n, 1, n)
+    switch (op) {
+    case KN_BIN_ADD: KS_ROWS(kv_add); break;
+    case KN_BIN_SUB: KS_ROWS(kv_sub); break;
+    case KN_BIN_MUL: KS_ROWS(kv_mul); break;
+    case KN_BIN_DIV: KS_ROWS(kv_div); break;
+    }
+#undef KS_ROWS
+}
+#undef KS_BIN_ROW
 #undef KS_LOADP
 #undef KS_LOAD
-}
 
 /* ---- reductions over contiguous rows ---- */
 
@@ -456,6 +476,7 @@ const kn_simd_kernels KS_TABLE = {
     .bias_act = KS(bias_act),
     .math = KS(math),
     .binary = KS(binary),
+    .binary_rows = KS(binary_rows),
     .softmax_row = KS(softmax_row),
     .layernorm_row = KS(layernorm_row),
     .sum = KS(sum),
