@@ -45,6 +45,9 @@ typedef struct kn_dnnl_prim {
     const void *shared;
     int32_t raw_value;
     uint8_t holds_raw;
+    /* applied to output 0 by Kiln's vector kernel after each execution
+     * (kn_dnnl_take_activation); KN_ACT_NONE: none */
+    kn_activation after;
 } kn_dnnl_prim;
 
 /* Engine and stream; threads from the kernel's pool. */
@@ -70,6 +73,10 @@ int kn_dnnl_decline(kn_kctx *k, const char *why);
  * KN_ERR_DECLINE when oneDNN has no post-op for the activation. */
 int kn_dnnl_attr_create(const kn_activation *act, int with_sum, dnnl_primitive_attr_t *attr,
                         kn_err *err);
+
+/* Activations Kiln applies faster after the primitive than oneDNN 2.6 as
+ * a post-op: moves such an *act into p->after, leaving *act NONE. */
+void kn_dnnl_take_activation(kn_dnnl_prim *p, kn_activation *act);
 
 /* Creates the primitive descriptor for op_desc; KN_ERR_DECLINE when oneDNN
  * has no implementation or only its slow reference one. */

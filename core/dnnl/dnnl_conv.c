@@ -5,10 +5,8 @@
  * The residual becomes a sum post-op (Z is copied into Y, the convolution
  * accumulates onto it; the planner puts Y over a Z read for the last time,
  * KN_OP_INPLACE_Z, so there is nothing to copy) and the activation an
- * eltwise post-op, except SiLU: oneDNN 2.6's swish post-op costs about
- * 0.5 ns per element, Kiln's vector SiLU 0.25 even when it reads Y back
- * from L3, so Kiln applies it after the primitive (EfficientNet-B0 has 6 M
- * such elements per run: 12.8 -> 11.6 ms at 1 thread). Weights must be
+ * eltwise post-op, or Kiln's own after the primitive where that is faster
+ * (kn_dnnl_take_activation: SiLU). Weights must be
  * constant: they are reordered once, here, into the blocked layout the
  * primitive picked. Anything oneDNN does not serve declines to the CPU
  * kernel. */
@@ -16,14 +14,12 @@
 
 #include "core/cpu/im2col.h"
 #include "core/cpu/fused_common.h"
-#include "core/simd/kernels.h"
 #include "dnnl_common.h"
 
 typedef struct conv_state {
     kn_dnnl_prim prim; /* first: the state is kn_dnnl_prepare's */
     int has_z;
     size_t y_bytes;
-    kn_activation after; /* applied by Kiln after the primitive; NONE: none */
 } conv_state;
 
 /* Logical (N, C, spatial...) dims of an activation stored NCHW or NHWC. */
@@ -91,10 +87,7 @@ static int conv_build(kn_kctx *k, kn_dnnl_prim *p, int fused, int nhwc)
         return kn_fail(k->err, KN_ERR_DECLINE, "too small for a oneDNN call");
     st->has_z = z != NULL;
     st->y_bytes = (size_t)kn_tensor_nbytes(y);
-    if (act.kind == KN_ACT_SILU) {
-        st->after = act;
-        act.kind = KN_ACT_NONE;
-    }
+    kn_dnnl_take_activation(&st->prim, &act);
 
     dnnl_memory_desc_t xmd, ymd, bmd, wmd_any, wmd_user;
     int rc = kn_dnnl_md_plain(&xmd, x->rank, xd, nhwc, k->err);
@@ -162,28 +155,12 @@ static int conv_prepare(kn_kctx *k) { return conv_prepare_common(k, 0, 0); }
 static int fused_conv_prepare(kn_kctx *k) { return conv_prepare_common(k, 1, 0); }
 static int nhwc_conv_prepare(kn_kctx *k) { return conv_prepare_common(k, 1, 1); }
 
-enum { ACT_BLOCK = 8192 };
-
-static void act_range(void *ctx, int64_t begin, int64_t end)
-{
-    const kn_kctx *k = ctx;
-    const conv_state *st = k->state;
-    float *y = k->out[0]->data;
-    int64_t n = kn_tensor_numel(k->out[0]);
-    int64_t lo = begin * ACT_BLOCK, hi = end * ACT_BLOCK < n ? end * ACT_BLOCK : n;
-    kn_simd()->act(y + lo, y + lo, hi - lo, &st->after);
-}
-
 static int conv_run(kn_kctx *k)
 {
     conv_state *st = k->state;
     if (st->has_z && k->out[0]->data != k->in[3]->data)
         memmove(k->out[0]->data, k->in[3]->data, st->y_bytes);
-    int rc = kn_dnnl_execute(&st->prim, k);
-    if (rc == KN_OK && st->after.kind != KN_ACT_NONE)
-        kn_parallel_for(k->pool, (kn_tensor_numel(k->out[0]) + ACT_BLOCK - 1) / ACT_BLOCK, 1,
-                        act_range, k);
-    return rc;
+    return kn_dnnl_execute(&st->prim, k);
 }
 
 const kn_op_def kn_dnnl_conv = {"", "Conv", 1, 1000, KN_BIT(KN_FLOAT), KN_BACKEND_DNNL, 0,

@@ -224,6 +224,7 @@ static int mm_build(kn_kctx *k, kn_dnnl_prim *p, int gemm, int fused)
         if (ds != dnnl_success)
             rc = kn_dnnl_fail(k->err, ds, "matmul descriptor");
     }
+    kn_dnnl_take_activation(p, &act);
     dnnl_primitive_attr_t attr = NULL;
     if (rc == KN_OK)
         rc = kn_dnnl_attr_create(&act, 0, &attr, k->err);
