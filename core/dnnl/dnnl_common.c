@@ -205,6 +205,22 @@ int kn_dnnl_add_arg(kn_dnnl_prim *p, int arg, int bind, int32_t index,
     return KN_OK;
 }
 
+int kn_dnnl_add_scratch_arg(kn_dnnl_prim *p, int arg, size_t offset,
+                            const dnnl_memory_desc_t *md, kn_err *err)
+{
+    int rc = kn_dnnl_add_arg(p, arg, KN_DNNL_BIND_SCRATCH, 0, md, err);
+    if (rc == KN_OK)
+        p->args[p->n_args - 1].offset = offset;
+    return rc;
+}
+
+void kn_dnnl_set_scratch_offset(kn_dnnl_prim *p, int arg, size_t offset)
+{
+    for (int32_t i = 0; i < p->n_args; i++)
+        if (p->args[i].arg == arg && p->args[i].bind == KN_DNNL_BIND_SCRATCH)
+            p->args[i].offset = offset;
+}
+
 int kn_dnnl_reorder(kn_dnnl_prim *p, const dnnl_memory_desc_t *have, const dnnl_memory_desc_t *want,
                     const void *data, void *dst, kn_err *err)
 {
@@ -281,7 +297,7 @@ int kn_dnnl_execute(kn_dnnl_prim *p, kn_kctx *k)
         switch (a->bind) {
         case KN_DNNL_BIND_INPUT: data = k->in[a->index]->data; break;
         case KN_DNNL_BIND_OUTPUT: data = k->out[a->index]->data; break;
-        case KN_DNNL_BIND_SCRATCH: data = k->scratch; break;
+        case KN_DNNL_BIND_SCRATCH: data = (char *)k->scratch + a->offset; break;
         default: continue;
         }
         dnnl_status_t s = dnnl_memory_set_data_handle(a->mem, data);

@@ -26,6 +26,7 @@ typedef struct kn_dnnl_arg {
     int arg;          /* DNNL_ARG_* */
     int bind;         /* KN_DNNL_BIND_* */
     int32_t index;    /* input or output index */
+    size_t offset;    /* into the scratch, for KN_DNNL_BIND_SCRATCH */
     dnnl_memory_t mem;
 } kn_dnnl_arg;
 
@@ -89,6 +90,12 @@ int kn_dnnl_pd_check(dnnl_primitive_desc_t *pd, kn_err *err);
 /* Adds an execution argument bound as described, with memory of md. */
 int kn_dnnl_add_arg(kn_dnnl_prim *p, int arg, int bind, int32_t index,
                     const dnnl_memory_desc_t *md, kn_err *err);
+
+/* An argument bound to the kernel's scratch at byte `offset` (a buffer
+ * between two primitives of one kernel), and moving it there later. */
+int kn_dnnl_add_scratch_arg(kn_dnnl_prim *p, int arg, size_t offset,
+                            const dnnl_memory_desc_t *md, kn_err *err);
+void kn_dnnl_set_scratch_offset(kn_dnnl_prim *p, int arg, size_t offset);
 
 /* Weights: when the primitive wants layout `want` other than the user's
  * `have`, reorders the constant data once into owned memory; else the

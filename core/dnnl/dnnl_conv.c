@@ -14,13 +14,27 @@
 
 #include "core/cpu/im2col.h"
 #include "core/cpu/fused_common.h"
-#include "dnnl_common.h"
+#include "dnnl_conv_wino.h"
 
 typedef struct conv_state {
-    kn_dnnl_prim prim; /* first: the state is kn_dnnl_prepare's */
+    kn_dnnl_prim prim; /* first: the state is kn_dnnl_prepare's; unused when wino.on */
     int has_z;
     size_t y_bytes;
+    kn_conv_wino wino;
 } conv_state;
+
+/* 3x3, stride 1, undilated, ungrouped, channels in whole 16-blocks, no
+ * residual: what oneDNN's Winograd kernels take; and at least 100 output
+ * pixels. Below that (ResNet-50's 7x7 last stage) Winograd saved ~12% of
+ * each layer while its weight transform added 30 ms to session creation
+ * and 15 MB per layer (2.4 M weights). */
+static int wino_shape(const kn_tensor *w, int64_t group, const dnnl_dims_t strides,
+                      const dnnl_dims_t dil, int has_z, const int64_t *yd)
+{
+    return w->rank == 4 && w->dims[2] == 3 && w->dims[3] == 3 && group == 1 && !has_z &&
+           strides[0] == 1 && strides[1] == 1 && dil[0] == 0 && dil[1] == 0 &&
+           w->dims[0] % 16 == 0 && w->dims[1] % 16 == 0 && yd[2] * yd[3] >= 100;
+}
 
 /* Logical (N, C, spatial...) dims of an activation stored NCHW or NHWC. */
 static void logical_dims(const kn_tensor *t, int nhwc, int64_t *dims)
@@ -114,6 +128,13 @@ static int conv_build(kn_kctx *k, kn_dnnl_prim *p, int fused, int nhwc)
     if (rc == KN_OK && dnnl_memory_desc_init_by_tag(&wmd_any, wrank, wdd, dnnl_f32,
                                                     dnnl_format_tag_any) != dnnl_success)
         rc = kn_fail(k->err, KN_ERR_DECLINE, "oneDNN: weights descriptor");
+    if (rc == KN_OK && nhwc && wino_shape(w, group, strides, dil, z != NULL, yd)) {
+        kn_err direct = *k->err; /* a Winograd decline is no error */
+        if (kn_conv_wino_build(k, &st->wino, &xmd, &ymd, &wmd_user, w->data, b ? &bmd : NULL,
+                               pad_l, pad_r, &act, &st->prim.after) == KN_OK)
+            return KN_OK;
+        *k->err = direct;
+    }
     dnnl_convolution_desc_t cd;
     if (rc == KN_OK) {
         dnnl_status_t s = dnnl_dilated_convolution_forward_desc_init(
@@ -158,15 +179,25 @@ static int nhwc_conv_prepare(kn_kctx *k) { return conv_prepare_common(k, 1, 1); 
 static int conv_run(kn_kctx *k)
 {
     conv_state *st = k->state;
+    if (st->wino.on)
+        return kn_conv_wino_run(k, &st->wino);
     if (st->has_z && k->out[0]->data != k->in[3]->data)
         memmove(k->out[0]->data, k->in[3]->data, st->y_bytes);
     return kn_dnnl_execute(&st->prim, k);
 }
 
+static void conv_release(kn_kctx *k)
+{
+    conv_state *st = k->state;
+    if (st)
+        kn_conv_wino_destroy(&st->wino);
+    kn_dnnl_release(k);
+}
+
 const kn_op_def kn_dnnl_conv = {"", "Conv", 1, 1000, KN_BIT(KN_FLOAT), KN_BACKEND_DNNL, 0,
-                                conv_prepare, conv_run, kn_dnnl_release};
+                                conv_prepare, conv_run, conv_release};
 const kn_op_def kn_dnnl_fused_conv = {"kiln", "FusedConv", 1, 1, KN_BIT(KN_FLOAT),
                                       KN_BACKEND_DNNL, KN_OP_INPLACE_Z, fused_conv_prepare,
-                                      conv_run, kn_dnnl_release};
+                                      conv_run, conv_release};
 const kn_op_def kn_dnnl_nhwc_conv = {"kiln", "NhwcConv", 1, 1, KN_BIT(KN_FLOAT), KN_BACKEND_DNNL,
-                                     KN_OP_INPLACE_Z, nhwc_conv_prepare, conv_run, kn_dnnl_release};
+                                     KN_OP_INPLACE_Z, nhwc_conv_prepare, conv_run, conv_release};
