@@ -12,6 +12,8 @@
  *                  (kc, packed A panel, packed B panel, GMR x GNR tile)
  *   GMICRO_HALF()  optional: a micro-kernel computing only the first GNR/2
  *                  columns, used for a last column panel that narrow
+ *   GDOT()         optional: the dot product (x, v, k) of the matrix-vector
+ *                  path, when the instantiating file has a faster one
  *   GMICRO_C()     optional: a micro-kernel writing a whole tile straight
  *                  to C, (kc, A panel, B panel, c, ldc, bias or NULL,
  *                  accumulate): c = tile + bias[r], or c += tile; used
@@ -37,6 +39,9 @@ typedef void (*G_FN(micro_fn_))(int64_t kc, const GT *a, const GT *b, GT *tile);
 typedef void (*G_FN(micro_c_fn_))(int64_t kc, const GT *a, const GT *b, GT *c, int64_t ldc,
                                   const GT *bias, int accumulate);
 
+#ifdef GDOT
+#define G_DOT GDOT()
+#else
 /* Dot product with two vector accumulators (a plain loop would not be
  * vectorised without reassociation). */
 #if defined(__GNUC__)
@@ -75,6 +80,8 @@ static GT G_FN(dot_)(const GT *x, const GT *v, int64_t k)
         s += x[p] * v[p];
     return s;
 }
+#endif
+#define G_DOT G_FN(dot_)
 #endif
 
 /* op(A)[i0 .. i0+mc, p0 .. p0+kc] into panels of GMR rows, column by column,
@@ -316,7 +323,7 @@ static void G_FN(gemv_task_)(void *ctx, int64_t begin, int64_t end)
             for (int64_t o = 0; o < len; o++) {
                 const GT *xr = q->x + (o0 + o) * q->so;
                 if (q->vs == 1) {
-                    acc[o] = G_FN(dot_)(xr, q->v, q->k);
+                    acc[o] = G_DOT(xr, q->v, q->k);
                 } else {
                     GT s = 0;
                     for (int64_t p = 0; p < q->k; p++)
@@ -457,6 +464,7 @@ void G_PUB(gemm)(kn_threadpool *pool, const G_ARGS *g, void *workspace, size_t w
 }
 
 #undef G_GEMV_BLOCK
+#undef G_DOT
 #undef G_ARGS
 #undef G_PUB
 #undef G_FN

@@ -102,9 +102,31 @@ static void KS(sgemm_micro_c)(int64_t kc, const float *a, const float *b, float 
     KS(sgemm_tile)(kc, a, b, c, ldc, bias ? bias : zero_bias, accumulate, KS_NV);
 }
 
+/* The matrix-vector path's dot product (gemm_impl.h GDOT): four vector
+ * accumulators, so the adds overlap and the loads run ahead (a CNN's
+ * classifier reads its weights once per run, from L3 at best). */
+static float KS(sgemm_dot)(const float *x, const float *v, int64_t k)
+{
+    kv s0 = kv_zero(), s1 = kv_zero(), s2 = kv_zero(), s3 = kv_zero();
+    int64_t p = 0;
+    for (; p + 4 * KV_W <= k; p += 4 * KV_W) {
+        s0 = kv_fma(kv_loadu(x + p), kv_loadu(v + p), s0);
+        s1 = kv_fma(kv_loadu(x + p + KV_W), kv_loadu(v + p + KV_W), s1);
+        s2 = kv_fma(kv_loadu(x + p + 2 * KV_W), kv_loadu(v + p + 2 * KV_W), s2);
+        s3 = kv_fma(kv_loadu(x + p + 3 * KV_W), kv_loadu(v + p + 3 * KV_W), s3);
+    }
+    for (; p + KV_W <= k; p += KV_W)
+        s0 = kv_fma(kv_loadu(x + p), kv_loadu(v + p), s0);
+    if (p < k)
+        s1 = kv_fma(kv_load_part(x + p, (int)(k - p), 0.0f), kv_load_part(v + p, (int)(k - p), 0.0f),
+                    s1);
+    return kv_hsum(kv_add(kv_add(s0, s1), kv_add(s2, s3)));
+}
+
 #define GT float
 #define GS s
 #define GISA KS_SFX
+#define GDOT() KS(sgemm_dot)
 #define GMR KS_MR
 #define GNR KS_NR
 #define GMC (144 / KS_MR * KS_MR) /* whole panels (gemm_impl.h); 144 for 6 rows */
@@ -125,6 +147,7 @@ static void KS(sgemm_micro_c)(int64_t kc, const float *a, const float *b, float 
 #undef GMICRO
 #undef GMICRO_HALF
 #undef GMICRO_C
+#undef GDOT
 
 /* ---- activations ---- */
 
