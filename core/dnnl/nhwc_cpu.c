@@ -9,6 +9,7 @@
 
 #include "core/cpu/fused_common.h"
 #include "core/cpu/tensor_common.h"
+#include "core/simd/kernels.h"
 #include "dnnl_common.h"
 
 typedef struct nhwc_state {
@@ -122,10 +123,9 @@ static int nhwc_run(kn_kctx *k)
     const kn_tensor *z = st->is_conv && k->n_in > 3 ? k->in[3] : NULL;
     if (!z && st->act.kind == KN_ACT_NONE)
         return KN_OK;
-    const float *zd = z ? z->data : NULL;
-    int64_t n = kn_tensor_numel(k->out[0]);
-    for (int64_t i = 0; i < n; i++)
-        y[i] = kn_act_ref(&st->act, zd ? y[i] + zd[i] : y[i]);
+    /* the vector epilogue: the scalar definition (kn_act_ref) took ~15 ns
+     * an element for SiLU and Sigmoid, the whole of an SE block's step */
+    kn_simd()->bias_act(y, kn_tensor_numel(k->out[0]), 0.0f, z ? z->data : NULL, &st->act);
     return KN_OK;
 }
 
