@@ -151,8 +151,9 @@ static int32_t need_packing(const kn_model *m)
     int32_t n = stats(m).n_packed_values;
     if (n == 0)
         cr_skip_test("oneDNN is not built in, not loadable, or packs no weight on this CPU");
+    /* info, not warn: Criterion 2.4 makes a run that logged a warning exit 1 */
     if (n < 3)
-        cr_log_warn("oneDNN packs %d of the 3 weights on this CPU", (int)n);
+        cr_log_info("oneDNN packs %d of the 3 weights on this CPU", (int)n);
     return n;
 }
 
