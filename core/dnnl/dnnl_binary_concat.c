@@ -68,15 +68,9 @@ static int binary_build(kn_kctx *k, kn_dnnl_prim *p, int unused_a, int unused_b)
         if (s != dnnl_success)
             rc = kn_dnnl_fail(k->err, s, "binary descriptor");
     }
-    kn_activation none = {0};
-    dnnl_primitive_attr_t attr = NULL;
     dnnl_primitive_desc_t pd = NULL;
     if (rc == KN_OK)
-        rc = kn_dnnl_attr_create(&none, 0, &attr, k->err);
-    if (rc == KN_OK)
-        rc = kn_dnnl_pd_create(&bd, attr, p, &pd, k->err);
-    if (attr)
-        dnnl_primitive_attr_destroy(attr);
+        rc = kn_dnnl_pd_create(&bd, NULL, 0, p, &pd, k->err);
     if (rc != KN_OK)
         return rc;
     rc = kn_dnnl_add_arg(p, DNNL_ARG_SRC_0, KN_DNNL_BIND_INPUT, full, &m0, k->err);

@@ -163,10 +163,17 @@ static void after_range(void *ctx, int64_t begin, int64_t end)
     kn_simd()->act(j->y + lo, j->y + lo, hi - lo, j->a);
 }
 
-int kn_dnnl_pd_create(const void *op_desc, const_dnnl_primitive_attr_t attr, kn_dnnl_prim *p,
-                      dnnl_primitive_desc_t *pd, kn_err *err)
+int kn_dnnl_pd_create(const void *op_desc, const kn_activation *act, int with_sum,
+                      kn_dnnl_prim *p, dnnl_primitive_desc_t *pd, kn_err *err)
 {
+    static const kn_activation none = {0};
+    dnnl_primitive_attr_t attr = NULL;
+    *pd = NULL;
+    int rc = kn_dnnl_attr_create(act ? act : &none, with_sum, &attr, err);
+    if (rc != KN_OK)
+        return rc;
     dnnl_status_t s = dnnl_primitive_desc_create(pd, op_desc, attr, p->engine, NULL);
+    dnnl_primitive_attr_destroy(attr);
     if (s != dnnl_success) {
         *pd = NULL;
         return kn_dnnl_fail(err, s, "primitive");

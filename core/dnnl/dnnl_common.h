@@ -79,10 +79,11 @@ int kn_dnnl_attr_create(const kn_activation *act, int with_sum, dnnl_primitive_a
  * a post-op: moves such an *act into p->after, leaving *act NONE. */
 void kn_dnnl_take_activation(kn_dnnl_prim *p, kn_activation *act);
 
-/* Creates the primitive descriptor for op_desc; KN_ERR_DECLINE when oneDNN
- * has no implementation or only its slow reference one. */
-int kn_dnnl_pd_create(const void *op_desc, const_dnnl_primitive_attr_t attr, kn_dnnl_prim *p,
-                      dnnl_primitive_desc_t *pd, kn_err *err);
+/* Creates the primitive descriptor for op_desc, with the attribute of
+ * kn_dnnl_attr_create(act or none when NULL, with_sum); KN_ERR_DECLINE when
+ * oneDNN has no implementation or only its slow reference one. */
+int kn_dnnl_pd_create(const void *op_desc, const kn_activation *act, int with_sum,
+                      kn_dnnl_prim *p, dnnl_primitive_desc_t *pd, kn_err *err);
 
 /* KN_ERR_DECLINE (and *pd destroyed) when pd is oneDNN's reference code. */
 int kn_dnnl_pd_check(dnnl_primitive_desc_t *pd, kn_err *err);

@@ -143,14 +143,9 @@ static int conv_build(kn_kctx *k, kn_dnnl_prim *p, int fused, int nhwc)
         if (s != dnnl_success)
             rc = kn_dnnl_fail(k->err, s, "convolution descriptor");
     }
-    dnnl_primitive_attr_t attr = NULL;
-    if (rc == KN_OK)
-        rc = kn_dnnl_attr_create(&act, z != NULL, &attr, k->err);
     dnnl_primitive_desc_t pd = NULL;
     if (rc == KN_OK)
-        rc = kn_dnnl_pd_create(&cd, attr, &st->prim, &pd, k->err);
-    if (attr)
-        dnnl_primitive_attr_destroy(attr);
+        rc = kn_dnnl_pd_create(&cd, &act, z != NULL, &st->prim, &pd, k->err);
     if (rc != KN_OK)
         return rc;
     const dnnl_memory_desc_t *want = dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 0);

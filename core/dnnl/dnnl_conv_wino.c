@@ -78,13 +78,8 @@ static int build(kn_kctx *k, kn_conv_wino *w, const dnnl_memory_desc_t *xmd,
         undilated, pad_l, pad_r);
     if (s != dnnl_success)
         return kn_dnnl_fail(k->err, s, "Winograd convolution");
-    dnnl_primitive_attr_t attr = NULL;
-    rc = kn_dnnl_attr_create(act, 0, &attr, k->err);
     dnnl_primitive_desc_t pd = NULL;
-    if (rc == KN_OK)
-        rc = kn_dnnl_pd_create(&cd, attr, &w->conv, &pd, k->err);
-    if (attr)
-        dnnl_primitive_attr_destroy(attr);
+    rc = kn_dnnl_pd_create(&cd, act, 0, &w->conv, &pd, k->err);
     if (rc != KN_OK)
         return rc;
     size_t sp = scratchpad_bytes(pd), sp_in = 0, sp_out = 0;

@@ -225,14 +225,9 @@ static int mm_build(kn_kctx *k, kn_dnnl_prim *p, int gemm, int fused)
             rc = kn_dnnl_fail(k->err, ds, "matmul descriptor");
     }
     kn_dnnl_take_activation(p, &act);
-    dnnl_primitive_attr_t attr = NULL;
-    if (rc == KN_OK)
-        rc = kn_dnnl_attr_create(&act, 0, &attr, k->err);
     dnnl_primitive_desc_t pd = NULL;
     if (rc == KN_OK)
-        rc = kn_dnnl_pd_create(&md, attr, p, &pd, k->err);
-    if (attr)
-        dnnl_primitive_attr_destroy(attr);
+        rc = kn_dnnl_pd_create(&md, &act, 0, p, &pd, k->err);
     if (rc != KN_OK)
         return rc;
     rc = kn_dnnl_add_arg(p, DNNL_ARG_SRC, KN_DNNL_BIND_INPUT, 0, &amd, k->err);

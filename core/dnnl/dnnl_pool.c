@@ -89,14 +89,8 @@ static int pool_build(kn_kctx *k, kn_dnnl_prim *p, int kind, int nhwc)
                                                         &ymd, strides, kernel, dil, pad_l, pad_r);
     if (s != dnnl_success)
         return kn_dnnl_fail(k->err, s, "pooling descriptor");
-    kn_activation none = {0};
-    dnnl_primitive_attr_t attr = NULL;
     dnnl_primitive_desc_t pd = NULL;
-    rc = kn_dnnl_attr_create(&none, 0, &attr, k->err);
-    if (rc == KN_OK)
-        rc = kn_dnnl_pd_create(&pdesc, attr, p, &pd, k->err);
-    if (attr)
-        dnnl_primitive_attr_destroy(attr);
+    rc = kn_dnnl_pd_create(&pdesc, NULL, 0, p, &pd, k->err);
     if (rc != KN_OK)
         return rc;
     rc = kn_dnnl_add_arg(p, DNNL_ARG_SRC, KN_DNNL_BIND_INPUT, 0, &xmd, k->err);
