@@ -196,6 +196,33 @@ Test(dnnl_conv, nhwc_conv_and_its_cpu_fallback)
     dt_free_inputs(&ref);
 }
 
+/* One pixel (a squeeze-and-excitation block's 1x1 convolutions): NHWC and
+ * NCHW are the same bytes, so the CPU NhwcConv runs its inner kernel in
+ * place; it must still match FusedConv, residual and activation included. */
+Test(dnnl_conv, nhwc_cpu_one_pixel)
+{
+    conv_spec s = {{2, 12, 1, 1}, {24, 12, 1, 1}, 4, 1, .bias = 1};
+    kh_case ref;
+    conv_case(&ref, "FusedConv", &s, 4, 51);
+    int64_t y[4] = {2, 24, 1, 1};
+    dt_input(&ref, 3, y, 4, 52);
+    kh_attr_string(&ref, "activation", "Sigmoid");
+    float *want = NULL, *got = NULL;
+    kn_tensor wd, gd;
+    cr_assert_eq(dt_run(&ref, KN_BACKEND_CPU, 0x6, 1, &want, &wd), KN_OK, "%s", ref.err.msg);
+    kh_case c = ref; /* NHWC dims, the same data */
+    c.node.op_type = "NhwcConv";
+    c.node.attrs = c.attrs;
+    c.in[0].dims[1] = 1, c.in[0].dims[2] = 1, c.in[0].dims[3] = 12;
+    c.in[3].dims[1] = 1, c.in[3].dims[2] = 1, c.in[3].dims[3] = 24;
+    cr_assert_eq(dt_run(&c, KN_BACKEND_CPU, 0x6, 2, &got, &gd), KN_OK, "%s", c.err.msg);
+    cr_assert(kn_shape_equal(gd.dims, 4, (int64_t[]){2, 1, 1, 24}, 4));
+    dt_assert_close(got, want, 48, 1e-6, "one-pixel NhwcConv vs FusedConv");
+    free(want);
+    free(got);
+    dt_free_inputs(&ref);
+}
+
 /* A kiln.NhwcConv case: X [1, h, w, c] NHWC, W [o, c, 3, 3], B [o],
  * pads 1, activation act. */
 static void nhwc_3x3_case(kh_case *c, int64_t h, int64_t w, int64_t ci, int64_t co,

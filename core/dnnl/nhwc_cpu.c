@@ -20,6 +20,7 @@ typedef struct nhwc_state {
     kn_strided_plan to_nchw, to_nhwc;
     size_t x_off, y_off;         /* in scratch, after the inner kernel's */
     int is_conv;
+    int one_pixel;               /* H = W = 1 in and out: NHWC is NCHW, nothing to transpose */
     kn_activation act;
 } nhwc_state;
 
@@ -99,6 +100,7 @@ static int nhwc_prepare(kn_kctx *k, const char *op, int64_t opset)
         return kn_fail(k->err, KN_ERR_SHAPE, "%s: residual Z does not have Y's shape",
                        k->node->op_type);
     }
+    st->one_pixel = x->dims[1] == 1 && x->dims[2] == 1 && y->dims[1] == 1 && y->dims[2] == 1;
     st->x_off = align64(st->ik.scratch_bytes);
     st->y_off = st->x_off + align64((size_t)kn_tensor_nbytes(x));
     k->scratch_bytes = st->y_off + align64((size_t)kn_tensor_nbytes(y));
@@ -109,17 +111,21 @@ static int nhwc_run(kn_kctx *k)
 {
     nhwc_state *st = k->state;
     char *scratch = k->scratch;
-    st->x.data = scratch + st->x_off;
-    st->y.data = scratch + st->y_off;
+    float *y = k->out[0]->data;
+    /* one pixel (a squeeze-and-excitation block's 1x1 convolutions): the
+     * inner kernel reads X and writes Y where they are */
+    st->x.data = st->one_pixel ? k->in[0]->data : scratch + st->x_off;
+    st->y.data = st->one_pixel ? (void *)y : scratch + st->y_off;
     st->ik.scratch = st->ik.scratch_bytes ? scratch : NULL;
     st->ik.err = k->err;
     st->ik.pool = k->pool;
-    kn_strided_run(&st->to_nchw, k->in[0]->data, st->x.data, k->pool);
+    if (!st->one_pixel)
+        kn_strided_run(&st->to_nchw, k->in[0]->data, st->x.data, k->pool);
     int rc = st->inner->run(&st->ik);
     if (rc != KN_OK)
         return rc;
-    float *y = k->out[0]->data;
-    kn_strided_run(&st->to_nhwc, st->y.data, y, k->pool);
+    if (!st->one_pixel)
+        kn_strided_run(&st->to_nhwc, st->y.data, y, k->pool);
     const kn_tensor *z = st->is_conv && k->n_in > 3 ? k->in[3] : NULL;
     if (!z && st->act.kind == KN_ACT_NONE)
         return KN_OK;
