@@ -26,11 +26,11 @@ static size_t scratchpad_bytes(dnnl_primitive_desc_t pd)
     return sp ? dnnl_memory_desc_get_size(sp) : 0;
 }
 
-/* A reorder from -> to: X (input 0) into scratch at to_off when
- * into_scratch, else scratch at from_off into Y (output 0). */
+/* A reorder from -> to: X (input 0) into scratch when into_scratch, else
+ * scratch into Y (output 0); the scratch side at offset 0 until
+ * kn_dnnl_set_scratch_offset places it. */
 static int reorder_build(kn_kctx *k, kn_dnnl_prim *p, const dnnl_memory_desc_t *from,
-                         const dnnl_memory_desc_t *to, size_t from_off, size_t to_off,
-                         int into_scratch, size_t *sp_bytes)
+                         const dnnl_memory_desc_t *to, int into_scratch, size_t *sp_bytes)
 {
     int rc = kn_dnnl_prim_init(p, k);
     if (rc != KN_OK)
@@ -52,9 +52,9 @@ static int reorder_build(kn_kctx *k, kn_dnnl_prim *p, const dnnl_memory_desc_t *
     *sp_bytes = scratchpad_bytes(pd);
     rc = into_scratch
              ? kn_dnnl_add_arg(p, DNNL_ARG_FROM, KN_DNNL_BIND_INPUT, 0, from, k->err)
-             : kn_dnnl_add_scratch_arg(p, DNNL_ARG_FROM, from_off, from, k->err);
+             : kn_dnnl_add_scratch_arg(p, DNNL_ARG_FROM, 0, from, k->err);
     if (rc == KN_OK)
-        rc = into_scratch ? kn_dnnl_add_scratch_arg(p, DNNL_ARG_TO, to_off, to, k->err)
+        rc = into_scratch ? kn_dnnl_add_scratch_arg(p, DNNL_ARG_TO, 0, to, k->err)
                           : kn_dnnl_add_arg(p, DNNL_ARG_TO, KN_DNNL_BIND_OUTPUT, 0, to, k->err);
     if (rc == KN_OK)
         return kn_dnnl_finish(p, pd, k);
@@ -98,9 +98,9 @@ static int build(kn_kctx *k, kn_conv_wino *w, const dnnl_memory_desc_t *xmd,
     }
     /* The blocked X and Y go after the largest scratchpad, known once the
      * reorders are built: build them at offset 0, then move them. */
-    rc = reorder_build(k, &w->to_blocked, xmd, &xb, 0, 0, 1, &sp_in);
+    rc = reorder_build(k, &w->to_blocked, xmd, &xb, 1, &sp_in);
     if (rc == KN_OK)
-        rc = reorder_build(k, &w->from_blocked, &yb, ymd, 0, 0, 0, &sp_out);
+        rc = reorder_build(k, &w->from_blocked, &yb, ymd, 0, &sp_out);
     if (rc != KN_OK) {
         dnnl_primitive_desc_destroy(conv_pd);
         return rc;
