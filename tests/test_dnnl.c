@@ -241,20 +241,8 @@ static void nhwc_3x3_case(kh_case *c, int64_t h, int64_t w, int64_t ci, int64_t 
 /* Scratch the oneDNN kernel asks for in prepare (W and B constant). */
 static size_t dnnl_scratch_bytes(kh_case *c)
 {
-    kn_tensor in_view[3], *in[3], *out[1] = {&c->out[0]};
-    for (int i = 0; i < 3; i++) {
-        in_view[i] = c->in[i];
-        if (i == 0)
-            in_view[i].data = NULL;
-        in[i] = &in_view[i];
-    }
-    const kn_op_def *def = kn_registry_find("kiln", "NhwcConv", 1, KN_FLOAT, KN_BACKEND_DNNL);
-    cr_assert(def);
-    kn_kctx k = {.node = &c->node, .opset = 1, .n_in = 3, .n_out = 1, .in = in, .out = out,
-                 .err = &c->err};
-    cr_assert_eq(def->prepare(&k), KN_OK, "%s", c->err.msg);
-    size_t bytes = k.scratch_bytes;
-    def->release(&k);
+    size_t bytes = 0;
+    cr_assert_eq(kh_prepare_kernel(c, KN_BACKEND_DNNL, 0x6, &bytes), KN_OK, "%s", c->err.msg);
     return bytes;
 }
 

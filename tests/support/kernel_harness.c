@@ -76,7 +76,10 @@ int kh_run(kh_case *c, int32_t threads)
     return kh_run_kernel(c, threads, KN_BACKEND_CPU, c->inputs_constant_in_prepare ? ~0u : 0);
 }
 
-int kh_run_kernel(kh_case *c, int32_t threads, int32_t backend, uint32_t const_mask)
+/* Prepares the kernel of `backend` for c (data of const_mask inputs only),
+ * runs it when `run`, releases it; *scratch_bytes gets what prepare asked. */
+static int prepare_run(kh_case *c, int32_t threads, int32_t backend, uint32_t const_mask, int run,
+                       size_t *scratch_bytes)
 {
     kn_tensor *in_ptrs[KH_MAX_IO], *out_ptrs[KH_MAX_IO];
     kn_tensor in_view[KH_MAX_IO];
@@ -99,7 +102,9 @@ int kh_run_kernel(kh_case *c, int32_t threads, int32_t backend, uint32_t const_m
     kn_kctx k = {.node = &c->node, .opset = c->opset, .n_in = c->n_in, .n_out = c->n_out,
                  .in = in_ptrs, .out = out_ptrs, .pool = pool, .err = &c->err};
     int rc = def->prepare(&k);
-    if (rc == KN_OK) {
+    if (scratch_bytes)
+        *scratch_bytes = k.scratch_bytes;
+    if (rc == KN_OK && run) {
         for (int32_t i = 0; i < c->n_in; i++)
             in_view[i].data = c->in[i].data;
         for (int32_t i = 0; i < c->n_out; i++) {
@@ -114,6 +119,16 @@ int kh_run_kernel(kh_case *c, int32_t threads, int32_t backend, uint32_t const_m
         def->release(&k);
     kn_threadpool_destroy(pool);
     return rc;
+}
+
+int kh_run_kernel(kh_case *c, int32_t threads, int32_t backend, uint32_t const_mask)
+{
+    return prepare_run(c, threads, backend, const_mask, 1, NULL);
+}
+
+int kh_prepare_kernel(kh_case *c, int32_t backend, uint32_t const_mask, size_t *scratch_bytes)
+{
+    return prepare_run(c, 1, backend, const_mask, 0, scratch_bytes);
 }
 
 void kh_free(kh_case *c)

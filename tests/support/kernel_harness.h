@@ -39,6 +39,9 @@ int kh_run(kh_case *c, int32_t threads);
 /* kh_run with the kernel of `backend` for the node's domain, where prepare
  * sees the data of the inputs in const_mask only (bit i: input i). */
 int kh_run_kernel(kh_case *c, int32_t threads, int32_t backend, uint32_t const_mask);
+/* Only prepares (and releases) that kernel; the scratch bytes it asked for
+ * go to *scratch_bytes. Returns prepare's status. */
+int kh_prepare_kernel(kh_case *c, int32_t backend, uint32_t const_mask, size_t *scratch_bytes);
 void kh_free(kh_case *c);
 
 #endif
