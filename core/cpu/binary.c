@@ -190,7 +190,10 @@ typedef struct binary_step {
     int32_t out_dtype;
     int half;          /* float16/bfloat16: the loop is the float one */
     int vec_op;        /* float Add/Sub/Mul/Div: 1 + kn_binop, run by the vector kernel */
+    int rows;          /* vec_op over rows whole (row_pattern): binary_rows serves them */
 } binary_step;
+
+static int row_pattern(const kn_bcast_plan *p);
 
 static int is_half(int32_t dt) { return dt == KN_FLOAT16 || dt == KN_BFLOAT16; }
 
@@ -212,6 +215,7 @@ static int step_init(kn_kctx *k, binary_step *s, const binary_loop *loops, int32
             s->vec_op = 1 + op; /* order of kn_binop */
     const kn_tensor *ins[2] = {a, b};
     kn_bcast_init(&s->plan, out, 2, ins);
+    s->rows = s->vec_op && row_pattern(&s->plan);
     return KN_OK;
 }
 
@@ -274,7 +278,7 @@ static void binary_range(void *ctx, int64_t begin, int64_t end)
     const kn_bcast_plan *p = &j->s->plan;
     const int64_t n = p->dims[p->rank - 1];
     int64_t r0 = (begin + n - 1) / n, r1 = end / n;
-    if (!j->s->vec_op || !row_pattern(p) || r0 >= r1) {
+    if (!j->s->rows || r0 >= r1) {
         kn_bcast_walk(p, begin, end, binary_row, ctx);
         return;
     }
