@@ -103,7 +103,9 @@ static int nhwc_prepare(kn_kctx *k, const char *op, int64_t opset)
     st->one_pixel = x->dims[1] == 1 && x->dims[2] == 1 && y->dims[1] == 1 && y->dims[2] == 1;
     st->x_off = align64(st->ik.scratch_bytes);
     st->y_off = st->x_off + align64((size_t)kn_tensor_nbytes(x));
-    k->scratch_bytes = st->y_off + align64((size_t)kn_tensor_nbytes(y));
+    /* one pixel needs no transposed copies, only the inner kernel's scratch */
+    k->scratch_bytes = st->one_pixel ? st->ik.scratch_bytes
+                                     : st->y_off + align64((size_t)kn_tensor_nbytes(y));
     return KN_OK;
 }
 
