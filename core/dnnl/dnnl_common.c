@@ -1,11 +1,13 @@
 #include "dnnl_common.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/kn_alloc.h"
 #include "core/simd/kernels.h"
 #include "core/weight_store.h"
+#include "dnnl_impl_choice.h"
 
 int kn_dnnl_fail(kn_err *err, dnnl_status_t s, const char *what)
 {
@@ -163,6 +165,45 @@ static void after_range(void *ctx, int64_t begin, int64_t end)
     kn_simd()->act(j->y + lo, j->y + lo, hi - lo, j->a);
 }
 
+static const char *impl_name(const_dnnl_primitive_desc_t pd)
+{
+    const char *impl = NULL;
+    if (dnnl_primitive_desc_query(pd, dnnl_query_impl_info_str, 0, &impl) != dnnl_success)
+        return NULL;
+    return impl;
+}
+
+/* The implementation p->prefer ranks best among those oneDNN offers for
+ * op_desc and attr (stopping at a first-rank one), or oneDNN's first when
+ * the preference names none of them. */
+static dnnl_status_t pd_create_preferred(dnnl_primitive_desc_t *pd, const void *op_desc,
+                                         const_dnnl_primitive_attr_t attr, const kn_dnnl_prim *p)
+{
+    if (!p->prefer)
+        return dnnl_primitive_desc_create(pd, op_desc, attr, p->engine, NULL);
+    dnnl_primitive_desc_iterator_t it;
+    dnnl_status_t s = dnnl_primitive_desc_iterator_create(&it, op_desc, attr, p->engine, NULL);
+    if (s != dnnl_success)
+        return s;
+    int best = -1;
+    do {
+        dnnl_primitive_desc_t c = dnnl_primitive_desc_iterator_fetch(it);
+        if (!c)
+            break;
+        int rank = kn_dnnl_impl_rank(p->prefer, impl_name(c));
+        if (*pd && (rank < 0 || (best >= 0 && rank >= best))) {
+            dnnl_primitive_desc_destroy(c);
+            continue;
+        }
+        if (*pd)
+            dnnl_primitive_desc_destroy(*pd);
+        *pd = c;
+        best = rank;
+    } while (best != 0 && dnnl_primitive_desc_iterator_next(it) == dnnl_success);
+    dnnl_primitive_desc_iterator_destroy(it);
+    return *pd ? dnnl_success : dnnl_unimplemented;
+}
+
 int kn_dnnl_pd_create(const void *op_desc, const kn_activation *act, int with_sum,
                       kn_dnnl_prim *p, dnnl_primitive_desc_t *pd, kn_err *err)
 {
@@ -172,12 +213,16 @@ int kn_dnnl_pd_create(const void *op_desc, const kn_activation *act, int with_su
     int rc = kn_dnnl_attr_create(act ? act : &none, with_sum, &attr, err);
     if (rc != KN_OK)
         return rc;
-    dnnl_status_t s = dnnl_primitive_desc_create(pd, op_desc, attr, p->engine, NULL);
+    dnnl_status_t s = pd_create_preferred(pd, op_desc, attr, p);
     dnnl_primitive_attr_destroy(attr);
     if (s != dnnl_success) {
+        if (*pd)
+            dnnl_primitive_desc_destroy(*pd);
         *pd = NULL;
         return kn_dnnl_fail(err, s, "primitive");
     }
+    const char *impl = impl_name(*pd);
+    snprintf(p->impl, sizeof p->impl, "%s", impl ? impl : "");
     return kn_dnnl_pd_check(pd, err);
 }
 
@@ -185,9 +230,8 @@ int kn_dnnl_pd_check(dnnl_primitive_desc_t *pd, kn_err *err)
 {
     /* The reference implementations are plain loops, slower than Kiln's own
      * kernels: leave such nodes to those. */
-    const char *impl = NULL;
-    if (dnnl_primitive_desc_query(*pd, dnnl_query_impl_info_str, 0, &impl) == dnnl_success &&
-        impl && strncmp(impl, "ref", 3) == 0) {
+    const char *impl = impl_name(*pd);
+    if (impl && strncmp(impl, "ref", 3) == 0) {
         dnnl_primitive_desc_destroy(*pd);
         *pd = NULL;
         return kn_fail(err, KN_ERR_DECLINE, "oneDNN has only its reference %s here", impl);

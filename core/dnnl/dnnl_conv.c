@@ -14,7 +14,9 @@
 
 #include "core/cpu/im2col.h"
 #include "core/cpu/fused_common.h"
+#include "core/cpu/fma_width.h"
 #include "dnnl_conv_wino.h"
+#include "dnnl_impl_choice.h"
 
 typedef struct conv_state {
     kn_dnnl_prim prim; /* first: the state is kn_dnnl_prepare's; unused when wino.on */
@@ -144,6 +146,8 @@ static int conv_build(kn_kctx *k, kn_dnnl_prim *p, int fused, int nhwc)
             rc = kn_dnnl_fail(k->err, s, "convolution descriptor");
     }
     dnnl_primitive_desc_t pd = NULL;
+    st->prim.prefer = kn_dnnl_conv_prefer(group, cin, cout, kn_shape_numel(w->dims + 2, nsp),
+                                          kn_cpu_splits_512());
     if (rc == KN_OK)
         rc = kn_dnnl_pd_create(&cd, &act, z != NULL, &st->prim, &pd, k->err);
     if (rc != KN_OK)

@@ -29,7 +29,9 @@
     X(dnnl_memory_desc_init_by_strides) X(dnnl_memory_desc_get_size) X(dnnl_memory_desc_equal)    \
     X(dnnl_reorder_primitive_desc_create) X(dnnl_concat_primitive_desc_create)                    \
     X(dnnl_dilated_convolution_forward_desc_init) X(dnnl_matmul_desc_init)                        \
-    X(dnnl_pooling_v2_forward_desc_init) X(dnnl_binary_desc_init)
+    X(dnnl_pooling_v2_forward_desc_init) X(dnnl_binary_desc_init)                               \
+    X(dnnl_primitive_desc_iterator_create) X(dnnl_primitive_desc_iterator_next)                   \
+    X(dnnl_primitive_desc_iterator_fetch) X(dnnl_primitive_desc_iterator_destroy)
 
 typedef struct kn_dnnl_functions {
 #define KN_DNNL_MEMBER(name) __typeof__(name) *name;
@@ -78,6 +80,10 @@ int kn_dnnl_load(void);
     kn_dnnl_fn.dnnl_dilated_convolution_forward_desc_init
 #define dnnl_matmul_desc_init kn_dnnl_fn.dnnl_matmul_desc_init
 #define dnnl_pooling_v2_forward_desc_init kn_dnnl_fn.dnnl_pooling_v2_forward_desc_init
+#define dnnl_primitive_desc_iterator_create kn_dnnl_fn.dnnl_primitive_desc_iterator_create
+#define dnnl_primitive_desc_iterator_next kn_dnnl_fn.dnnl_primitive_desc_iterator_next
+#define dnnl_primitive_desc_iterator_fetch kn_dnnl_fn.dnnl_primitive_desc_iterator_fetch
+#define dnnl_primitive_desc_iterator_destroy kn_dnnl_fn.dnnl_primitive_desc_iterator_destroy
 #define dnnl_binary_desc_init kn_dnnl_fn.dnnl_binary_desc_init
 #define omp_set_num_threads kn_dnnl_fn.omp_set_num_threads
 #endif
