@@ -130,6 +130,10 @@ void kn_parallel_for(kn_threadpool *p, int64_t n, int64_t grain, kn_range_fn fn,
     int64_t chunk = (n + (int64_t)p->threads * 4 - 1) / ((int64_t)p->threads * 4);
     if (chunk < grain)
         chunk = grain;
+    /* then equal pieces: 1000 outputs with a grain of 832 would otherwise
+     * split 832 + 168, and the second thread would idle most of the time */
+    int64_t pieces = (n + chunk - 1) / chunk;
+    chunk = (n + pieces - 1) / pieces;
     kn_team_runner team = atomic_load(&team_runner);
     if (team) {
         /* the job fields are ours while `busy` is held */

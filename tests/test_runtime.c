@@ -1,6 +1,6 @@
 /* Runtime promises: steady-state runs allocate nothing, idle workers use no
- * CPU, threads=1 starts no thread, cancel stops a run, sessions of one
- * model run concurrently. */
+ * CPU, threads=1 starts no thread, work splits into equal pieces, cancel
+ * stops a run, sessions of one model run concurrently. */
 #include <dirent.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "api_helpers.h"
+#include "core/threadpool.h"
 
 #include "alloc_count.h"
 #include "idle_cpu.h"
@@ -107,6 +108,52 @@ Test(runtime, one_thread_means_the_callers_thread)
     cr_assert_eq(count_threads(), before + 2, "threads=3 starts two workers");
     kiln_runtime_destroy(rt);
     cr_assert_eq(count_threads(), before, "workers are joined on destroy");
+}
+
+/* kn_parallel_for's pieces: every index once, and equal sizes (the last
+ * short by less than one index per piece), also when the grain leaves only
+ * a few pieces. */
+typedef struct pieces {
+    pthread_mutex_t lock;
+    int64_t smallest, largest, covered, count;
+    unsigned char seen[10000];
+} pieces;
+
+static void note_piece(void *ctx, int64_t begin, int64_t end)
+{
+    pieces *p = ctx;
+    pthread_mutex_lock(&p->lock);
+    p->smallest = end - begin < p->smallest ? end - begin : p->smallest;
+    p->largest = end - begin > p->largest ? end - begin : p->largest;
+    for (int64_t i = begin; i < end; i++)
+        p->seen[i]++;
+    p->covered += end - begin;
+    p->count++;
+    pthread_mutex_unlock(&p->lock);
+}
+
+static void check_pieces(kn_threadpool *pool, int64_t n, int64_t grain, int64_t want_largest)
+{
+    pieces p = {.lock = PTHREAD_MUTEX_INITIALIZER, .smallest = n};
+    kn_parallel_for(pool, n, grain, note_piece, &p);
+    cr_assert_eq(p.covered, n, "n %lld grain %lld", (long long)n, (long long)grain);
+    for (int64_t i = 0; i < n; i++)
+        cr_assert_eq(p.seen[i], 1, "index %lld ran %d times", (long long)i, p.seen[i]);
+    cr_assert_lt(p.largest - p.smallest, p.count, "pieces %lld..%lld for n %lld grain %lld",
+                  (long long)p.smallest, (long long)p.largest, (long long)n, (long long)grain);
+    cr_assert_eq(p.largest, want_largest, "n %lld grain %lld", (long long)n, (long long)grain);
+}
+
+Test(runtime, parallel_for_pieces_are_equal)
+{
+    kn_threadpool *pool = kn_threadpool_create(2);
+    cr_assert_not_null(pool);
+    check_pieces(pool, 1000, 832, 500); /* not 832 + 168 */
+    check_pieces(pool, 1000, 300, 250); /* not 300 + 300 + 300 + 100 */
+    check_pieces(pool, 10000, 1, 1250); /* four per thread */
+    check_pieces(pool, 1001, 10, 126);
+    check_pieces(pool, 800, 800, 800); /* no more than the grain: one piece */
+    kn_threadpool_destroy(pool);
 }
 
 typedef struct shared_run {
