@@ -38,6 +38,8 @@ static int att_dims(kn_kctx *k, int64_t *batch, int64_t *sq, int64_t *d, int64_t
         return kn_dnnl_decline(k, "Q, K and V in float32 only");
     if (k->n_in > 3 && k->in[3])
         return kn_dnnl_decline(k, "masks are left to the CPU kernel");
+    if (kn_dnnl_too_large(q) || kn_dnnl_too_large(kk) || kn_dnnl_too_large(v))
+        return kn_dnnl_decline(k, "inputs too large for oneDNN");
     int32_t r = q->rank;
     if (r < 2 || kk->rank != r || v->rank != r)
         return kn_dnnl_decline(k, "Q, K and V of one rank, at least 2");
@@ -60,11 +62,13 @@ static int att_dims(kn_kctx *k, int64_t *batch, int64_t *sq, int64_t *d, int64_t
     memcpy(y->dims, q->dims, sizeof(int64_t) * (size_t)(r - 2));
     y->dims[r - 2] = *sq;
     y->dims[r - 1] = *dv;
-    if (*batch * *sq * *sk == 0 || *dv == 0 || *d == 0)
+    /* in double: a hostile model's dims must not overflow the test */
+    double scores = (double)*batch * (double)*sq * (double)*sk;
+    if (scores == 0 || *dv == 0 || *d == 0)
         return kn_dnnl_decline(k, "empty");
-    if (*batch * *sq * *sk * (int64_t)sizeof(float) > KN_DNNL_ATT_MAX_SCORES)
+    if (scores * sizeof(float) > (double)KN_DNNL_ATT_MAX_SCORES)
         return kn_dnnl_decline(k, "scores too large to hold at once");
-    if ((double)*batch * (double)*sq * (double)*sk * (double)(*d + *dv) < KN_DNNL_MIN_MACS)
+    if (scores * (double)(*d + *dv) < KN_DNNL_MIN_MACS)
         return kn_dnnl_decline(k, "too small for a oneDNN call");
     return KN_OK;
 }
