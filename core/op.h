@@ -94,6 +94,11 @@ typedef struct kn_kctx {
      * kn_weight_store_evictable says so. Only KN_OP_PACKS_WEIGHTS kernels
      * use it. */
     struct kn_weight_store *weights;
+    /* Tuning (core/dnnl/tuning.c): prepare builds variant `variant` of its
+     * kernel (0: the kernel's own choice) and may set n_variants to how
+     * many it has for this node, to be timed against each other; 0 or 1:
+     * just the one. */
+    int32_t variant, n_variants;
 } kn_kctx;
 
 typedef struct kn_op_def {

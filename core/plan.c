@@ -263,23 +263,30 @@ static int prepare_node(kn_plan *p, int32_t i, kn_threadpool *tp, int eager, kn_
         rc = prepare_kernel(p, def, &k, &prepared, err);
     } else {
 #ifdef KILN_WITH_DNNL
-        /* Tuning: time the CPU kernel against the oneDNN one (or read the
-         * choice from the cache) and keep the faster. */
+        /* Tuning: time the CPU kernel and the oneDNN kernel's variants
+         * against its first choice (or read the choice from the cache) and
+         * keep the fastest. */
         const kn_op_def *cpu = def;
         def = first;
-        int use_cpu = 0, timed = 0;
-        int timing = rc == KN_OK && first != cpu && cpu && p->tuner && !eager &&
+        int32_t choice = 0;
+        int timed = 0;
+        int has_cpu = first != cpu && cpu;
+        int timing = rc == KN_OK && (has_cpu || k.n_variants > 1) && p->tuner && !eager &&
                      !is_foldable(p, def, &k);
         /* the CPU candidate reads the raw weights: held while it is timed */
-        int held = timing && (rc = kn_plan_hold_raw(p, cpu, &k, err)) == KN_OK;
-        if (held)
-            rc = kn_tuner_prefer_other(p->tuner, i, first, &k, cpu, &use_cpu, &timed, err);
+        int held = timing && has_cpu && (rc = kn_plan_hold_raw(p, cpu, &k, err)) == KN_OK;
+        if (held || (timing && !has_cpu))
+            rc = kn_tuner_choose(p->tuner, i, first, &k, has_cpu ? cpu : NULL, &choice, &timed,
+                                 err);
         p->tuning_timings += timed;
-        if (rc == KN_OK && use_cpu) {
+        if (rc == KN_OK && choice != 0) {
             if (first->release)
                 first->release(&k);
             forget_kernel(&k);
-            def = cpu;
+            if (choice == KN_TUNE_OTHER)
+                def = cpu;
+            else
+                k.variant = choice;
             rc = prepare_kernel(p, def, &k, &prepared, err);
         }
         if (held)

@@ -246,15 +246,6 @@ static size_t dnnl_scratch_bytes(kh_case *c)
     return bytes;
 }
 
-/* Whether oneDNN 2.6 has its Winograd kernels here: AVX-512 only, and not
- * when ONEDNN_MAX_CPU_ISA caps the instruction set. */
-static int winograd_available(void)
-{
-    const char *cap = getenv("ONEDNN_MAX_CPU_ISA");
-    return __builtin_cpu_supports("avx512f") && (!cap || !*cap || strncmp(cap, "AVX512", 6) == 0 ||
-                                                 strcmp(cap, "ALL") == 0);
-}
-
 /* 3x3 stride-1 layers with whole 16-channel blocks take oneDNN's Winograd
  * kernel where it has one: X and Y staged in scratch as nChw16c (so the
  * scratch holds at least both). Either way the result agrees with Kiln's
@@ -262,7 +253,7 @@ static int winograd_available(void)
  * Y. */
 Test(dnnl_conv, winograd_3x3)
 {
-    const int wino = winograd_available();
+    const int wino = dt_winograd_available();
     if (!wino)
         cr_log_info("no AVX-512 for oneDNN: checking the direct fallback only");
     const char *acts[] = {"Relu", "Silu", ""};

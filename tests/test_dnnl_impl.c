@@ -80,19 +80,9 @@ static void taken(const char *const *prefer, char *impl, size_t cap)
     kn_dnnl_prim_destroy(&p);
 }
 
-/* Whether oneDNN may use AVX2 here: the CPU has it and ONEDNN_MAX_CPU_ISA
- * does not cap below it. */
-static int onednn_has_avx2(void)
-{
-    const char *cap = getenv("ONEDNN_MAX_CPU_ISA");
-    return __builtin_cpu_supports("avx2") &&
-           (!cap || !*cap || strncmp(cap, "AVX2", 4) == 0 || strncmp(cap, "AVX512", 6) == 0 ||
-            strcmp(cap, "ALL") == 0);
-}
-
 Test(dnnl_impl, preferred_is_taken)
 {
-    if (!onednn_has_avx2())
+    if (!dt_onednn_may_use(0))
         cr_skip_test("oneDNN's jit_dw kernels need AVX2, which this CPU (or ONEDNN_MAX_CPU_ISA) "
                      "does not give it");
     char first[32], got[32];
@@ -148,6 +138,39 @@ Test(dnnl_impl, steered_nodes_agree)
         dt_check(&c, 0x6, threads, "1x1 96 -> 40, Relu");
         dt_free_inputs(&c);
     }
+}
+
+/* Variant 1 (for the tuner) is oneDNN's own first direct implementation:
+ * offered where Kiln's choice differs (Winograd, or a preferred
+ * implementation), and correct too. */
+Test(dnnl_impl, variants)
+{
+    kh_case c;
+    nhwc_case(&c, 29, 31, 48, 48, 3, 48, 3, "Relu");
+    cr_assert_eq(kh_prepare_kernel(&c, KN_BACKEND_DNNL, 0x6, NULL), KN_OK, "%s", c.err.msg);
+    cr_assert_eq(c.n_variants, kn_cpu_splits_512() ? 2 : 1, "depthwise: a preference or none");
+    c.variant = 1;
+    dt_check(&c, 0x6, 2, "depthwise, variant 1");
+    dt_free_inputs(&c);
+
+    nhwc_case(&c, 19, 23, 32, 48, 3, 1, 3, "Relu");
+    size_t staged = sizeof(float) * 19 * 23 * (32 + 48), scratch = 0;
+    cr_assert_eq(kh_prepare_kernel(&c, KN_BACKEND_DNNL, 0x6, &scratch), KN_OK, "%s", c.err.msg);
+    if (dt_winograd_available()) {
+        cr_assert_geq(scratch, staged, "variant 0: Winograd, X and Y staged in scratch");
+        cr_assert_eq(c.n_variants, 2);
+    }
+    c.variant = 1;
+    cr_assert_eq(kh_prepare_kernel(&c, KN_BACKEND_DNNL, 0x6, &scratch), KN_OK, "%s", c.err.msg);
+    cr_assert_lt(scratch, staged, "variant 1: the direct kernel");
+    cr_assert_eq(c.n_variants, 2, "asked for variant 1: there are two");
+    dt_check(&c, 0x6, 1, "3x3, variant 1");
+    dt_free_inputs(&c);
+
+    nhwc_case(&c, 14, 14, 64, 32, 1, 1, 3, "");
+    cr_assert_eq(kh_prepare_kernel(&c, KN_BACKEND_DNNL, 0x6, NULL), KN_OK, "%s", c.err.msg);
+    cr_assert_eq(c.n_variants, 1, "1x1 to whole 16-blocks: oneDNN's choice, nothing to time");
+    dt_free_inputs(&c);
 }
 
 #else

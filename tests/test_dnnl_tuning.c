@@ -1,8 +1,9 @@
 /* Kernel auto-tuning (core/dnnl/tuning.c through core/plan.c): a plan
  * built with `tune` times the oneDNN and the CPU kernel of each node both
- * serve, keeps the faster and writes the choices to the tuning cache; a
- * second plan of the same model reads them and times nothing, choosing the
- * same kernels; results match an untuned plan. */
+ * serve, and the oneDNN kernel's variants, keeps the fastest and writes the
+ * choices to the tuning cache; a second plan of the same model reads them
+ * and times nothing, choosing the same kernels; results match an untuned
+ * plan. A cache naming a variant makes the plan build it. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>
@@ -87,9 +88,12 @@ Test(dnnl_tuning, cache_written_then_read_without_timing)
     kn_plan *second = plan(again, 1, cache, tp);
     cr_assert_eq(second->tuning_timings, 0, "a cached model is not timed again");
     cr_assert_eq(second->n_steps, first->n_steps);
-    for (int32_t s = 0; s < first->n_steps; s++)
+    for (int32_t s = 0; s < first->n_steps; s++) {
         cr_assert_eq(second->steps[s].def, first->steps[s].def, "step %d chose another kernel",
                      (int)s);
+        cr_assert_eq(second->steps[s].k.variant, first->steps[s].k.variant,
+                     "step %d chose another variant", (int)s);
+    }
 
     float x[2 * 3 * 64 * 64], a[10], b[10];
     for (size_t i = 0; i < sizeof x / sizeof x[0]; i++)
@@ -111,6 +115,89 @@ Test(dnnl_tuning, cache_written_then_read_without_timing)
     kn_model_destroy(m);
     kn_model_destroy(again);
     kn_threadpool_destroy(tp);
+    remove(cache);
+}
+
+/* Rewrites every choice in the cache file to `choice`. */
+static void rewrite_choices(const char *path, const char *choice)
+{
+    FILE *f = fopen(path, "r");
+    cr_assert(f);
+    char lines[64][1024];
+    int n = 0;
+    while (n < 64 && fgets(lines[n], sizeof lines[n], f))
+        n++;
+    fclose(f);
+    f = fopen(path, "w");
+    cr_assert(f);
+    for (int i = 0; i < n; i++) {
+        char *space = strrchr(lines[i], ' ');
+        if (lines[i][0] != '#' && space)
+            sprintf(space, " %s\n", choice);
+        fputs(lines[i], f);
+    }
+    fclose(f);
+}
+
+/* A oneDNN convolution whose own choice (Winograd, or a preferred
+ * implementation) differs from oneDNN's first has two variants: tuning
+ * times both and records "dnnl#1" when oneDNN's first wins; a cache that
+ * says "dnnl#1" makes the plan build variant 1, with the same results. */
+Test(dnnl_tuning, variants_timed_and_read_back)
+{
+    char cache[512];
+    snprintf(cache, sizeof cache, "%s/tuning_variants_%ld.txt", KILN_BINARY_DIR, (long)getpid());
+    remove(cache);
+    kn_model *m = load("tests/data/models/layout_stack.onnx");
+    kn_plan *untuned = plan(m, 0, NULL, NULL);
+    int with_variants = 0;
+    for (int32_t s = 0; s < untuned->n_steps; s++)
+        with_variants += untuned->steps[s].k.n_variants > 1;
+    if (!with_variants) {
+        cr_log_info("no node has variants on this CPU (no Winograd, no preference): nothing "
+                    "to check");
+        kn_plan_destroy(untuned);
+        kn_model_destroy(m);
+        return;
+    }
+    cr_log_info("%d nodes with variants", with_variants);
+    kn_plan *tuned = plan(m, 1, cache, NULL);
+    cr_assert_geq(tuned->tuning_timings, with_variants, "every node with variants is timed");
+    FILE *f = fopen(cache, "r");
+    cr_assert(f);
+    char line[1024];
+    while (fgets(line, sizeof line, f)) {
+        const char *choice = strrchr(line, ' ');
+        cr_assert(line[0] == '#' || (choice && (strcmp(choice, " dnnl\n") == 0 ||
+                                                strcmp(choice, " dnnl#1\n") == 0 ||
+                                                strcmp(choice, " cpu\n") == 0)),
+                  "unexpected cache line: %s", line);
+    }
+    fclose(f);
+
+    rewrite_choices(cache, "dnnl#1");
+    kn_plan *forced = plan(m, 1, cache, NULL);
+    cr_assert_eq(forced->tuning_timings, 0, "every choice read from the cache");
+    int forced_variants = 0;
+    for (int32_t s = 0; s < forced->n_steps; s++) {
+        const kn_step *st = &forced->steps[s];
+        int want = st->def->backend == KN_BACKEND_DNNL && st->k.n_variants > 1;
+        cr_assert_eq(st->k.variant, want ? 1 : 0, "step %d", (int)s);
+        forced_variants += want;
+    }
+    cr_assert_eq(forced_variants, with_variants);
+
+    float x[2 * 3 * 64 * 64], a[10], b[10];
+    for (size_t i = 0; i < sizeof x / sizeof x[0]; i++)
+        x[i] = (float)((i * 104729) % 1000) / 500.0f - 1.0f;
+    run_plan(untuned, x, a, 10);
+    run_plan(forced, x, b, 10);
+    for (int i = 0; i < 10; i++)
+        cr_assert_float_eq(a[i], b[i], 1e-4f * (1 + fabsf(a[i])), "output %d", i);
+    kn_plan_destroy(forced);
+    kn_plan_destroy(tuned);
+    kn_plan_destroy(untuned);
+    kn_model_destroy(m);
     remove(cache);
 }
 

@@ -89,6 +89,21 @@ static inline void dt_check(kh_case *c, uint32_t const_mask, int32_t threads, co
     free(cpu);
 }
 
+/* Whether oneDNN may use AVX-512 (avx512 set) or AVX2 here: the CPU has
+ * it and ONEDNN_MAX_CPU_ISA does not cap below it. */
+static inline int dt_onednn_may_use(int avx512)
+{
+    const char *cap = getenv("ONEDNN_MAX_CPU_ISA");
+    if (avx512 ? !__builtin_cpu_supports("avx512f") : !__builtin_cpu_supports("avx2"))
+        return 0;
+    if (!cap || !*cap || strcmp(cap, "ALL") == 0 || strncmp(cap, "AVX512", 6) == 0)
+        return 1;
+    return !avx512 && strncmp(cap, "AVX2", 4) == 0;
+}
+
+/* oneDNN 2.6 has Winograd kernels on AVX-512 only. */
+static inline int dt_winograd_available(void) { return dt_onednn_may_use(1); }
+
 /* The oneDNN kernel declines c (the CPU kernel would serve it). */
 static inline void dt_check_declines(kh_case *c, uint32_t const_mask, const char *what)
 {

@@ -130,11 +130,23 @@ static int conv_build(kn_kctx *k, kn_dnnl_prim *p, int fused, int nhwc)
     if (rc == KN_OK && dnnl_memory_desc_init_by_tag(&wmd_any, wrank, wdd, dnnl_f32,
                                                     dnnl_format_tag_any) != dnnl_success)
         rc = kn_fail(k->err, KN_ERR_DECLINE, "oneDNN: weights descriptor");
-    if (rc == KN_OK && nhwc && wino_shape(w, group, strides, dil, z != NULL, yd)) {
+    /* Variant 0 is Kiln's choice: Winograd where it serves, else the
+     * implementation dnnl_impl_choice prefers. Variant 1, for the tuner to
+     * time against it where the two differ, is oneDNN's own first direct
+     * implementation. */
+    const char *const *prefer = kn_dnnl_conv_prefer(
+        group, cin, cout, kn_shape_numel(w->dims + 2, nsp), kn_cpu_splits_512());
+    int wino = nhwc && wino_shape(w, group, strides, dil, z != NULL, yd);
+    if (k->variant == 1)
+        wino = 0, prefer = NULL;
+    k->n_variants = k->variant == 1 || prefer ? 2 : 1;
+    if (rc == KN_OK && wino) {
         kn_err direct = *k->err; /* a Winograd decline is no error */
         if (kn_conv_wino_build(k, &st->wino, &xmd, &ymd, &wmd_user, w->data, b ? &bmd : NULL,
-                               pad_l, pad_r, &act, &st->prim.after) == KN_OK)
+                               pad_l, pad_r, &act, &st->prim.after) == KN_OK) {
+            k->n_variants = 2;
             return KN_OK;
+        }
         *k->err = direct;
     }
     dnnl_convolution_desc_t cd;
@@ -146,8 +158,7 @@ static int conv_build(kn_kctx *k, kn_dnnl_prim *p, int fused, int nhwc)
             rc = kn_dnnl_fail(k->err, s, "convolution descriptor");
     }
     dnnl_primitive_desc_t pd = NULL;
-    st->prim.prefer = kn_dnnl_conv_prefer(group, cin, cout, kn_shape_numel(w->dims + 2, nsp),
-                                          kn_cpu_splits_512());
+    st->prim.prefer = prefer;
     if (rc == KN_OK)
         rc = kn_dnnl_pd_create(&cd, &act, z != NULL, &st->prim, &pd, k->err);
     if (rc != KN_OK)

@@ -268,55 +268,105 @@ static int make_buffers(buffers *b, kn_kctx *k, kn_kctx *k2)
     return 1;
 }
 
-int kn_tuner_prefer_other(kn_tuner *t, int32_t node, const kn_op_def *fast, kn_kctx *k,
-                          const kn_op_def *other, int *use_other, int *timed, kn_err *err)
+/* Prepares `def` as variant `variant` on a copy of k (its own outputs),
+ * times it and k's kernel `fast` on shared buffers, and releases it.
+ * Returns its best time (INT64_MAX when it declines or fails); lowers
+ * *t_fast to fast's best. */
+static int64_t time_candidate(const kn_op_def *fast, kn_kctx *k, const kn_op_def *def,
+                              int32_t variant, int64_t *t_fast)
 {
-    char key[600];
-    node_key(t, node, k, key, sizeof key);
-    *use_other = 0;
-    *timed = 0;
-    const char *known = lookup(t, key);
-    if (known) {
-        *use_other = strcmp(known, kn_backend_name(other->backend)) == 0;
-        return KN_OK;
-    }
-    /* the other kernel, prepared on its own copies of the outputs */
     kn_tensor outs[16];
     kn_tensor *out_ptrs[16];
     if (k->n_out > 16)
-        return KN_OK;
-    kn_err other_err = {0};
+        return INT64_MAX;
+    kn_err cand_err = {0};
     kn_kctx k2 = *k;
     k2.state = NULL;
     k2.scratch_bytes = 0;
-    k2.err = &other_err;
+    k2.err = &cand_err;
     k2.out = out_ptrs;
+    k2.variant = variant;
+    k2.n_variants = 0;
     for (int32_t j = 0; j < k->n_out; j++) {
         out_ptrs[j] = k->out[j] ? &outs[j] : NULL;
         memset(&outs[j], 0, sizeof outs[j]);
     }
-    if (other->prepare(&k2) != KN_OK) {
-        if (other->release)
-            other->release(&k2);
+    int64_t t = INT64_MAX;
+    if (def->prepare(&k2) == KN_OK) {
+        buffers b;
+        if (make_buffers(&b, k, &k2)) {
+            int64_t tf = time_kernel(fast, k);
+            *t_fast = tf < *t_fast ? tf : *t_fast;
+            t = time_kernel(def, &k2);
+        }
+        release_buffers(&b, k, &k2);
+    }
+    if (def->release)
+        def->release(&k2);
+    return t;
+}
+
+/* "<backend>" for variant 0, "<backend>#<variant>" for the others */
+static void choice_name(const kn_op_def *def, int32_t variant, char *buf, size_t cap)
+{
+    if (variant > 0)
+        snprintf(buf, cap, "%s#%d", kn_backend_name(def->backend), (int)variant);
+    else
+        snprintf(buf, cap, "%s", kn_backend_name(def->backend));
+}
+
+int kn_tuner_choose(kn_tuner *t, int32_t node, const kn_op_def *fast, kn_kctx *k,
+                    const kn_op_def *other, int32_t *choice, int *timed, kn_err *err)
+{
+    char key[600], name[48];
+    node_key(t, node, k, key, sizeof key);
+    *choice = 0;
+    *timed = 0;
+    int32_t variants = k->n_variants > 1 ? k->n_variants : 1;
+    const char *known = lookup(t, key);
+    if (known) {
+        if (other) {
+            choice_name(other, 0, name, sizeof name);
+            if (strcmp(known, name) == 0)
+                *choice = KN_TUNE_OTHER;
+        }
+        for (int32_t v = 1; v < variants; v++) {
+            choice_name(fast, v, name, sizeof name);
+            if (strcmp(known, name) == 0)
+                *choice = v;
+        }
         return KN_OK;
     }
-    buffers b;
-    int64_t t_fast = INT64_MAX, t_other = INT64_MAX;
-    if (make_buffers(&b, k, &k2)) {
-        t_fast = time_kernel(fast, k);
-        t_other = time_kernel(other, &k2);
+    int64_t t_fast = INT64_MAX, best = INT64_MAX;
+    for (int32_t v = 1; v < variants; v++) {
+        int64_t tv = time_candidate(fast, k, fast, v, &t_fast);
+        if (tv < best) {
+            best = tv;
+            *choice = v;
+        }
     }
-    release_buffers(&b, k, &k2);
-    if (other->release)
-        other->release(&k2);
-    if (t_fast == INT64_MAX && t_other == INT64_MAX)
+    if (other) {
+        int64_t to = time_candidate(fast, k, other, 0, &t_fast);
+        if (to < best) {
+            best = to;
+            *choice = KN_TUNE_OTHER;
+        }
+    }
+    if (t_fast == INT64_MAX && best == INT64_MAX) {
+        *choice = 0;
         return KN_OK;
+    }
+    if (t_fast <= best)
+        *choice = 0;
     *timed = 1;
-    *use_other = t_other < t_fast;
-    char *line = malloc(strlen(key) + 16);
+    if (*choice == KN_TUNE_OTHER)
+        choice_name(other, 0, name, sizeof name);
+    else
+        choice_name(fast, *choice, name, sizeof name);
+    char *line = malloc(strlen(key) + strlen(name) + 2);
     if (!line)
         return kn_fail(err, KN_ERR_OUT_OF_MEMORY, "out of memory tuning");
-    sprintf(line, "%s %s", key, kn_backend_name(*use_other ? other->backend : fast->backend));
+    sprintf(line, "%s %s", key, name);
     if (add_line(t, line) != KN_OK) {
         free(line);
         return kn_fail(err, KN_ERR_OUT_OF_MEMORY, "out of memory tuning");

@@ -1,8 +1,10 @@
 /* Kernel auto-tuning: where a oneDNN and a CPU kernel can both serve a
- * node, time both on the planned shapes at plan time and keep the faster.
- * Choices persist in a tuning-cache text file, one line per choice:
+ * node, or the oneDNN kernel has variants (a convolution: Kiln's choice of
+ * Winograd or implementation, and oneDNN's own first), time them on the
+ * planned shapes at plan time and keep the fastest. Choices persist in a
+ * tuning-cache text file, one line per choice:
  *
- *     <key> <backend>
+ *     <key> <backend>[#<variant>]
  *     key = <model hash>|<cpu model>|<isa>|t<threads>|n<node>|<input shapes>
  *
  * so a later plan of the same model on the same machine and thread count
@@ -23,10 +25,14 @@ int kn_tuner_open(kn_tuner **out, const kn_model_ir *ir, const kn_graph *g, cons
 int kn_tuner_close(kn_tuner *t, kn_err *err);
 
 /* For node `node` whose kernel k was prepared with `fast` (the oneDNN
- * entry): whether `other` (the CPU entry) serves it faster. The answer
- * comes from the cache, else from timing both (other is prepared on a
- * copy of k and released again). *timed tells which it was. */
-int kn_tuner_prefer_other(kn_tuner *t, int32_t node, const kn_op_def *fast, kn_kctx *k,
-                          const kn_op_def *other, int *use_other, int *timed, kn_err *err);
+ * entry, as variant 0): which candidate serves it fastest. The candidates
+ * are fast's other variants (1 .. k->n_variants - 1) and `other` (the CPU
+ * entry; may be NULL). *choice gets 0 (keep k), a variant to prepare
+ * instead, or KN_TUNE_OTHER. The answer comes from the cache, else from
+ * timing (each candidate prepared on a copy of k and released again);
+ * *timed tells which it was. */
+#define KN_TUNE_OTHER (-1)
+int kn_tuner_choose(kn_tuner *t, int32_t node, const kn_op_def *fast, kn_kctx *k,
+                    const kn_op_def *other, int32_t *choice, int *timed, kn_err *err);
 
 #endif

@@ -101,7 +101,9 @@ static int prepare_run(kh_case *c, int32_t threads, int32_t backend, uint32_t co
     kn_threadpool *pool = threads > 1 ? kn_threadpool_create(threads) : NULL;
     kn_kctx k = {.node = &c->node, .opset = c->opset, .n_in = c->n_in, .n_out = c->n_out,
                  .in = in_ptrs, .out = out_ptrs, .pool = pool, .err = &c->err};
+    k.variant = c->variant;
     int rc = def->prepare(&k);
+    c->n_variants = k.n_variants;
     if (scratch_bytes)
         *scratch_bytes = k.scratch_bytes;
     if (rc == KN_OK && run) {

@@ -19,6 +19,9 @@ typedef struct kh_case {
     /* 1: inputs are shown to prepare() as constants (data visible), the way
      * folded/initializer inputs are; 0: data hidden during prepare(). */
     int inputs_constant_in_prepare;
+    /* the kernel variant prepare builds (kn_kctx.variant), and how many
+     * variants prepare reported (kn_kctx.n_variants) */
+    int32_t variant, n_variants;
     kn_err err;
 } kh_case;
 
