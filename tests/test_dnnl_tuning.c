@@ -67,6 +67,19 @@ static void run_plan(kn_plan *p, const float *x, float *y, size_t y_floats)
     memcpy(y, out->data, y_floats * sizeof(float));
 }
 
+/* Both plans give the same 10 outputs on one input. */
+static void assert_same_outputs(kn_plan *p, kn_plan *q)
+{
+    static float x[2 * 3 * 64 * 64];
+    float a[10], b[10];
+    for (size_t i = 0; i < sizeof x / sizeof x[0]; i++)
+        x[i] = (float)((i * 7919) % 1000) / 500.0f - 1.0f;
+    run_plan(p, x, a, 10);
+    run_plan(q, x, b, 10);
+    for (int i = 0; i < 10; i++)
+        cr_assert_float_eq(a[i], b[i], 1e-4f * (1 + fabsf(a[i])), "output %d", i);
+}
+
 Test(dnnl_tuning, cache_written_then_read_without_timing)
 {
     char cache[512];
@@ -95,13 +108,7 @@ Test(dnnl_tuning, cache_written_then_read_without_timing)
                      "step %d chose another variant", (int)s);
     }
 
-    float x[2 * 3 * 64 * 64], a[10], b[10];
-    for (size_t i = 0; i < sizeof x / sizeof x[0]; i++)
-        x[i] = (float)((i * 7919) % 1000) / 500.0f - 1.0f;
-    run_plan(untuned, x, a, 10);
-    run_plan(second, x, b, 10);
-    for (int i = 0; i < 10; i++)
-        cr_assert_float_eq(a[i], b[i], 1e-4f * (1 + fabsf(a[i])), "output %d", i);
+    assert_same_outputs(untuned, second);
 
     /* another thread count is another machine setting: timed afresh */
     kn_plan *one = plan(again, 1, cache, NULL);
@@ -187,13 +194,7 @@ Test(dnnl_tuning, variants_timed_and_read_back)
     }
     cr_assert_eq(forced_variants, with_variants);
 
-    float x[2 * 3 * 64 * 64], a[10], b[10];
-    for (size_t i = 0; i < sizeof x / sizeof x[0]; i++)
-        x[i] = (float)((i * 104729) % 1000) / 500.0f - 1.0f;
-    run_plan(untuned, x, a, 10);
-    run_plan(forced, x, b, 10);
-    for (int i = 0; i < 10; i++)
-        cr_assert_float_eq(a[i], b[i], 1e-4f * (1 + fabsf(a[i])), "output %d", i);
+    assert_same_outputs(untuned, forced);
     kn_plan_destroy(forced);
     kn_plan_destroy(tuned);
     kn_plan_destroy(untuned);
