@@ -93,7 +93,7 @@ static int product(kn_kctx *k, kn_dnnl_prim *p, const int64_t dims[3][3], int b_
     }
     dnnl_primitive_desc_t pd = NULL;
     if (rc == KN_OK)
-        rc = kn_dnnl_pd_create(&desc, NULL, 0, p, &pd, k->err);
+        rc = kn_dnnl_pd_create(&desc, NULL, 0, NULL, p, &pd, k->err);
     for (int i = 0; i < 3 && rc == KN_OK; i++)
         rc = index[i] < 0 ? kn_dnnl_add_scratch_arg(p, args[i], 0, &md[i], k->err)
                           : kn_dnnl_add_arg(p, args[i], i == 2 ? KN_DNNL_BIND_OUTPUT

@@ -70,7 +70,7 @@ static int binary_build(kn_kctx *k, kn_dnnl_prim *p, int unused_a, int unused_b)
     }
     dnnl_primitive_desc_t pd = NULL;
     if (rc == KN_OK)
-        rc = kn_dnnl_pd_create(&bd, NULL, 0, p, &pd, k->err);
+        rc = kn_dnnl_pd_create(&bd, NULL, 0, NULL, p, &pd, k->err);
     if (rc != KN_OK)
         return rc;
     rc = kn_dnnl_add_arg(p, DNNL_ARG_SRC_0, KN_DNNL_BIND_INPUT, full, &m0, k->err);

@@ -1,6 +1,5 @@
 #include "dnnl_common.h"
 
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -173,16 +172,17 @@ static const char *impl_name(const_dnnl_primitive_desc_t pd)
     return impl;
 }
 
-/* The implementation p->prefer ranks best among those oneDNN offers for
+/* The implementation `prefer` ranks best among those oneDNN offers for
  * op_desc and attr (stopping at a first-rank one), or oneDNN's first when
  * the preference names none of them. */
 static dnnl_status_t pd_create_preferred(dnnl_primitive_desc_t *pd, const void *op_desc,
-                                         const_dnnl_primitive_attr_t attr, const kn_dnnl_prim *p)
+                                         const_dnnl_primitive_attr_t attr,
+                                         const char *const *prefer, dnnl_engine_t engine)
 {
-    if (!p->prefer)
-        return dnnl_primitive_desc_create(pd, op_desc, attr, p->engine, NULL);
+    if (!prefer)
+        return dnnl_primitive_desc_create(pd, op_desc, attr, engine, NULL);
     dnnl_primitive_desc_iterator_t it;
-    dnnl_status_t s = dnnl_primitive_desc_iterator_create(&it, op_desc, attr, p->engine, NULL);
+    dnnl_status_t s = dnnl_primitive_desc_iterator_create(&it, op_desc, attr, engine, NULL);
     if (s != dnnl_success)
         return s;
     int best = -1;
@@ -190,7 +190,7 @@ static dnnl_status_t pd_create_preferred(dnnl_primitive_desc_t *pd, const void *
         dnnl_primitive_desc_t c = dnnl_primitive_desc_iterator_fetch(it);
         if (!c)
             break;
-        int rank = kn_dnnl_impl_rank(p->prefer, impl_name(c));
+        int rank = kn_dnnl_impl_rank(prefer, impl_name(c));
         if (*pd && (rank < 0 || (best >= 0 && rank >= best))) {
             dnnl_primitive_desc_destroy(c);
             continue;
@@ -205,7 +205,8 @@ static dnnl_status_t pd_create_preferred(dnnl_primitive_desc_t *pd, const void *
 }
 
 int kn_dnnl_pd_create(const void *op_desc, const kn_activation *act, int with_sum,
-                      kn_dnnl_prim *p, dnnl_primitive_desc_t *pd, kn_err *err)
+                      const char *const *prefer, kn_dnnl_prim *p, dnnl_primitive_desc_t *pd,
+                      kn_err *err)
 {
     static const kn_activation none = {0};
     dnnl_primitive_attr_t attr = NULL;
@@ -213,7 +214,7 @@ int kn_dnnl_pd_create(const void *op_desc, const kn_activation *act, int with_su
     int rc = kn_dnnl_attr_create(act ? act : &none, with_sum, &attr, err);
     if (rc != KN_OK)
         return rc;
-    dnnl_status_t s = pd_create_preferred(pd, op_desc, attr, p);
+    dnnl_status_t s = pd_create_preferred(pd, op_desc, attr, prefer, p->engine);
     dnnl_primitive_attr_destroy(attr);
     if (s != dnnl_success) {
         if (*pd)
@@ -221,8 +222,6 @@ int kn_dnnl_pd_create(const void *op_desc, const kn_activation *act, int with_su
         *pd = NULL;
         return kn_dnnl_fail(err, s, "primitive");
     }
-    const char *impl = impl_name(*pd);
-    snprintf(p->impl, sizeof p->impl, "%s", impl ? impl : "");
     return kn_dnnl_pd_check(pd, err);
 }
 

@@ -49,10 +49,6 @@ typedef struct kn_dnnl_prim {
     /* applied to output 0 by Kiln's vector kernel after each execution
      * (kn_dnnl_take_activation); KN_ACT_NONE: none */
     kn_activation after;
-    /* set before kn_dnnl_pd_create: implementation-name prefixes to take
-     * over oneDNN's first choice (dnnl_impl_choice.h), or NULL */
-    const char *const *prefer;
-    char impl[32]; /* the implementation kn_dnnl_pd_create took */
 } kn_dnnl_prim;
 
 /* Engine and stream; threads from the kernel's pool. */
@@ -84,12 +80,13 @@ int kn_dnnl_attr_create(const kn_activation *act, int with_sum, dnnl_primitive_a
 void kn_dnnl_take_activation(kn_dnnl_prim *p, kn_activation *act);
 
 /* Creates the primitive descriptor for op_desc, with the attribute of
- * kn_dnnl_attr_create(act or none when NULL, with_sum): the implementation
- * p->prefer ranks best, else oneDNN's first; its name goes to p->impl.
- * KN_ERR_DECLINE when oneDNN has no implementation or only its slow
- * reference one. */
+ * kn_dnnl_attr_create(act or none when NULL, with_sum), on p's engine: the
+ * implementation `prefer` ranks best (implementation-name prefixes,
+ * dnnl_impl_choice.h), else or when NULL oneDNN's first. KN_ERR_DECLINE
+ * when oneDNN has no implementation or only its slow reference one. */
 int kn_dnnl_pd_create(const void *op_desc, const kn_activation *act, int with_sum,
-                      kn_dnnl_prim *p, dnnl_primitive_desc_t *pd, kn_err *err);
+                      const char *const *prefer, kn_dnnl_prim *p, dnnl_primitive_desc_t *pd,
+                      kn_err *err);
 
 /* KN_ERR_DECLINE (and *pd destroyed) when pd is oneDNN's reference code. */
 int kn_dnnl_pd_check(dnnl_primitive_desc_t *pd, kn_err *err);

@@ -158,9 +158,9 @@ static int conv_build(kn_kctx *k, kn_dnnl_prim *p, int fused, int nhwc)
             rc = kn_dnnl_fail(k->err, s, "convolution descriptor");
     }
     dnnl_primitive_desc_t pd = NULL;
-    st->prim.prefer = prefer;
     if (rc == KN_OK)
-        rc = kn_dnnl_pd_create(&cd, &act, z != NULL, &st->prim, &pd, k->err);
+        rc = kn_dnnl_pd_create(&cd, &act, z != NULL, prefer, &st->prim, &pd,
+                               k->err);
     if (rc != KN_OK)
         return rc;
     const dnnl_memory_desc_t *want = dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 0);

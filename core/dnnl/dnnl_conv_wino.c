@@ -84,7 +84,7 @@ static int build(kn_kctx *k, kn_conv_wino *w, const dnnl_memory_desc_t *xmd,
     if (s != dnnl_success)
         return kn_dnnl_fail(k->err, s, "Winograd convolution");
     dnnl_primitive_desc_t pd = NULL;
-    rc = kn_dnnl_pd_create(&cd, act, 0, &w->conv, &pd, k->err);
+    rc = kn_dnnl_pd_create(&cd, act, 0, NULL, &w->conv, &pd, k->err);
     if (rc != KN_OK)
         return rc;
     size_t sp = scratchpad_bytes(pd), sp_in = 0, sp_out = 0;

@@ -227,7 +227,7 @@ static int mm_build(kn_kctx *k, kn_dnnl_prim *p, int gemm, int fused)
     kn_dnnl_take_activation(p, &act);
     dnnl_primitive_desc_t pd = NULL;
     if (rc == KN_OK)
-        rc = kn_dnnl_pd_create(&md, &act, 0, p, &pd, k->err);
+        rc = kn_dnnl_pd_create(&md, &act, 0, NULL, p, &pd, k->err);
     if (rc != KN_OK)
         return rc;
     rc = kn_dnnl_add_arg(p, DNNL_ARG_SRC, KN_DNNL_BIND_INPUT, 0, &amd, k->err);

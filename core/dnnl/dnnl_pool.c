@@ -90,7 +90,7 @@ static int pool_build(kn_kctx *k, kn_dnnl_prim *p, int kind, int nhwc)
     if (s != dnnl_success)
         return kn_dnnl_fail(k->err, s, "pooling descriptor");
     dnnl_primitive_desc_t pd = NULL;
-    rc = kn_dnnl_pd_create(&pdesc, NULL, 0, p, &pd, k->err);
+    rc = kn_dnnl_pd_create(&pdesc, NULL, 0, NULL, p, &pd, k->err);
     if (rc != KN_OK)
         return rc;
     rc = kn_dnnl_add_arg(p, DNNL_ARG_SRC, KN_DNNL_BIND_INPUT, 0, &xmd, k->err);
