@@ -275,7 +275,7 @@ static int prepare_node(kn_plan *p, int32_t i, kn_threadpool *tp, int eager, kn_
                      !is_foldable(p, def, &k);
         /* the CPU candidate reads the raw weights: held while it is timed */
         int held = timing && has_cpu && (rc = kn_plan_hold_raw(p, cpu, &k, err)) == KN_OK;
-        if (held || (timing && !has_cpu))
+        if (timing && rc == KN_OK)
             rc = kn_tuner_choose(p->tuner, i, first, &k, has_cpu ? cpu : NULL, &choice, &timed,
                                  err);
         p->tuning_timings += timed;
