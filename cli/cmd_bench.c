@@ -8,6 +8,7 @@
 #include "util.h"
 
 #include <math.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,7 +25,7 @@ static void usage(FILE *out)
             "usage: kiln bench MODEL [--threads N] [--warmup W] [--runs R]\n"
             "                  [--shape NAME=1x3x224x224]... [--input [NAME=]FILE]...\n"
             "                  [--optimize L] [--no-dnnl] [--tune] [--tuning-cache FILE]\n"
-            "                  [--profile] [--json]\n\n"
+            "                  [--profile] [--top N] [--json]\n\n"
             "Times model load + session creation and R runs on seeded random inputs\n"
             "(floats uniform in [-1, 1], integers in [0, 10), random bools), then reports\n"
             "the median and p90 run latency and the peak resident memory.\n\n"
@@ -41,6 +42,7 @@ static void usage(FILE *out)
             "  --tuning-cache F read and write kernel choices in file F\n"
             "  --profile        also print time per op type and the 20 slowest steps\n"
             "                   (to stderr with --json)\n"
+            "  --top N          with --profile: the N slowest steps (0: every step)\n"
             "  --json           print one JSON object: create_ms, median_ms, p90_ms,\n"
             "                   peak_rss_mb, threads, runs, model\n");
 }
@@ -48,7 +50,7 @@ static void usage(FILE *out)
 typedef struct bench_args {
     const char *model;
     int threads, warmup, runs, json;
-    int optimize, no_dnnl, tune, profile;
+    int optimize, no_dnnl, tune, profile, top;
     const char *tuning_cache;
     shape_override *shapes;
     int shape_count;
@@ -72,6 +74,7 @@ static int parse_args(int argc, char **argv, bench_args *a)
     a->warmup = 5;
     a->runs = 50;
     a->optimize = 2;
+    a->top = 20;
     a->shapes = calloc((size_t)argc, sizeof *a->shapes);
     a->input_files = calloc((size_t)argc, sizeof *a->input_files);
     if (!a->shapes || !a->input_files)
@@ -116,6 +119,11 @@ static int parse_args(int argc, char **argv, bench_args *a)
         } else if ((m = arg_value(argc, argv, &i, "--warmup", NULL, &v)) != 0) {
             if (m < 0 || parse_count(v, &a->warmup) != 0) {
                 fprintf(stderr, "kiln bench: --warmup needs a number\n");
+                return -1;
+            }
+        } else if ((m = arg_value(argc, argv, &i, "--top", NULL, &v)) != 0) {
+            if (m < 0 || parse_count(v, &a->top) != 0) {
+                fprintf(stderr, "kiln bench: --top needs a number (0: every step)\n");
                 return -1;
             }
         } else if ((m = arg_value(argc, argv, &i, "--runs", NULL, &v)) != 0) {
@@ -313,7 +321,7 @@ int cmd_bench(int argc, char **argv)
     }
     report(&a, inputs, count, create_ms, times, runs);
     rc = EXIT_OK;
-    if (a.profile && (status = print_profile(session, 20, a.json ? stderr : stdout)) != KILN_OK) {
+    if (a.profile && (status = print_profile(session, a.top ? a.top : INT_MAX, a.json ? stderr : stdout)) != KILN_OK) {
         report_error("cannot read the profile", NULL, status);
         rc = EXIT_FAIL;
     }

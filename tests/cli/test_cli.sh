@@ -187,6 +187,21 @@ if [ -f "$DIGITS" ] && [ -n "$SAMPLE" ]; then
     else
         fail "bench --profile output (rc $rc, shares $share: $(cat "$WORK/profile.out"))"
     fi
+    # --top N lists N slowest steps; --top 0 lists every step the
+    # profile counted
+    "$KILN" bench "$DIGITS" --input "$SAMPLE" --profile --top 2 --warmup 1 --runs 3 \
+        >"$WORK/top2.out" 2>&1
+    "$KILN" bench "$DIGITS" --input "$SAMPLE" --profile --top 0 --warmup 1 --runs 3 \
+        >"$WORK/top0.out" 2>&1
+    rows() { awk '/^slowest/{t=1; getline; next} t && NF' "$1" | wc -l; }
+    steps=$(sed -n 's/^profile: \([0-9]*\) steps.*/\1/p' "$WORK/top0.out")
+    if [ "$(rows "$WORK/top2.out")" -eq 2 ] && [ -n "$steps" ] && [ "$steps" -gt 2 ] &&
+        [ "$(rows "$WORK/top0.out")" -eq "$steps" ]; then
+        pass "bench --top 2 lists 2 steps, --top 0 all $steps"
+    else
+        fail "bench --top (top 2: $(cat "$WORK/top2.out"); top 0: $(cat "$WORK/top0.out"))"
+    fi
+    check_fails "bench --top with a non-number is refused" "$KILN" bench "$DIGITS" --top x --runs 1
     check_fails "bench --input with a file that is not a tensor fails" \
         "$KILN" bench "$DIGITS" --input "$DIGITS" --runs 1
     check_fails "bench --optimize 3 is refused" "$KILN" bench "$DIGITS" --optimize 3 --runs 1
