@@ -108,9 +108,10 @@ int32_t print_profile(const kiln_session *session, int top_n, FILE *out)
                    ops[j].ms, total > 0 ? 100.0 * ops[j].ms / total : 0.0);
         /* ops[] points into steps[]: sort steps only after printing it. */
         qsort(steps, (size_t)count, sizeof *steps, by_ms_desc);
-        fprintf(out, "\nslowest %d steps:\n", top_n < count ? top_n : (int)count);
+        int32_t shown = top_n > 0 && top_n < count ? top_n : count;
+        fprintf(out, "\nslowest %d steps:\n", (int)shown);
         fprintf(out, "%-40s %-24s %-8s %10s\n", "node", "op type", "kernel", "ms/run");
-        for (int32_t i = 0; i < count && i < top_n; i++)
+        for (int32_t i = 0; i < shown; i++)
             fprintf(out, "%-40s %-24s %-8s %10.3f\n", steps[i].name, steps[i].op, steps[i].kernel,
                    steps[i].ms);
     }

@@ -7,8 +7,9 @@
 
 #include <stdio.h>
 
-/* Prints the time per op type (all of them) and the top_n slowest steps,
- * as mean milliseconds per run, to out. Returns a kiln status. */
+/* Prints the time per op type (all of them) and the top_n slowest steps
+ * (every step when top_n is 0), as mean milliseconds per run, to out.
+ * Returns a kiln status. */
 int32_t print_profile(const kiln_session *session, int top_n, FILE *out);
 
 #endif

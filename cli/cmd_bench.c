@@ -8,7 +8,6 @@
 #include "util.h"
 
 #include <math.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -321,7 +320,7 @@ int cmd_bench(int argc, char **argv)
     }
     report(&a, inputs, count, create_ms, times, runs);
     rc = EXIT_OK;
-    if (a.profile && (status = print_profile(session, a.top ? a.top : INT_MAX, a.json ? stderr : stdout)) != KILN_OK) {
+    if (a.profile && (status = print_profile(session, a.top, a.json ? stderr : stdout)) != KILN_OK) {
         report_error("cannot read the profile", NULL, status);
         rc = EXIT_FAIL;
     }

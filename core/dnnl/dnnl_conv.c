@@ -159,8 +159,7 @@ static int conv_build(kn_kctx *k, kn_dnnl_prim *p, int fused, int nhwc)
     }
     dnnl_primitive_desc_t pd = NULL;
     if (rc == KN_OK)
-        rc = kn_dnnl_pd_create(&cd, &act, z != NULL, prefer, &st->prim, &pd,
-                               k->err);
+        rc = kn_dnnl_pd_create(&cd, &act, z != NULL, prefer, &st->prim, &pd, k->err);
     if (rc != KN_OK)
         return rc;
     const dnnl_memory_desc_t *want = dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 0);
