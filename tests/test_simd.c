@@ -322,6 +322,41 @@ Test(simd_kernels, binary_rows)
 
 /* ---- rows: reductions, softmax, layer norm ---- */
 
+/* Column sums over rows with a leading dimension past the row's end (a
+ * channel range of NHWC pixels): every width through the vector tails,
+ * added onto what acc held; columns past n and rows' slack untouched. */
+Test(simd_kernels, column_sums_of_rows)
+{
+    FOR_EACH_ISA(ks)
+    {
+        for (int s = 0; s < N_SIZES; s++)
+            for (int64_t rows = 0; rows <= 9; rows += 3) {
+                int64_t n = sizes[s], ld = n + 5;
+                float *x = test_values(rows * ld + 1, 20.0f);
+                float *acc = test_values(n + 1, 5.0f);
+                double *want = malloc((size_t)(n + 1) * sizeof *want);
+                double mag = 0;
+                for (int64_t i = 0; i <= n; i++)
+                    want[i] = acc[i];
+                for (int64_t i = 0; i < n; i++)
+                    for (int64_t r = 0; r < rows; r++) {
+                        want[i] += x[r * ld + i];
+                        mag = fmax(mag, fabs(x[r * ld + i]));
+                    }
+                ks->sum_rows(acc, x, rows, n, ld);
+                for (int64_t i = 0; i < n; i++)
+                    cr_assert(fabs(acc[i] - want[i]) <= 1e-6 * (rows + 1) * (mag + 5),
+                              "%s sum_rows n=%lld rows=%lld column %lld: %g vs %g", ks->name,
+                              (long long)n, (long long)rows, (long long)i, acc[i], want[i]);
+                cr_assert_eq(acc[n], (float)want[n], "%s sum_rows wrote past n=%lld", ks->name,
+                             (long long)n);
+                free(x);
+                free(acc);
+                free(want);
+            }
+    }
+}
+
 Test(simd_kernels, sum_and_max_of_rows)
 {
     FOR_EACH_ISA(ks)

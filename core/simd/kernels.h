@@ -65,6 +65,10 @@ typedef struct kn_simd_kernels {
     void (*layernorm_row)(float *y, const float *x, int64_t n, const float *scale,
                           const float *bias, float eps, float *mean, float *inv_std);
     float (*sum)(const float *x, int64_t n);
+    /* acc[i] += x[r ld + i] summed over r in [0, rows), i in [0, n):
+     * column sums of a row-major block (NHWC pixels' channels, for a
+     * global pool) */
+    void (*sum_rows)(float *acc, const float *x, int64_t rows, int64_t n, int64_t ld);
     float (*max)(const float *x, int64_t n);
     void (*dw_plane)(const kn_dw_plane *p);
 } kn_simd_kernels;

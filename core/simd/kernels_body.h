@@ -302,6 +302,51 @@ static float KS(sum)(const float *x, int64_t n)
     return kv_hsum(kv_add(s0, s1));
 }
 
+/* Column sums: the accumulators of four vectors of columns stay in
+ * registers while every row passes, so each row costs loads and adds only;
+ * four independent chains hide the add latency. */
+static void KS(sum_rows)(float *acc, const float *x, int64_t rows, int64_t n, int64_t ld)
+{
+    int64_t i = 0;
+    for (; i + 4 * KV_W <= n; i += 4 * KV_W) {
+        kv a0 = kv_loadu(acc + i), a1 = kv_loadu(acc + i + KV_W);
+        kv a2 = kv_loadu(acc + i + 2 * KV_W), a3 = kv_loadu(acc + i + 3 * KV_W);
+        const float *p = x + i;
+        for (int64_t r = 0; r < rows; r++, p += ld) {
+            a0 = kv_add(a0, kv_loadu(p));
+            a1 = kv_add(a1, kv_loadu(p + KV_W));
+            a2 = kv_add(a2, kv_loadu(p + 2 * KV_W));
+            a3 = kv_add(a3, kv_loadu(p + 3 * KV_W));
+        }
+        kv_storeu(acc + i, a0);
+        kv_storeu(acc + i + KV_W, a1);
+        kv_storeu(acc + i + 2 * KV_W, a2);
+        kv_storeu(acc + i + 3 * KV_W, a3);
+    }
+    /* the last 0-3 whole vectors and a partial one: even and odd rows in
+     * separate chains */
+    for (; i < n; i += KV_W) {
+        int part = n - i < KV_W ? (int)(n - i) : KV_W;
+        kv a0 = part < KV_W ? kv_load_part(acc + i, part, 0.0f) : kv_loadu(acc + i);
+        kv a1 = kv_zero();
+        const float *p = x + i;
+        int64_t r = 0;
+        if (part < KV_W) {
+            for (; r < rows; r++, p += ld)
+                a0 = kv_add(a0, kv_load_part(p, part, 0.0f));
+            kv_store_part(acc + i, a0, part);
+            continue;
+        }
+        for (; r + 2 <= rows; r += 2, p += 2 * ld) {
+            a0 = kv_add(a0, kv_loadu(p));
+            a1 = kv_add(a1, kv_loadu(p + ld));
+        }
+        if (r < rows)
+            a0 = kv_add(a0, kv_loadu(p));
+        kv_storeu(acc + i, kv_add(a0, a1));
+    }
+}
+
 /* NaN-propagating maximum (a NaN anywhere makes the result NaN). */
 static float KS(max)(const float *x, int64_t n)
 {
@@ -503,6 +548,7 @@ const kn_simd_kernels KS_TABLE = {
     .softmax_row = KS(softmax_row),
     .layernorm_row = KS(layernorm_row),
     .sum = KS(sum),
+    .sum_rows = KS(sum_rows),
     .max = KS(max),
     .dw_plane = KS(dw_plane),
 };
