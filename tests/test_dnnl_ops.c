@@ -3,7 +3,8 @@
  * and 1-D operands, constant and computed B; FusedMatMul; Gemm's
  * transposes and C shapes; FusedGemm; MaxPool / AveragePool with pads,
  * strides, dilations, ceil_mode, count_include_pad; GlobalAveragePool;
- * the NHWC pools against their CPU fallbacks; declines. */
+ * the NHWC pools against their CPU fallbacks, and Kiln's NHWC global pool
+ * against means taken in double; declines. */
 #include "test_dnnl_util.h"
 
 #ifdef KILN_WITH_DNNL
@@ -136,6 +137,8 @@ static void check_pool(const pool_spec *p, const char *what)
     pool_case(&c, p, x, 17);
     dt_check(&c, 0, 1, what);
     dt_free_inputs(&c);
+    if (strcmp(p->op, "GlobalAveragePool") == 0)
+        return; /* Kiln's own kernel serves the NHWC op (nhwc_global_average_pool) */
     /* the NHWC op: oneDNN against the CPU fallback */
     char op[48];
     snprintf(op, sizeof op, "Nhwc%s", p->op);
@@ -172,6 +175,50 @@ Test(dnnl_pool, max_and_average)
         &(pool_spec){.op = "AveragePool", .kernel = {2, 2}, .strides = {2, 2}, .ceil_mode = 1},
         "avg ceil_mode");
     check_pool(&(pool_spec){.op = "GlobalAveragePool"}, "global average");
+}
+
+/* kiln.NhwcGlobalAveragePool (Kiln's kernel, nhwc_global_pool.c) against
+ * means taken in double: pixels split between threads (112x112), channels
+ * split (7x7 with 1280 channels), channel tails, a batch of 2, and sums
+ * long enough (12544 values near 1) that one running float sum would
+ * drift. */
+static void check_nhwc_global_average(const int64_t *x, int32_t threads, float offset)
+{
+    kh_case c;
+    kh_init(&c, "NhwcGlobalAveragePool", 1, 1, 1);
+    c.node.domain = "kiln";
+    float *in = dt_input(&c, 0, x, 4, 23);
+    int64_t pixels = x[1] * x[2], ch = x[3];
+    for (int64_t i = 0; i < x[0] * pixels * ch; i++)
+        in[i] += offset;
+    float *y = NULL;
+    kn_tensor yd;
+    int rc = dt_run(&c, KN_BACKEND_CPU, 0, threads, &y, &yd);
+    cr_assert_eq(rc, KN_OK, "%s", c.err.msg);
+    int64_t want[4] = {x[0], 1, 1, ch};
+    cr_assert(kn_shape_equal(yd.dims, yd.rank, want, 4), "Y is [N, 1, 1, C]");
+    for (int64_t n = 0; n < x[0]; n++)
+        for (int64_t k = 0; k < ch; k++) {
+            double sum = 0;
+            for (int64_t p = 0; p < pixels; p++)
+                sum += in[(n * pixels + p) * ch + k];
+            double mean = sum / (double)pixels, got = y[n * ch + k];
+            cr_assert(fabs(got - mean) <= 1e-6 * (1 + fabs(mean)),
+                      "%lldx%lldx%lldx%lld, %d threads: image %lld channel %lld: %.9g vs %.9g",
+                      (long long)x[0], (long long)x[1], (long long)x[2], (long long)x[3],
+                      (int)threads, (long long)n, (long long)k, got, mean);
+        }
+    free(y);
+    dt_free_inputs(&c);
+}
+
+Test(dnnl_pool, nhwc_global_average_pool)
+{
+    static const int64_t shapes[][4] = {{1, 112, 112, 32}, {1, 7, 7, 1280}, {2, 14, 14, 40},
+                                        {1, 3, 5, 7},      {1, 28, 28, 1},  {2, 9, 11, 200}};
+    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
+        for (int32_t t = 1; t <= 3; t++)
+            check_nhwc_global_average(shapes[s], t, s == 0 ? 1.0f : 0.0f);
 }
 
 Test(dnnl_pool, declines)

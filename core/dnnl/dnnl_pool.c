@@ -1,6 +1,7 @@
 /* Pooling on oneDNN: MaxPool (without the Indices output), AveragePool,
  * GlobalAveragePool, in NCHW and as the layout pass's NHWC ops
- * (kiln.NhwcMaxPool, kiln.NhwcAveragePool, kiln.NhwcGlobalAveragePool).
+ * (kiln.NhwcMaxPool, kiln.NhwcAveragePool; kiln.NhwcGlobalAveragePool runs
+ * on Kiln's own kernel, nhwc_global_pool.c, which splits it over threads).
  *
  * ceil_mode becomes extra end padding; oneDNN never reads padding for max
  * and excludes it from averages when asked, as ONNX does. An average that
@@ -112,7 +113,6 @@ static int avg_prepare(kn_kctx *k) { return pool_prepare_common(k, POOL_AVG, 0);
 static int gavg_prepare(kn_kctx *k) { return pool_prepare_common(k, POOL_GLOBAL_AVG, 0); }
 static int nhwc_max_prepare(kn_kctx *k) { return pool_prepare_common(k, POOL_MAX, 1); }
 static int nhwc_avg_prepare(kn_kctx *k) { return pool_prepare_common(k, POOL_AVG, 1); }
-static int nhwc_gavg_prepare(kn_kctx *k) { return pool_prepare_common(k, POOL_GLOBAL_AVG, 1); }
 
 #define POOL_DEF(name, domain, op, since, until, prep)                                             \
     const kn_op_def name = {domain, op, since, until, KN_BIT(KN_FLOAT), KN_BACKEND_DNNL, 0,        \
@@ -122,5 +122,3 @@ POOL_DEF(kn_dnnl_average_pool, "", "AveragePool", 1, 1000, avg_prepare)
 POOL_DEF(kn_dnnl_global_average_pool, "", "GlobalAveragePool", 1, 1000, gavg_prepare)
 POOL_DEF(kn_dnnl_nhwc_max_pool, "kiln", "NhwcMaxPool", 1, 1, nhwc_max_prepare)
 POOL_DEF(kn_dnnl_nhwc_average_pool, "kiln", "NhwcAveragePool", 1, 1, nhwc_avg_prepare)
-POOL_DEF(kn_dnnl_nhwc_global_average_pool, "kiln", "NhwcGlobalAveragePool", 1, 1,
-         nhwc_gavg_prepare)

@@ -1,9 +1,9 @@
 /* CPU kernels for the NHWC ops the layout pass writes (kiln.NhwcConv,
- * kiln.NhwcMaxPool, kiln.NhwcAveragePool, kiln.NhwcGlobalAveragePool), so
- * a node the oneDNN kernel declines still has a kernel. Not fast, only
- * correct: X is transposed to NCHW in scratch, the op's own CPU kernel runs
- * there, and the result is transposed back, with NhwcConv's residual and
- * activation applied on the way out. */
+ * kiln.NhwcMaxPool, kiln.NhwcAveragePool; the global pool has a kernel of
+ * its own, nhwc_global_pool.c), so a node the oneDNN kernel declines still
+ * has a kernel. Not fast, only correct: X is transposed to NCHW in scratch,
+ * the op's own CPU kernel runs there, and the result is transposed back,
+ * with NhwcConv's residual and activation applied on the way out. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -140,7 +140,6 @@ static int nhwc_run(kn_kctx *k)
 static int conv_prepare(kn_kctx *k) { return nhwc_prepare(k, "Conv", 11); }
 static int max_prepare(kn_kctx *k) { return nhwc_prepare(k, "MaxPool", 12); }
 static int avg_prepare(kn_kctx *k) { return nhwc_prepare(k, "AveragePool", 19); }
-static int gavg_prepare(kn_kctx *k) { return nhwc_prepare(k, "GlobalAveragePool", 1); }
 
 #define NHWC_DEF(name, op, prep)                                                                   \
     const kn_op_def name = {"kiln", op, 1, 1, KN_BIT(KN_FLOAT), KN_BACKEND_CPU, 0, prep, nhwc_run, \
@@ -148,4 +147,3 @@ static int gavg_prepare(kn_kctx *k) { return nhwc_prepare(k, "GlobalAveragePool"
 NHWC_DEF(kn_cpu_nhwc_conv, "NhwcConv", conv_prepare)
 NHWC_DEF(kn_cpu_nhwc_max_pool, "NhwcMaxPool", max_prepare)
 NHWC_DEF(kn_cpu_nhwc_average_pool, "NhwcAveragePool", avg_prepare)
-NHWC_DEF(kn_cpu_nhwc_global_average_pool, "NhwcGlobalAveragePool", gavg_prepare)
