@@ -323,20 +323,11 @@ static void KS(sum_rows)(float *acc, const float *x, int64_t rows, int64_t n, in
         kv_storeu(acc + i + 2 * KV_W, a2);
         kv_storeu(acc + i + 3 * KV_W, a3);
     }
-    /* the last 0-3 whole vectors and a partial one: even and odd rows in
-     * separate chains */
-    for (; i < n; i += KV_W) {
-        int part = n - i < KV_W ? (int)(n - i) : KV_W;
-        kv a0 = part < KV_W ? kv_load_part(acc + i, part, 0.0f) : kv_loadu(acc + i);
-        kv a1 = kv_zero();
+    /* the last 0-3 whole vectors: even and odd rows in separate chains */
+    for (; i + KV_W <= n; i += KV_W) {
+        kv a0 = kv_loadu(acc + i), a1 = kv_zero();
         const float *p = x + i;
         int64_t r = 0;
-        if (part < KV_W) {
-            for (; r < rows; r++, p += ld)
-                a0 = kv_add(a0, kv_load_part(p, part, 0.0f));
-            kv_store_part(acc + i, a0, part);
-            continue;
-        }
         for (; r + 2 <= rows; r += 2, p += 2 * ld) {
             a0 = kv_add(a0, kv_loadu(p));
             a1 = kv_add(a1, kv_loadu(p + ld));
@@ -344,6 +335,14 @@ static void KS(sum_rows)(float *acc, const float *x, int64_t rows, int64_t n, in
         if (r < rows)
             a0 = kv_add(a0, kv_loadu(p));
         kv_storeu(acc + i, kv_add(a0, a1));
+    }
+    if (i < n) { /* a partial vector */
+        int part = (int)(n - i);
+        kv a = kv_load_part(acc + i, part, 0.0f);
+        const float *p = x + i;
+        for (int64_t r = 0; r < rows; r++, p += ld)
+            a = kv_add(a, kv_load_part(p, part, 0.0f));
+        kv_store_part(acc + i, a, part);
     }
 }
 
