@@ -39,7 +39,7 @@ Test(dnnl_impl, fma_probe)
 {
     int splits = kn_cpu_splits_512();
     cr_assert(splits == 0 || splits == 1);
-    cr_assert_eq(kn_cpu_splits_512(), splits, "measured once, then the same answer");
+    cr_assert_eq(kn_cpu_splits_512(), splits, "read once, then the same answer");
     if (!__builtin_cpu_supports("avx512f"))
         cr_assert_eq(splits, 0, "no AVX-512: nothing to split");
     cr_log_info("this CPU %s 512-bit FMAs", splits ? "splits" : "does not split");
