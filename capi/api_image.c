@@ -1,9 +1,9 @@
-/* kiln_image_to_tensor: argument checks in front of core/image_prep.c. */
+/* kiln_image_to_tensor: argument checks in front of core/ir/image_prep.c. */
 #include <math.h>
 #include <stdint.h>
 
 #include "api_internal.h"
-#include "core/image_prep.h"
+#include "core/ir/image_prep.h"
 
 /* Every size must be positive and every buffer's byte count must fit in
  * size_t (32 bits under WebAssembly), so the products are checked in

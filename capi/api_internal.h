@@ -3,11 +3,11 @@
 #ifndef KILN_API_INTERNAL_H
 #define KILN_API_INTERNAL_H
 
-#include "core/model.h"
-#include "core/pool.h"
-#include "core/session.h"
-#include "core/status.h"
-#include "core/threadpool.h"
+#include "core/engine/model.h"
+#include "core/base/bump_alloc.h"
+#include "core/engine/session.h"
+#include "core/base/status.h"
+#include "core/base/thread_pool.h"
 #include "kiln.h"
 
 struct kiln_options {
@@ -38,7 +38,7 @@ struct kiln_session {
 };
 
 struct kiln_tensor {
-    kn_pool *pool;
+    kn_bump *pool;
     kn_tensor t;
     const char *name;
 };

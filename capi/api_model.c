@@ -8,29 +8,25 @@
 #include <unistd.h>
 
 #include "api_internal.h"
-#include "core/onnx/onnx.h"
+#include "core/engine/load.h"
+#include "core/engine/registry.h"
 #include "core/opt/optimize.h"
 
 static int32_t finish_load(kiln_runtime *rt, const void *data, size_t size, const char *base_dir,
                            int mapped, const kiln_options *o, kiln_model **out)
 {
     kn_err err = {0};
-    size_t max_bytes = o && o->max_model_mb ? (size_t)o->max_model_mb << 20 : 0;
-    kn_model_ir *ir = NULL;
-    int rc = mapped ? kn_onnx_read_mapped_model(data, size, base_dir, max_bytes, &ir, &err)
-                    : kn_onnx_read_model(data, size, base_dir, max_bytes, &ir, &err);
-    if (rc != KN_OK)
-        return kiln_fail_err(&err);
-    /* Graph optimization (core/opt/) before validation, so the kernels
-     * chosen are those of the rewritten graph. */
-    if (kn_optimize(ir, o ? o->optimize : KN_OPT_ALL, o ? o->use_dnnl : 1, &err) != KN_OK) {
-        kn_model_ir_free(ir);
-        return kiln_fail_err(&err);
-    }
+    kn_load_options lo = {.max_bytes = o && o->max_model_mb ? (size_t)o->max_model_mb << 20 : 0,
+                          .optimize = o ? o->optimize : KN_OPT_ALL,
+                          .allow_unsupported = o ? o->allow_unsupported : 0};
+    /* KILN_OPT_USE_DNNL 0 switches the oneDNN backend off (a build without
+     * it has its never-available descriptor, so the name always resolves) */
+    int32_t dnnl = kn_backend_index("dnnl");
+    if (o && !o->use_dnnl && dnnl >= 0)
+        lo.backends_off |= 1u << dnnl;
     kn_model *core = NULL;
-    if (kn_model_create(ir, o ? o->allow_unsupported : 0, &core, &err) != KN_OK)
+    if (kn_model_load(data, size, base_dir, mapped, &lo, &core, &err) != KN_OK)
         return kiln_fail_err(&err);
-    core->use_dnnl = o ? (uint8_t)o->use_dnnl : 1;
     kiln_model *m = calloc(1, sizeof *m);
     if (!m) {
         kn_model_destroy(core);

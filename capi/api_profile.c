@@ -50,7 +50,7 @@ int32_t kiln_session_profile_kernel(const kiln_session *s, int32_t index, char *
 {
     const kn_step *st = NULL;
     int32_t rc = profiled_step(s, index, &st, NULL);
-    return rc != KILN_OK ? rc : kiln_copy_string(kn_backend_name(st->def->backend), buf, cap, needed);
+    return rc != KILN_OK ? rc : kiln_copy_string(st->backend->name, buf, cap, needed);
 }
 
 int32_t kiln_session_profile_time(const kiln_session *s, int32_t index, int64_t *total_ns,

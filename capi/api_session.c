@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "api_internal.h"
-#include "core/value_blob.h"
+#include "core/ir/value_blob.h"
 
 /* The declared value of input `index`, or NULL when out of range. */
 static const kn_value *input_value(const kiln_session *s, int32_t index)

@@ -1,12 +1,12 @@
 /* TensorProto files (ONNX test data) for the CLI and the bindings, and
  * handles holding sequence and optional values (one blob each, see
- * core/value_blob.h). */
+ * core/ir/value_blob.h). */
 #include <stdlib.h>
 #include <string.h>
 
 #include "api_internal.h"
 #include "core/onnx/onnx.h"
-#include "core/value_blob.h"
+#include "core/ir/value_blob.h"
 
 _Static_assert(KILN_KIND_TENSOR == KN_KIND_TENSOR && KILN_KIND_SEQUENCE == KN_KIND_SEQUENCE &&
                    KILN_KIND_OPTIONAL == KN_KIND_OPTIONAL,
@@ -29,7 +29,7 @@ int32_t kiln_tensor_decode(const void *data, size_t size, kiln_tensor **out)
     *out = NULL;
     KILN_CHECK_ARG(data || size == 0, "data is NULL");
     kiln_tensor *t = calloc(1, sizeof *t);
-    if (!t || !(t->pool = kn_pool_create())) {
+    if (!t || !(t->pool = kn_bump_create())) {
         free(t);
         return kiln_fail(KILN_ERR_OUT_OF_MEMORY, "out of memory");
     }
@@ -46,7 +46,7 @@ void kiln_tensor_destroy(kiln_tensor *t)
 {
     if (!t)
         return;
-    kn_pool_destroy(t->pool);
+    kn_bump_destroy(t->pool);
     free(t);
 }
 
@@ -112,7 +112,7 @@ int32_t kiln_tensor_encode(const char *name, int32_t dtype, const int64_t *dims,
 static int32_t new_handle(kiln_tensor **out)
 {
     kiln_tensor *t = calloc(1, sizeof *t);
-    if (!t || !(t->pool = kn_pool_create())) {
+    if (!t || !(t->pool = kn_bump_create())) {
         free(t);
         return kiln_fail(KILN_ERR_OUT_OF_MEMORY, "out of memory");
     }
@@ -135,8 +135,8 @@ int32_t kiln_tensor_from_core(const kn_tensor *src, const char *name, kiln_tenso
     t->t = *src;
     t->t.location = KN_LOC_HOST;
     /* The pool's 16-byte alignment keeps a blob's payloads aligned too. */
-    t->t.data = nbytes >= 0 ? kn_pool_alloc(t->pool, nbytes > 0 ? (size_t)nbytes : 1) : NULL;
-    t->name = kn_pool_strdup(t->pool, name ? name : "");
+    t->t.data = nbytes >= 0 ? kn_bump_alloc(t->pool, nbytes > 0 ? (size_t)nbytes : 1) : NULL;
+    t->name = kn_bump_strdup(t->pool, name ? name : "");
     if (!t->t.data || !t->name) {
         kiln_tensor_destroy(t);
         return kiln_fail(KILN_ERR_OUT_OF_MEMORY, "out of memory copying a value");

@@ -170,7 +170,7 @@ Test(dnnl_conv, nhwc_conv_and_its_cpu_fallback)
     kh_attr_string(&ref, "activation", "Relu");
     float *want = NULL;
     kn_tensor wd;
-    cr_assert_eq(dt_run(&ref, KN_BACKEND_CPU, 0x6, 1, &want, &wd), KN_OK, "%s", ref.err.msg);
+    cr_assert_eq(dt_run(&ref, &kn_backend_cpu, 0x6, 1, &want, &wd), KN_OK, "%s", ref.err.msg);
     cr_assert(kn_shape_equal(wd.dims, 4, yn, 4));
 
     kh_case c = ref; /* same attributes, NHWC data */
@@ -184,7 +184,7 @@ Test(dnnl_conv, nhwc_conv_and_its_cpu_fallback)
     dt_check(&c, 0x6, 2, "NhwcConv oneDNN vs CPU");
     float *got = NULL, *back = malloc(sizeof(float) * 2 * 24 * 42);
     kn_tensor gd;
-    cr_assert_eq(dt_run(&c, KN_BACKEND_CPU, 0x6, 1, &got, &gd), KN_OK, "%s", c.err.msg);
+    cr_assert_eq(dt_run(&c, &kn_backend_cpu, 0x6, 1, &got, &gd), KN_OK, "%s", c.err.msg);
     cr_assert(kn_shape_equal(gd.dims, 4, yh, 4));
     to_layout(got, back, yn, 0);
     dt_assert_close(back, want, kn_tensor_numel(&wd), 1e-6, "NhwcConv CPU vs FusedConv");
@@ -209,13 +209,13 @@ Test(dnnl_conv, nhwc_cpu_one_pixel)
     kh_attr_string(&ref, "activation", "Sigmoid");
     float *want = NULL, *got = NULL;
     kn_tensor wd, gd;
-    cr_assert_eq(dt_run(&ref, KN_BACKEND_CPU, 0x6, 1, &want, &wd), KN_OK, "%s", ref.err.msg);
+    cr_assert_eq(dt_run(&ref, &kn_backend_cpu, 0x6, 1, &want, &wd), KN_OK, "%s", ref.err.msg);
     kh_case c = ref; /* NHWC dims, the same data */
     c.node.op_type = "NhwcConv";
     c.node.attrs = c.attrs;
     c.in[0].dims[1] = 1, c.in[0].dims[2] = 1, c.in[0].dims[3] = 12;
     c.in[3].dims[1] = 1, c.in[3].dims[2] = 1, c.in[3].dims[3] = 24;
-    cr_assert_eq(dt_run(&c, KN_BACKEND_CPU, 0x6, 2, &got, &gd), KN_OK, "%s", c.err.msg);
+    cr_assert_eq(dt_run(&c, &kn_backend_cpu, 0x6, 2, &got, &gd), KN_OK, "%s", c.err.msg);
     cr_assert(kn_shape_equal(gd.dims, 4, (int64_t[]){2, 1, 1, 24}, 4));
     dt_assert_close(got, want, 48, 1e-6, "one-pixel NhwcConv vs FusedConv");
     free(want);
@@ -242,7 +242,7 @@ static void nhwc_3x3_case(kh_case *c, int64_t h, int64_t w, int64_t ci, int64_t 
 static size_t dnnl_scratch_bytes(kh_case *c)
 {
     size_t bytes = 0;
-    cr_assert_eq(kh_prepare_kernel(c, KN_BACKEND_DNNL, 0x6, &bytes), KN_OK, "%s", c->err.msg);
+    cr_assert_eq(kh_prepare_kernel(c, &kn_backend_dnnl, 0x6, &bytes), KN_OK, "%s", c->err.msg);
     return bytes;
 }
 

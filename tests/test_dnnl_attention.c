@@ -74,7 +74,7 @@ static void check(const att_spec *s, const char *what)
     for (int32_t i = 0; i < s->rank - 2; i++)
         batches *= s->batch[i];
     size_t scratch = 0;
-    cr_assert_eq(kh_prepare_kernel(&c, KN_BACKEND_DNNL, 0, &scratch), KN_OK, "%s: %s", what,
+    cr_assert_eq(kh_prepare_kernel(&c, &kn_backend_dnnl, 0, &scratch), KN_OK, "%s: %s", what,
                  c.err.msg);
     cr_assert_geq(scratch, sizeof(float) * (size_t)(batches * s->sq * s->sk),
                   "%s: the scores of every head live in scratch", what);
@@ -82,7 +82,7 @@ static void check(const att_spec *s, const char *what)
     for (int32_t threads = 1; threads <= 2; threads++) {
         float *got = NULL;
         kn_tensor gd;
-        cr_assert_eq(dt_run(&c, KN_BACKEND_DNNL, 0, threads, &got, &gd), KN_OK, "%s: %s", what,
+        cr_assert_eq(dt_run(&c, &kn_backend_dnnl, 0, threads, &got, &gd), KN_OK, "%s: %s", what,
                      c.err.msg);
         cr_assert_eq(gd.rank, s->rank);
         cr_assert_eq(gd.dims[s->rank - 2], s->sq);

@@ -7,7 +7,7 @@
 
 #ifdef KILN_WITH_DNNL
 
-#include "core/cpu/fma_width.h"
+#include "core/kernel/fma_width.h"
 #include "core/dnnl/dnnl_common.h"
 #include "core/dnnl/dnnl_impl_choice.h"
 
@@ -148,7 +148,7 @@ Test(dnnl_impl, variants)
 {
     kh_case c;
     nhwc_case(&c, 29, 31, 48, 48, 3, 48, 3, "Relu");
-    cr_assert_eq(kh_prepare_kernel(&c, KN_BACKEND_DNNL, 0x6, NULL), KN_OK, "%s", c.err.msg);
+    cr_assert_eq(kh_prepare_kernel(&c, &kn_backend_dnnl, 0x6, NULL), KN_OK, "%s", c.err.msg);
     cr_assert_eq(c.n_variants, kn_cpu_splits_512() ? 2 : 1, "depthwise: a preference or none");
     c.variant = 1;
     dt_check(&c, 0x6, 2, "depthwise, variant 1");
@@ -156,20 +156,20 @@ Test(dnnl_impl, variants)
 
     nhwc_case(&c, 19, 23, 32, 48, 3, 1, 3, "Relu");
     size_t staged = sizeof(float) * 19 * 23 * (32 + 48), scratch = 0;
-    cr_assert_eq(kh_prepare_kernel(&c, KN_BACKEND_DNNL, 0x6, &scratch), KN_OK, "%s", c.err.msg);
+    cr_assert_eq(kh_prepare_kernel(&c, &kn_backend_dnnl, 0x6, &scratch), KN_OK, "%s", c.err.msg);
     if (dt_winograd_available()) {
         cr_assert_geq(scratch, staged, "variant 0: Winograd, X and Y staged in scratch");
         cr_assert_eq(c.n_variants, 2);
     }
     c.variant = 1;
-    cr_assert_eq(kh_prepare_kernel(&c, KN_BACKEND_DNNL, 0x6, &scratch), KN_OK, "%s", c.err.msg);
+    cr_assert_eq(kh_prepare_kernel(&c, &kn_backend_dnnl, 0x6, &scratch), KN_OK, "%s", c.err.msg);
     cr_assert_lt(scratch, staged, "variant 1: the direct kernel");
     cr_assert_eq(c.n_variants, 2, "asked for variant 1: there are two");
     dt_check(&c, 0x6, 1, "3x3, variant 1");
     dt_free_inputs(&c);
 
     nhwc_case(&c, 14, 14, 64, 32, 1, 1, 3, "");
-    cr_assert_eq(kh_prepare_kernel(&c, KN_BACKEND_DNNL, 0x6, NULL), KN_OK, "%s", c.err.msg);
+    cr_assert_eq(kh_prepare_kernel(&c, &kn_backend_dnnl, 0x6, NULL), KN_OK, "%s", c.err.msg);
     cr_assert_eq(c.n_variants, 1, "1x1 to whole 16-blocks: oneDNN's choice, nothing to time");
     dt_free_inputs(&c);
 }

@@ -193,7 +193,7 @@ static void check_nhwc_global_average(const int64_t *x, int32_t threads, float o
         in[i] += offset;
     float *y = NULL;
     kn_tensor yd;
-    int rc = dt_run(&c, KN_BACKEND_CPU, 0, threads, &y, &yd);
+    int rc = dt_run(&c, &kn_backend_cpu, 0, threads, &y, &yd);
     cr_assert_eq(rc, KN_OK, "%s", c.err.msg);
     int64_t want[4] = {x[0], 1, 1, ch};
     cr_assert(kn_shape_equal(yd.dims, yd.rank, want, 4), "Y is [N, 1, 1, C]");

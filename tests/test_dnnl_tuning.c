@@ -1,4 +1,4 @@
-/* Kernel auto-tuning (core/dnnl/tuning.c through core/plan.c): a plan
+/* Kernel auto-tuning (core/engine/tuning.c through core/engine/plan.c): a plan
  * built with `tune` times the oneDNN and the CPU kernel of each node both
  * serve, and the oneDNN kernel's variants, keeps the fastest and writes the
  * choices to the tuning cache; a second plan of the same model reads them
@@ -11,13 +11,17 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "core/model.h"
+#include "core/engine/model.h"
+#include "core/engine/load.h"
+#include "core/kernel/backend.h"
 #include "core/onnx/onnx.h"
 #include "core/opt/optimize.h"
-#include "core/plan.h"
+#include "core/engine/plan.h"
 #include "test_support.h"
 
 #ifdef KILN_WITH_DNNL
+
+extern const kn_backend kn_backend_dnnl;
 
 static kn_model *load(const char *relative)
 {
@@ -25,13 +29,10 @@ static kn_model *load(const char *relative)
     void *bytes = kt_read_file(kt_src_path(relative), &size);
     cr_assert(bytes, "cannot read %s", relative);
     kn_err err = {0};
-    kn_model_ir *ir = NULL;
-    cr_assert_eq(kn_onnx_read_model(bytes, size, NULL, 0, &ir, &err), KN_OK, "%s", err.msg);
-    free(bytes);
-    cr_assert_eq(kn_optimize(ir, KN_OPT_ALL, 1, &err), KN_OK, "%s", err.msg);
     kn_model *m = NULL;
-    cr_assert_eq(kn_model_create(ir, 0, &m, &err), KN_OK, "%s", err.msg);
-    m->use_dnnl = 1;
+    kn_load_options o = {.optimize = KN_OPT_ALL};
+    cr_assert_eq(kn_model_load(bytes, size, NULL, 0, &o, &m, &err), KN_OK, "%s", err.msg);
+    free(bytes);
     return m;
 }
 
@@ -188,7 +189,7 @@ Test(dnnl_tuning, variants_timed_and_read_back)
     int forced_variants = 0;
     for (int32_t s = 0; s < forced->n_steps; s++) {
         const kn_step *st = &forced->steps[s];
-        int want = st->def->backend == KN_BACKEND_DNNL && st->k.n_variants > 1;
+        int want = st->backend == &kn_backend_dnnl && st->k.n_variants > 1;
         cr_assert_eq(st->k.variant, want ? 1 : 0, "step %d", (int)s);
         forced_variants += want;
     }

@@ -1,5 +1,5 @@
 /* Helpers for the oneDNN kernel suites (tests/test_dnnl*.c): run one
- * kernel of a chosen backend on a kh_case (core/op.h level, no graph) and
+ * kernel of a chosen backend on a kh_case (core/kernel/op.h level, no graph) and
  * compare the oneDNN kernel against Kiln's CPU kernel for the same node. */
 #ifndef KILN_TEST_DNNL_UTIL_H
 #define KILN_TEST_DNNL_UTIL_H
@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/op.h"
+#include "core/kernel/op.h"
 #include "kernel_harness.h"
 
 static inline void dt_fill(float *x, size_t n, unsigned seed)
@@ -43,7 +43,7 @@ static inline void dt_free_inputs(kh_case *c)
 /* Runs the (domain, op) kernel of `backend` on c; inputs in const_mask are
  * visible to prepare() (constants). Output 0 goes to *out (malloc'd) and
  * its shape to *desc. Returns the status. */
-static inline int dt_run(kh_case *c, int32_t backend, uint32_t const_mask, int32_t threads,
+static inline int dt_run(kh_case *c, const kn_backend *backend, uint32_t const_mask, int32_t threads,
                          float **out, kn_tensor *desc)
 {
     memset(c->out, 0, sizeof c->out);
@@ -79,9 +79,9 @@ static inline void dt_check(kh_case *c, uint32_t const_mask, int32_t threads, co
 {
     float *dn = NULL, *cpu = NULL;
     kn_tensor dd, cd;
-    int rc = dt_run(c, KN_BACKEND_DNNL, const_mask, threads, &dn, &dd);
+    int rc = dt_run(c, &kn_backend_dnnl, const_mask, threads, &dn, &dd);
     cr_assert_eq(rc, KN_OK, "%s: oneDNN kernel: %s (%d)", what, c->err.msg, rc);
-    rc = dt_run(c, KN_BACKEND_CPU, const_mask, threads, &cpu, &cd);
+    rc = dt_run(c, &kn_backend_cpu, const_mask, threads, &cpu, &cd);
     cr_assert_eq(rc, KN_OK, "%s: CPU kernel: %s", what, c->err.msg);
     cr_assert(kn_shape_equal(dd.dims, dd.rank, cd.dims, cd.rank), "%s: shapes differ", what);
     dt_assert_close(dn, cpu, kn_tensor_numel(&cd), 2e-5, what);
@@ -109,7 +109,7 @@ static inline void dt_check_declines(kh_case *c, uint32_t const_mask, const char
 {
     float *dn = NULL;
     kn_tensor dd;
-    int rc = dt_run(c, KN_BACKEND_DNNL, const_mask, 1, &dn, &dd);
+    int rc = dt_run(c, &kn_backend_dnnl, const_mask, 1, &dn, &dd);
     cr_assert_eq(rc, KN_ERR_DECLINE, "%s: expected a decline, got %d (%s)", what, rc, c->err.msg);
     free(dn);
 }

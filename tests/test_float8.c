@@ -1,5 +1,5 @@
-/* The float8 element types (core/float8.c), Cast/CastLike to and from them
- * (core/cpu/cast.c through kn_convert_cast), the ONNX reader and the public
+/* The float8 element types (core/ir/float8.c), Cast/CastLike to and from them
+ * (core/cpu/elementwise/cast.c through kn_convert_cast), the ONNX reader and the public
  * API. Expected values come from the format definitions written out here
  * (sign, exponent bias, subnormals, NaN and inf encodings), not from the code
  * under test:
@@ -18,7 +18,7 @@
 #include "kernel_checks.h"
 #include "kiln.h"
 #include "core/onnx/onnx.h"
-#include "core/pool.h"
+#include "core/base/bump_alloc.h"
 
 enum { FN, UZ, IEEE }; /* how a format spells NaN and inf */
 
@@ -553,7 +553,7 @@ static void put_bytes(pb *w, uint32_t field, const void *d, size_t n)
 static void put_str(pb *w, uint32_t field, const char *s) { put_bytes(w, field, s, strlen(s)); }
 static void put_msg(pb *w, uint32_t field, const pb *m) { put_bytes(w, field, m->p, m->n); }
 
-static int read_tensor(const pb *t, kn_pool *pool, kn_tensor *out, kn_err *e)
+static int read_tensor(const pb *t, kn_bump *pool, kn_tensor *out, kn_err *e)
 {
     memset(e, 0, sizeof *e);
     return kn_onnx_read_tensor(pool, t->p, t->n, out, NULL, e);
@@ -563,7 +563,7 @@ TestSuite(float8_reader);
 
 Test(float8_reader, tensors)
 {
-    kn_pool *pool = kn_pool_create();
+    kn_bump *pool = kn_bump_create();
     kn_tensor t;
     kn_err e;
     /* raw_data */
@@ -609,7 +609,7 @@ Test(float8_reader, tensors)
     cr_assert_eq(kn_onnx_read_tensor(pool, buf, need, &t, NULL, &e), KN_OK, "%s", e.msg);
     cr_assert_eq(t.dtype, KN_FLOAT8E5M2);
     cr_assert(memcmp(t.data, (uint8_t[]){0x7C, 0x01}, 2) == 0);
-    kn_pool_destroy(pool);
+    kn_bump_destroy(pool);
 }
 
 static pb value_info(const char *name, int elem, int64_t dim)

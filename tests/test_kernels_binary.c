@@ -1,4 +1,4 @@
-/* Elementwise binary kernels (core/cpu/binary.c, where.c): broadcasting in
+/* Elementwise binary kernels (core/cpu/elementwise/binary.c, where.c): broadcasting in
  * many shape combinations against a naive index-by-index reference,
  * scalars and rank 0, integer semantics (wrapping, division by zero),
  * Pow/Mod/PRelu/BitShift, comparisons and logic, the legacy opset < 7
@@ -302,7 +302,7 @@ Test(binary, in_place)
     kh_init(&c, "Add", 14, 2, 1);
     kh_input(&c, 0, KN_FLOAT, (int64_t[]){R, C}, 2, a);
     kh_input(&c, 1, KN_FLOAT, (int64_t[]){C}, 1, b);
-    const kn_op_def *def = kn_registry_find("", "Add", 14, KN_FLOAT, KN_BACKEND_CPU);
+    const kn_op_def *def = kn_backend_kernel(&kn_backend_cpu, "", "Add", 14, KN_FLOAT);
     cr_assert(def && (def->flags & KN_OP_INPLACE));
     kn_tensor *in[] = {&c.in[0], &c.in[1]}, *out[] = {&c.out[0]};
     kn_threadpool *pool = kn_threadpool_create(2);

@@ -1,4 +1,4 @@
-/* Elementwise unary kernels (core/cpu/unary.c): hand-computed values per op
+/* Elementwise unary kernels (core/cpu/elementwise/unary.c): hand-computed values per op
  * and dtype, attributes, Clip across its opset versions, float16/bfloat16
  * through float, in-place runs (output memory = input memory), 1 vs 2
  * threads giving identical bits, and unsupported types. Binary ops are in
@@ -242,7 +242,7 @@ static void run_inplace(const char *op, int64_t opset, int32_t dtype, void *data
     int64_t dims[] = {n};
     kh_init(&c, op, opset, 1, 1);
     kh_input(&c, 0, dtype, dims, 1, data);
-    const kn_op_def *def = kn_registry_find("", op, opset, dtype, KN_BACKEND_CPU);
+    const kn_op_def *def = kn_backend_kernel(&kn_backend_cpu, "", op, opset, dtype);
     cr_assert(def && (def->flags & KN_OP_INPLACE), "%s: no in-place kernel", op);
     kn_tensor *in[] = {&c.in[0]}, *out[] = {&c.out[0]};
     kn_kctx k = {.node = &c.node, .opset = opset, .n_in = 1, .n_out = 1, .in = in, .out = out,

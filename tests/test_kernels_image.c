@@ -1,4 +1,4 @@
-/* Image and spatial kernels (core/cpu/resize.c, pad.c, center_crop_pad.c,
+/* Image and spatial kernels (core/cpu/image/resize.c, pad.c, center_crop_pad.c,
  * conv_transpose.c, col2im.c, grid_sample.c, affine_grid.c, roi_align.c,
  * roi_pool.c, nms.c, unpool.c, lp_pool.c, reverse_sequence.c): values
  * worked out by hand in the comments, ConvTranspose against a naive

@@ -1,4 +1,4 @@
-/* Indexing and rearranging kernels (core/cpu/gather.c, scatter.c,
+/* Indexing and rearranging kernels (core/cpu/tensor/gather.c, scatter.c,
  * onehot.c, cumsum.c, trilu.c, depth_space.c, constant.c's EyeLike):
  * hand-computed values (mostly the ONNX spec examples), negative indices,
  * batch dims, reductions, 1 vs 2 threads, and out-of-range indices

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/cpu/gemm.h"
+#include "core/simd/gemm.h"
 #include "kernel_harness.h"
 
 /* ---- helpers ----------------------------------------------------------- */
@@ -1159,7 +1159,7 @@ Test(softmax, large_values_ties_and_errors)
     expect_error(&c, KN_ERR_INVALID_MODEL, "axis 2 out of range");
 }
 
-/* ---- float16 and bfloat16 (core/cpu/half_path.c) ------------------------ */
+/* ---- float16 and bfloat16 (core/kernel/half_path.c) ------------------------ */
 
 /* Half kernels widen to float, run the float path and round once: their
  * output must be, bit for bit, the float kernel's output on the widened

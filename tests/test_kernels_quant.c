@@ -6,6 +6,7 @@
  * naive references written here on random data with odd sizes (tile
  * tails, groups, strides, per-channel zero points), 1 vs 2 threads, and
  * error cases. */
+#include "core/engine/registry.h"
 #include "kernel_checks.h"
 
 static kh_case c; /* one case per test; freed by the fini hook */
@@ -40,7 +41,7 @@ static int run_direct(kh_case *cs, const char *domain, kn_tensor *extra, int thr
         out[i] = &cs->out[i];
     cs->node.domain = domain;
     const kn_op_def *d =
-        kn_registry_find(domain, cs->node.op_type, cs->opset, cs->in[0].dtype, KN_BACKEND_CPU);
+        kn_backend_kernel(&kn_backend_cpu, domain, cs->node.op_type, cs->opset, cs->in[0].dtype);
     cr_assert(d, "no %s kernel for %s", domain, cs->node.op_type);
     kn_threadpool *pool = threads > 1 ? kn_threadpool_create(threads) : NULL;
     kn_kctx k = {.node = &cs->node, .opset = cs->opset, .n_in = n_in, .n_out = cs->n_out,
@@ -824,7 +825,7 @@ Test(valuedep, compress)
 
 Test(random, uniform_and_normal)
 {
-    const kn_op_def *d = kn_registry_find("", "RandomUniform", 1, 0, KN_BACKEND_CPU);
+    const kn_op_def *d = kn_backend_kernel(&kn_backend_cpu, "", "RandomUniform", 1, 0);
     cr_assert(d && (d->flags & KN_OP_NONDETERMINISTIC));
     kh_init(&c, "RandomUniform", 1, 0, 1);
     kh_attr_ints(&c, "shape", (int64_t[]){200, 150}, 2);

@@ -1,4 +1,4 @@
-/* Tensor-manipulation kernels (core/cpu/shape_ops.c, transpose.c,
+/* Tensor-manipulation kernels (core/cpu/tensor/shape_ops.c, transpose.c,
  * concat.c, slice.c, expand.c, constant.c, cast.c, range.c): hand-computed
  * values, naive references for the strided ones, dtypes of every element
  * size, aliasing runs, 1 vs 2 threads, and error cases with their codes and
@@ -90,7 +90,7 @@ Test(shape, alias_runs_in_place)
     memcpy(data, seq, sizeof data);
     kh_init(&c, "Flatten", 13, 1, 1);
     kh_input(&c, 0, KN_FLOAT, DIMS(2, 3, 4), data);
-    const kn_op_def *def = kn_registry_find("", "Flatten", 13, KN_FLOAT, KN_BACKEND_CPU);
+    const kn_op_def *def = kn_backend_kernel(&kn_backend_cpu, "", "Flatten", 13, KN_FLOAT);
     cr_assert(def && (def->flags & KN_OP_ALIAS));
     kn_tensor *in[] = {&c.in[0]}, *out[] = {&c.out[0]};
     kn_kctx k = {.node = &c.node, .opset = 13, .n_in = 1, .n_out = 1, .in = in, .out = out,

@@ -1,4 +1,4 @@
-/* The NHWC layout pass (core/opt/pass_layout_nhwc.c): on small models made
+/* The NHWC layout pass (core/dnnl/pass_layout_nhwc.c): on small models made
  * for it (tools/make_layout_models.py) and on the exported CNNs, the graph
  * after the pass has the NHWC ops and only the transposes its borders need,
  * and its outputs (oneDNN kernels) match the graph as written (level 0,

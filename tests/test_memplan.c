@@ -3,7 +3,7 @@
 #include <criterion/criterion.h>
 #include <stdlib.h>
 
-#include "core/memplan.h"
+#include "core/engine/memplan.h"
 
 static int overlaps(const kn_buffer_req *a, const kn_buffer_req *b)
 {

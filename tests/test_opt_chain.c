@@ -1,5 +1,5 @@
 /* The elementwise chain pass (core/opt/pass_elementwise_chain.c) and its
- * kernel kiln.ElementwiseChain (core/cpu/fused_elementwise.c), on models from
+ * kernel kiln.ElementwiseChain (core/cpu/fused/fused_elementwise.c), on models from
  * tools/make_opt_models.py: which chains become one node, which must not,
  * and outputs equal to the unoptimized model's on 1 and 2 threads, with
  * oneDNN allowed or not. */

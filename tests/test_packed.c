@@ -10,9 +10,9 @@
 #include <string.h>
 
 #include "api_helpers.h"
-#include "core/cpu/packed.h"
+#include "core/kernel/packed.h"
 #include "core/onnx/onnx.h"
-#include "core/pool.h"
+#include "core/base/bump_alloc.h"
 #include "kernel_checks.h"
 
 static const int32_t PACKED[] = {KN_UINT4, KN_INT4, KN_FLOAT4E2M1, KN_UINT2, KN_INT2};
@@ -561,7 +561,7 @@ static pb tensor_proto(const char *name, int32_t dtype, const int64_t *dims, int
 }
 
 /* kn_onnx_read_tensor with a fresh error (the first failure's message stays). */
-static int read_pb(kn_pool *pool, const pb *p, kn_tensor *t, kn_err *e)
+static int read_pb(kn_bump *pool, const pb *p, kn_tensor *t, kn_err *e)
 {
     memset(e, 0, sizeof *e);
     return kn_onnx_read_tensor(pool, p->p, p->n, t, NULL, e);
@@ -569,7 +569,7 @@ static int read_pb(kn_pool *pool, const pb *p, kn_tensor *t, kn_err *e)
 
 Test(packed_tensorproto, decode_encode_round_trip)
 {
-    kn_pool *pool = kn_pool_create();
+    kn_bump *pool = kn_bump_create();
     kn_err e = {0};
     kn_tensor t;
     for (int d = 0; d < N_PACKED; d++) {
@@ -610,7 +610,7 @@ Test(packed_tensorproto, decode_encode_round_trip)
         cr_assert_eq(read_pb(pool, &wrong, &t, &e),
                      KN_ERR_INVALID_MODEL);
     }
-    kn_pool_destroy(pool);
+    kn_bump_destroy(pool);
 }
 
 Test(packed_tensorproto, public_api)

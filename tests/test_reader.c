@@ -144,7 +144,7 @@ static void check_pb(const char *path, const kn_value *decl, pb_stats *st)
     size_t size;
     uint8_t *bytes = kt_read_file(path, &size);
     cr_assert_not_null(bytes);
-    kn_pool *pool = kn_pool_create();
+    kn_bump *pool = kn_bump_create();
     kn_tensor t;
     const char *name = NULL;
     kn_err e = {0, {0}};
@@ -187,7 +187,7 @@ static void check_pb(const char *path, const kn_value *decl, pb_stats *st)
         st->other_failed += rc != KN_OK;
         st->ok += rc == KN_OK;
     }
-    kn_pool_destroy(pool);
+    kn_bump_destroy(pool);
     free(bytes);
 }
 
@@ -271,7 +271,7 @@ Test(reader_tensor, encode_decode_roundtrip)
             cr_assert_eq(kn_onnx_write_tensor("t", &t, buf, need - 1, &need, &e),
                          KN_ERR_BUFFER_TOO_SMALL);
             cr_assert_eq(kn_onnx_write_tensor("t", &t, buf, sizeof buf, &need, NULL), KN_OK);
-            kn_pool *pool = kn_pool_create();
+            kn_bump *pool = kn_bump_create();
             kn_tensor out;
             const char *name;
             e.code = 0;
@@ -282,7 +282,7 @@ Test(reader_tensor, encode_decode_roundtrip)
             cr_assert(kn_shape_equal(out.dims, out.rank, t.dims, t.rank));
             int64_t nb = kn_tensor_nbytes(&t);
             cr_assert(nb == 0 || memcmp(out.data, data, (size_t)nb) == 0, "dtype %d", t.dtype);
-            kn_pool_destroy(pool);
+            kn_bump_destroy(pool);
         }
     }
 }
@@ -315,7 +315,7 @@ Test(reader_tensor, encode_rejects_bad_tensors)
 }
 
 /* Decodes a TensorProto built by the test; returns the status. */
-static int decode(pbw *t, kn_pool *pool, kn_tensor *out, kn_err *e)
+static int decode(pbw *t, kn_bump *pool, kn_tensor *out, kn_err *e)
 {
     memset(e, 0, sizeof *e);
     int rc = kn_onnx_read_tensor(pool, t->p, t->n, out, NULL, e);
@@ -328,7 +328,7 @@ static int decode(pbw *t, kn_pool *pool, kn_tensor *out, kn_err *e)
 static void check_int32_data(int32_t dtype, const int64_t *vals, int n, const void *want,
                              size_t want_bytes, int packed)
 {
-    kn_pool *pool = kn_pool_create();
+    kn_bump *pool = kn_bump_create();
     pbw t = {0};
     w_int(&t, 1, n);
     w_int(&t, 2, dtype);
@@ -342,12 +342,12 @@ static void check_int32_data(int32_t dtype, const int64_t *vals, int n, const vo
     cr_assert_eq(decode(&t, pool, &out, &e), KN_OK, "dtype %d: %s", dtype, e.msg);
     cr_assert_eq(kn_tensor_nbytes(&out), (int64_t)want_bytes);
     cr_assert(memcmp(out.data, want, want_bytes) == 0, "dtype %d bytes", dtype);
-    kn_pool_destroy(pool);
+    kn_bump_destroy(pool);
 }
 
 Test(reader_tensor, typed_fields)
 {
-    kn_pool *pool = kn_pool_create();
+    kn_bump *pool = kn_bump_create();
     kn_tensor out;
     kn_err e;
     /* float_data, packed and unpacked mixed. */
@@ -422,18 +422,18 @@ Test(reader_tensor, typed_fields)
         w_f32(&t, 4, (float)i);
     cr_assert_eq(decode(&t, pool, &out, &e), KN_OK, "%s", e.msg);
     cr_assert_eq(((const float *)out.data)[3], 3.0f);
-    kn_pool_destroy(pool);
+    kn_bump_destroy(pool);
 }
 
 static void tensor_fails(pbw *t, int code, const char *needle)
 {
-    kn_pool *pool = kn_pool_create();
+    kn_bump *pool = kn_bump_create();
     kn_tensor out;
     kn_err e;
     int rc = decode(t, pool, &out, &e);
     cr_assert_eq(rc, code, "expected %s: got %d %s", needle, rc, e.msg);
     cr_assert(strstr(e.msg, needle), "message '%s' lacks '%s'", e.msg, needle);
-    kn_pool_destroy(pool);
+    kn_bump_destroy(pool);
 }
 
 Test(reader_tensor, typed_field_errors)

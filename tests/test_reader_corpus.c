@@ -56,14 +56,14 @@ static int run_case(corpus *c, const uint8_t *p, size_t n)
     int rc;
     c->cases++;
     if (c->tensors) {
-        kn_pool *pool = kn_pool_create();
+        kn_bump *pool = kn_bump_create();
         kn_tensor t;
         rc = kn_onnx_read_tensor(pool, p, n, &t, NULL, &e);
         if (rc == KN_OK && (t.rank < 0 || t.rank > KN_MAX_RANK || kn_tensor_nbytes(&t) < 0 ||
                             !t.data))
             cr_assert_fail("%s %s at %zu: decoded an impossible tensor", c->seed, c->kind,
                            c->pos);
-        kn_pool_destroy(pool);
+        kn_bump_destroy(pool);
     } else {
         kn_model_ir *ir = NULL;
         rc = kn_onnx_read_model(p, n, NULL, 0, &ir, &e);

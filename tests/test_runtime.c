@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "api_helpers.h"
-#include "core/threadpool.h"
+#include "core/base/thread_pool.h"
 
 #include "alloc_count.h"
 #include "idle_cpu.h"

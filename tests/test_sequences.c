@@ -10,7 +10,7 @@
 
 #include "api_helpers.h"
 #include "core/onnx/onnx.h"
-#include "core/value_blob.h"
+#include "core/ir/value_blob.h"
 #include "reader_support.h"
 
 #define MODELS "tests/data/models/"
@@ -308,7 +308,7 @@ Test(sequences, nesting_is_bounded)
     kiln_last_error(msg, sizeof msg);
     cr_assert(strstr(msg, "nested deeper"), "%s", msg);
     /* The core writer gives the same bytes back. */
-    kn_pool *pool = kn_pool_create();
+    kn_bump *pool = kn_bump_create();
     kn_tensor v;
     cr_assert_eq(kn_onnx_read_value(pool, ok.p, ok.n, KN_KIND_SEQUENCE, &v, NULL, NULL), KN_OK);
     size_t need = 0;
@@ -316,7 +316,7 @@ Test(sequences, nesting_is_bounded)
     cr_assert_eq(kn_onnx_write_value(NULL, &v, enc, ok.n, &need, NULL), KN_OK);
     cr_assert(need == ok.n && memcmp(enc, ok.p, ok.n) == 0);
     free(enc);
-    kn_pool_destroy(pool);
+    kn_bump_destroy(pool);
     free(ok.p);
     free(deep.p);
 }
@@ -328,7 +328,7 @@ static void round_trip_file(const char *path, int32_t kind, int *files, int *ide
     size_t size = 0;
     uint8_t *bytes = kt_read_file(path, &size);
     cr_assert_not_null(bytes);
-    kn_pool *pool = kn_pool_create();
+    kn_bump *pool = kn_bump_create();
     kn_tensor v, v2;
     const char *name = NULL;
     kn_err e = {0, {0}};
@@ -350,7 +350,7 @@ static void round_trip_file(const char *path, int32_t kind, int *files, int *ide
     *identical += same;
     (*files)++;
     free(enc);
-    kn_pool_destroy(pool);
+    kn_bump_destroy(pool);
     free(bytes);
 }
 

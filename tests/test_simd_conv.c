@@ -1,5 +1,5 @@
 /* The float GEMM of every instruction-set instance and the convolution
- * routine of core/cpu/conv.h (all paths: im2col + GEMM, pointwise,
+ * routine of core/cpu/nn/conv.h (all paths: im2col + GEMM, pointwise,
  * grouped, direct depthwise, portable depthwise; bias, residual and each
  * activation), against naive double-precision references, with each
  * instance forced in turn and with 1 and 2 threads. */
@@ -9,9 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/cpu/conv.h"
+#include "core/cpu/nn/conv.h"
 #include "core/simd/kernels.h"
-#include "core/tensor.h"
+#include "core/ir/tensor.h"
 
 static const char *const isa_names[] = {"avx512", "avx2", "generic", "wasm128"};
 #define N_ISAS 4

@@ -7,7 +7,7 @@
 
 #include "api_helpers.h"
 #include "core/onnx/onnx.h"
-#include "core/pool.h"
+#include "core/base/bump_alloc.h"
 
 /* Encodes n strings of shape dims/rank as a TensorProto (heap buffer). */
 static void *encode_strings(const char *const *s, int64_t n, const int64_t *dims, int32_t rank,
@@ -59,7 +59,7 @@ Test(strings, tensorproto_round_trip)
     KT_FAILS(kiln_tensor_string(t, 4, NULL, 0, NULL), KILN_ERR_INVALID_ARGUMENT);
 
     /* decode -> core tensor -> encode gives the same bytes */
-    kn_pool *pool = kn_pool_create();
+    kn_bump *pool = kn_bump_create();
     kn_tensor core;
     const char *name = NULL;
     kn_err err = {0};
@@ -71,7 +71,7 @@ Test(strings, tensorproto_round_trip)
     cr_assert_eq(kn_onnx_write_tensor(name, &core, out, sizeof out, &again, &err), KN_OK);
     cr_assert_eq(again, size);
     cr_assert(memcmp(out, bytes, size) == 0);
-    kn_pool_destroy(pool);
+    kn_bump_destroy(pool);
     kiln_tensor_destroy(t);
     free(bytes);
 }

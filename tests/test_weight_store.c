@@ -1,4 +1,4 @@
-/* The model's shared packed weights (core/weight_store.c): big MatMul/Gemm
+/* The model's shared packed weights (core/engine/weight_store.c): big MatMul/Gemm
  * weights are packed once per model for oneDNN, their raw pages are given
  * back to the system while no kernel reads them, and a session whose Kiln
  * CPU kernels read them gets them back bit for bit. On a synthetic model
@@ -12,10 +12,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/model.h"
+#include "core/engine/load.h"
+#include "core/engine/registry.h"
+#include "core/engine/model.h"
 #include "core/opt/optimize.h"
-#include "core/session.h"
-#include "core/weight_store.h"
+#include "core/engine/session.h"
+#include "core/engine/weight_store.h"
 #include "reader_support.h"
 
 #define ROWS 16
@@ -84,15 +86,15 @@ static pbw chain_model(int declined)
     return mk_model(&g, 17);
 }
 
+/* the oneDNN backend's bit in a model's backend mask */
+static uint32_t dnnl_bit(void) { return 1u << kn_backend_index("dnnl"); }
+
 static kn_model *load_model_at(const pbw *bytes, int use_dnnl, int level)
 {
     kn_err err = {0};
-    kn_model_ir *ir = NULL;
-    cr_assert_eq(kn_onnx_read_model(bytes->p, bytes->n, NULL, 0, &ir, &err), KN_OK, "%s", err.msg);
-    cr_assert_eq(kn_optimize(ir, level, use_dnnl, &err), KN_OK, "%s", err.msg);
     kn_model *m = NULL;
-    cr_assert_eq(kn_model_create(ir, 0, &m, &err), KN_OK, "%s", err.msg);
-    m->use_dnnl = (uint8_t)use_dnnl;
+    kn_load_options o = {.optimize = level, .backends_off = use_dnnl ? 0 : dnnl_bit()};
+    cr_assert_eq(kn_model_load(bytes->p, bytes->n, NULL, 0, &o, &m, &err), KN_OK, "%s", err.msg);
     return m;
 }
 
@@ -236,9 +238,10 @@ Test(weight_store, cpu_session_after_eviction_matches_a_fresh_model)
     cr_expect_eq(memcmp(got, want_dnnl, sizeof got), 0);
 
     /* Kiln's CPU kernels read the raw bytes: restored from the packed copies */
-    m->use_dnnl = 0;
+    uint32_t usable = m->backends;
+    m->backends &= ~dnnl_bit();
     kn_session *b = new_session(m, 0);
-    m->use_dnnl = 1;
+    m->backends = usable;
     st = stats(m);
     cr_expect_eq(st.n_evicted, 0, "a CPU session holds every weight resident");
     cr_expect_eq(st.restores, packed);

@@ -2,7 +2,7 @@
  * once into scratch, Kiln's softmax over each row of S (the scale applied
  * in the same pass), then Y = S V.
  *
- * Kiln's CPU kernel (core/cpu/fused_attention.c) works on blocks of query
+ * Kiln's CPU kernel (core/cpu/fused/fused_attention.c) works on blocks of query
  * rows with its own GEMM, packing K and V for every block; on BERT-base's
  * heads (12 x 128 x 64) it runs at ~73 GFLOP/s on one thread, where
  * oneDNN's brgemm matmuls run at ~110. The scores of all heads live in
@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "core/simd/kernels.h"
-#include "dnnl_common.h"
+#include "core/dnnl/dnnl_common.h"
 
 /* scores bytes beyond which the CPU kernel's blocks keep memory bounded */
 #define KN_DNNL_ATT_MAX_SCORES ((int64_t)16 << 20)
@@ -193,5 +193,7 @@ static void att_release(kn_kctx *k)
     kn_dnnl_release(k);
 }
 
-const kn_op_def kn_dnnl_attention = {"kiln", "Attention", 1, 1000, KN_BIT(KN_FLOAT),
-                                     KN_BACKEND_DNNL, 0, att_prepare, att_run, att_release};
+const kn_op_def kn_dnnl_attention = {
+    .domain = "kiln", .op_type = "Attention", .since_version = 1, .dtypes = KN_BIT(KN_FLOAT),
+    .prepare = att_prepare, .run = att_run, .release = att_release
+};

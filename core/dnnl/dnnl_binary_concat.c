@@ -5,7 +5,7 @@
  * is slow). Plain row-major layouts throughout. */
 #include <string.h>
 
-#include "dnnl_common.h"
+#include "core/dnnl/dnnl_common.h"
 
 static int all_float(kn_kctx *k)
 {
@@ -150,13 +150,17 @@ static int concat_prepare(kn_kctx *k)
 }
 
 #define BINARY_DEF(name, op)                                                                       \
-    const kn_op_def name = {"", op, 7, 1000, KN_BIT(KN_FLOAT), KN_BACKEND_DNNL, KN_OP_INPLACE, \
-                            binary_prepare, kn_dnnl_run, kn_dnnl_release};
+    const kn_op_def name = { \
+    .op_type = op, .since_version = 7, .dtypes = KN_BIT(KN_FLOAT), .flags = KN_OP_INPLACE, \
+    .prepare = binary_prepare, .run = kn_dnnl_run, .release = kn_dnnl_release \
+};
 BINARY_DEF(kn_dnnl_add, "Add")
 BINARY_DEF(kn_dnnl_sub, "Sub")
 BINARY_DEF(kn_dnnl_mul, "Mul")
 BINARY_DEF(kn_dnnl_div, "Div")
 BINARY_DEF(kn_dnnl_max, "Max")
 BINARY_DEF(kn_dnnl_min, "Min")
-const kn_op_def kn_dnnl_concat = {"", "Concat", 4, 1000, KN_BIT(KN_FLOAT), KN_BACKEND_DNNL, 0,
-                                  concat_prepare, kn_dnnl_run, kn_dnnl_release};
+const kn_op_def kn_dnnl_concat = {
+    .op_type = "Concat", .since_version = 4, .dtypes = KN_BIT(KN_FLOAT),
+    .prepare = concat_prepare, .run = kn_dnnl_run, .release = kn_dnnl_release
+};

@@ -1,12 +1,12 @@
-#include "dnnl_common.h"
+#include "core/dnnl/dnnl_common.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/kn_alloc.h"
+#include "core/base/alloc.h"
 #include "core/simd/kernels.h"
-#include "core/weight_store.h"
-#include "dnnl_impl_choice.h"
+#include "core/engine/weight_store.h"
+#include "core/dnnl/dnnl_impl_choice.h"
 
 int kn_dnnl_fail(kn_err *err, dnnl_status_t s, const char *what)
 {

@@ -13,9 +13,9 @@
 
 #include <oneapi/dnnl/dnnl.h>
 
-#include "dnnl_loader.h"
+#include "core/dnnl/dnnl_loader.h"
 
-#include "core/op.h"
+#include "core/kernel/op.h"
 #include "core/simd/activation.h"
 
 #define KN_DNNL_MAX_ARGS 16

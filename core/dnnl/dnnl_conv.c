@@ -12,11 +12,11 @@
  * kernel. */
 #include <string.h>
 
-#include "core/cpu/im2col.h"
-#include "core/cpu/fused_common.h"
-#include "core/cpu/fma_width.h"
-#include "dnnl_conv_wino.h"
-#include "dnnl_impl_choice.h"
+#include "core/kernel/im2col.h"
+#include "core/kernel/fused_common.h"
+#include "core/kernel/fma_width.h"
+#include "core/dnnl/dnnl_conv_wino.h"
+#include "core/dnnl/dnnl_impl_choice.h"
 
 typedef struct conv_state {
     kn_dnnl_prim prim; /* first: the state is kn_dnnl_prepare's; unused when wino.on */
@@ -203,10 +203,17 @@ static void conv_release(kn_kctx *k)
     kn_dnnl_release(k);
 }
 
-const kn_op_def kn_dnnl_conv = {"", "Conv", 1, 1000, KN_BIT(KN_FLOAT), KN_BACKEND_DNNL, 0,
-                                conv_prepare, conv_run, conv_release};
-const kn_op_def kn_dnnl_fused_conv = {"kiln", "FusedConv", 1, 1, KN_BIT(KN_FLOAT),
-                                      KN_BACKEND_DNNL, KN_OP_INPLACE_Z, fused_conv_prepare,
-                                      conv_run, conv_release};
-const kn_op_def kn_dnnl_nhwc_conv = {"kiln", "NhwcConv", 1, 1, KN_BIT(KN_FLOAT), KN_BACKEND_DNNL,
-                                     KN_OP_INPLACE_Z, nhwc_conv_prepare, conv_run, conv_release};
+const kn_op_def kn_dnnl_conv = {
+    .op_type = "Conv", .since_version = 1, .dtypes = KN_BIT(KN_FLOAT), .prepare = conv_prepare,
+    .run = conv_run, .release = conv_release
+};
+const kn_op_def kn_dnnl_fused_conv = {
+    .domain = "kiln", .op_type = "FusedConv", .since_version = 1, .until_version = 1,
+    .dtypes = KN_BIT(KN_FLOAT), .flags = KN_OP_INPLACE_Z, .prepare = fused_conv_prepare,
+    .run = conv_run, .release = conv_release
+};
+const kn_op_def kn_dnnl_nhwc_conv = {
+    .domain = "kiln", .op_type = "NhwcConv", .since_version = 1, .until_version = 1,
+    .dtypes = KN_BIT(KN_FLOAT), .flags = KN_OP_INPLACE_Z, .prepare = nhwc_conv_prepare,
+    .run = conv_run, .release = conv_release
+};

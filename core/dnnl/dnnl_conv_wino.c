@@ -16,7 +16,7 @@
  * primitives, X in nChw16c, Y in nChw16c. */
 #include <string.h>
 
-#include "dnnl_conv_wino.h"
+#include "core/dnnl/dnnl_conv_wino.h"
 
 static size_t round_up(size_t n) { return (n + 63) & ~(size_t)63; }
 

@@ -5,7 +5,7 @@
 #ifndef KN_DNNL_CONV_WINO_H
 #define KN_DNNL_CONV_WINO_H
 
-#include "dnnl_common.h"
+#include "core/dnnl/dnnl_common.h"
 
 typedef struct kn_conv_wino {
     int on;

@@ -1,4 +1,4 @@
-#include "dnnl_impl_choice.h"
+#include "core/dnnl/dnnl_impl_choice.h"
 
 #include <string.h>
 

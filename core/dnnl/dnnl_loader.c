@@ -1,7 +1,7 @@
 #define KN_DNNL_LOADER_IMPL
-#include "dnnl_loader.h"
+#include "core/dnnl/dnnl_loader.h"
 
-#include "core/threadpool.h"
+#include "core/base/thread_pool.h"
 
 #include <dlfcn.h>
 #include <pthread.h>
@@ -53,7 +53,7 @@ static void load(void)
 #undef KN_DNNL_RESOLVE
     ok = ok && (*(void **)&kn_dnnl_fn.omp_set_num_threads = dlsym(lib, "omp_set_num_threads"));
     loaded = ok;
-    /* Kiln's own loops join oneDNN's OpenMP threads (core/threadpool.h) */
+    /* Kiln's own loops join oneDNN's OpenMP threads (core/base/thread_pool.h) */
     kn_team_runner team = NULL;
     *(void **)&team = dlsym(lib, "GOMP_parallel");
     if (ok && team)

@@ -7,7 +7,7 @@
  * makes a transformer's matmuls ~13% faster than reading the file's
  * layout. A big initializer only matrix products read (a transformer's
  * weights, a CNN's classifier) is packed into the model's weight store
- * (core/weight_store.h): one copy for all sessions, and the initializer's
+ * (core/engine/weight_store.h): one copy for all sessions, and the initializer's
  * own pages are given back while no kernel reads them raw, so packing
  * costs no memory. BERT-base, 1 thread: 246 -> 212 ms per run, peak RSS
  * 430 -> 437 MiB (one weight held twice while it is packed; a packed copy
@@ -21,9 +21,9 @@
 #define KN_DNNL_PACK_MAX_BYTES ((int64_t)1 << 20)
 #include <string.h>
 
-#include "core/cpu/fused_common.h"
-#include "core/weight_store.h"
-#include "dnnl_common.h"
+#include "core/kernel/fused_common.h"
+#include "core/engine/weight_store.h"
+#include "core/dnnl/dnnl_common.h"
 
 /* What a node asks for, reduced to: out = act(A' x B' + bias), with A' of
  * dims a[0..rank), B' of dims b[0..rank) (batch dims broadcast), each
@@ -265,10 +265,13 @@ static int fused_gemm_prepare(kn_kctx *k) { return mm_prepare_common(k, 1, 1); }
 
 /* KN_OP_PACKS_WEIGHTS: prepare takes B from the model's weight store
  * (kn_dnnl_add_shared_weights) when it is evictable there. */
-#define MM_DEF(name, domain, op, since, until, prep)                                               \
-    const kn_op_def name = {domain, op, since, until, KN_BIT(KN_FLOAT), KN_BACKEND_DNNL,           \
-                            KN_OP_PACKS_WEIGHTS, prep, kn_dnnl_run, kn_dnnl_release};
-MM_DEF(kn_dnnl_matmul, "", "MatMul", 1, 1000, matmul_prepare)
+#define MM_DEF(name, domain_arg, op, since, until, prep)                                               \
+    const kn_op_def name = { \
+    .domain = domain_arg, .op_type = op, .since_version = since, .until_version = until, \
+    .dtypes = KN_BIT(KN_FLOAT), .flags = KN_OP_PACKS_WEIGHTS, .prepare = prep, \
+    .run = kn_dnnl_run, .release = kn_dnnl_release \
+};
+MM_DEF(kn_dnnl_matmul, "", "MatMul", 1, 0, matmul_prepare)
 MM_DEF(kn_dnnl_fused_matmul, "kiln", "FusedMatMul", 1, 1, fused_matmul_prepare)
-MM_DEF(kn_dnnl_gemm, "", "Gemm", 1, 1000, gemm_prepare)
+MM_DEF(kn_dnnl_gemm, "", "Gemm", 1, 0, gemm_prepare)
 MM_DEF(kn_dnnl_fused_gemm, "kiln", "FusedGemm", 1, 1, fused_gemm_prepare)

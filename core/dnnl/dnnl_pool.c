@@ -8,8 +8,8 @@
  * counts padding cannot count the ceil_mode extension (ONNX does not), so
  * that one case declines. */
 
-#include "core/cpu/im2col.h"
-#include "dnnl_common.h"
+#include "core/kernel/im2col.h"
+#include "core/dnnl/dnnl_common.h"
 
 enum { POOL_MAX, POOL_AVG, POOL_GLOBAL_AVG };
 
@@ -114,11 +114,13 @@ static int gavg_prepare(kn_kctx *k) { return pool_prepare_common(k, POOL_GLOBAL_
 static int nhwc_max_prepare(kn_kctx *k) { return pool_prepare_common(k, POOL_MAX, 1); }
 static int nhwc_avg_prepare(kn_kctx *k) { return pool_prepare_common(k, POOL_AVG, 1); }
 
-#define POOL_DEF(name, domain, op, since, until, prep)                                             \
-    const kn_op_def name = {domain, op, since, until, KN_BIT(KN_FLOAT), KN_BACKEND_DNNL, 0,        \
-                            prep, kn_dnnl_run, kn_dnnl_release};
-POOL_DEF(kn_dnnl_max_pool, "", "MaxPool", 1, 1000, max_prepare)
-POOL_DEF(kn_dnnl_average_pool, "", "AveragePool", 1, 1000, avg_prepare)
-POOL_DEF(kn_dnnl_global_average_pool, "", "GlobalAveragePool", 1, 1000, gavg_prepare)
+#define POOL_DEF(name, domain_arg, op, since, until, prep)                                             \
+    const kn_op_def name = { \
+    .domain = domain_arg, .op_type = op, .since_version = since, .until_version = until, \
+    .dtypes = KN_BIT(KN_FLOAT), .prepare = prep, .run = kn_dnnl_run, .release = kn_dnnl_release \
+};
+POOL_DEF(kn_dnnl_max_pool, "", "MaxPool", 1, 0, max_prepare)
+POOL_DEF(kn_dnnl_average_pool, "", "AveragePool", 1, 0, avg_prepare)
+POOL_DEF(kn_dnnl_global_average_pool, "", "GlobalAveragePool", 1, 0, gavg_prepare)
 POOL_DEF(kn_dnnl_nhwc_max_pool, "kiln", "NhwcMaxPool", 1, 1, nhwc_max_prepare)
 POOL_DEF(kn_dnnl_nhwc_average_pool, "kiln", "NhwcAveragePool", 1, 1, nhwc_avg_prepare)

@@ -1,5 +1,5 @@
 /* A matrix product's constant B packed once per model, not per session:
- * the oneDNN side of core/weight_store.h. The store's key for a packed copy
+ * the oneDNN side of core/engine/weight_store.h. The store's key for a packed copy
  * is the pair of memory descriptors (the initializer's layout as the kernel
  * reads it, maybe transposed, and the packed layout), so a copy made for
  * one node serves every node and session wanting the same reorder; the
@@ -7,9 +7,9 @@
  * the store give the initializer's pages away. */
 #include <string.h>
 
-#include "dnnl_common.h"
+#include "core/dnnl/dnnl_common.h"
 
-#include "core/weight_store.h"
+#include "core/engine/weight_store.h"
 
 typedef struct packed_key {
     dnnl_memory_desc_t have, want;

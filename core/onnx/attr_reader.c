@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "reader.h"
+#include "core/onnx/reader.h"
 
 enum {
     A_NAME = 1, A_F = 2, A_I = 3, A_S = 4, A_T = 5, A_G = 6, A_FLOATS = 7, A_INTS = 8,

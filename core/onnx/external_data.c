@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 
-#include "reader.h"
+#include "core/onnx/reader.h"
 
 #if defined(_WIN32)
 #define canonical_path(p) _fullpath(NULL, (p), 0)

@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "reader.h"
+#include "core/onnx/reader.h"
 
 enum {
     G_NODE = 1, G_NAME = 2, G_INIT = 5, G_INPUT = 11, G_OUTPUT = 12, G_VINFO = 13,

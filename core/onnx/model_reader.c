@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "reader.h"
+#include "core/onnx/reader.h"
 
 enum { M_IR = 1, M_PRODUCER = 2, M_PRODUCER_VERSION = 3, M_GRAPH = 7, M_OPSET = 8 };
 
@@ -189,14 +189,14 @@ static int read_model_from(const void *bytes, size_t size, const char *base_dir,
         return kn_fail(err, KN_ERR_INVALID_ARGUMENT, "kn_onnx_read_model: NULL argument");
     *out = NULL;
     kn_err local = {0, {0}};
-    kn_onnx_ctx c = {kn_pool_create(), kn_pool_create(), err ? err : &local, base_dir,
+    kn_onnx_ctx c = {kn_bump_create(), kn_bump_create(), err ? err : &local, base_dir,
                      max_bytes, mapped};
     kn_model_ir *ir = NULL;
     int rc;
     if (!c.pool || !c.tmp) {
         rc = kn_fail(c.err, KN_ERR_OUT_OF_MEMORY, "out of memory starting to read a model");
     } else {
-        kn_pool_set_limit(c.pool, max_bytes);
+        kn_bump_set_limit(c.pool, max_bytes);
         ir = kn_onnx_alloc(&c, c.pool, 1, sizeof *ir, "the model");
         rc = ir ? KN_OK : c.err->code;
     }
@@ -204,11 +204,11 @@ static int read_model_from(const void *bytes, size_t size, const char *base_dir,
         ir->pool = c.pool;
         rc = read_model(&c, bytes, size, ir);
     }
-    kn_pool_destroy(c.tmp);
+    kn_bump_destroy(c.tmp);
     if (rc != KN_OK) {
         if (c.err->code == KN_OK) /* every failure path sets err; keep the promise anyway */
             kn_fail(c.err, rc, "model could not be read");
-        kn_pool_destroy(c.pool);
+        kn_bump_destroy(c.pool);
         return rc;
     }
     *out = ir;

@@ -3,7 +3,7 @@
  * hold, so it never grows and stays at most half full. */
 #include <string.h>
 
-#include "reader.h"
+#include "core/onnx/reader.h"
 
 static uint64_t hash_name(kn_onnx_str s)
 {

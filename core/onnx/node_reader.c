@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "reader.h"
+#include "core/onnx/reader.h"
 
 enum { N_INPUT = 1, N_OUTPUT = 2, N_NAME = 3, N_OP = 4, N_ATTR = 5, N_DOMAIN = 7 };
 

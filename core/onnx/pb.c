@@ -1,4 +1,4 @@
-#include "pb.h"
+#include "core/onnx/pb.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -5,12 +5,12 @@
 #ifndef KN_ONNX_READER_H
 #define KN_ONNX_READER_H
 
-#include "onnx.h"
-#include "pb.h"
+#include "core/onnx/onnx.h"
+#include "core/onnx/pb.h"
 
 typedef struct kn_onnx_ctx {
-    kn_pool *pool;        /* the result: IR, names, tensor data */
-    kn_pool *tmp;         /* scratch for one read, dropped at its end */
+    kn_bump *pool;        /* the result: IR, names, tensor data */
+    kn_bump *tmp;         /* scratch for one read, dropped at its end */
     kn_err *err;
     const char *base_dir; /* folder of external data; NULL = unsupported */
     size_t max_bytes;     /* limit set on pool (0 = none): failures are LIMIT */
@@ -27,7 +27,7 @@ typedef struct kn_onnx_str {
 
 /* count * size zeroed bytes from pool (c->pool or c->tmp); on failure sets
  * KN_ERR_LIMIT (model size limit hit) or KN_ERR_OUT_OF_MEMORY naming `what`. */
-void *kn_onnx_alloc(kn_onnx_ctx *c, kn_pool *pool, size_t count, size_t size, const char *what);
+void *kn_onnx_alloc(kn_onnx_ctx *c, kn_bump *pool, size_t count, size_t size, const char *what);
 /* kn_err_prefix, unless the message would overflow: then the outer
  * context is dropped and the cause kept. */
 void kn_onnx_prefix(kn_err *err, const char *fmt, ...)

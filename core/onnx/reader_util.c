@@ -3,9 +3,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "reader.h"
+#include "core/onnx/reader.h"
 
-void *kn_onnx_alloc(kn_onnx_ctx *c, kn_pool *pool, size_t count, size_t size, const char *what)
+void *kn_onnx_alloc(kn_onnx_ctx *c, kn_bump *pool, size_t count, size_t size, const char *what)
 {
     size_t bytes = 0;
     if (size && count > SIZE_MAX / size) {
@@ -14,14 +14,14 @@ void *kn_onnx_alloc(kn_onnx_ctx *c, kn_pool *pool, size_t count, size_t size, co
         return NULL;
     }
     bytes = count * size;
-    void *p = kn_pool_alloc(pool, bytes);
+    void *p = kn_bump_alloc(pool, bytes);
     if (p)
         return p;
     /* The pool refuses both when malloc fails and when its limit would be
      * passed; only the model pool carries the caller's limit. */
     size_t rounded = bytes > SIZE_MAX - 15 ? SIZE_MAX : (bytes + 15) & ~(size_t)15;
     if (pool == c->pool && c->max_bytes &&
-        (rounded > c->max_bytes || kn_pool_used(pool) > c->max_bytes - rounded))
+        (rounded > c->max_bytes || kn_bump_used(pool) > c->max_bytes - rounded))
         kn_fail(c->err, KN_ERR_LIMIT,
                 "model exceeds the size limit of %zu bytes (%zu more bytes needed for %s)",
                 c->max_bytes, bytes, what);

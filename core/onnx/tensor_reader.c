@@ -5,7 +5,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "reader.h"
+#include "core/onnx/reader.h"
 
 /* Gives back the whole pages inside [p, p + n) of a private file mapping
  * (see kn_onnx_read_mapped_model). Small tensors are not worth a call. */
@@ -424,7 +424,7 @@ int kn_onnx_parse_tensor_bytes(kn_onnx_ctx *c, const void *bytes, size_t size, k
     return parse_tensor_reader(c, r, out, name);
 }
 
-int kn_onnx_read_tensor(kn_pool *pool, const void *bytes, size_t size, kn_tensor *out,
+int kn_onnx_read_tensor(kn_bump *pool, const void *bytes, size_t size, kn_tensor *out,
                         const char **name, kn_err *err)
 {
     if (!pool || !out || (!bytes && size))

@@ -3,7 +3,7 @@
  * raw_data tensor it wrote gives the same bytes. */
 #include <string.h>
 
-#include "onnx.h"
+#include "core/onnx/onnx.h"
 
 /* Appends to buf while there is room and always counts, so one routine
  * both measures and writes. */

@@ -1,7 +1,7 @@
 /* Kahn's algorithm with a min-heap of ready nodes keyed by file index: the
  * order is a valid schedule and, among valid schedules, the one closest to
  * the file's (an already sorted file keeps its order exactly). */
-#include "reader.h"
+#include "core/onnx/reader.h"
 
 typedef struct min_heap {
     int32_t *a;

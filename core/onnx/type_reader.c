@@ -5,7 +5,7 @@
  * -1) without decoding their contents. */
 #include <string.h>
 
-#include "reader.h"
+#include "core/onnx/reader.h"
 
 static const char *const vinfo_fields[] = {[1] = "name", [2] = "type", [3] = "doc_string"};
 static const pb_msg_desc vinfo_desc = PB_DESC("ValueInfoProto", vinfo_fields);

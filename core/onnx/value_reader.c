@@ -1,12 +1,12 @@
 /* SequenceProto / OptionalProto → a sequence or optional blob
- * (core/value_blob.h); TensorProto goes to the tensor reader. Elements are
+ * (core/ir/value_blob.h); TensorProto goes to the tensor reader. Elements are
  * decoded into a scratch pool first, then written into one blob of exactly
  * the size they need in the caller's pool. Nesting is bounded by
  * KN_BLOB_MAX_DEPTH; sparse tensors and maps are refused. */
 #include <string.h>
 
-#include "../value_blob.h"
-#include "reader.h"
+#include "core/ir/value_blob.h"
+#include "core/onnx/reader.h"
 
 /* SequenceProto.DataType / OptionalProto.DataType (same numbers). */
 enum { ET_UNDEFINED = 0, ET_TENSOR = 1, ET_SPARSE = 2, ET_SEQUENCE = 3, ET_MAP = 4,
@@ -113,11 +113,11 @@ static int pick_field(kn_onnx_ctx *c, const value_scan *s, const char *msg, cons
     return KN_OK;
 }
 
-static int parse_value(kn_onnx_ctx *c, kn_pool *tmp, pb_reader r, int32_t kind, int depth,
-                       kn_pool *dest, kn_tensor *out, const char **name_out);
+static int parse_value(kn_onnx_ctx *c, kn_bump *tmp, pb_reader r, int32_t kind, int depth,
+                       kn_bump *dest, kn_tensor *out, const char **name_out);
 
 /* Decodes element `f` (a TensorProto or nested message) into tmp. */
-static int parse_element(kn_onnx_ctx *c, kn_pool *tmp, const pb_reader *r, const pb_field *f,
+static int parse_element(kn_onnx_ctx *c, kn_bump *tmp, const pb_reader *r, const pb_field *f,
                          int32_t field, int depth, kn_tensor *elem)
 {
     kn_onnx_ctx ec = *c;
@@ -145,8 +145,8 @@ static int32_t inner_dtype(const kn_tensor *elem)
     return h.elem_dtype;
 }
 
-static int parse_value(kn_onnx_ctx *c, kn_pool *tmp, pb_reader r, int32_t kind, int depth,
-                       kn_pool *dest, kn_tensor *out, const char **name_out)
+static int parse_value(kn_onnx_ctx *c, kn_bump *tmp, pb_reader r, int32_t kind, int depth,
+                       kn_bump *dest, kn_tensor *out, const char **name_out)
 {
     const char *msg = kind == KN_KIND_SEQUENCE ? "SequenceProto" : "OptionalProto";
     if (depth >= KN_BLOB_MAX_DEPTH)
@@ -224,7 +224,7 @@ static int parse_value(kn_onnx_ctx *c, kn_pool *tmp, pb_reader r, int32_t kind, 
     return KN_OK;
 }
 
-int kn_onnx_read_value(kn_pool *pool, const void *bytes, size_t size, int32_t kind,
+int kn_onnx_read_value(kn_bump *pool, const void *bytes, size_t size, int32_t kind,
                        kn_tensor *out, const char **name, kn_err *err)
 {
     if (kind == KN_KIND_TENSOR)
@@ -235,13 +235,13 @@ int kn_onnx_read_value(kn_pool *pool, const void *bytes, size_t size, int32_t ki
         return kn_fail(err, KN_ERR_INVALID_ARGUMENT, "kn_onnx_read_value: unknown kind %d",
                        (int)kind);
     kn_err local = {0, {0}};
-    kn_pool *tmp = kn_pool_create();
+    kn_bump *tmp = kn_bump_create();
     if (!tmp)
         return kn_fail(err, KN_ERR_OUT_OF_MEMORY, "out of memory decoding a value");
     kn_onnx_ctx c = {pool, tmp, err ? err : &local, NULL, 0, 0};
     pb_reader r;
     pb_init(&r, bytes, size, kind == KN_KIND_SEQUENCE ? &seq_desc : &opt_desc, c.err);
     int rc = parse_value(&c, tmp, r, kind, 0, pool, out, name);
-    kn_pool_destroy(tmp);
+    kn_bump_destroy(tmp);
     return rc;
 }

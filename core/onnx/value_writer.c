@@ -7,8 +7,8 @@
  * KN_BLOB_MAX_DEPTH. */
 #include <string.h>
 
-#include "../value_blob.h"
-#include "onnx.h"
+#include "core/ir/value_blob.h"
+#include "core/onnx/onnx.h"
 
 typedef struct out_buf {
     uint8_t *p;

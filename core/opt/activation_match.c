@@ -1,10 +1,10 @@
 /* Activation recognition for the fusion passes (activation_match.h). */
-#include "activation_match.h"
+#include "core/opt/activation_match.h"
 
 #include <float.h>
 #include <string.h>
 
-#include "core/cpu/fused_common.h"
+#include "core/kernel/fused_common.h"
 
 /* Clip's bounds: attributes before opset 11, optional constant inputs after. */
 static int clip_bounds(kn_opt *o, const kn_node *n, kn_activation *a)

@@ -7,7 +7,7 @@
 #define KN_OPT_ACTIVATION_MATCH_H
 
 #include "core/simd/activation.h"
-#include "rewrite.h"
+#include "core/opt/rewrite.h"
 
 typedef struct kn_act_match {
     kn_activation act;

@@ -7,8 +7,8 @@
 #ifndef KN_OPT_OPTIMIZE_H
 #define KN_OPT_OPTIMIZE_H
 
-#include "core/graph.h"
-#include "core/status.h"
+#include "core/ir/graph.h"
+#include "core/base/status.h"
 
 /* Optimization levels (KILN_OPT_OPTIMIZE). */
 enum {
@@ -21,10 +21,12 @@ enum {
 #define KN_OPT_DOMAIN_NAME "kiln"
 #define KN_OPT_DOMAIN_VERSION 1
 
+struct kn_backend;
 /* Runs the passes of `level` (levels above 2 act as 2) over ir's top-level
- * graph in place. use_dnnl says whether oneDNN kernels may serve the model
- * (layout passes for them run only then). On error the IR may be partly
- * rewritten and must be dropped. */
-int kn_optimize(kn_model_ir *ir, int level, int use_dnnl, kn_err *err);
+ * graph in place, with the passes that `backends` (those that may serve the
+ * model, NULL-ended; NULL: none) contribute at their slots. On error the IR
+ * may be partly rewritten and must be dropped. */
+int kn_optimize(kn_model_ir *ir, int level, const struct kn_backend *const *backends,
+                kn_err *err);
 
 #endif

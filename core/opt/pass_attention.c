@@ -6,7 +6,7 @@
  * Transpose producing it stays (it is a cheap copy next to the products).
  * Every intermediate must be private to the pattern; the pattern must show
  * it is float (a float scale, mask or declared type). */
-#include "passes.h"
+#include "core/opt/passes.h"
 
 /* Node `id` is Div or Mul of some value by a float scalar constant: the
  * factor it applies goes to *scale, the other operand to *x. */

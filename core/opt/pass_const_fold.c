@@ -12,9 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/kn_alloc.h"
-#include "core/op.h"
-#include "passes.h"
+#include "core/kernel/backend.h"
+#include "core/base/alloc.h"
+#include "core/kernel/op.h"
+#include "core/opt/passes.h"
 
 enum { FOLD_SLACK_BYTES = 1 << 20, FOLD_MAX_IO = 64 };
 
@@ -60,7 +61,7 @@ static int fold_node(kn_opt *o, int32_t id)
     int32_t dtype = n->n_inputs > 0 && n->inputs[0] >= 0 ? kn_opt_value(o, n->inputs[0])->dtype
                                                         : KN_UNDEFINED;
     int64_t opset = kn_model_opset_for(o->ir, n->domain);
-    const kn_op_def *def = kn_registry_find(n->domain, n->op_type, opset, dtype, KN_BACKEND_CPU);
+    const kn_op_def *def = kn_backend_kernel(&kn_backend_cpu, n->domain, n->op_type, opset, dtype);
     if (!def || (def->flags & KN_OP_NONDETERMINISTIC))
         return KN_OK;
     kn_tensor tin[FOLD_MAX_IO], tout[FOLD_MAX_IO];
@@ -103,7 +104,7 @@ static int fold_node(kn_opt *o, int32_t id)
         rc = KN_ERR_LIMIT;
     for (int32_t j = 0; rc == KN_OK && j < n->n_outputs; j++) {
         int64_t nb = kn_tensor_nbytes(&tout[j]);
-        tout[j].data = kn_pool_alloc(o->ir->pool, nb > 0 ? (size_t)nb : 1);
+        tout[j].data = kn_bump_alloc(o->ir->pool, nb > 0 ? (size_t)nb : 1);
         if (!tout[j].data)
             rc = KN_ERR_LIMIT; /* model size limit: keep the node */
     }

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "passes.h"
+#include "core/opt/passes.h"
 
 /* The BN's per-channel tensors, all of length c, or 0. */
 static int bn_params(kn_opt *o, const kn_node *bn, int64_t c, const float *p[4])

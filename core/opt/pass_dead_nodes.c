@@ -1,7 +1,7 @@
 /* Dead-node elimination: a node none of whose outputs is read (by a live
  * node, a subgraph or as a graph output) is removed; walking backwards
  * removes whole dead chains in one pass. */
-#include "passes.h"
+#include "core/opt/passes.h"
 
 int kn_pass_dead_nodes(kn_opt *o)
 {

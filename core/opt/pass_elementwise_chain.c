@@ -1,5 +1,5 @@
 /* Chains of float elementwise ops become one kiln.ElementwiseChain, which
- * makes a single pass over memory (core/cpu/fused_elementwise.c documents
+ * makes a single pass over memory (core/cpu/fused/fused_elementwise.c documents
  * its attributes). A chain is two or more of
  *   Relu, Sigmoid, Tanh, Exp, Neg, Abs, Sqrt, Reciprocal, LeakyRelu, Gelu
  *   (erf), Clip with constant bounds, kiln.Silu, kiln.Gelu, and
@@ -16,7 +16,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "passes.h"
+#include "core/opt/passes.h"
 
 enum { MAX_STEPS = 64, MAX_FLOAT_HOPS = 64 };
 

@@ -4,8 +4,8 @@
  * its other operand is computed (not an initializer: a constant there is a
  * broadcast bias, not a residual). At least one of residual and activation
  * must be there. Only float convolutions (W declared float) are fused. */
-#include "activation_match.h"
-#include "passes.h"
+#include "core/opt/activation_match.h"
+#include "core/opt/passes.h"
 
 /* The Add reading only v, and its other operand; -1 if none. */
 static int32_t residual_add(kn_opt *o, int32_t v, int32_t *other)

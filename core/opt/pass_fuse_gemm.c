@@ -1,8 +1,8 @@
 /* Gemm -> activation becomes kiln.FusedGemm (Gemm's inputs and attributes
  * plus `activation`, `activation_params`): Y = act(alpha A'B' + beta C).
  * Float only (B declared float). */
-#include "activation_match.h"
-#include "passes.h"
+#include "core/opt/activation_match.h"
+#include "core/opt/passes.h"
 
 int kn_pass_fuse_gemm(kn_opt *o)
 {

@@ -4,8 +4,8 @@
  * bias qualifies when it is a 1-D float initializer as long as B's last
  * dimension, which must be declared (the kernel checks it again). At least
  * one of bias and activation must be there. Float only (B declared float). */
-#include "activation_match.h"
-#include "passes.h"
+#include "core/opt/activation_match.h"
+#include "core/opt/passes.h"
 
 /* The Add reading only v with a 1-D constant of n floats. */
 static int32_t bias_add(kn_opt *o, int32_t v, int64_t n, int32_t *bias)

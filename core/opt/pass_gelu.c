@@ -6,7 +6,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "passes.h"
+#include "core/opt/passes.h"
 
 static int near(float v, double want) { return fabs((double)v - want) <= 1e-4 * fabs(want); }
 

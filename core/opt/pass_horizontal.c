@@ -21,8 +21,8 @@
  * model memory limit has no room for it, the siblings are left alone. */
 #include <string.h>
 
-#include "activation_match.h"
-#include "passes.h"
+#include "core/opt/activation_match.h"
+#include "core/opt/passes.h"
 
 enum { MAX_SIBLINGS = 64 }; /* the Split kernel's output limit */
 
@@ -172,8 +172,8 @@ static int same_group(const sibling *a, const sibling *b)
 static float *new_weights(kn_opt *o, const char *hint, int32_t rank, const int64_t *dims,
                           int64_t count, int32_t *value)
 {
-    /* kn_pool_alloc, not kn_opt_alloc: running out here is no error */
-    float *data = kn_pool_alloc(o->ir->pool, count ? (size_t)count * sizeof(float) : 1);
+    /* kn_bump_alloc, not kn_opt_alloc: running out here is no error */
+    float *data = kn_bump_alloc(o->ir->pool, count ? (size_t)count * sizeof(float) : 1);
     if (!data)
         return NULL;
     int32_t v = kn_opt_add_value(o, hint, KN_FLOAT);

@@ -4,7 +4,7 @@
  * or a constant false; earlier: is_test or no training attribute). */
 #include <string.h>
 
-#include "passes.h"
+#include "core/opt/passes.h"
 
 static int dropout_is_noop(kn_opt *o, const kn_node *n)
 {

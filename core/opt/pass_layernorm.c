@@ -7,7 +7,7 @@
  * with the same contract. */
 #include <string.h>
 
-#include "passes.h"
+#include "core/opt/passes.h"
 
 /* ReduceMean over the last axis only, keepdims (attribute axes before
  * opset 18, a constant input from 18). */

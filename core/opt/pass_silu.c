@@ -1,6 +1,6 @@
 /* x * Sigmoid(x) (the Sigmoid read only by that Mul) becomes kiln.Silu(X),
  * where no conv or matrix product took it into its epilogue. */
-#include "passes.h"
+#include "core/opt/passes.h"
 
 int kn_pass_silu(kn_opt *o)
 {

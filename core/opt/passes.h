@@ -4,7 +4,7 @@
 #ifndef KN_OPT_PASSES_H
 #define KN_OPT_PASSES_H
 
-#include "rewrite.h"
+#include "core/opt/rewrite.h"
 
 typedef int (*kn_opt_pass_fn)(kn_opt *o);
 
@@ -17,13 +17,13 @@ int kn_pass_dead_nodes(kn_opt *o);     /* nodes nothing reads */
 int kn_pass_gelu(kn_opt *o);           /* erf formula -> kiln.Gelu */
 int kn_pass_layernorm(kn_opt *o);      /* mean/variance formula -> LayerNormalization */
 int kn_pass_attention(kn_opt *o);      /* softmax(Q K' * s + mask) V -> kiln.Attention */
-int kn_pass_horizontal(kn_opt *o);     /* sibling products of one input -> one product + Split */
+/* sibling products of one input -> one product + Split; contributed by
+ * backends whose products gain from the width (the oneDNN backend does) */
+int kn_pass_horizontal(kn_opt *o);
 int kn_pass_fuse_matmul(kn_opt *o);    /* MatMul + bias + activation -> kiln.FusedMatMul */
 int kn_pass_fuse_gemm(kn_opt *o);      /* Gemm + activation -> kiln.FusedGemm */
 int kn_pass_fuse_conv(kn_opt *o);      /* Conv + residual + activation -> kiln.FusedConv */
 int kn_pass_silu(kn_opt *o);           /* x * Sigmoid(x) -> kiln.Silu */
 int kn_pass_elementwise_chain(kn_opt *o); /* elementwise op chains -> kiln.ElementwiseChain */
-/* Level 2 with oneDNN, after the fusions (core/opt/pass_layout_nhwc.c) */
-int kn_pass_layout_nhwc(kn_opt *o);
 
 #endif

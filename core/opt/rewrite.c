@@ -2,7 +2,7 @@
  * context, queries, the per-value reader index, removing nodes and
  * redirecting uses. Adding things is rewrite_add.c, committing
  * rewrite_commit.c. */
-#include "rewrite.h"
+#include "core/opt/rewrite.h"
 
 #include <stdlib.h>
 #include <string.h>

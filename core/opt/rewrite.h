@@ -13,9 +13,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "core/graph.h"
-#include "core/status.h"
-#include "optimize.h"
+#include "core/ir/graph.h"
+#include "core/base/status.h"
+#include "core/opt/optimize.h"
 
 typedef struct kn_opt {
     kn_model_ir *ir;

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rewrite.h"
+#include "core/opt/rewrite.h"
 
 /* ---- commit: order the live nodes topologically, close to their old order ---- */
 

@@ -8,9 +8,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "core/cpu/gemm.h"
-#include "core/threadpool.h"
-#include "activation.h"
+#include "core/simd/gemm.h"
+#include "core/base/thread_pool.h"
+#include "core/simd/activation.h"
 
 typedef enum kn_binop { KN_BIN_ADD, KN_BIN_SUB, KN_BIN_MUL, KN_BIN_DIV } kn_binop;
 

@@ -135,7 +135,7 @@ static float KS(sgemm_dot)(const float *x, const float *v, int64_t k)
 #define GMICRO() KS(sgemm_micro)
 #define GMICRO_HALF() KS(sgemm_micro_half)
 #define GMICRO_C() KS(sgemm_micro_c)
-#include "core/cpu/gemm_impl.h"
+#include "core/simd/gemm_impl.h"
 #undef GT
 #undef GS
 #undef GISA

@@ -56,13 +56,13 @@
  *   kv_lt kv_gt kv_ne -> kvm, kv_select(m, t, f) = m ? t : f
  *   kv_hsum kv_hmax           across lanes */
 #if KN_SIMD_ISA == KN_SIMD_AVX512
-#include "vec_avx512.h"
+#include "core/simd/vec_avx512.h"
 #elif KN_SIMD_ISA == KN_SIMD_AVX2
-#include "vec_avx2.h"
+#include "core/simd/vec_avx2.h"
 #elif KN_SIMD_ISA == KN_SIMD_WASM128
-#include "vec_wasm.h"
+#include "core/simd/vec_wasm.h"
 #else
-#include "vec_generic.h"
+#include "core/simd/vec_generic.h"
 #endif
 
 #endif

@@ -10,7 +10,7 @@
 #ifndef KN_SIMD_VEC_MATH_H
 #define KN_SIMD_VEC_MATH_H
 
-#include "vec.h"
+#include "core/simd/vec.h"
 
 #ifndef KV_HAS_SCALE2_RECIP
 /* Backends without a scale or reciprocal instruction build them here. */

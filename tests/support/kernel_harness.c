@@ -73,12 +73,12 @@ void kh_input(kh_case *c, int32_t i, int32_t dtype, const int64_t *dims, int32_t
 
 int kh_run(kh_case *c, int32_t threads)
 {
-    return kh_run_kernel(c, threads, KN_BACKEND_CPU, c->inputs_constant_in_prepare ? ~0u : 0);
+    return kh_run_kernel(c, threads, &kn_backend_cpu, c->inputs_constant_in_prepare ? ~0u : 0);
 }
 
 /* Prepares the kernel of `backend` for c (data of const_mask inputs only),
  * runs it when `run`, releases it; *scratch_bytes gets what prepare asked. */
-static int prepare_run(kh_case *c, int32_t threads, int32_t backend, uint32_t const_mask, int run,
+static int prepare_run(kh_case *c, int32_t threads, const kn_backend *backend, uint32_t const_mask, int run,
                        size_t *scratch_bytes)
 {
     kn_tensor *in_ptrs[KH_MAX_IO], *out_ptrs[KH_MAX_IO];
@@ -93,11 +93,11 @@ static int prepare_run(kh_case *c, int32_t threads, int32_t backend, uint32_t co
         out_ptrs[i] = &c->out[i];
     int32_t dtype = c->n_in > 0 && c->in[0].data ? c->in[0].dtype : 0;
     const kn_op_def *def =
-        kn_registry_find(c->node.domain, c->node.op_type, c->opset, dtype, backend);
+        kn_backend_kernel(backend, c->node.domain, c->node.op_type, c->opset, dtype);
     if (!def)
         return kn_fail(&c->err, KN_ERR_UNSUPPORTED, "no kernel for %s opset %lld dtype %s (%s, "
                        "domain '%s')", c->node.op_type, (long long)c->opset, kn_dtype_name(dtype),
-                       kn_backend_name(backend), c->node.domain);
+                       backend->name, c->node.domain);
     kn_threadpool *pool = threads > 1 ? kn_threadpool_create(threads) : NULL;
     kn_kctx k = {.node = &c->node, .opset = c->opset, .n_in = c->n_in, .n_out = c->n_out,
                  .in = in_ptrs, .out = out_ptrs, .pool = pool, .err = &c->err};
@@ -123,12 +123,12 @@ static int prepare_run(kh_case *c, int32_t threads, int32_t backend, uint32_t co
     return rc;
 }
 
-int kh_run_kernel(kh_case *c, int32_t threads, int32_t backend, uint32_t const_mask)
+int kh_run_kernel(kh_case *c, int32_t threads, const kn_backend *backend, uint32_t const_mask)
 {
     return prepare_run(c, threads, backend, const_mask, 1, NULL);
 }
 
-int kh_prepare_kernel(kh_case *c, int32_t backend, uint32_t const_mask, size_t *scratch_bytes)
+int kh_prepare_kernel(kh_case *c, const kn_backend *backend, uint32_t const_mask, size_t *scratch_bytes)
 {
     return prepare_run(c, 1, backend, const_mask, 0, scratch_bytes);
 }

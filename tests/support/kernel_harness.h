@@ -3,7 +3,12 @@
 #ifndef KILN_KERNEL_HARNESS_H
 #define KILN_KERNEL_HARNESS_H
 
-#include "core/op.h"
+#include "core/kernel/backend.h"
+#include "core/kernel/op.h"
+
+/* The oneDNN backend's descriptor (core/dnnl/, or its never-available
+ * absent/ variant): tests name it to run its kernels. */
+extern const kn_backend kn_backend_dnnl;
 
 #define KH_MAX_ATTRS 16
 #define KH_MAX_IO 8
@@ -41,10 +46,10 @@ void kh_input(kh_case *c, int32_t i, int32_t dtype, const int64_t *dims, int32_t
 int kh_run(kh_case *c, int32_t threads);
 /* kh_run with the kernel of `backend` for the node's domain, where prepare
  * sees the data of the inputs in const_mask only (bit i: input i). */
-int kh_run_kernel(kh_case *c, int32_t threads, int32_t backend, uint32_t const_mask);
+int kh_run_kernel(kh_case *c, int32_t threads, const kn_backend *backend, uint32_t const_mask);
 /* Only prepares (and releases) that kernel; the scratch bytes it asked for
  * go to *scratch_bytes. Returns prepare's status. */
-int kh_prepare_kernel(kh_case *c, int32_t backend, uint32_t const_mask, size_t *scratch_bytes);
+int kh_prepare_kernel(kh_case *c, const kn_backend *backend, uint32_t const_mask, size_t *scratch_bytes);
 void kh_free(kh_case *c);
 
 #endif

@@ -1,0 +1,26 @@
+# The library's sources, for every build of it (the native library, the
+# WebAssembly module, the fuzzing library): everything under core/ and capi/
+# except the backend folders, plus each backend's own sources or, where its
+# toolkit is missing, its absent/ descriptor (core/backends.c lists every
+# backend in every build).
+#   kiln_core_sources(OUT_VAR ROOT WITH_DNNL)
+function(kiln_core_sources out root with_dnnl)
+  file(GLOB_RECURSE sources CONFIGURE_DEPENDS ${root}/core/*.c)
+  list(FILTER sources EXCLUDE REGEX "^${root}/core/dnnl/")
+  file(GLOB capi CONFIGURE_DEPENDS ${root}/capi/*.c)
+  if(with_dnnl)
+    file(GLOB dnnl CONFIGURE_DEPENDS ${root}/core/dnnl/*.c)
+  else()
+    file(GLOB dnnl CONFIGURE_DEPENDS ${root}/core/dnnl/absent/*.c)
+  endif()
+  set(${out} ${sources} ${capi} ${dnnl} PARENT_SCOPE)
+endfunction()
+
+# Kernel sources (gcc vectorises their loops only at -O3; they never read the
+# floating-point exception flags, so trapping math can go too).
+#   kiln_kernel_sources(OUT_VAR ROOT)
+function(kiln_kernel_sources out root)
+  file(GLOB_RECURSE sources CONFIGURE_DEPENDS ${root}/core/cpu/*.c ${root}/core/kernel/*.c
+    ${root}/core/simd/*.c)
+  set(${out} ${sources} PARENT_SCOPE)
+endfunction()

@@ -1,0 +1,152 @@
+/* CPU kernels for the NHWC ops the layout pass writes (kiln.NhwcConv,
+ * kiln.NhwcMaxPool, kiln.NhwcAveragePool; the global pool has a kernel of
+ * its own, nhwc_global_pool.c), so a node the oneDNN kernel declines still
+ * has a kernel. Not fast, only correct: X is transposed to NCHW in scratch,
+ * the op's own CPU kernel runs there, and the result is transposed back,
+ * with NhwcConv's residual and activation applied on the way out. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/kernel/backend.h"
+#include "core/kernel/fused_common.h"
+#include "core/kernel/op.h"
+#include "core/kernel/tensor_common.h"
+#include "core/simd/kernels.h"
+
+typedef struct nhwc_state {
+    const kn_op_def *inner;
+    kn_kctx ik;
+    kn_tensor x, y;              /* NCHW views in scratch */
+    kn_tensor *in[3], *out[1];
+    kn_strided_plan to_nchw, to_nhwc;
+    size_t x_off, y_off;         /* in scratch, after the inner kernel's */
+    int is_conv;
+    int one_pixel;               /* H = W = 1 in and out: NHWC is NCHW, nothing to transpose */
+    kn_activation act;
+} nhwc_state;
+
+static void nhwc_release(kn_kctx *k)
+{
+    nhwc_state *st = k->state;
+    if (st && st->inner->release)
+        st->inner->release(&st->ik);
+    free(st);
+    k->state = NULL;
+}
+
+/* dst dims and source strides of a rank-4 permutation of dense src. */
+static void plan_perm(kn_strided_plan *p, const int64_t *src_dims, const int32_t *perm,
+                      int64_t *dst_dims)
+{
+    int64_t src_strides[4], strides[4];
+    kn_dense_strides(src_dims, 4, src_strides);
+    for (int32_t i = 0; i < 4; i++) {
+        dst_dims[i] = src_dims[perm[i]];
+        strides[i] = src_strides[perm[i]];
+    }
+    kn_strided_init(p, sizeof(float), 4, dst_dims, strides, 0);
+}
+
+static const int32_t nhwc_to_nchw[4] = {0, 3, 1, 2}, nchw_to_nhwc[4] = {0, 2, 3, 1};
+
+static size_t align64(size_t n) { return (n + 63) & ~(size_t)63; }
+
+static int nhwc_prepare(kn_kctx *k, const char *op, int64_t opset)
+{
+    const kn_tensor *x = k->in[0];
+    if (!x || x->rank != 4 || x->dtype != KN_FLOAT)
+        return kn_fail(k->err, KN_ERR_UNSUPPORTED, "%s: X must be a 4-D float32 NHWC tensor",
+                       k->node->op_type);
+    nhwc_state *st = calloc(1, sizeof *st);
+    if (!st)
+        return kn_fail(k->err, KN_ERR_OUT_OF_MEMORY, "%s: out of memory", k->node->op_type);
+    st->inner = kn_backend_kernel(&kn_backend_cpu, "", op, opset, KN_FLOAT);
+    if (!st->inner) {
+        free(st);
+        return kn_fail(k->err, KN_ERR_INTERNAL, "%s: no CPU %s kernel", k->node->op_type, op);
+    }
+    st->is_conv = strcmp(op, "Conv") == 0;
+    int rc = st->is_conv ? kn_fused_activation(k, &st->act) : KN_OK;
+    if (rc != KN_OK) {
+        free(st);
+        return rc;
+    }
+    st->x = (kn_tensor){.dtype = KN_FLOAT, .rank = 4};
+    plan_perm(&st->to_nchw, x->dims, nhwc_to_nchw, st->x.dims);
+    st->in[0] = &st->x;
+    int32_t n_in = st->is_conv ? (k->n_in < 3 ? k->n_in : 3) : 1;
+    for (int32_t j = 1; j < n_in; j++)
+        st->in[j] = k->in[j];
+    st->out[0] = &st->y;
+    st->ik = (kn_kctx){.node = k->node, .opset = opset, .n_in = n_in, .n_out = 1, .in = st->in,
+                       .out = st->out, .pool = k->pool, .err = k->err,
+                       .engine_api = k->engine_api, .engine = k->engine};
+    rc = st->inner->prepare(&st->ik);
+    if (rc != KN_OK) {
+        free(st);
+        return rc;
+    }
+    k->state = st;
+    kn_tensor *y = k->out[0];
+    if (st->y.rank != 4 || st->y.dtype != KN_FLOAT) {
+        nhwc_release(k);
+        return kn_fail(k->err, KN_ERR_INTERNAL, "%s: unexpected inner output", k->node->op_type);
+    }
+    y->dtype = KN_FLOAT;
+    y->rank = 4;
+    plan_perm(&st->to_nhwc, st->y.dims, nchw_to_nhwc, y->dims);
+    const kn_tensor *z = st->is_conv && k->n_in > 3 ? k->in[3] : NULL;
+    if (z && !kn_shape_equal(z->dims, z->rank, y->dims, y->rank)) {
+        nhwc_release(k);
+        return kn_fail(k->err, KN_ERR_SHAPE, "%s: residual Z does not have Y's shape",
+                       k->node->op_type);
+    }
+    st->one_pixel = x->dims[1] == 1 && x->dims[2] == 1 && y->dims[1] == 1 && y->dims[2] == 1;
+    st->x_off = align64(st->ik.scratch_bytes);
+    st->y_off = st->x_off + align64((size_t)kn_tensor_nbytes(x));
+    /* one pixel needs no transposed copies, only the inner kernel's scratch */
+    k->scratch_bytes = st->one_pixel ? st->ik.scratch_bytes
+                                     : st->y_off + align64((size_t)kn_tensor_nbytes(y));
+    return KN_OK;
+}
+
+static int nhwc_run(kn_kctx *k)
+{
+    nhwc_state *st = k->state;
+    char *scratch = k->scratch;
+    float *y = k->out[0]->data;
+    /* one pixel (a squeeze-and-excitation block's 1x1 convolutions): the
+     * inner kernel reads X and writes Y where they are */
+    st->x.data = st->one_pixel ? k->in[0]->data : scratch + st->x_off;
+    st->y.data = st->one_pixel ? (void *)y : scratch + st->y_off;
+    st->ik.scratch = st->ik.scratch_bytes ? scratch : NULL;
+    st->ik.err = k->err;
+    st->ik.pool = k->pool;
+    if (!st->one_pixel)
+        kn_strided_run(&st->to_nchw, k->in[0]->data, st->x.data, k->pool);
+    int rc = st->inner->run(&st->ik);
+    if (rc != KN_OK)
+        return rc;
+    if (!st->one_pixel)
+        kn_strided_run(&st->to_nhwc, st->y.data, y, k->pool);
+    const kn_tensor *z = st->is_conv && k->n_in > 3 ? k->in[3] : NULL;
+    if (!z && st->act.kind == KN_ACT_NONE)
+        return KN_OK;
+    /* the vector epilogue: the scalar definition (kn_act_ref) took ~15 ns
+     * an element for SiLU and Sigmoid, the whole of an SE block's step */
+    kn_simd()->bias_act(y, kn_tensor_numel(k->out[0]), 0.0f, z ? z->data : NULL, &st->act);
+    return KN_OK;
+}
+
+static int conv_prepare(kn_kctx *k) { return nhwc_prepare(k, "Conv", 11); }
+static int max_prepare(kn_kctx *k) { return nhwc_prepare(k, "MaxPool", 12); }
+static int avg_prepare(kn_kctx *k) { return nhwc_prepare(k, "AveragePool", 19); }
+
+#define NHWC_DEF(name, op, prep)                                                                   \
+    const kn_op_def name = { \
+    .domain = "kiln", .op_type = op, .since_version = 1, .until_version = 1, \
+    .dtypes = KN_BIT(KN_FLOAT), .prepare = prep, .run = nhwc_run, .release = nhwc_release \
+};
+NHWC_DEF(kn_cpu_nhwc_conv, "NhwcConv", conv_prepare)
+NHWC_DEF(kn_cpu_nhwc_max_pool, "NhwcMaxPool", max_prepare)
+NHWC_DEF(kn_cpu_nhwc_average_pool, "NhwcAveragePool", avg_prepare)

@@ -1,0 +1,516 @@
+/* Integer matrix products with exact int32 results: the engines of
+ * quant_common.h (batched matmul, convolution) and the two ops that expose
+ * them directly, MatMulInteger and ConvInteger (opset 10).
+ *
+ * Operands minus their zero points are small integers, held as float; the
+ * shared float GEMM multiplies them QUANT_KC deep at a time, where every
+ * float sum is exact (see quant_common.h), and each partial product is
+ * added into the int32 result. Sums are added as uint32 so an (allowed)
+ * int32 overflow wraps instead of being undefined.
+ *
+ * The convolution reuses the float im2col of im2col.h on the image minus
+ * its zero point: padding becomes 0, i.e. the zero point, as the spec
+ * wants. Column blocks are sized to stay in cache, as in conv.c. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/simd/gemm.h"
+#include "core/cpu/quant/quant_common.h"
+#include "core/kernel/tensor_common.h"
+
+/* ---- scale / zero-point checks ---- */
+
+int quant_check_pair(kn_kctx *k, const char *what, const kn_tensor *scale, const kn_tensor *zp,
+                     int32_t zp_dtype, int64_t per)
+{
+    const char *op = k->node->op_type;
+    const kn_tensor *ref = scale ? scale : zp;
+    if (scale && !quant_is_scale_type(scale->dtype))
+        return kn_fail(k->err, KN_ERR_DTYPE, "%s: %s_scale has type %s, expected float", op, what,
+                       kn_dtype_name(scale->dtype));
+    if (zp && zp->dtype != zp_dtype)
+        return kn_fail(k->err, KN_ERR_DTYPE, "%s: %s_zero_point has type %s but %s has %s", op,
+                       what, kn_dtype_name(zp->dtype), what, kn_dtype_name(zp_dtype));
+    if (!ref)
+        return KN_OK;
+    int64_t n = kn_tensor_numel(ref);
+    if (!(n == 1 && ref->rank <= 1) && !(per > 0 && ref->rank == 1 && n == per))
+        return kn_fail(k->err, KN_ERR_SHAPE,
+                       "%s: %s_%s must be a scalar%s, got %lld elements (rank %d)", op, what,
+                       scale ? "scale" : "zero_point", per > 0 ? " or a vector of its rows/channels" : "",
+                       (long long)n, (int)ref->rank);
+    if (scale && zp && !kn_shape_equal(scale->dims, scale->rank, zp->dims, zp->rank))
+        return kn_fail(k->err, KN_ERR_SHAPE, "%s: %s_scale and %s_zero_point differ in shape", op,
+                       what, what);
+    return KN_OK;
+}
+
+/* ---- exact integer GEMM through float ---- */
+
+static size_t round64(size_t n) { return (n + 63) & ~(size_t)63; }
+
+/* acc[m x n] (ldc) = A[m x k] (lda) * B[k x n] (ldb) for float operands
+ * holding integers in [-255, 255]; tmp holds m x n floats, ws is a GEMM
+ * workspace of ws_bytes for these sizes (depth at most QUANT_KC). */
+static void exact_gemm(kn_threadpool *pool, int64_t m, int64_t n, int64_t k, const float *a,
+                       int64_t lda, const float *b, int64_t ldb, int32_t *acc, int64_t ldc,
+                       float *tmp, void *ws, size_t ws_bytes)
+{
+    if (m <= 0 || n <= 0)
+        return;
+    if (k <= 0) {
+        for (int64_t i = 0; i < m; i++)
+            memset(acc + i * ldc, 0, (size_t)n * sizeof *acc);
+        return;
+    }
+    for (int64_t p0 = 0; p0 < k; p0 += QUANT_KC) {
+        int64_t kc = k - p0 < QUANT_KC ? k - p0 : QUANT_KC;
+        kn_sgemm_args g = {.m = m, .n = n, .k = kc, .alpha = 1, .beta = 0, .a = a + p0,
+                           .lda = lda, .b = b + p0 * ldb, .ldb = ldb, .c = tmp, .ldc = n};
+        kn_sgemm(pool, &g, ws, ws_bytes);
+        /* exact integers below 2^24: the conversions are exact too */
+        for (int64_t i = 0; i < m; i++) {
+            int32_t *c = acc + i * ldc;
+            const float *t = tmp + i * n;
+            if (p0 == 0)
+                for (int64_t j = 0; j < n; j++)
+                    c[j] = (int32_t)t[j];
+            else
+                for (int64_t j = 0; j < n; j++)
+                    c[j] = (int32_t)((uint32_t)c[j] + (uint32_t)(int32_t)t[j]);
+        }
+    }
+}
+
+static size_t exact_gemm_ws(int64_t m, int64_t n, int64_t k, int32_t threads)
+{
+    return round64(kn_sgemm_workspace_size(m, n, k < QUANT_KC ? k : QUANT_KC, threads));
+}
+
+/* n elements of an 8-bit tensor as float. */
+static void widen(int32_t dtype, const void *src, float *dst, int64_t n)
+{
+    kn_convert(dtype, src, KN_FLOAT, dst, n);
+}
+
+/* ---- batched matmul ---- */
+
+/* B - b_zp as float (zero point per tensor, per column, or per column of
+ * each batch of B). */
+static void widen_b(const quant_mm *mm, const void *b, const kn_tensor *b_zp, float *bf)
+{
+    widen(mm->b_dtype, b, bf, mm->b_numel);
+    if (!b_zp)
+        return;
+    if (mm->b_zp_n == 1) {
+        float z = (float)quant_zp_at(b_zp, 0);
+        for (int64_t i = 0; i < mm->b_numel; i++)
+            bf[i] -= z;
+        return;
+    }
+    for (int64_t i = 0; i < mm->b_numel; i++) {
+        int64_t col = i % mm->n, bat = i / (mm->k * mm->n);
+        bf[i] -= (float)quant_zp_at(b_zp, mm->b_zp_n == mm->n ? col : bat * mm->n + col);
+    }
+}
+
+static int zp_count_ok(int64_t got, int64_t per_tensor_rows, int64_t all_rows)
+{
+    return got == 1 || got == per_tensor_rows || got == all_rows;
+}
+
+int quant_mm_prepare(kn_kctx *k, quant_mm *mm, const kn_tensor *a, const kn_tensor *b,
+                     const kn_tensor *a_zp, const kn_tensor *b_zp, kn_tensor *y)
+{
+    const char *op = k->node->op_type;
+    memset(mm, 0, sizeof *mm);
+    if ((a->dtype != KN_INT8 && a->dtype != KN_UINT8) || (b->dtype != KN_INT8 && b->dtype != KN_UINT8))
+        return kn_fail(k->err, KN_ERR_DTYPE, "%s: A and B must be int8 or uint8, got %s and %s", op,
+                       kn_dtype_name(a->dtype), kn_dtype_name(b->dtype));
+    if (a->rank < 1 || b->rank < 1)
+        return kn_fail(k->err, KN_ERR_SHAPE, "%s: operands must have rank >= 1, got %d and %d", op,
+                       (int)a->rank, (int)b->rank);
+    mm->a_dtype = a->dtype;
+    mm->b_dtype = b->dtype;
+    mm->m = a->rank == 1 ? 1 : a->dims[a->rank - 2];
+    mm->k = a->dims[a->rank - 1];
+    int64_t kb = b->rank == 1 ? b->dims[0] : b->dims[b->rank - 2];
+    mm->n = b->rank == 1 ? 1 : b->dims[b->rank - 1];
+    char sa[128], sb[128];
+    kn_shape_format(a->dims, a->rank, sa, sizeof sa);
+    kn_shape_format(b->dims, b->rank, sb, sizeof sb);
+    if (kb != mm->k)
+        return kn_fail(k->err, KN_ERR_SHAPE, "%s: inner dims differ: A %s has K=%lld, B %s has K=%lld",
+                       op, sa, (long long)mm->k, sb, (long long)kb);
+    int32_t ab = a->rank > 2 ? a->rank - 2 : 0, bb = b->rank > 2 ? b->rank - 2 : 0;
+    mm->brank = ab > bb ? ab : bb;
+    int64_t a_vol = 1, b_vol = 1;
+    for (int32_t i = mm->brank - 1; i >= 0; i--) {
+        int32_t ia = i - (mm->brank - ab), ib = i - (mm->brank - bb);
+        int64_t da = ia >= 0 ? a->dims[ia] : 1, db = ib >= 0 ? b->dims[ib] : 1;
+        if (da != db && da != 1 && db != 1)
+            return kn_fail(k->err, KN_ERR_SHAPE, "%s: batch dims of %s and %s do not broadcast", op,
+                           sa, sb);
+        mm->bdims[i] = da == 1 ? db : da;
+        mm->a_step[i] = da == 1 ? 0 : a_vol * mm->m * mm->k;
+        mm->b_step[i] = db == 1 ? 0 : b_vol * mm->k * mm->n;
+        a_vol *= da;
+        b_vol *= db;
+    }
+    mm->batches = kn_shape_numel(mm->bdims, mm->brank);
+    mm->a_numel = kn_tensor_numel(a);
+    mm->b_numel = kn_tensor_numel(b);
+
+    /* Zero points: per tensor, per row of A (M, or [.., M, 1] for every
+     * batch) and per column of B (N, or [.., 1, N]). */
+    if (a_zp && a_zp->dtype != a->dtype)
+        return kn_fail(k->err, KN_ERR_DTYPE, "%s: a_zero_point is %s but A is %s", op,
+                       kn_dtype_name(a_zp->dtype), kn_dtype_name(a->dtype));
+    if (b_zp && b_zp->dtype != b->dtype)
+        return kn_fail(k->err, KN_ERR_DTYPE, "%s: b_zero_point is %s but B is %s", op,
+                       kn_dtype_name(b_zp->dtype), kn_dtype_name(b->dtype));
+    mm->a_zp_n = a_zp ? kn_tensor_numel(a_zp) : 1;
+    mm->b_zp_n = b_zp ? kn_tensor_numel(b_zp) : 1;
+    if (!zp_count_ok(mm->a_zp_n, mm->m, a_vol * mm->m))
+        return kn_fail(k->err, KN_ERR_SHAPE,
+                       "%s: a_zero_point has %lld elements; expected 1 or one per row of A %s", op,
+                       (long long)mm->a_zp_n, sa);
+    if (!zp_count_ok(mm->b_zp_n, mm->n, b_vol * mm->n))
+        return kn_fail(k->err, KN_ERR_SHAPE,
+                       "%s: b_zero_point has %lld elements; expected 1 or one per column of B %s",
+                       op, (long long)mm->b_zp_n, sb);
+
+    y->rank = 0;
+    for (int32_t i = 0; i < mm->brank; i++)
+        y->dims[y->rank++] = mm->bdims[i];
+    if (a->rank > 1)
+        y->dims[y->rank++] = mm->m;
+    if (b->rank > 1)
+        y->dims[y->rank++] = mm->n;
+    mm->a_bytes = round64((size_t)mm->a_numel * sizeof(float));
+    mm->b_bytes = round64((size_t)mm->b_numel * sizeof(float));
+    if (b->data && (!b_zp || b_zp->data)) { /* weights: convert once */
+        mm->b_const = malloc(mm->b_bytes ? mm->b_bytes : 1);
+        if (!mm->b_const)
+            return kn_fail(k->err, KN_ERR_OUT_OF_MEMORY, "%s: out of memory", op);
+        widen_b(mm, b->data, b_zp, mm->b_const);
+        mm->b_bytes = 0;
+    }
+    mm->tmp_bytes = round64((size_t)(mm->m * mm->n) * sizeof(float));
+    mm->ws_bytes = exact_gemm_ws(mm->m, mm->n, mm->k, kn_threadpool_threads(k->pool));
+    return KN_OK;
+}
+
+size_t quant_mm_scratch(const quant_mm *mm)
+{
+    return mm->a_bytes + mm->b_bytes + mm->tmp_bytes + mm->ws_bytes;
+}
+
+/* Element offsets of A and B for output batch bi. */
+static void mm_offsets(const quant_mm *mm, int64_t bi, int64_t *ao, int64_t *bo)
+{
+    *ao = *bo = 0;
+    for (int32_t i = mm->brank - 1; i >= 0; i--) {
+        int64_t idx = bi % mm->bdims[i];
+        bi /= mm->bdims[i];
+        *ao += idx * mm->a_step[i];
+        *bo += idx * mm->b_step[i];
+    }
+}
+
+void quant_mm_run(const quant_mm *mm, const void *a, const void *b, const kn_tensor *a_zp,
+                  const kn_tensor *b_zp, int32_t *acc, void *scratch, kn_threadpool *pool)
+{
+    char *sp = scratch;
+    float *af = (float *)sp, *bf = (float *)(sp + mm->a_bytes);
+    float *tmp = (float *)(sp + mm->a_bytes + mm->b_bytes);
+    void *ws = sp + mm->a_bytes + mm->b_bytes + mm->tmp_bytes;
+    widen(mm->a_dtype, a, af, mm->a_numel);
+    if (mm->b_const)
+        bf = mm->b_const;
+    else
+        widen_b(mm, b, b_zp, bf);
+    if (a_zp && mm->k > 0) {
+        /* row r of A (over all batches) is af[r * k ..] */
+        for (int64_t r = 0; r < mm->a_numel / mm->k; r++) {
+            float z = (float)quant_zp_at(a_zp, mm->a_zp_n == 1 ? 0 : mm->a_zp_n == mm->m ? r % mm->m : r);
+            for (int64_t p = 0; p < mm->k; p++)
+                af[r * mm->k + p] -= z;
+        }
+    }
+    for (int64_t bi = 0; bi < mm->batches; bi++) {
+        int64_t ao, bo;
+        mm_offsets(mm, bi, &ao, &bo);
+        exact_gemm(pool, mm->m, mm->n, mm->k, af + ao, mm->k, bf + bo, mm->n,
+                   acc + bi * mm->m * mm->n, mm->n, tmp, ws, mm->ws_bytes);
+    }
+}
+
+void quant_mm_release(quant_mm *mm)
+{
+    free(mm->b_const);
+    mm->b_const = NULL;
+}
+
+/* ---- convolution ---- */
+
+int quant_conv_prepare(kn_kctx *k, quant_conv *c, const kn_tensor *x, const kn_tensor *w,
+                       kn_tensor *y)
+{
+    const char *op = k->node->op_type;
+    memset(c, 0, sizeof *c);
+    if ((x->dtype != KN_INT8 && x->dtype != KN_UINT8) || (w->dtype != KN_INT8 && w->dtype != KN_UINT8))
+        return kn_fail(k->err, KN_ERR_DTYPE, "%s: x and w must be int8 or uint8, got %s and %s", op,
+                       kn_dtype_name(x->dtype), kn_dtype_name(w->dtype));
+    if (x->rank < 3)
+        return kn_fail(k->err, KN_ERR_SHAPE, "%s: x has rank %d, expected N x C x spatial", op,
+                       (int)x->rank);
+    if (w->rank != x->rank)
+        return kn_fail(k->err, KN_ERR_SHAPE, "%s: w has rank %d but x has rank %d", op,
+                       (int)w->rank, (int)x->rank);
+    int64_t group = kn_attr_int(k->node, "group", 1);
+    int64_t cin = x->dims[1], cout = w->dims[0];
+    if (group < 1 || cin % group != 0 || cout % group != 0)
+        return kn_fail(k->err, KN_ERR_INVALID_MODEL,
+                       "%s: group %lld must be >= 1 and divide input channels %lld and output "
+                       "channels %lld",
+                       op, (long long)group, (long long)cin, (long long)cout);
+    if (w->dims[1] * group != cin)
+        return kn_fail(k->err, KN_ERR_SHAPE,
+                       "%s: input channels %lld do not match weight channels %lld x group %lld", op,
+                       (long long)cin, (long long)w->dims[1], (long long)group);
+    int32_t nsp = x->rank - 2;
+    kn_window_opts opts = {.op = op, .kernel = w->dims + 2, .dilations = 1};
+    int rc = kn_window_init(&c->win, k->node, x->dims + 2, nsp, &opts, k->err);
+    if (rc != KN_OK)
+        return rc;
+    y->rank = x->rank;
+    y->dims[0] = x->dims[0];
+    y->dims[1] = cout;
+    for (int32_t i = 0; i < nsp; i++)
+        y->dims[2 + i] = c->win.out[KN_WIN_DIMS - nsp + i];
+
+    c->x_dtype = x->dtype;
+    c->w_dtype = w->dtype;
+    c->batch = x->dims[0];
+    c->cin = cin;
+    c->cout = cout;
+    c->group = group;
+    c->cg = cin / group;
+    c->mg = cout / group;
+    c->kdim = c->cg * kn_window_kvol(&c->win);
+    c->in_size = kn_window_in_size(&c->win);
+    c->out_size = kn_window_out_size(&c->win);
+
+    int pointwise = kn_window_kvol(&c->win) == 1;
+    for (int32_t d = 0; d < KN_WIN_DIMS; d++)
+        pointwise &= c->win.stride[d] == 1 && c->win.pad_begin[d] == 0 && c->win.pad_end[d] == 0;
+    c->pointwise = pointwise;
+
+    /* ~256 KiB of column block (whole GEMM panels of 16), as conv.c */
+    int64_t block = (int64_t)(256 * 1024 / sizeof(float)) / (c->kdim > 0 ? c->kdim : 1);
+    block = block < 64 ? 64 : block & ~(int64_t)15;
+    block = block < c->out_size ? block : c->out_size;
+    c->block = block > 0 ? block : 1;
+    int64_t items = group * ((c->out_size + c->block - 1) / c->block);
+    int32_t threads = kn_threadpool_threads(k->pool);
+    /* enough blocks: each task takes whole blocks; else blocks one after
+     * the other, each product split across the pool */
+    c->tasks = items >= 2 * (int64_t)threads ? threads : 1;
+    c->w_bytes = round64((size_t)(cout * c->kdim) * sizeof(float));
+    c->x_bytes = round64((size_t)(cin * c->in_size) * sizeof(float));
+    c->col_bytes = pointwise ? 0 : round64((size_t)(c->kdim * c->block) * sizeof(float));
+    c->tmp_bytes = round64((size_t)(c->mg * c->block) * sizeof(float));
+    c->ws_bytes = exact_gemm_ws(c->mg, c->block, c->kdim, c->tasks > 1 ? 1 : threads);
+    c->slot_bytes = c->col_bytes + c->tmp_bytes + c->ws_bytes;
+    return KN_OK;
+}
+
+size_t quant_conv_scratch(const quant_conv *c)
+{
+    return c->w_bytes + c->x_bytes + c->slot_bytes * (size_t)c->tasks;
+}
+
+/* W - w_zp (per tensor or per output channel) as float. */
+static void widen_w(const quant_conv *c, const void *w, const kn_tensor *w_zp, float *wf)
+{
+    widen(c->w_dtype, w, wf, c->cout * c->kdim);
+    if (!w_zp)
+        return;
+    int per_channel = kn_tensor_numel(w_zp) > 1;
+    for (int64_t m = 0; m < c->cout; m++) {
+        float z = (float)quant_zp_at(w_zp, per_channel ? m : 0);
+        for (int64_t i = 0; i < c->kdim; i++)
+            wf[m * c->kdim + i] -= z;
+    }
+}
+
+int quant_conv_const_weights(kn_kctx *k, quant_conv *c, const kn_tensor *w, const kn_tensor *w_zp)
+{
+    if (!w->data || (w_zp && !w_zp->data))
+        return KN_OK;
+    c->w_const = malloc(c->w_bytes ? c->w_bytes : 1);
+    if (!c->w_const)
+        return kn_fail(k->err, KN_ERR_OUT_OF_MEMORY, "%s: out of memory", k->node->op_type);
+    widen_w(c, w->data, w_zp, c->w_const);
+    c->w_bytes = 0; /* no scratch for weights */
+    return KN_OK;
+}
+
+void quant_conv_weights(const quant_conv *c, const void *w, const kn_tensor *w_zp, void *scratch)
+{
+    if (!c->w_const)
+        widen_w(c, w, w_zp, scratch);
+}
+
+void quant_conv_release(quant_conv *c)
+{
+    free(c->w_const);
+    c->w_const = NULL;
+}
+
+typedef struct conv_job {
+    const quant_conv *c;
+    const float *wf, *xf;
+    int32_t *acc;
+    char *slots;
+} conv_job;
+
+/* Item = (group, column block): im2col the block, multiply. */
+static void conv_item(const conv_job *j, int64_t item, char *slot, kn_threadpool *pool)
+{
+    const quant_conv *c = j->c;
+    int64_t blocks = (c->out_size + c->block - 1) / c->block;
+    int64_t g = item / blocks, c0 = (item % blocks) * c->block;
+    int64_t c1 = c0 + c->block < c->out_size ? c0 + c->block : c->out_size;
+    const float *xg = j->xf + g * c->cg * c->in_size, *bmat = xg + c0;
+    int64_t ldb = c->in_size;
+    if (!c->pointwise) {
+        float *col = (float *)slot;
+        kn_im2col_f32(&c->win, xg, col, 0, c->kdim, c0, c1);
+        bmat = col;
+        ldb = c1 - c0;
+    }
+    exact_gemm(pool, c->mg, c1 - c0, c->kdim, j->wf + g * c->mg * c->kdim, c->kdim, bmat, ldb,
+               j->acc + g * c->mg * c->out_size + c0, c->out_size,
+               (float *)(slot + c->col_bytes), slot + c->col_bytes + c->tmp_bytes, c->ws_bytes);
+}
+
+static void conv_task(void *ctx, int64_t begin, int64_t end)
+{
+    const conv_job *j = ctx;
+    int64_t items = j->c->group * ((j->c->out_size + j->c->block - 1) / j->c->block);
+    for (int64_t t = begin; t < end; t++)
+        for (int64_t item = t; item < items; item += j->c->tasks)
+            conv_item(j, item, j->slots + (size_t)t * j->c->slot_bytes, NULL);
+}
+
+void quant_conv_image(const quant_conv *c, int64_t n, const void *x, const kn_tensor *x_zp,
+                      int32_t *acc, void *scratch, kn_threadpool *pool)
+{
+    float *xf = (float *)((char *)scratch + c->w_bytes);
+    int64_t plane = c->cin * c->in_size;
+    widen(c->x_dtype, (const char *)x + (size_t)(n * plane), xf, plane);
+    float z = (float)quant_zp_at(x_zp, 0);
+    if (z != 0)
+        for (int64_t i = 0; i < plane; i++)
+            xf[i] -= z;
+    conv_job j = {c, c->w_const ? c->w_const : scratch, xf, acc,
+                  (char *)scratch + c->w_bytes + c->x_bytes};
+    if (c->tasks > 1) {
+        kn_parallel_for(pool, c->tasks, 1, conv_task, &j);
+        return;
+    }
+    int64_t items = c->group * ((c->out_size + c->block - 1) / c->block);
+    for (int64_t item = 0; item < items; item++)
+        conv_item(&j, item, j.slots, pool);
+}
+
+/* ---- MatMulInteger ---- */
+
+static int matmulinteger_prepare(kn_kctx *k)
+{
+    if (kn_need_inputs(k, 2) != KN_OK)
+        return k->err->code;
+    quant_mm *mm = malloc(sizeof *mm);
+    if (!mm)
+        return kn_fail(k->err, KN_ERR_OUT_OF_MEMORY, "MatMulInteger: out of memory");
+    k->state = mm;
+    int rc = quant_mm_prepare(k, mm, k->in[0], k->in[1], kn_input(k, 2), kn_input(k, 3), k->out[0]);
+    if (rc != KN_OK)
+        return rc;
+    k->out[0]->dtype = KN_INT32;
+    k->scratch_bytes = quant_mm_scratch(mm);
+    return KN_OK;
+}
+
+static int matmulinteger_run(kn_kctx *k)
+{
+    quant_mm_run(k->state, k->in[0]->data, k->in[1]->data, kn_input(k, 2), kn_input(k, 3),
+                 k->out[0]->data, k->scratch, k->pool);
+    return KN_OK;
+}
+
+static void matmulinteger_release(kn_kctx *k)
+{
+    if (k->state)
+        quant_mm_release(k->state);
+    free(k->state);
+    k->state = NULL;
+}
+
+const kn_op_def kn_op_MatMulInteger = {
+    .op_type = "MatMulInteger", .since_version = 10, .dtypes = QUANT_MASK_Q8,
+    .prepare = matmulinteger_prepare, .run = matmulinteger_run,
+    .release = matmulinteger_release
+};
+
+/* ---- ConvInteger ---- */
+
+static void convinteger_release(kn_kctx *k)
+{
+    if (k->state)
+        quant_conv_release(k->state);
+    free(k->state);
+    k->state = NULL;
+}
+
+static int convinteger_prepare(kn_kctx *k)
+{
+    if (kn_need_inputs(k, 2) != KN_OK)
+        return k->err->code;
+    const kn_tensor *x = k->in[0], *w = k->in[1];
+    const kn_tensor *x_zp = kn_input(k, 2), *w_zp = kn_input(k, 3);
+    quant_conv *c = malloc(sizeof *c);
+    if (!c)
+        return kn_fail(k->err, KN_ERR_OUT_OF_MEMORY, "ConvInteger: out of memory");
+    k->state = c;
+    int rc = quant_conv_prepare(k, c, x, w, k->out[0]);
+    if (rc == KN_OK)
+        rc = quant_check_pair(k, "x", NULL, x_zp, x->dtype, -1);
+    if (rc == KN_OK)
+        rc = quant_check_pair(k, "w", NULL, w_zp, w->dtype, c->cout);
+    if (rc == KN_OK)
+        rc = quant_conv_const_weights(k, c, w, w_zp);
+    if (rc != KN_OK)
+        return rc;
+    k->out[0]->dtype = KN_INT32;
+    k->scratch_bytes = quant_conv_scratch(c);
+    return KN_OK;
+}
+
+static int convinteger_run(kn_kctx *k)
+{
+    const quant_conv *c = k->state;
+    int32_t *y = k->out[0]->data;
+    quant_conv_weights(c, k->in[1]->data, kn_input(k, 3), k->scratch);
+    for (int64_t n = 0; n < c->batch; n++)
+        quant_conv_image(c, n, k->in[0]->data, kn_input(k, 2), y + n * c->cout * c->out_size,
+                         k->scratch, k->pool);
+    return KN_OK;
+}
+
+const kn_op_def kn_op_ConvInteger = {
+    .op_type = "ConvInteger", .since_version = 10, .dtypes = QUANT_MASK_Q8,
+    .prepare = convinteger_prepare, .run = convinteger_run, .release = convinteger_release
+};

@@ -1,0 +1,252 @@
+/* QLinearMatMul (opsets 10, 21) and QLinearConv (10): the integer product
+ * of quant_common.h's engines, then requantisation to the output's type:
+ *
+ *     y = saturate(round_half_even(acc * (s_a * s_b / s_y)) + zp_y)
+ *
+ * where acc is the exact int32 sum of (a - zp_a) * (b - zp_b) (plus the
+ * int32 bias for QLinearConv). The multiplier is formed in float from the
+ * scales, as the reference does, and applied in double so no rounding
+ * beyond the final one depends on acc's magnitude. Scales are per tensor,
+ * or per row of A / column of B (QLinearMatMul) and per output channel of
+ * the weights (QLinearConv); opset 21 adds float16/bfloat16 scales. */
+#include <stdlib.h>
+
+#include "core/cpu/quant/quant_common.h"
+#include "core/kernel/tensor_common.h"
+
+static size_t round16(size_t n) { return (n + 15) & ~(size_t)15; }
+
+
+/* Type of y from its zero point (else A's / x's type), with its range. */
+static int output_type(kn_kctx *k, const kn_tensor *y_zp, int32_t fallback, int32_t *dtype,
+                       int64_t *lo, int64_t *hi)
+{
+    *dtype = y_zp ? y_zp->dtype : fallback;
+    if (*dtype != KN_INT8 && *dtype != KN_UINT8)
+        return kn_fail(k->err, KN_ERR_DTYPE, "%s: y_zero_point must be int8 or uint8, not %s",
+                       k->node->op_type, kn_dtype_name(*dtype));
+    quant_range(*dtype, lo, hi);
+    return KN_OK;
+}
+
+/* ---- QLinearMatMul ---- */
+
+typedef struct qmm_state {
+    quant_mm mm;
+    int32_t y_dtype;
+    int64_t lo, hi;
+    size_t mm_bytes, acc_bytes;
+} qmm_state;
+
+static void qmm_release(kn_kctx *k)
+{
+    qmm_state *s = k->state;
+    if (s)
+        quant_mm_release(&s->mm);
+    free(s);
+    k->state = NULL;
+}
+
+static int qmm_prepare(kn_kctx *k)
+{
+    if (kn_need_inputs(k, 7) != KN_OK || !kn_input(k, 3))
+        return kn_fail(k->err, KN_ERR_INVALID_MODEL, "QLinearMatMul: a, b and the scales are required");
+    const kn_tensor *a = k->in[0], *b = k->in[3];
+    qmm_state *s = calloc(1, sizeof *s);
+    if (!s)
+        return kn_fail(k->err, KN_ERR_OUT_OF_MEMORY, "QLinearMatMul: out of memory");
+    k->state = s;
+    int rc = quant_mm_prepare(k, &s->mm, a, b, kn_input(k, 2), kn_input(k, 5), k->out[0]);
+    if (rc == KN_OK)
+        rc = quant_check_pair(k, "a", k->in[1], kn_input(k, 2), a->dtype, s->mm.m);
+    if (rc == KN_OK)
+        rc = quant_check_pair(k, "b", k->in[4], kn_input(k, 5), b->dtype, s->mm.n);
+    const kn_tensor *y_zp = kn_input(k, 7);
+    if (rc == KN_OK)
+        rc = output_type(k, y_zp, a->dtype, &s->y_dtype, &s->lo, &s->hi);
+    if (rc == KN_OK)
+        rc = quant_check_pair(k, "y", k->in[6], y_zp, s->y_dtype, -1);
+    if (rc != KN_OK)
+        return rc;
+    static const int32_t scales[] = {1, 4, 6}; /* a, b, y */
+    for (int32_t i = 0; i < 3 && k->opset < 21; i++)
+        if (k->in[scales[i]]->dtype != KN_FLOAT)
+            return kn_fail(k->err, KN_ERR_DTYPE, "QLinearMatMul: scales must be float before "
+                           "opset 21");
+    k->out[0]->dtype = s->y_dtype;
+    s->mm_bytes = round16(quant_mm_scratch(&s->mm));
+    s->acc_bytes = round16((size_t)(s->mm.batches * s->mm.m * s->mm.n) * sizeof(int32_t));
+    /* then a and b scales as float, one per row / column */
+    k->scratch_bytes = s->mm_bytes + s->acc_bytes + (size_t)(s->mm.m + s->mm.n) * sizeof(float);
+    return KN_OK;
+}
+
+typedef struct qmm_job {
+    const qmm_state *s;
+    const int32_t *acc;
+    const float *as, *bs; /* per row of A / column of B (repeated if per tensor) */
+    float ys;
+    int32_t y_zp;
+    char *y;
+} qmm_job;
+
+/* Rows [begin, end) of all batches (row r is row r % m of its matrix). */
+static void qmm_requant(void *ctx, int64_t begin, int64_t end)
+{
+    const qmm_job *j = ctx;
+    const quant_mm *mm = &j->s->mm;
+    size_t es = kn_dtype_size(j->s->y_dtype);
+    int32_t q[KN_CHUNK];
+    for (int64_t r = begin; r < end; r++) {
+        float as = j->as[r % mm->m];
+        for (int64_t c0 = 0; c0 < mm->n; c0 += KN_CHUNK) {
+            int64_t len = mm->n - c0 < KN_CHUNK ? mm->n - c0 : KN_CHUNK;
+            for (int64_t c = 0; c < len; c++) {
+                float mult = as * j->bs[c0 + c] / j->ys;
+                q[c] = quant_saturate((double)j->acc[r * mm->n + c0 + c] * mult, j->y_zp, j->s->lo,
+                                      j->s->hi);
+            }
+            kn_convert(KN_INT32, q, j->s->y_dtype, j->y + (size_t)(r * mm->n + c0) * es, len);
+        }
+    }
+}
+
+/* Scale s as n floats (one value repeated if s is per tensor). */
+static void scales(const kn_tensor *s, float *dst, int64_t n)
+{
+    int64_t have = kn_tensor_numel(s);
+    for (int64_t i = 0; i < n; i++)
+        dst[i] = quant_scale_at(s, have == 1 ? 0 : i);
+}
+
+static int qmm_run(kn_kctx *k)
+{
+    const qmm_state *s = k->state;
+    char *sp = k->scratch;
+    int32_t *acc = (int32_t *)(sp + s->mm_bytes);
+    float *as = (float *)(sp + s->mm_bytes + s->acc_bytes), *bs = as + s->mm.m;
+    quant_mm_run(&s->mm, k->in[0]->data, k->in[3]->data, kn_input(k, 2), kn_input(k, 5), acc,
+                 k->scratch, k->pool);
+    scales(k->in[1], as, s->mm.m);
+    scales(k->in[4], bs, s->mm.n);
+    qmm_job j = {s, acc, as, bs, quant_scale_at(k->in[6], 0), quant_zp_at(kn_input(k, 7), 0),
+                 k->out[0]->data};
+    int64_t rows = s->mm.batches * s->mm.m;
+    kn_parallel_for(k->pool, rows, 1 + KN_GRAIN / (s->mm.n > 0 ? s->mm.n : 1), qmm_requant, &j);
+    return KN_OK;
+}
+
+const kn_op_def kn_op_QLinearMatMul = {
+    .op_type = "QLinearMatMul", .since_version = 10, .until_version = 20,
+    .dtypes = QUANT_MASK_Q8, .prepare = qmm_prepare, .run = qmm_run, .release = qmm_release
+};
+const kn_op_def kn_op_QLinearMatMul_21 = {
+    .op_type = "QLinearMatMul", .since_version = 21, .dtypes = QUANT_MASK_Q8,
+    .prepare = qmm_prepare, .run = qmm_run, .release = qmm_release
+};
+
+/* ---- QLinearConv ---- */
+
+typedef struct qconv_state {
+    quant_conv conv;
+    int32_t y_dtype;
+    int64_t lo, hi;
+    size_t conv_bytes;
+} qconv_state;
+
+static void qconv_release(kn_kctx *k)
+{
+    qconv_state *s = k->state;
+    if (s)
+        quant_conv_release(&s->conv);
+    free(s);
+    k->state = NULL;
+}
+
+static int qconv_prepare(kn_kctx *k)
+{
+    if (kn_need_inputs(k, 7) != KN_OK || !kn_input(k, 3))
+        return kn_fail(k->err, KN_ERR_INVALID_MODEL, "QLinearConv: x, w and the scales are required");
+    const kn_tensor *x = k->in[0], *w = k->in[3], *bias = kn_input(k, 8);
+    qconv_state *s = calloc(1, sizeof *s);
+    if (!s)
+        return kn_fail(k->err, KN_ERR_OUT_OF_MEMORY, "QLinearConv: out of memory");
+    k->state = s;
+    int rc = quant_conv_prepare(k, &s->conv, x, w, k->out[0]);
+    if (rc == KN_OK)
+        rc = quant_check_pair(k, "x", k->in[1], kn_input(k, 2), x->dtype, -1);
+    if (rc == KN_OK)
+        rc = quant_check_pair(k, "w", k->in[4], kn_input(k, 5), w->dtype, s->conv.cout);
+    if (rc == KN_OK)
+        rc = quant_conv_const_weights(k, &s->conv, w, kn_input(k, 5));
+    const kn_tensor *y_zp = kn_input(k, 7);
+    if (rc == KN_OK)
+        rc = output_type(k, y_zp, x->dtype, &s->y_dtype, &s->lo, &s->hi);
+    if (rc == KN_OK)
+        rc = quant_check_pair(k, "y", k->in[6], y_zp, s->y_dtype, -1);
+    if (rc != KN_OK)
+        return rc;
+    if (bias && (bias->dtype != KN_INT32 || bias->rank != 1 || bias->dims[0] != s->conv.cout))
+        return kn_fail(k->err, KN_ERR_SHAPE, "QLinearConv: B must be int32 of %lld (output "
+                       "channels), got %s of rank %d", (long long)s->conv.cout,
+                       kn_dtype_name(bias->dtype), (int)bias->rank);
+    k->out[0]->dtype = s->y_dtype;
+    s->conv_bytes = round16(quant_conv_scratch(&s->conv));
+    k->scratch_bytes = s->conv_bytes +
+                       (size_t)(s->conv.cout * s->conv.out_size) * sizeof(int32_t);
+    return KN_OK;
+}
+
+typedef struct qconv_job {
+    const qconv_state *s;
+    const int32_t *acc, *bias;
+    const kn_tensor *xs, *ws, *ys;
+    int32_t y_zp;
+    char *y; /* this image's output */
+} qconv_job;
+
+/* Output channels [begin, end) of one image. */
+static void qconv_requant(void *ctx, int64_t begin, int64_t end)
+{
+    const qconv_job *j = ctx;
+    const quant_conv *c = &j->s->conv;
+    int64_t n_ws = kn_tensor_numel(j->ws);
+    float xs = quant_scale_at(j->xs, 0), ys = quant_scale_at(j->ys, 0);
+    size_t es = kn_dtype_size(j->s->y_dtype);
+    int32_t q[KN_CHUNK];
+    for (int64_t m = begin; m < end; m++) {
+        double mult = (double)(xs * quant_scale_at(j->ws, n_ws == 1 ? 0 : m) / ys);
+        int64_t b = j->bias ? j->bias[m] : 0;
+        const int32_t *acc = j->acc + m * c->out_size;
+        for (int64_t i0 = 0; i0 < c->out_size; i0 += KN_CHUNK) {
+            int64_t len = c->out_size - i0 < KN_CHUNK ? c->out_size - i0 : KN_CHUNK;
+            for (int64_t i = 0; i < len; i++)
+                q[i] = quant_saturate((double)(acc[i0 + i] + b) * mult, j->y_zp, j->s->lo, j->s->hi);
+            kn_convert(KN_INT32, q, j->s->y_dtype, j->y + (size_t)(m * c->out_size + i0) * es, len);
+        }
+    }
+}
+
+static int qconv_run(kn_kctx *k)
+{
+    const qconv_state *s = k->state;
+    const quant_conv *c = &s->conv;
+    int32_t *acc = (int32_t *)((char *)k->scratch + s->conv_bytes);
+    const kn_tensor *bias = kn_input(k, 8);
+    qconv_job j = {s, acc, bias ? bias->data : NULL, k->in[1], k->in[4], k->in[6],
+                   quant_zp_at(kn_input(k, 7), 0), NULL};
+    size_t image_bytes = (size_t)(c->cout * c->out_size) * kn_dtype_size(s->y_dtype);
+    quant_conv_weights(c, k->in[3]->data, kn_input(k, 5), k->scratch);
+    for (int64_t n = 0; n < c->batch; n++) {
+        quant_conv_image(c, n, k->in[0]->data, kn_input(k, 2), acc, k->scratch, k->pool);
+        j.y = (char *)k->out[0]->data + image_bytes * (size_t)n;
+        kn_parallel_for(k->pool, c->cout, 1 + KN_GRAIN / (c->out_size > 0 ? c->out_size : 1),
+                        qconv_requant, &j);
+    }
+    return KN_OK;
+}
+
+const kn_op_def kn_op_QLinearConv = {
+    .op_type = "QLinearConv", .since_version = 10, .dtypes = QUANT_MASK_Q8,
+    .prepare = qconv_prepare, .run = qconv_run, .release = qconv_release
+};

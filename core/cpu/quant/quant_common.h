@@ -1,0 +1,170 @@
+/* Shared by the quantization kernels (quantize.c, integer_ops.c,
+ * qlinear.c): reading scales and zero points, the integer range of a
+ * quantized type, and the two integer engines the *Integer and QLinear*
+ * ops are built on:
+ *
+ *  - quant_mm: numpy-style batched matrix product of 8-bit operands minus
+ *    their zero points (per tensor, per row of A, per column of B), int32
+ *    results (MatMulInteger, QLinearMatMul);
+ *  - quant_conv: N-D convolution of 8-bit operands minus their zero points
+ *    (per tensor, weights also per output channel), one image at a time,
+ *    int32 results (ConvInteger, QLinearConv).
+ *
+ * Both subtract zero points while converting the operands to float and
+ * multiply with the shared float GEMM (gemm.h), depth QUANT_KC at a time:
+ * operands are integers in [-255, 255], so a partial sum of QUANT_KC
+ * products stays below 2^24 in magnitude and every float operation on it
+ * is exact. The partial sums are added into int32 accumulators (wrapping,
+ * never undefined, if a huge K overflows them), so the result is the exact
+ * integer product, at float GEMM speed. */
+#ifndef KN_CPU_QUANT_COMMON_H
+#define KN_CPU_QUANT_COMMON_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/kernel/op.h"
+#include "core/kernel/im2col.h"
+
+/* Depth of one exact float partial product: 256 * 255 * 255 < 2^24. */
+#define QUANT_KC 256
+
+/* dtypes a QuantizeLinear output / DequantizeLinear input may have. */
+#define QUANT_MASK_Q8 (KN_BIT(KN_INT8) | KN_BIT(KN_UINT8))
+#define QUANT_MASK_Q16 (KN_BIT(KN_INT16) | KN_BIT(KN_UINT16))
+/* The packed ones: 4-bit integers from opset 21, FLOAT4E2M1 from 23,
+ * 2-bit integers from 25. */
+#define QUANT_MASK_Q4 (KN_BIT(KN_INT4) | KN_BIT(KN_UINT4))
+#define QUANT_MASK_Q2 (KN_BIT(KN_INT2) | KN_BIT(KN_UINT2))
+/* Scale types: float, and float16/bfloat16 from opset 19. */
+#define QUANT_MASK_SCALE (KN_BIT(KN_FLOAT) | KN_BIT(KN_FLOAT16) | KN_BIT(KN_BFLOAT16))
+
+/* Range of an integer quantized type; 0 if dt is not one. */
+static inline int quant_range(int32_t dt, int64_t *lo, int64_t *hi)
+{
+    switch (dt) {
+    case KN_INT8: *lo = INT8_MIN; *hi = INT8_MAX; return 1;
+    case KN_UINT8: *lo = 0; *hi = UINT8_MAX; return 1;
+    case KN_INT16: *lo = INT16_MIN; *hi = INT16_MAX; return 1;
+    case KN_UINT16: *lo = 0; *hi = UINT16_MAX; return 1;
+    case KN_INT32: *lo = INT32_MIN; *hi = INT32_MAX; return 1;
+    case KN_INT4: *lo = -8; *hi = 7; return 1;
+    case KN_UINT4: *lo = 0; *hi = 15; return 1;
+    case KN_INT2: *lo = -2; *hi = 1; return 1;
+    case KN_UINT2: *lo = 0; *hi = 3; return 1;
+    default: return 0;
+    }
+}
+
+/* Round half to even without a libm call (SSE2, the x86-64 baseline, has
+ * no rounding instruction, and this runs once per element): adding and
+ * removing 1.5 * 2^52 leaves the nearest integer, ties to even, in the
+ * default rounding mode. Exact for |v| < 2^51; callers clamp first. */
+static inline double quant_rint(double v)
+{
+    return (v + 0x1.8p52) - 0x1.8p52;
+}
+
+/* saturate(round_half_even(v) + zp) into [lo, hi]; NaN gives zp. The
+ * zero point is added after rounding: it decides no tie. */
+static inline int32_t quant_saturate(double v, int32_t zp, int64_t lo, int64_t hi)
+{
+    if (v != v)
+        return zp;
+    if (v <= (double)(lo - zp))
+        return (int32_t)lo;
+    if (v >= (double)(hi - zp))
+        return (int32_t)hi;
+    return (int32_t)quant_rint(v) + zp; /* within [lo, hi]: the bounds are integers */
+}
+
+static inline int quant_is_scale_type(int32_t dt)
+{
+    return dt > 0 && dt < 32 && (KN_BIT(dt) & QUANT_MASK_SCALE) != 0;
+}
+
+/* Element i of a scale (float, float16 or bfloat16) as float. */
+static inline float quant_scale_at(const kn_tensor *t, int64_t i)
+{
+    return (float)kn_read_double(t, i);
+}
+
+/* Element i of a zero point as int32; 0 for an omitted one (NULL). */
+static inline int32_t quant_zp_at(const kn_tensor *t, int64_t i)
+{
+    return t ? (int32_t)kn_read_int(t, i) : 0;
+}
+
+/* Checks that a scale / zero-point pair of an op with 8-bit operands is
+ * per tensor (one element) or a vector of `per` elements (per row, column
+ * or channel, `per` < 0: per tensor only). `what` names the operand in
+ * messages ("a", "w", ...); zp may be NULL (omitted) and must otherwise
+ * have type zp_dtype. Returns KN_OK or fails. */
+int quant_check_pair(kn_kctx *k, const char *what, const kn_tensor *scale, const kn_tensor *zp,
+                     int32_t zp_dtype, int64_t per);
+
+/* ---- batched integer matrix product (integer_ops.c) ---- */
+
+typedef struct quant_mm {
+    int32_t a_dtype, b_dtype;      /* int8 or uint8 */
+    int64_t m, n, k;
+    int32_t brank;                 /* output batch rank */
+    int64_t bdims[KN_MAX_RANK];    /* output batch dims */
+    int64_t a_step[KN_MAX_RANK];   /* element step of A / B per batch index; 0 = broadcast */
+    int64_t b_step[KN_MAX_RANK];
+    int64_t batches;
+    int64_t a_numel, b_numel;
+    int64_t a_zp_n, b_zp_n;        /* zero-point elements: 1, m (n for B) or a_numel / k */
+    size_t a_bytes, b_bytes, tmp_bytes, ws_bytes; /* scratch parts */
+    float *b_const;                /* B - b_zp when both are constants (owned), or NULL */
+} quant_mm;
+
+/* Validates A [.., M, K] and B [.., K, N] (numpy matmul rules, 1-D
+ * promoted) and their zero points (NULL = 0; one element, M for A's rows,
+ * N for B's columns, or one per row / column of every batch of that
+ * operand), and sets y's rank and dims (dtype is the caller's). Constant
+ * weights (B and b_zp) are converted here, once; quant_mm_release frees
+ * them. */
+int quant_mm_prepare(kn_kctx *k, quant_mm *mm, const kn_tensor *a, const kn_tensor *b,
+                     const kn_tensor *a_zp, const kn_tensor *b_zp, kn_tensor *y);
+/* Scratch quant_mm_run needs (a multiple of 64 bytes). */
+size_t quant_mm_scratch(const quant_mm *mm);
+/* acc[batches x M x N] = (A - a_zp) x (B - b_zp), exactly in int32. */
+void quant_mm_run(const quant_mm *mm, const void *a, const void *b, const kn_tensor *a_zp,
+                  const kn_tensor *b_zp, int32_t *acc, void *scratch, kn_threadpool *pool);
+void quant_mm_release(quant_mm *mm);
+
+/* ---- integer convolution (integer_ops.c) ---- */
+
+typedef struct quant_conv {
+    kn_window win;
+    int32_t x_dtype, w_dtype;
+    int64_t batch, cin, cout, group, cg, mg;
+    int64_t kdim;                  /* GEMM depth: cg * kernel volume */
+    int64_t in_size, out_size;     /* spatial element counts */
+    int pointwise;                 /* 1x1, stride 1, no padding: no im2col */
+    int64_t block;                 /* output columns per block */
+    int32_t tasks;                 /* blocks in parallel, one scratch slot each */
+    size_t w_bytes, x_bytes;       /* scratch: weights and image as float */
+    size_t col_bytes, tmp_bytes, ws_bytes, slot_bytes; /* per slot */
+    float *w_const;                /* W - w_zp when both are constants (owned), or NULL */
+} quant_conv;
+
+/* Validates X [N, C, spatial], W [M, C/group, kernel] and the window
+ * attributes, sets y's rank and dims (dtype is the caller's). Zero points
+ * are checked by the caller (X per tensor, W per tensor or per output
+ * channel). */
+int quant_conv_prepare(kn_kctx *k, quant_conv *c, const kn_tensor *x, const kn_tensor *w,
+                       kn_tensor *y);
+/* After the zero points are checked: converts constant weights once. */
+int quant_conv_const_weights(kn_kctx *k, quant_conv *c, const kn_tensor *w, const kn_tensor *w_zp);
+size_t quant_conv_scratch(const quant_conv *c);
+/* Converts W - w_zp into scratch, once per run before the images, unless
+ * quant_conv_const_weights did it already. */
+void quant_conv_weights(const quant_conv *c, const void *w, const kn_tensor *w_zp, void *scratch);
+/* acc[M x out_size] = conv(X[n] - x_zp, W - w_zp) for image n. */
+void quant_conv_image(const quant_conv *c, int64_t n, const void *x, const kn_tensor *x_zp,
+                      int32_t *acc, void *scratch, kn_threadpool *pool);
+void quant_conv_release(quant_conv *c);
+
+#endif

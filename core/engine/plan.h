@@ -1,0 +1,119 @@
+/* An execution plan: the model specialised to one set of input shapes.
+ * Building it runs every kernel's prepare() in order (shape and type
+ * inference), folds nodes whose inputs are all known constants, picks a
+ * kernel per node by dtype, and lays every intermediate tensor and kernel
+ * scratch buffer into one arena by lifetime. Running it touches only
+ * precomputed pointers: no allocation, no shape work. */
+#ifndef KN_PLAN_H
+#define KN_PLAN_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "core/engine/model.h"
+#include "core/kernel/backend.h"
+#include "core/base/bump_alloc.h"
+
+/* Where a value's bytes live in a plan. */
+enum {
+    KN_VAL_UNUSED = 0, /* not needed by any executed node or output */
+    KN_VAL_CONST,      /* initializer or folded constant: fixed pointer */
+    KN_VAL_INPUT,      /* bound by the caller each run */
+    KN_VAL_ARENA,      /* at `offset` in the arena */
+};
+
+struct kn_plan;
+
+typedef struct kn_plan_options {
+    int64_t max_arena;   /* 0 = no limit */
+    /* Eager mode: input_shapes[i].data holds the bound input values; every
+     * node then runs while the plan is built (each is "folded"), so kernels
+     * whose output shapes depend on values work. Allocates per run. */
+    int eager;
+    const atomic_uint_fast64_t *cancel_target; /* eager mode checks cancel too */
+    uint64_t run_id;
+    /* For a subgraph: the plan of the enclosing graph, where values the
+     * subgraph reads from outer scopes are looked up by name. */
+    const struct kn_plan *parent;
+    /* Session settings (see kn_session_config). */
+    int tune;
+    const char *tuning_cache;
+    int profile;
+} kn_plan_options;
+
+typedef struct kn_step {
+    const kn_op_def *def;
+    const kn_backend *backend; /* whose table def is in */
+    kn_kctx k;            /* in/out point at the plan's value tensors */
+    int32_t node;         /* index in the graph */
+    int64_t scratch_offset;
+} kn_step;
+
+typedef struct kn_plan {
+    const kn_model *model;
+    kn_plan_options options; /* as built (subgraph runs inherit them) */
+    kn_threadpool *threads;
+    int32_t n_values;
+    kn_tensor *vals;        /* concrete dtype/shape/data of every value */
+    uint8_t *kind;          /* KN_VAL_* */
+    int32_t *root;          /* value whose memory this one shares (itself if none) */
+    int64_t *offset;        /* arena offset of ARENA values */
+    kn_step *steps;         /* nodes left to execute, in order */
+    int32_t n_steps;
+    /* Values whose bytes alias a caller-bound input: their data pointer is
+     * refreshed from the root when inputs are bound. */
+    int32_t *input_aliases;
+    int32_t n_input_aliases;
+    unsigned char *arena;
+    int64_t arena_bytes;
+    int64_t intermediate_bytes; /* sum of all planned tensors, without reuse */
+    kn_bump *pool;              /* folded constants and per-step arrays */
+    /* Profiling (options.profile): time spent per step over profile_runs
+     * runs; NULL when off. */
+    int64_t *step_ns;
+    int64_t profile_runs;
+    /* Tuning (options.tune): nodes whose kernels were timed while this plan
+     * was built (0 when every choice came from the tuning cache), and the
+     * tuner, alive only during kn_plan_build. */
+    int32_t tuning_timings;
+    struct kn_tuner *tuner;
+    /* Per root value: how many of this plan's kernels read the raw bytes of
+     * an evictable weight (plan_weights.c); NULL until one does. */
+    int32_t *raw_holds;
+} kn_plan;
+
+
+/* Builds a plan for the given concrete input shapes (input_shapes[i] holds
+ * dtype, rank and dims of graph input i; data is used only in eager mode).
+ * Errors name the node; KN_ERR_NEEDS_VALUE means "retry eagerly". */
+int kn_plan_build(const kn_model *model, const kn_tensor *input_shapes, kn_threadpool *pool,
+                  const kn_plan_options *options, kn_plan **out, kn_err *err);
+void kn_plan_destroy(kn_plan *plan); /* NULL-safe; releases kernel state */
+
+/* The subgraph services kernels reach through kn_kctx (core/engine/subgraph.c). */
+extern const kn_engine_api kn_plan_engine_api;
+
+/* Part 2 of building (plan_layout.c): aliasing, in-place reuse, lifetimes,
+ * arena offsets and data pointers. */
+int kn_plan_layout(kn_plan *plan, int64_t max_arena, kn_err *err);
+
+/* Runs the plan's steps in order. Between nodes it stops with
+ * KN_ERR_CANCELLED once *cancel_target equals run_id. */
+int kn_plan_execute(kn_plan *plan, const atomic_uint_fast64_t *cancel_target, uint64_t run_id,
+                    kn_err *err);
+
+/* Evictable weights (core/engine/weight_store.h, plan_weights.c): before a kernel
+ * without KN_OP_PACKS_WEIGHTS prepares, its evictable inputs are made
+ * resident and held until the plan is destroyed (release_raw); drop_raw
+ * undoes one hold_raw early (a tuning candidate that was not kept);
+ * evict_weights gives back the pages of weights no plan reads raw (run when
+ * a plan is complete). */
+int kn_plan_hold_raw(kn_plan *plan, const kn_op_def *def, const kn_kctx *k, kn_err *err);
+void kn_plan_drop_raw(kn_plan *plan, const kn_op_def *def, const kn_kctx *k);
+void kn_plan_release_raw(kn_plan *plan);
+void kn_plan_evict_weights(const kn_plan *plan);
+
+/* Points graph input i at data (the plan's shape for it is unchanged). */
+void kn_plan_bind_input(kn_plan *plan, int32_t input_index, const void *data);
+
+#endif

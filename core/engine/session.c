@@ -1,0 +1,343 @@
+#include "core/engine/session.h"
+
+#include "core/ir/value_blob.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct bound_input {
+    kn_tensor t;        /* shape and data pointer of the bound value */
+    int bound;
+    void *copy;         /* owned copy for KILN_INPUT_COPY, reused across binds */
+    size_t copy_cap;
+} bound_input;
+
+struct kn_session {
+    const kn_model *model;
+    kn_threadpool *pool;
+    int64_t max_arena;
+    int tune, profile;
+    char *tuning_cache;
+    kn_plan *plan;
+    bound_input *inputs;
+    kn_tensor *shapes;       /* scratch for building a plan */
+    int has_outputs;
+    int eager;               /* the model needs values to plan: plan every run */
+    pthread_mutex_t run_lock; /* held for the whole run; destroy waits on it */
+    /* Runs are numbered; an odd number means a run is in flight. Cancel
+     * names the run it targets, so it can never stop a later run. */
+    atomic_uint_fast64_t run_id;
+    atomic_uint_fast64_t cancel_target;
+};
+
+static const char *input_name(const kn_session *s, int32_t i)
+{
+    const kn_graph *g = s->model->graph;
+    return g->values[g->inputs[i]].name;
+}
+
+/* A plan can be built up front when every input's shape is fully static. */
+static int declared_shapes_static(const kn_session *s)
+{
+    const kn_graph *g = s->model->graph;
+    for (int32_t i = 0; i < g->n_inputs; i++) {
+        const kn_value *v = &g->values[g->inputs[i]];
+        if (v->rank < 0 || v->dtype == KN_UNDEFINED)
+            return 0;
+        for (int32_t d = 0; d < v->rank; d++)
+            if (v->dims[d] < 0)
+                return 0;
+    }
+    return 1;
+}
+
+static int build_plan(kn_session *s, int from_bound, uint64_t run_id, kn_err *err)
+{
+    const kn_graph *g = s->model->graph;
+    for (int32_t i = 0; i < g->n_inputs; i++) {
+        if (from_bound) {
+            s->shapes[i] = s->inputs[i].t; /* data is used in eager mode */
+        } else {
+            const kn_value *v = &g->values[g->inputs[i]];
+            memset(&s->shapes[i], 0, sizeof s->shapes[i]);
+            s->shapes[i].dtype = v->dtype;
+            s->shapes[i].rank = v->rank;
+            memcpy(s->shapes[i].dims, v->dims, sizeof v->dims);
+        }
+        if (!s->eager)
+            s->shapes[i].data = NULL;
+    }
+    kn_plan_destroy(s->plan);
+    s->plan = NULL;
+    s->has_outputs = 0;
+    kn_plan_options o = {.max_arena = s->max_arena, .eager = s->eager,
+                         .cancel_target = &s->cancel_target, .run_id = run_id,
+                         .tune = s->tune, .tuning_cache = s->tuning_cache,
+                         .profile = s->profile};
+    int rc = kn_plan_build(s->model, s->shapes, s->pool, &o, &s->plan, err);
+    if (rc == KN_ERR_NEEDS_VALUE && !s->eager) {
+        /* Shapes depend on values: from now on this session plans each run
+         * with its inputs' values (only possible once inputs are bound). */
+        s->eager = 1;
+        memset(err, 0, sizeof *err);
+        rc = from_bound ? build_plan(s, from_bound, run_id, err) : KN_OK;
+    }
+    return rc;
+}
+
+int kn_session_create(const kn_model *model, kn_threadpool *pool, const kn_session_config *cfg,
+                      kn_session **out, kn_err *err)
+{
+    *out = NULL;
+    if (model->n_unsupported > 0)
+        return kn_fail(err, KN_ERR_UNSUPPORTED,
+                       "the model has %d node(s) with unsupported ops; it was loaded for "
+                       "inspection only", (int)model->n_unsupported);
+    kn_session *s = calloc(1, sizeof *s);
+    if (!s)
+        return kn_fail(err, KN_ERR_OUT_OF_MEMORY, "out of memory creating a session");
+    int32_t n = model->graph->n_inputs;
+    s->model = model;
+    s->pool = pool;
+    s->max_arena = cfg->max_arena;
+    s->tune = cfg->tune;
+    s->profile = cfg->profile;
+    s->tuning_cache = cfg->tuning_cache ? strdup(cfg->tuning_cache) : NULL;
+    s->inputs = calloc(n ? (size_t)n : 1, sizeof *s->inputs);
+    s->shapes = calloc(n ? (size_t)n : 1, sizeof *s->shapes);
+    pthread_mutex_init(&s->run_lock, NULL);
+    atomic_init(&s->run_id, 0);
+    atomic_init(&s->cancel_target, 0);
+    int rc = (!s->inputs || !s->shapes || (cfg->tuning_cache && !s->tuning_cache))
+                 ? kn_fail(err, KN_ERR_OUT_OF_MEMORY, "out of memory creating a session")
+                 : KN_OK;
+    if (rc == KN_OK && declared_shapes_static(s))
+        rc = build_plan(s, 0, 0, err);
+    if (rc != KN_OK) {
+        kn_session_destroy(s);
+        return rc;
+    }
+    *out = s;
+    return KN_OK;
+}
+
+void kn_session_destroy(kn_session *s)
+{
+    if (!s)
+        return;
+    pthread_mutex_lock(&s->run_lock); /* a run in flight finishes first */
+    pthread_mutex_unlock(&s->run_lock);
+    kn_plan_destroy(s->plan);
+    for (int32_t i = 0; s->inputs && i < s->model->graph->n_inputs; i++)
+        free(s->inputs[i].copy);
+    free(s->inputs);
+    free(s->shapes);
+    free(s->tuning_cache);
+    pthread_mutex_destroy(&s->run_lock);
+    free(s);
+}
+
+static const char *kind_name(int32_t kind)
+{
+    return kind == KN_KIND_SEQUENCE ? "a sequence" : kind == KN_KIND_OPTIONAL ? "an optional"
+                                                                              : "a tensor";
+}
+
+/* The dtype of every tensor in a sequence blob must be the declared one. */
+static int check_seq_dtypes(const kn_tensor *seq, int32_t want, const char *name, kn_err *err)
+{
+    int64_t n = kn_blob_count(seq);
+    for (int64_t i = 0; want != KN_UNDEFINED && i < n; i++) {
+        kn_blob_entry e;
+        kn_blob_read_entry(seq, i, &e);
+        if (e.kind == KN_KIND_TENSOR && e.dtype != want)
+            return kn_fail(err, KN_ERR_DTYPE, "input '%s' holds %s tensors, the model expects %s",
+                           name, kn_dtype_name(e.dtype), kn_dtype_name(want));
+    }
+    return KN_OK;
+}
+
+/* A sequence or optional input: the value's kind, then its blob and the
+ * element types against the declaration. */
+static int check_value_input(const kn_value *v, const char *name, int32_t dtype,
+                             const int64_t *dims, int32_t rank, const void *data, kn_err *err)
+{
+    kn_tensor t = {.dtype = dtype, .rank = rank, .data = (void *)data};
+    for (int32_t d = 0; d < rank && d < KN_MAX_RANK; d++)
+        t.dims[d] = dims[d];
+    int rc = kn_blob_check(&t, name, err);
+    if (rc != KN_OK)
+        return rc;
+    if (v->kind == KN_KIND_SEQUENCE)
+        return check_seq_dtypes(&t, v->elem_dtype, name, err);
+    if (kn_blob_count(&t) == 0)
+        return KN_OK;
+    kn_tensor elem;
+    kn_blob_elem(&t, 0, &elem);
+    int32_t want_kind = v->optional_of_sequence ? KN_KIND_SEQUENCE : KN_KIND_TENSOR;
+    if (kn_dtype_kind(elem.dtype) != want_kind)
+        return kn_fail(err, KN_ERR_DTYPE, "input '%s' expects an optional holding %s, got one "
+                       "holding %s", name, kind_name(want_kind), kind_name(kn_dtype_kind(elem.dtype)));
+    if (want_kind == KN_KIND_SEQUENCE)
+        return check_seq_dtypes(&elem, v->elem_dtype, name, err);
+    if (v->elem_dtype != KN_UNDEFINED && elem.dtype != v->elem_dtype)
+        return kn_fail(err, KN_ERR_DTYPE, "input '%s' expects an optional %s tensor, got %s", name,
+                       kn_dtype_name(v->elem_dtype), kn_dtype_name(elem.dtype));
+    return KN_OK;
+}
+
+static int check_input(const kn_session *s, int32_t index, int32_t dtype, const int64_t *dims,
+                       int32_t rank, const void *data, size_t nbytes, kn_err *err)
+{
+    const kn_value *v = &s->model->graph->values[s->model->graph->inputs[index]];
+    const char *name = input_name(s, index);
+    if (v->kind != KN_KIND_TENSOR || kn_dtype_kind(dtype) != KN_KIND_TENSOR) {
+        if (kn_dtype_kind(dtype) != v->kind)
+            return kn_fail(err, KN_ERR_DTYPE, "input '%s' expects %s, got %s", name,
+                           kind_name(v->kind), kind_name(kn_dtype_kind(dtype)));
+        if (rank != 1 || !dims || dims[0] < 0 || (uint64_t)dims[0] != (uint64_t)nbytes || !data)
+            return kn_fail(err, KN_ERR_INVALID_ARGUMENT, "input '%s': malformed %s value", name,
+                           kn_dtype_name(dtype));
+        return check_value_input(v, name, dtype, dims, rank, data, err);
+    }
+    if (rank < 0 || rank > KN_MAX_RANK || (rank > 0 && !dims))
+        return kn_fail(err, KN_ERR_SHAPE, "input '%s': rank %d is not supported", name, (int)rank);
+    if (kn_dtype_bits(dtype) == 0)
+        return kn_fail(err, KN_ERR_DTYPE, "input '%s': dtype %d is not a supported element type",
+                       name, (int)dtype);
+    if (v->dtype != KN_UNDEFINED && v->dtype != dtype)
+        return kn_fail(err, KN_ERR_DTYPE, "input '%s' expects %s, got %s", name,
+                       kn_dtype_name(v->dtype), kn_dtype_name(dtype));
+    if (v->rank >= 0 && v->rank != rank)
+        return kn_fail(err, KN_ERR_SHAPE, "input '%s' expects rank %d, got rank %d", name,
+                       (int)v->rank, (int)rank);
+    for (int32_t d = 0; d < rank; d++) {
+        if (dims[d] < 0)
+            return kn_fail(err, KN_ERR_SHAPE, "input '%s': dim %d is negative", name, (int)d);
+        if (v->rank >= 0 && v->dims[d] >= 0 && v->dims[d] != dims[d])
+            return kn_fail(err, KN_ERR_SHAPE, "input '%s' dim %d must be %lld, got %lld", name,
+                           (int)d, (long long)v->dims[d], (long long)dims[d]);
+    }
+    int64_t need = kn_shape_nbytes(dtype, dims, rank);
+    if (need < 0)
+        return kn_fail(err, KN_ERR_SHAPE, "input '%s': shape is too large", name);
+    if ((uint64_t)need != (uint64_t)nbytes)
+        return kn_fail(err, KN_ERR_INVALID_ARGUMENT,
+                       "input '%s': buffer has %zu bytes, the shape needs %lld", name, nbytes,
+                       (long long)need);
+    if (!data && need > 0)
+        return kn_fail(err, KN_ERR_INVALID_ARGUMENT, "input '%s': data is NULL", name);
+    return KN_OK;
+}
+
+int kn_session_bind(kn_session *s, int32_t index, int32_t dtype, const int64_t *dims,
+                    int32_t rank, const void *data, size_t nbytes, int copy, kn_err *err)
+{
+    if (index < 0 || index >= s->model->graph->n_inputs)
+        return kn_fail(err, KN_ERR_INVALID_ARGUMENT, "input index %d out of range", (int)index);
+    int rc = check_input(s, index, dtype, dims, rank, data, nbytes, err);
+    if (rc != KN_OK)
+        return rc;
+    bound_input *b = &s->inputs[index];
+    size_t refs_bytes = nbytes;
+    int64_t numel = 0;
+    if (dtype == KN_STRING) { /* always a deep copy: refs, then their bytes */
+        const kn_string *str = data;
+        numel = kn_shape_numel(dims, rank);
+        for (int64_t i = 0; i < numel; i++)
+            if (str[i].len < 0 || (str[i].len > 0 && !str[i].ptr))
+                return kn_fail(err, KN_ERR_INVALID_ARGUMENT, "input '%s': string %lld is "
+                               "malformed", input_name(s, index), (long long)i);
+        int64_t chars = kn_strings_bytes(str, numel);
+        if (chars < 0 || (uint64_t)chars > SIZE_MAX / 2 - nbytes)
+            return kn_fail(err, KN_ERR_LIMIT, "input '%s': strings are too large",
+                           input_name(s, index));
+        nbytes += (size_t)chars;
+        copy = 1;
+    }
+    if (copy) {
+        if (b->copy_cap < nbytes || !b->copy) {
+            void *p = realloc(b->copy, nbytes ? nbytes : 1);
+            if (!p)
+                return kn_fail(err, KN_ERR_OUT_OF_MEMORY, "out of memory copying input '%s'",
+                               input_name(s, index));
+            b->copy = p;
+            b->copy_cap = nbytes ? nbytes : 1;
+        }
+        if (dtype == KN_STRING)
+            kn_strings_copy(b->copy, (char *)b->copy + refs_bytes, data, numel);
+        else if (nbytes)
+            memcpy(b->copy, data, nbytes);
+        data = b->copy;
+    }
+    b->t.dtype = dtype;
+    b->t.rank = rank;
+    for (int32_t d = 0; d < rank; d++)
+        b->t.dims[d] = dims[d];
+    b->t.data = (void *)data;
+    b->bound = 1;
+    return KN_OK;
+}
+
+/* The plan fits when each bound input has the shape the plan was built for. */
+static int plan_fits(const kn_session *s)
+{
+    if (!s->plan)
+        return 0;
+    const kn_graph *g = s->model->graph;
+    for (int32_t i = 0; i < g->n_inputs; i++) {
+        const kn_tensor *planned = &s->plan->vals[g->inputs[i]], *b = &s->inputs[i].t;
+        if (planned->dtype != b->dtype || !kn_shape_equal(planned->dims, planned->rank, b->dims, b->rank))
+            return 0;
+    }
+    return 1;
+}
+
+int kn_session_run(kn_session *s, kn_err *err)
+{
+    const kn_graph *g = s->model->graph;
+    for (int32_t i = 0; i < g->n_inputs; i++)
+        if (!s->inputs[i].bound)
+            return kn_fail(err, KN_ERR_STATE, "input '%s' is not bound", input_name(s, i));
+    pthread_mutex_lock(&s->run_lock);
+    uint64_t id = atomic_fetch_add(&s->run_id, 1) + 1; /* odd: running */
+    int rc = KN_OK;
+    if (s->eager || !plan_fits(s))
+        rc = build_plan(s, 1, id, err); /* eagerly, this also runs the model */
+    if (rc == KN_OK && !s->eager) {
+        for (int32_t i = 0; i < g->n_inputs; i++)
+            kn_plan_bind_input(s->plan, i, s->inputs[i].t.data);
+        rc = kn_plan_execute(s->plan, &s->cancel_target, id, err);
+    }
+    s->has_outputs = rc == KN_OK;
+    atomic_fetch_add(&s->run_id, 1); /* even: idle */
+    pthread_mutex_unlock(&s->run_lock);
+    return rc;
+}
+
+void kn_session_cancel(kn_session *s)
+{
+    uint64_t id = atomic_load(&s->run_id);
+    if (id & 1)
+        atomic_store(&s->cancel_target, id);
+}
+
+const kn_tensor *kn_session_output(const kn_session *s, int32_t index)
+{
+    if (!s->has_outputs || !s->plan || index < 0 || index >= s->model->graph->n_outputs)
+        return NULL;
+    return &s->plan->vals[s->model->graph->outputs[index]];
+}
+
+const kn_plan *kn_session_plan(const kn_session *s) { return s->plan; }
+
+void kn_session_profile_reset(kn_session *s)
+{
+    kn_plan *p = s->plan;
+    if (!p || !p->step_ns)
+        return;
+    memset(p->step_ns, 0, sizeof *p->step_ns * (size_t)p->n_steps);
+    p->profile_runs = 0;
+}

@@ -1,0 +1,40 @@
+/* A session: per-run state over a shared model. It binds the caller's
+ * inputs, keeps the current plan (rebuilt only when input shapes change),
+ * and exposes outputs until the next run. One run at a time per session;
+ * cancel may come from any thread. */
+#ifndef KN_SESSION_H
+#define KN_SESSION_H
+
+#include <stdint.h>
+
+#include "core/engine/model.h"
+#include "core/engine/plan.h"
+
+typedef struct kn_session kn_session;
+
+typedef struct kn_session_config {
+    int64_t max_arena;          /* bytes; 0 = no limit */
+    int tune;                   /* time candidate kernels when planning */
+    const char *tuning_cache;   /* copied; NULL = none */
+    int profile;                /* time each step of every run */
+} kn_session_config;
+
+int kn_session_create(const kn_model *model, kn_threadpool *pool, const kn_session_config *cfg,
+                      kn_session **out, kn_err *err);
+void kn_session_destroy(kn_session *s); /* NULL-safe; waits for a run in flight */
+
+/* Binds graph input `index`. copy = 1 copies the bytes now (into a buffer
+ * the session keeps and reuses); else the pointer is borrowed. */
+int kn_session_bind(kn_session *s, int32_t index, int32_t dtype, const int64_t *dims,
+                    int32_t rank, const void *data, size_t nbytes, int copy, kn_err *err);
+int kn_session_run(kn_session *s, kn_err *err);
+void kn_session_cancel(kn_session *s);
+
+/* Output tensor after a successful run, NULL before. */
+const kn_tensor *kn_session_output(const kn_session *s, int32_t index);
+/* The current plan (NULL if none could be built yet). */
+const kn_plan *kn_session_plan(const kn_session *s);
+/* Zeroes the current plan's step times (no-op without profiling). */
+void kn_session_profile_reset(kn_session *s);
+
+#endif

@@ -1,0 +1,431 @@
+#include "core/engine/weight_store.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#if defined(__linux__)
+#include <sys/mman.h>
+#include <unistd.h>
+#endif
+
+#include "core/base/alloc.h"
+
+/* Smaller initializers are not worth the bookkeeping (and a per-session
+ * packed copy of them costs little). */
+#define KN_EVICT_MIN_BYTES ((int64_t)1 << 20)
+
+typedef struct packed_copy {
+    struct packed_copy *next;
+    void *key;
+    size_t key_len;
+    void *data;
+    size_t bytes;
+    int32_t users;               /* plans whose kernels read it */
+    kn_weight_convert_fn convert;
+} packed_copy;
+
+typedef struct raw_weight {
+    int32_t value;
+    unsigned char *data;         /* the initializer's bytes in the model's pool */
+    size_t nbytes;
+    int evicted;
+    int32_t raw_refs;            /* plans whose kernels read the raw bytes */
+    packed_copy *packed;         /* newest first */
+} raw_weight;
+
+struct kn_weight_store {
+    pthread_mutex_t lock;
+    int32_t n_values;
+    int32_t *slot;               /* per root value: index into weights, or -1 */
+    raw_weight *weights;
+    int32_t n_weights;
+    int64_t restores;
+};
+
+/* ---- which initializers are evictable ---------------------------------- */
+
+static int is_default_domain(const char *d) { return !d || !d[0] || strcmp(d, "ai.onnx") == 0; }
+
+/* Input 1 of a matrix product whose oneDNN kernel packs its B. */
+static int is_packable_use(const kn_node *n, int32_t input)
+{
+    if (input != 1)
+        return 0;
+    if (is_default_domain(n->domain))
+        return strcmp(n->op_type, "MatMul") == 0 || strcmp(n->op_type, "Gemm") == 0;
+    return strcmp(n->domain, "kiln") == 0 &&
+           (strcmp(n->op_type, "FusedMatMul") == 0 || strcmp(n->op_type, "FusedGemm") == 0);
+}
+
+static int only_packable_uses(const kn_graph *g, int32_t v)
+{
+    int uses = 0;
+    for (int32_t i = 0; i < g->n_nodes; i++) {
+        const kn_node *n = &g->nodes[i];
+        for (int32_t j = 0; j < n->n_inputs; j++) {
+            if (n->inputs[j] != v)
+                continue;
+            if (!is_packable_use(n, j))
+                return 0;
+            uses++;
+        }
+    }
+    return uses > 0;
+}
+
+static const kn_graph *graph_at(const kn_model *root, int32_t i)
+{
+    return i < 0 ? root->graph : root->subs[i]->graph;
+}
+
+/* A subgraph reads outer values by name: any value of that name there. */
+static int named_in_subgraph(const kn_model *root, const char *name)
+{
+    for (int32_t s = 0; s < root->n_subs; s++) {
+        const kn_graph *g = root->subs[s]->graph;
+        for (int32_t v = 0; v < g->n_values; v++)
+            if (g->values[v].name && strcmp(g->values[v].name, name) == 0)
+                return 1;
+    }
+    return 0;
+}
+
+static int ranges_overlap(const void *a, size_t na, const void *b, size_t nb)
+{
+    uintptr_t pa = (uintptr_t)a, pb = (uintptr_t)b;
+    return na && nb && pa < pb + nb && pb < pa + na;
+}
+
+static int tensor_overlaps(const kn_tensor *t, const void *p, size_t n)
+{
+    int64_t nb = kn_tensor_nbytes(t);
+    return t->data && nb > 0 && ranges_overlap(t->data, (size_t)nb, p, n);
+}
+
+static int attr_overlaps(const kn_attr *attr, const void *p, size_t n)
+{
+    if (attr->type == KN_ATTR_TENSOR && attr->t)
+        return tensor_overlaps(attr->t, p, n);
+    for (int32_t i = 0; attr->type == KN_ATTR_TENSORS && i < attr->count; i++)
+        if (tensor_overlaps(&attr->tensors[i], p, n))
+            return 1;
+    return 0;
+}
+
+/* Evicting bytes another tensor also points at (an optimizer pass may
+ * share data between constants) would zero that one too. */
+static int shares_bytes(const kn_model *root, const kn_value *self)
+{
+    const void *p = self->init_data;
+    size_t n = (size_t)self->init_nbytes;
+    for (int32_t gi = -1; gi < root->n_subs; gi++) {
+        const kn_graph *g = graph_at(root, gi);
+        for (int32_t v = 0; v < g->n_values; v++) {
+            const kn_value *o = &g->values[v];
+            if (o != self && o->is_initializer && o->init_data && o->init_nbytes > 0 &&
+                ranges_overlap(o->init_data, (size_t)o->init_nbytes, p, n))
+                return 1;
+        }
+        for (int32_t i = 0; i < g->n_nodes; i++)
+            for (int32_t a = 0; a < g->nodes[i].n_attrs; a++)
+                if (attr_overlaps(&g->nodes[i].attrs[a], p, n))
+                    return 1;
+    }
+    return 0;
+}
+
+static int is_evictable(const kn_model *root, int32_t v)
+{
+    const kn_value *val = &root->graph->values[v];
+    return val->is_initializer && !val->is_graph_input && !val->is_graph_output &&
+           val->dtype == KN_FLOAT && val->init_data && val->init_nbytes >= KN_EVICT_MIN_BYTES &&
+           only_packable_uses(root->graph, v) && !named_in_subgraph(root, val->name) &&
+           !shares_bytes(root, val);
+}
+
+int kn_weight_store_create(const kn_model *root, kn_weight_store **out, kn_err *err)
+{
+    *out = NULL;
+    const kn_graph *g = root->graph;
+    int32_t n = 0;
+    for (int32_t v = 0; v < g->n_values; v++)
+        n += is_evictable(root, v);
+    if (n == 0)
+        return KN_OK;
+    kn_weight_store *ws = calloc(1, sizeof *ws);
+    if (ws) {
+        ws->slot = malloc(sizeof *ws->slot * (size_t)g->n_values);
+        ws->weights = calloc((size_t)n, sizeof *ws->weights);
+    }
+    if (!ws || !ws->slot || !ws->weights) {
+        if (ws) {
+            free(ws->slot);
+            free(ws->weights);
+        }
+        free(ws);
+        return kn_fail(err, KN_ERR_OUT_OF_MEMORY, "out of memory creating the model");
+    }
+    pthread_mutex_init(&ws->lock, NULL);
+    ws->n_values = g->n_values;
+    for (int32_t v = 0; v < g->n_values; v++) {
+        ws->slot[v] = -1;
+        if (!is_evictable(root, v))
+            continue;
+        raw_weight *w = &ws->weights[ws->n_weights];
+        w->value = v;
+        w->data = (unsigned char *)g->values[v].init_data; /* the model's own, mutable pool */
+        w->nbytes = (size_t)g->values[v].init_nbytes;
+        ws->slot[v] = ws->n_weights++;
+    }
+    *out = ws;
+    return KN_OK;
+}
+
+static void free_copy(packed_copy *c)
+{
+    kn_aligned_free(c->data);
+    free(c->key);
+    free(c);
+}
+
+void kn_weight_store_destroy(kn_weight_store *ws)
+{
+    if (!ws)
+        return;
+    for (int32_t i = 0; i < ws->n_weights; i++)
+        for (packed_copy *c = ws->weights[i].packed, *next; c; c = next) {
+            next = c->next;
+            free_copy(c);
+        }
+    pthread_mutex_destroy(&ws->lock);
+    free(ws->weights);
+    free(ws->slot);
+    free(ws);
+}
+
+int kn_weight_store_evictable(const kn_weight_store *ws, int32_t value)
+{
+    return ws && value >= 0 && value < ws->n_values && ws->slot[value] >= 0;
+}
+
+static raw_weight *weight_of(kn_weight_store *ws, int32_t value)
+{
+    return kn_weight_store_evictable(ws, value) ? &ws->weights[ws->slot[value]] : NULL;
+}
+
+/* ---- evicting and restoring (lock held) --------------------------------- */
+
+/* The whole pages strictly inside the tensor: the bytes around it on its
+ * first and last page belong to other allocations. */
+static int page_span(const raw_weight *w, uintptr_t *lo, size_t *len)
+{
+#if defined(__linux__)
+    long ps = sysconf(_SC_PAGESIZE);
+    uintptr_t page = ps > 0 ? (uintptr_t)ps : 4096;
+    uintptr_t a = ((uintptr_t)w->data + page - 1) & ~(page - 1);
+    uintptr_t b = ((uintptr_t)w->data + w->nbytes) & ~(page - 1);
+    *lo = a;
+    *len = b > a ? (size_t)(b - a) : 0;
+    return *len > 0;
+#else
+    (void)w;
+    *lo = 0;
+    *len = 0;
+    return 0; /* no way to give pages back: keep the bytes */
+#endif
+}
+
+static void maybe_evict(raw_weight *w)
+{
+    uintptr_t lo;
+    size_t len;
+    if (w->evicted || w->raw_refs > 0 || !w->packed || !page_span(w, &lo, &len))
+        return;
+#if defined(__linux__)
+    /* Marked evicted even if madvise failed part way: a restore rewrites
+     * every byte, so the content never matters once marked. */
+    madvise((void *)lo, len, MADV_DONTNEED);
+    w->evicted = 1;
+#endif
+}
+
+static int ensure_resident(kn_weight_store *ws, raw_weight *w, int32_t threads, kn_err *err)
+{
+    if (!w->evicted)
+        return KN_OK;
+    const packed_copy *c = w->packed; /* evicted implies a packed copy */
+    int rc = c->convert(c->key, c->key_len, 0, c->data, w->data, threads, err);
+    if (rc != KN_OK)
+        return rc;
+    w->evicted = 0;
+    ws->restores++;
+    return KN_OK;
+}
+
+/* ---- the public calls ---------------------------------------------------- */
+
+int kn_weight_store_acquire_raw(kn_weight_store *ws, int32_t value, int32_t threads, kn_err *err)
+{
+    raw_weight *w = weight_of(ws, value);
+    if (!w)
+        return KN_OK;
+    pthread_mutex_lock(&ws->lock);
+    int rc = ensure_resident(ws, w, threads, err);
+    if (rc == KN_OK)
+        w->raw_refs++;
+    pthread_mutex_unlock(&ws->lock);
+    return rc;
+}
+
+void kn_weight_store_release_raw(kn_weight_store *ws, int32_t value)
+{
+    raw_weight *w = weight_of(ws, value);
+    if (!w)
+        return;
+    pthread_mutex_lock(&ws->lock);
+    if (w->raw_refs > 0)
+        w->raw_refs--; /* not evicted now: see kn_weight_store_evict_unused */
+    pthread_mutex_unlock(&ws->lock);
+}
+
+void kn_weight_store_evict_value(kn_weight_store *ws, int32_t value)
+{
+    raw_weight *w = weight_of(ws, value);
+    if (!w)
+        return;
+    pthread_mutex_lock(&ws->lock);
+    maybe_evict(w);
+    pthread_mutex_unlock(&ws->lock);
+}
+
+void kn_weight_store_evict_unused(kn_weight_store *ws)
+{
+    if (!ws)
+        return;
+    pthread_mutex_lock(&ws->lock);
+    for (int32_t i = 0; i < ws->n_weights; i++)
+        maybe_evict(&ws->weights[i]);
+    pthread_mutex_unlock(&ws->lock);
+}
+
+static packed_copy *find_copy(raw_weight *w, const void *key, size_t key_len)
+{
+    for (packed_copy *c = w->packed; c; c = c->next)
+        if (c->key_len == key_len && memcmp(c->key, key, key_len) == 0)
+            return c;
+    return NULL;
+}
+
+/* Drops the copies no plan uses (the raw bytes are resident). */
+static void drop_unused(raw_weight *w)
+{
+    for (packed_copy **pp = &w->packed; *pp;) {
+        packed_copy *c = *pp;
+        if (c->users == 0) {
+            *pp = c->next;
+            free_copy(c);
+        } else {
+            pp = &c->next;
+        }
+    }
+}
+
+static int make_copy(raw_weight *w, const void *key, size_t key_len, size_t bytes,
+                     kn_weight_convert_fn convert, int32_t threads, packed_copy **out, kn_err *err)
+{
+    packed_copy *c = calloc(1, sizeof *c);
+    if (c) {
+        c->key = malloc(key_len ? key_len : 1);
+        c->data = kn_aligned_alloc(bytes ? bytes : 1);
+    }
+    if (!c || !c->key || !c->data) {
+        if (c)
+            free_copy(c);
+        return kn_fail(err, KN_ERR_OUT_OF_MEMORY, "out of memory packing weights");
+    }
+    memcpy(c->key, key, key_len);
+    c->key_len = key_len;
+    c->bytes = bytes;
+    c->convert = convert;
+    int rc = convert(key, key_len, 1, w->data, c->data, threads, err);
+    if (rc != KN_OK) {
+        free_copy(c);
+        return rc;
+    }
+    *out = c;
+    return KN_OK;
+}
+
+int kn_weight_store_acquire_packed(kn_weight_store *ws, int32_t value, const void *key,
+                                   size_t key_len, size_t packed_bytes,
+                                   kn_weight_convert_fn convert, int32_t threads,
+                                   const void **packed, kn_err *err)
+{
+    *packed = NULL;
+    raw_weight *w = weight_of(ws, value);
+    if (!w)
+        return kn_fail(err, KN_ERR_INTERNAL, "value %d is not a shared weight", (int)value);
+    pthread_mutex_lock(&ws->lock);
+    int rc = KN_OK;
+    packed_copy *c = find_copy(w, key, key_len);
+    if (!c) {
+        rc = ensure_resident(ws, w, threads, err);
+        if (rc == KN_OK) {
+            drop_unused(w);
+            rc = make_copy(w, key, key_len, packed_bytes, convert, threads, &c, err);
+        }
+        if (rc == KN_OK) {
+            c->next = w->packed;
+            w->packed = c;
+        }
+    }
+    if (rc == KN_OK) {
+        c->users++;
+        *packed = c->data;
+    }
+    /* evict now rather than when the session is complete: the peak then
+     * holds one weight twice at most, not the whole model */
+    maybe_evict(w);
+    pthread_mutex_unlock(&ws->lock);
+    return rc;
+}
+
+void kn_weight_store_release_packed(kn_weight_store *ws, const void *packed)
+{
+    if (!ws || !packed)
+        return;
+    pthread_mutex_lock(&ws->lock);
+    for (int32_t i = 0; i < ws->n_weights; i++)
+        for (packed_copy *c = ws->weights[i].packed; c; c = c->next)
+            if (c->data == packed && c->users > 0) {
+                c->users--; /* kept: the next plan reuses it, and it backs an eviction */
+                goto done;
+            }
+done:
+    pthread_mutex_unlock(&ws->lock);
+}
+
+void kn_weight_store_get_stats(kn_weight_store *ws, kn_weight_store_stats *out)
+{
+    memset(out, 0, sizeof *out);
+    if (!ws)
+        return;
+    pthread_mutex_lock(&ws->lock);
+    out->n_evictable = ws->n_weights;
+    out->restores = ws->restores;
+    for (int32_t i = 0; i < ws->n_weights; i++) {
+        raw_weight *w = &ws->weights[i];
+        uintptr_t lo;
+        size_t len;
+        if (w->evicted && page_span(w, &lo, &len)) {
+            out->n_evicted++;
+            out->evicted_bytes += (int64_t)len;
+        }
+        out->n_packed_values += w->packed != NULL;
+        for (packed_copy *c = w->packed; c; c = c->next) {
+            out->n_packed++;
+            out->packed_bytes += (int64_t)c->bytes;
+        }
+    }
+    pthread_mutex_unlock(&ws->lock);
+}

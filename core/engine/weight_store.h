@@ -1,0 +1,90 @@
+/* Big constant weights shared by every session of a model, held once.
+ *
+ * A backend that prefers its own layout for a matrix product's constant B
+ * (oneDNN's blocked layouts) keeps one packed copy per (value, layout) here,
+ * in the root model, instead of one per session. The initializer's own bytes
+ * are then dead weight for as long as no kernel reads them, so a value that
+ * only ever serves as B of MatMul/Gemm is "evictable": once a packed copy
+ * exists and no live plan reads the raw bytes, its whole pages inside the
+ * tensor are given back to the system (madvise MADV_DONTNEED on the model's
+ * private anonymous memory: they read as zeros afterwards). A plan whose
+ * kernel reads the raw bytes (Kiln's CPU kernels, an in-place oneDNN read)
+ * takes a raw reference first, which converts a packed copy back into the
+ * same address when the bytes were evicted. The initializer's address never
+ * changes, so every pointer plans hold stays valid.
+ *
+ * Eviction happens right after a packed copy is made or reused, and for
+ * every weight nobody reads raw when a plan is complete
+ * (kn_weight_store_evict_unused), not when the last raw reference goes: a
+ * plan rebuilt for new shapes (or an eager plan, rebuilt every run) drops
+ * its references just before taking them again, and evicting in between
+ * would convert every weight back on each rebuild. So the raw bytes a
+ * destroyed session read stay until the next plan of the model (a tuning
+ * candidate's reference, dropped mid-plan, evicts at once). Packed copies
+ * stay when their plans go (the next plan reuses them, and they back the
+ * evicted bytes) until the model is destroyed, except that a plan needing a
+ * new layout of a value first drops that value's copies no plan uses: input
+ * shapes changing over time cannot pile up copies beyond those in use.
+ *
+ * One mutex per store guards all of it: sessions of one model may be built
+ * on several threads at once. Packing and restoring run under it. Nothing
+ * here knows oneDNN: the packing kernel passes a conversion function and
+ * an opaque key describing both layouts. */
+#ifndef KN_WEIGHT_STORE_H
+#define KN_WEIGHT_STORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/engine/model.h"
+#include "core/base/status.h"
+
+typedef struct kn_weight_store kn_weight_store;
+
+/* Converts a weight between the initializer's layout and a packed one as
+ * described by key: raw -> packed when to_packed, else packed -> raw (which
+ * must reproduce the initializer's bytes exactly). */
+typedef int (*kn_weight_convert_fn)(const void *key, size_t key_len, int to_packed,
+                                    const void *src, void *dst, int32_t threads, kn_err *err);
+
+/* Marks the root graph's evictable initializers (the model is validated
+ * and optimized). *out is NULL when there are none. */
+int kn_weight_store_create(const kn_model *root, kn_weight_store **out, kn_err *err);
+void kn_weight_store_destroy(kn_weight_store *ws); /* NULL-safe */
+
+/* Whether root-graph value `value` is evictable (constant after create:
+ * no lock). ws may be NULL. */
+int kn_weight_store_evictable(const kn_weight_store *ws, int32_t value);
+
+/* Makes the raw bytes of evictable `value` resident (converting a packed
+ * copy back when evicted) and counts a reader; release when done. */
+int kn_weight_store_acquire_raw(kn_weight_store *ws, int32_t value, int32_t threads, kn_err *err);
+void kn_weight_store_release_raw(kn_weight_store *ws, int32_t value);
+
+/* Evicts every weight with a packed copy and no raw reader (NULL-safe);
+ * evict_value: only that value's (when it is evictable now). */
+void kn_weight_store_evict_unused(kn_weight_store *ws);
+void kn_weight_store_evict_value(kn_weight_store *ws, int32_t value);
+
+/* The packed copy of evictable `value` for this key, made with convert
+ * from the raw bytes when none exists yet (packed_bytes long, 64-byte
+ * aligned). Valid until kn_weight_store_release_packed(ws, *packed). */
+int kn_weight_store_acquire_packed(kn_weight_store *ws, int32_t value, const void *key,
+                                   size_t key_len, size_t packed_bytes,
+                                   kn_weight_convert_fn convert, int32_t threads,
+                                   const void **packed, kn_err *err);
+void kn_weight_store_release_packed(kn_weight_store *ws, const void *packed);
+
+/* What the store holds now (for tests and diagnostics). */
+typedef struct kn_weight_store_stats {
+    int32_t n_evictable;     /* values marked evictable */
+    int32_t n_packed;        /* packed copies held */
+    int32_t n_packed_values; /* values with at least one packed copy */
+    int64_t packed_bytes;    /* their bytes */
+    int32_t n_evicted;       /* values whose raw pages are given back now */
+    int64_t evicted_bytes;   /* bytes of those pages */
+    int64_t restores;        /* packed -> raw conversions so far */
+} kn_weight_store_stats;
+void kn_weight_store_get_stats(kn_weight_store *ws, kn_weight_store_stats *out);
+
+#endif

@@ -1,0 +1,92 @@
+/* The backend seam. A backend is one descriptor: what it is called, whether
+ * it can run on this machine, the kernels it offers, the optimizer passes
+ * it contributes, where its tensors live and whether its kernels take part
+ * in tuning. The engine (core/engine/registry.c) walks the list of
+ * descriptors in core/backends.c, in order: for each node the first usable
+ * backend with a kernel for it is asked first, and a kernel may decline the
+ * node (KN_ERR_DECLINE), which hands it to the next one. Nothing here is
+ * registered at start-up, so static linking cannot drop a backend.
+ *
+ * A new backend is one folder with one descriptor, plus one line in
+ * core/backends.c; docs/contributing.md walks through it. */
+#ifndef KN_BACKEND_H
+#define KN_BACKEND_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/kernel/op.h"
+
+struct kn_opt; /* core/opt/rewrite.h: the graph a pass edits */
+
+/* Where in the optimizer's order a contributed pass runs
+ * (core/opt/optimize.c has the whole order). */
+enum {
+    /* after the formula fusions (Gelu, LayerNorm, attention), before the
+     * bias and activation fusions of matrix products and convolutions */
+    KN_PASS_SLOT_BEFORE_EPILOGUES = 0,
+    /* after every fusion, before single elementwise ops are chained: the
+     * place for layout passes, which want the fused graph */
+    KN_PASS_SLOT_LAYOUT = 1,
+};
+
+typedef struct kn_backend_pass {
+    const char *name;        /* in error messages: "optimizer pass NAME" */
+    int32_t slot;            /* KN_PASS_SLOT_* */
+    int32_t level;           /* lowest optimization level it runs at (KN_OPT_*) */
+    int (*run)(struct kn_opt *o);
+} kn_backend_pass;
+
+/* Where a backend's tensors live. */
+enum { KN_MEMORY_HOST = 0, KN_MEMORY_DEVICE = 1 };
+
+/* Host memory needs no hooks: the engine plans it into one arena of
+ * ordinary aligned memory. A device backend supplies them, with a stream
+ * (an ordered queue of its work) per session. The engine plans host memory
+ * only so far, so it offers nodes only to host backends; device planning and
+ * the copies at partition boundaries arrive with the first device backend. */
+typedef struct kn_backend_memory {
+    int32_t kind;                                   /* KN_MEMORY_* */
+    void *(*alloc)(size_t bytes, kn_err *err);      /* NULL on failure, with err set */
+    void (*free)(void *ptr);                        /* NULL-safe */
+    /* dst and src are on the kinds to_device says (1: host to device, 0:
+     * device to host); ordered on stream */
+    int (*copy)(void *dst, const void *src, size_t bytes, int to_device, void *stream,
+                kn_err *err);
+    void *(*stream_create)(kn_err *err);
+    void (*stream_destroy)(void *stream);
+    int (*stream_sync)(void *stream, kn_err *err);  /* waits for everything queued */
+} kn_backend_memory;
+
+/* kn_backend.flags */
+enum {
+    /* Its kernels may offer variants (kn_kctx.n_variants) and are timed
+     * against them and against the next backend's kernel for the node when
+     * a session asks for tuning (core/engine/tuning.h). */
+    KN_BACKEND_TUNED = 1u << 0,
+    /* Not offered nodes of eager plans, which are rebuilt on every run:
+     * building its kernels costs more than they save there. */
+    KN_BACKEND_NOT_EAGER = 1u << 1,
+};
+
+typedef struct kn_backend {
+    const char *name;        /* "cpu", ...: profiles, messages, the tuning cache */
+    /* 1 when it can run here (its library loaded, its device present).
+     * Called when a model is loaded; must be cheap after the first call and
+     * thread-safe. NULL: always available. */
+    int (*available)(void);
+    /* NULL-terminated list of NULL-terminated kernel tables */
+    const kn_op_def *const *const *kernel_tables;
+    /* its optimizer passes, ended by an entry with run == NULL; may be NULL.
+     * They run only when the backend is usable for the model. */
+    const kn_backend_pass *passes;
+    kn_backend_memory memory;
+    uint32_t flags;          /* KN_BACKEND_* */
+} kn_backend;
+
+/* The portable backend (core/cpu/): last in the list, it serves every op
+ * Kiln knows. Other backends' kernels may run its kernels inside theirs (a
+ * fallback for shapes they decline inside a fused op). */
+extern const kn_backend kn_backend_cpu;
+
+#endif
