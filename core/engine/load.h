@@ -11,10 +11,10 @@
 #include "core/engine/model.h"
 
 typedef struct kn_load_options {
-    size_t max_bytes;        /* model size limit; 0 = none */
-    int32_t optimize;        /* KN_OPT_* level */
+    size_t max_bytes; /* model size limit; 0 = none */
+    int32_t optimize; /* KN_OPT_* level */
     int32_t allow_unsupported;
-    uint32_t backends_off;   /* backends the caller switched off (kn_backend_index bits) */
+    uint32_t backends_off; /* backends the caller switched off (kn_backend_index bits) */
 } kn_load_options;
 
 /* data/size: the model's bytes; base_dir resolves external data (NULL:

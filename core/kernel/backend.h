@@ -31,9 +31,9 @@ enum {
 };
 
 typedef struct kn_backend_pass {
-    const char *name;        /* in error messages: "optimizer pass NAME" */
-    int32_t slot;            /* KN_PASS_SLOT_* */
-    int32_t level;           /* lowest optimization level it runs at (KN_OPT_*) */
+    const char *name; /* in error messages: "optimizer pass NAME" */
+    int32_t slot;     /* KN_PASS_SLOT_* */
+    int32_t level;    /* lowest optimization level it runs at (KN_OPT_*) */
     int (*run)(struct kn_opt *o);
 } kn_backend_pass;
 
@@ -46,16 +46,15 @@ enum { KN_MEMORY_HOST = 0, KN_MEMORY_DEVICE = 1 };
  * only so far, so it offers nodes only to host backends; device planning and
  * the copies at partition boundaries arrive with the first device backend. */
 typedef struct kn_backend_memory {
-    int32_t kind;                                   /* KN_MEMORY_* */
-    void *(*alloc)(size_t bytes, kn_err *err);      /* NULL on failure, with err set */
-    void (*free)(void *ptr);                        /* NULL-safe */
+    int32_t kind;                              /* KN_MEMORY_* */
+    void *(*alloc)(size_t bytes, kn_err *err); /* NULL on failure, with err set */
+    void (*free)(void *ptr);                   /* NULL-safe */
     /* dst and src are on the kinds to_device says (1: host to device, 0:
      * device to host); ordered on stream */
-    int (*copy)(void *dst, const void *src, size_t bytes, int to_device, void *stream,
-                kn_err *err);
+    int (*copy)(void *dst, const void *src, size_t bytes, int to_device, void *stream, kn_err *err);
     void *(*stream_create)(kn_err *err);
     void (*stream_destroy)(void *stream);
-    int (*stream_sync)(void *stream, kn_err *err);  /* waits for everything queued */
+    int (*stream_sync)(void *stream, kn_err *err); /* waits for everything queued */
 } kn_backend_memory;
 
 /* kn_backend.flags */
@@ -70,7 +69,7 @@ enum {
 };
 
 typedef struct kn_backend {
-    const char *name;        /* "cpu", ...: profiles, messages, the tuning cache */
+    const char *name; /* "cpu", ...: profiles, messages, the tuning cache */
     /* 1 when it can run here (its library loaded, its device present).
      * Called when a model is loaded; must be cheap after the first call and
      * thread-safe. NULL: always available. */
@@ -81,7 +80,7 @@ typedef struct kn_backend {
      * They run only when the backend is usable for the model. */
     const kn_backend_pass *passes;
     kn_backend_memory memory;
-    uint32_t flags;          /* KN_BACKEND_* */
+    uint32_t flags; /* KN_BACKEND_* */
 } kn_backend;
 
 /* The portable backend (core/cpu/): last in the list, it serves every op

@@ -13,7 +13,7 @@
 typedef struct opt_pass {
     const char *name;
     int level;          /* lowest level it runs at */
-    kn_opt_pass_fn run; /* NULL: a slot for backends' passes */
+    kn_opt_pass_fn run; /* NULL: a slot for backends' passes (each has its own level) */
     int32_t slot;       /* for a slot: KN_PASS_SLOT_* */
 } opt_pass;
 
@@ -29,14 +29,16 @@ static const opt_pass passes[] = {
     {.name = "gelu", .level = KN_OPT_ALL, .run = kn_pass_gelu},
     {.name = "layernorm", .level = KN_OPT_ALL, .run = kn_pass_layernorm},
     {.name = "attention", .level = KN_OPT_ALL, .run = kn_pass_attention},
-    {.name = "(backends: before epilogues)", .level = KN_OPT_ALL, .slot = KN_PASS_SLOT_BEFORE_EPILOGUES},
+    {.name = "(backends: before epilogues)",
+     .level = KN_OPT_BASIC,
+     .slot = KN_PASS_SLOT_BEFORE_EPILOGUES},
     {.name = "fuse_matmul", .level = KN_OPT_ALL, .run = kn_pass_fuse_matmul},
     {.name = "fuse_gemm", .level = KN_OPT_ALL, .run = kn_pass_fuse_gemm},
     {.name = "fuse_conv", .level = KN_OPT_ALL, .run = kn_pass_fuse_conv},
     {.name = "silu", .level = KN_OPT_ALL, .run = kn_pass_silu},
     {.name = "dead_nodes", .level = KN_OPT_ALL, .run = kn_pass_dead_nodes},
     /* Layout passes run last, on the fused graph. */
-    {.name = "(backends: layout)", .level = KN_OPT_ALL, .slot = KN_PASS_SLOT_LAYOUT},
+    {.name = "(backends: layout)", .level = KN_OPT_BASIC, .slot = KN_PASS_SLOT_LAYOUT},
     /* After every fusion (an activation belongs in its producer's epilogue)
      * and after the layout passes, which move single elementwise ops into
      * NHWC regions by their op type. */
