@@ -23,7 +23,7 @@ struct kiln_options {
 };
 
 struct kiln_runtime {
-    kn_threadpool *pool;
+    kn_threadpool *thread_pool;
     int32_t threads;
 };
 
@@ -38,7 +38,7 @@ struct kiln_session {
 };
 
 struct kiln_tensor {
-    kn_bump *pool;
+    kn_bump *bump;
     kn_tensor t;
     const char *name;
 };

@@ -91,7 +91,7 @@ int32_t kiln_runtime_create(const kiln_options *options, kiln_runtime **out)
     if (!rt)
         return kiln_fail(KILN_ERR_OUT_OF_MEMORY, "out of memory");
     rt->threads = threads;
-    if (threads > 1 && !(rt->pool = kn_threadpool_create(threads))) {
+    if (threads > 1 && !(rt->thread_pool = kn_threadpool_create(threads))) {
         free(rt);
         return kiln_fail(KILN_ERR_OUT_OF_MEMORY, "cannot start %d threads", (int)threads);
     }
@@ -103,6 +103,6 @@ void kiln_runtime_destroy(kiln_runtime *rt)
 {
     if (!rt)
         return;
-    kn_threadpool_destroy(rt->pool);
+    kn_threadpool_destroy(rt->thread_pool);
     free(rt);
 }

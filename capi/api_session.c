@@ -28,7 +28,7 @@ int32_t kiln_session_create(kiln_model *model, const kiln_options *o, kiln_sessi
         cfg.tuning_cache = o->tuning_cache;
         cfg.profile = o->profile;
     }
-    if (kn_session_create(model->core, model->runtime->pool, &cfg, &s->core, &err) != KN_OK) {
+    if (kn_session_create(model->core, model->runtime->thread_pool, &cfg, &s->core, &err) != KN_OK) {
         free(s);
         return kiln_fail_err(&err);
     }

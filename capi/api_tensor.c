@@ -29,12 +29,12 @@ int32_t kiln_tensor_decode(const void *data, size_t size, kiln_tensor **out)
     *out = NULL;
     KILN_CHECK_ARG(data || size == 0, "data is NULL");
     kiln_tensor *t = calloc(1, sizeof *t);
-    if (!t || !(t->pool = kn_bump_create())) {
+    if (!t || !(t->bump = kn_bump_create())) {
         free(t);
         return kiln_fail(KILN_ERR_OUT_OF_MEMORY, "out of memory");
     }
     kn_err err = {0};
-    if (kn_onnx_read_tensor(t->pool, data, size, &t->t, &t->name, &err) != KN_OK) {
+    if (kn_onnx_read_tensor(t->bump, data, size, &t->t, &t->name, &err) != KN_OK) {
         kiln_tensor_destroy(t);
         return kiln_fail_err(&err);
     }
@@ -46,7 +46,7 @@ void kiln_tensor_destroy(kiln_tensor *t)
 {
     if (!t)
         return;
-    kn_bump_destroy(t->pool);
+    kn_bump_destroy(t->bump);
     free(t);
 }
 
@@ -112,7 +112,7 @@ int32_t kiln_tensor_encode(const char *name, int32_t dtype, const int64_t *dims,
 static int32_t new_handle(kiln_tensor **out)
 {
     kiln_tensor *t = calloc(1, sizeof *t);
-    if (!t || !(t->pool = kn_bump_create())) {
+    if (!t || !(t->bump = kn_bump_create())) {
         free(t);
         return kiln_fail(KILN_ERR_OUT_OF_MEMORY, "out of memory");
     }
@@ -135,8 +135,8 @@ int32_t kiln_tensor_from_core(const kn_tensor *src, const char *name, kiln_tenso
     t->t = *src;
     t->t.location = KN_LOC_HOST;
     /* The pool's 16-byte alignment keeps a blob's payloads aligned too. */
-    t->t.data = nbytes >= 0 ? kn_bump_alloc(t->pool, nbytes > 0 ? (size_t)nbytes : 1) : NULL;
-    t->name = kn_bump_strdup(t->pool, name ? name : "");
+    t->t.data = nbytes >= 0 ? kn_bump_alloc(t->bump, nbytes > 0 ? (size_t)nbytes : 1) : NULL;
+    t->name = kn_bump_strdup(t->bump, name ? name : "");
     if (!t->t.data || !t->name) {
         kiln_tensor_destroy(t);
         return kiln_fail(KILN_ERR_OUT_OF_MEMORY, "out of memory copying a value");
@@ -191,7 +191,7 @@ int32_t kiln_tensor_decode_value(const void *data, size_t size, int32_t kind, ki
     if (rc != KILN_OK)
         return rc;
     kn_err err = {0};
-    if (kn_onnx_read_value(t->pool, data, size, kind, &t->t, &t->name, &err) != KN_OK) {
+    if (kn_onnx_read_value(t->bump, data, size, kind, &t->t, &t->name, &err) != KN_OK) {
         kiln_tensor_destroy(t);
         return kiln_fail_err(&err);
     }

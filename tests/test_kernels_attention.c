@@ -472,7 +472,7 @@ static int flex_run(kh_case *c, int threads)
     kn_threadpool *pool = threads > 1 ? kn_threadpool_create(threads) : NULL;
     c->node.domain = "ai.onnx.preview";
     kn_kctx k = {.node = &c->node, .opset = 1, .n_in = 3, .n_out = 1, .in = in, .out = out,
-                 .pool = pool, .err = &c->err};
+                 .threads = pool, .err = &c->err};
     int rc = kn_op_FlexAttention.prepare(&k);
     if (rc == KN_OK) {
         int64_t nb = kn_tensor_nbytes(out[0]);

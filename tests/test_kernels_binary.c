@@ -307,7 +307,7 @@ Test(binary, in_place)
     kn_tensor *in[] = {&c.in[0], &c.in[1]}, *out[] = {&c.out[0]};
     kn_threadpool *pool = kn_threadpool_create(2);
     kn_kctx k = {.node = &c.node, .opset = 14, .n_in = 2, .n_out = 1, .in = in, .out = out,
-                 .pool = pool, .err = &c.err};
+                 .threads = pool, .err = &c.err};
     cr_assert_eq(def->prepare(&k), KN_OK, "%s", c.err.msg);
     c.out[0].data = a;
     cr_assert_eq(def->run(&k), KN_OK);

@@ -45,7 +45,7 @@ static int run_direct(kh_case *cs, const char *domain, kn_tensor *extra, int thr
     cr_assert(d, "no %s kernel for %s", domain, cs->node.op_type);
     kn_threadpool *pool = threads > 1 ? kn_threadpool_create(threads) : NULL;
     kn_kctx k = {.node = &cs->node, .opset = cs->opset, .n_in = n_in, .n_out = cs->n_out,
-                 .in = in, .out = out, .pool = pool, .err = &cs->err};
+                 .in = in, .out = out, .threads = pool, .err = &cs->err};
     int rc = d->prepare(&k);
     if (rc == KN_OK) {
         for (int32_t i = 0; i < cs->n_out; i++)

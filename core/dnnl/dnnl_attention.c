@@ -181,7 +181,7 @@ static int att_run(kn_kctx *k)
     if (rc != KN_OK)
         return rc;
     softmax_job j = {(float *)((char *)k->scratch + st->scores_at), st->sk, st->scale};
-    kn_parallel_for(k->pool, st->rows, 1 + 4096 / st->sk, softmax_rows, &j);
+    kn_parallel_for(k->threads, st->rows, 1 + 4096 / st->sk, softmax_rows, &j);
     return kn_dnnl_execute(&st->sv, k);
 }
 

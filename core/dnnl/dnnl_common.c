@@ -5,7 +5,7 @@
 
 #include "core/base/alloc.h"
 #include "core/simd/kernels.h"
-#include "core/engine/weight_store.h"
+#include "core/kernel/weights.h"
 #include "core/dnnl/dnnl_impl_choice.h"
 
 int kn_dnnl_fail(kn_err *err, dnnl_status_t s, const char *what)
@@ -24,7 +24,7 @@ int kn_dnnl_prim_init(kn_dnnl_prim *p, kn_kctx *k)
     memset(p, 0, sizeof *p);
     if (!kn_dnnl_load())
         return kn_fail(k->err, KN_ERR_DECLINE, "the oneDNN library could not be loaded");
-    p->threads = kn_threadpool_threads(k->pool);
+    p->threads = kn_threadpool_threads(k->threads);
     /* primitives split their work for the thread count current when they
      * are created: the runtime's, not OpenMP's default */
     omp_set_num_threads(p->threads);
@@ -365,7 +365,7 @@ int kn_dnnl_execute(kn_dnnl_prim *p, kn_kctx *k)
         return kn_fail(k->err, KN_ERR_INTERNAL, "oneDNN execution failed (status %d)", (int)s);
     if (p->after.kind != KN_ACT_NONE) {
         after_job j = {k->out[0]->data, kn_tensor_numel(k->out[0]), &p->after};
-        kn_parallel_for(k->pool, (j.n + AFTER_BLOCK - 1) / AFTER_BLOCK, 1, after_range, &j);
+        kn_parallel_for(k->threads, (j.n + AFTER_BLOCK - 1) / AFTER_BLOCK, 1, after_range, &j);
     }
     return KN_OK;
 }

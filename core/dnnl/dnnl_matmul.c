@@ -22,7 +22,7 @@
 #include <string.h>
 
 #include "core/kernel/fused_common.h"
-#include "core/engine/weight_store.h"
+#include "core/kernel/weights.h"
 #include "core/dnnl/dnnl_common.h"
 
 /* What a node asks for, reduced to: out = act(A' x B' + bias), with A' of

@@ -9,7 +9,7 @@
 
 #include "core/dnnl/dnnl_common.h"
 
-#include "core/engine/weight_store.h"
+#include "core/kernel/weights.h"
 
 typedef struct packed_key {
     dnnl_memory_desc_t have, want;

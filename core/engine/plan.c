@@ -56,7 +56,7 @@ static int init_values(kn_plan *p, const kn_tensor *input_shapes, int eager, kn_
             return kn_fail(err, KN_ERR_INVALID_MODEL, "initializer '%s' has inconsistent size",
                            val->name);
         if (!t->data) /* empty tensor: give kernels a valid pointer anyway */
-            t->data = kn_bump_alloc(p->pool, 16);
+            t->data = kn_bump_alloc(p->bump, 16);
         p->kind[v] = KN_VAL_CONST;
     }
     for (int32_t i = 0; i < g->n_inputs; i++) {
@@ -66,7 +66,7 @@ static int init_values(kn_plan *p, const kn_tensor *input_shapes, int eager, kn_
         if (!eager)
             t->data = NULL;
         else if (!t->data) /* empty input: still a valid pointer */
-            t->data = kn_bump_alloc(p->pool, 16);
+            t->data = kn_bump_alloc(p->bump, 16);
         /* Eagerly, the caller's values are constants kernels only read. */
         p->kind[v] = eager ? KN_VAL_CONST : KN_VAL_INPUT;
     }
@@ -129,7 +129,7 @@ static int fold(kn_plan *p, const kn_op_def *def, kn_kctx *k, kn_err *err)
         if (!k->out[j])
             continue;
         int64_t nb = kn_tensor_nbytes(k->out[j]);
-        k->out[j]->data = kn_bump_alloc(p->pool, nb > 0 ? (size_t)nb : 1);
+        k->out[j]->data = kn_bump_alloc(p->bump, nb > 0 ? (size_t)nb : 1);
         if (!k->out[j]->data && p->options.max_arena > 0)
             return kn_fail(err, KN_ERR_LIMIT, "computed constants need more than the memory "
                            "limit of %lld bytes", (long long)p->options.max_arena);
@@ -257,8 +257,8 @@ static int prepare_node(kn_plan *p, int32_t i, kn_threadpool *tp, int eager, kn_
 {
     const kn_graph *g = p->model->graph;
     const kn_node *node = &g->nodes[i];
-    kn_tensor **in = kn_bump_alloc(p->pool, sizeof(kn_tensor *) * (size_t)(node->n_inputs + 1));
-    kn_tensor **out = kn_bump_alloc(p->pool, sizeof(kn_tensor *) * (size_t)(node->n_outputs + 1));
+    kn_tensor **in = kn_bump_alloc(p->bump, sizeof(kn_tensor *) * (size_t)(node->n_inputs + 1));
+    kn_tensor **out = kn_bump_alloc(p->bump, sizeof(kn_tensor *) * (size_t)(node->n_outputs + 1));
     if (!in || !out)
         return kn_fail(err, KN_ERR_OUT_OF_MEMORY, "out of memory planning");
     int32_t dtype = KN_UNDEFINED;
@@ -292,7 +292,7 @@ static int prepare_node(kn_plan *p, int32_t i, kn_threadpool *tp, int eager, kn_
     if (cand.n == 0)
         return no_kernel_error(p, i, dtype, err);
     kn_kctx k = {.node = node, .opset = p->model->node_opset[i], .n_in = node->n_inputs,
-                 .n_out = node->n_outputs, .in = in, .out = out, .pool = tp, .err = err,
+                 .n_out = node->n_outputs, .in = in, .out = out, .threads = tp, .err = err,
                  .engine_api = &kn_plan_engine_api, .engine = p,
                  .weights = p->model == p->model->root ? p->model->weights : NULL};
     /* The first backend's kernel goes first; it may decline the node's
@@ -367,11 +367,11 @@ int kn_plan_build(const kn_model *model, const kn_tensor *input_shapes, kn_threa
     p->options = *o;
     p->threads = tp;
     p->n_values = g->n_values;
-    p->pool = kn_bump_create();
+    p->bump = kn_bump_create();
     /* Folded constants and eagerly computed values count against the
      * session's memory limit like the arena does. */
-    if (p->pool && o->max_arena > 0)
-        kn_bump_set_limit(p->pool, (size_t)o->max_arena);
+    if (p->bump && o->max_arena > 0)
+        kn_bump_set_limit(p->bump, (size_t)o->max_arena);
     p->vals = calloc(nv, sizeof *p->vals);
     p->kind = calloc(nv, 1);
     p->root = calloc(nv, sizeof *p->root);
@@ -379,7 +379,7 @@ int kn_plan_build(const kn_model *model, const kn_tensor *input_shapes, kn_threa
     p->steps = calloc(nn, sizeof *p->steps);
     p->input_aliases = calloc(nv, sizeof *p->input_aliases);
     int rc = KN_OK;
-    if (!p->pool || !p->vals || !p->kind || !p->root || !p->offset || !p->steps || !p->input_aliases)
+    if (!p->bump || !p->vals || !p->kind || !p->root || !p->offset || !p->steps || !p->input_aliases)
         rc = kn_fail(err, KN_ERR_OUT_OF_MEMORY, "out of memory planning");
     if (rc == KN_OK)
         rc = init_values(p, input_shapes, o->eager, err);
@@ -403,8 +403,12 @@ int kn_plan_build(const kn_model *model, const kn_tensor *input_shapes, kn_threa
                          g->values[g->outputs[i]].name);
     if (rc == KN_OK)
         rc = kn_plan_layout(p, o->max_arena, err);
+#ifndef NDEBUG
+    if (rc == KN_OK)
+        rc = kn_plan_check(p, err);
+#endif
     if (rc == KN_OK && o->profile && p->n_steps > 0 &&
-        !(p->step_ns = kn_bump_alloc(p->pool, sizeof *p->step_ns * (size_t)p->n_steps)))
+        !(p->step_ns = kn_bump_alloc(p->bump, sizeof *p->step_ns * (size_t)p->n_steps)))
         rc = kn_fail(err, KN_ERR_OUT_OF_MEMORY, "out of memory planning");
     if (rc != KN_OK) {
         kn_plan_destroy(p);
@@ -423,7 +427,7 @@ void kn_plan_destroy(kn_plan *p)
             p->steps[s].def->release(&p->steps[s].k);
     kn_plan_release_raw(p);
     kn_aligned_free(p->arena);
-    kn_bump_destroy(p->pool);
+    kn_bump_destroy(p->bump);
     free(p->vals);
     free(p->kind);
     free(p->root);

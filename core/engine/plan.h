@@ -67,7 +67,7 @@ typedef struct kn_plan {
     unsigned char *arena;
     int64_t arena_bytes;
     int64_t intermediate_bytes; /* sum of all planned tensors, without reuse */
-    kn_bump *pool;              /* folded constants and per-step arrays */
+    kn_bump *bump;              /* folded constants and per-step arrays */
     /* Profiling (options.profile): time spent per step over profile_runs
      * runs; NULL when off. */
     int64_t *step_ns;
@@ -86,7 +86,7 @@ typedef struct kn_plan {
 /* Builds a plan for the given concrete input shapes (input_shapes[i] holds
  * dtype, rank and dims of graph input i; data is used only in eager mode).
  * Errors name the node; KN_ERR_NEEDS_VALUE means "retry eagerly". */
-int kn_plan_build(const kn_model *model, const kn_tensor *input_shapes, kn_threadpool *pool,
+int kn_plan_build(const kn_model *model, const kn_tensor *input_shapes, kn_threadpool *threads,
                   const kn_plan_options *options, kn_plan **out, kn_err *err);
 void kn_plan_destroy(kn_plan *plan); /* NULL-safe; releases kernel state */
 
@@ -97,7 +97,13 @@ extern const kn_engine_api kn_plan_engine_api;
  * arena offsets and data pointers. */
 int kn_plan_layout(kn_plan *plan, int64_t max_arena, kn_err *err);
 
-/* Runs the plan's steps in order. Between nodes it stops with
+/* The finished plan's memory invariants (plan_check.c): every arena tensor
+ * and scratch buffer inside the arena, no two alive at one step sharing a
+ * byte. KN_ERR_INTERNAL naming both when broken. Debug builds check every
+ * plan they build. */
+int kn_plan_check(const kn_plan *plan, kn_err *err);
+
+/* Runs the plan's steps in order (executor.c). Between nodes it stops with
  * KN_ERR_CANCELLED once *cancel_target equals run_id. */
 int kn_plan_execute(kn_plan *plan, const atomic_uint_fast64_t *cancel_target, uint64_t run_id,
                     kn_err *err);

@@ -1,10 +1,9 @@
 /* Building a plan, part 2: which values share memory (aliases such as
  * Reshape, in-place elementwise ops), how long each buffer lives, where it
- * sits in the arena, and the final data pointers. Also the executor, which
- * is nothing more than walking the steps. */
+ * sits in the arena, and the final data pointers. The executor that walks
+ * the result is executor.c. */
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "core/base/alloc.h"
 #include "core/engine/memplan.h"
@@ -173,35 +172,4 @@ int kn_plan_layout(kn_plan *p, int64_t max_arena, kn_err *err)
     free(c.is_output);
     free(c.root_output);
     return rc;
-}
-
-static int64_t now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
-int kn_plan_execute(kn_plan *p, const atomic_uint_fast64_t *cancel_target, uint64_t run_id,
-                    kn_err *err)
-{
-    if (p->step_ns)
-        p->profile_runs++;
-    for (int32_t s = 0; s < p->n_steps; s++) {
-        if (cancel_target && atomic_load_explicit(cancel_target, memory_order_relaxed) == run_id)
-            return kn_fail(err, KN_ERR_CANCELLED, "run cancelled");
-        kn_step *st = &p->steps[s];
-        st->k.err = err;
-        int64_t t0 = p->step_ns ? now_ns() : 0;
-        int rc = st->def->run(&st->k);
-        if (p->step_ns)
-            p->step_ns[s] += now_ns() - t0;
-        if (rc != KN_OK) {
-            if (err->code == KN_OK)
-                kn_fail(err, rc, "kernel failed without a message");
-            kn_err_prefix(err, "node '%s' (%s)", st->k.node->name, st->k.node->op_type);
-            return rc;
-        }
-    }
-    return KN_OK;
 }

@@ -63,7 +63,7 @@ static void free_result(kn_subgraph_result *r)
 static void *plan_alloc(void *engine, size_t bytes)
 {
     kn_plan *p = engine;
-    return kn_bump_alloc(p->pool, bytes ? bytes : 1);
+    return kn_bump_alloc(p->bump, bytes ? bytes : 1);
 }
 
 const kn_engine_api kn_plan_engine_api = {run_subgraph, result_output, free_result, plan_alloc};

@@ -26,6 +26,9 @@
  * new layout of a value first drops that value's copies no plan uses: input
  * shapes changing over time cannot pile up copies beyond those in use.
  *
+ * The calls kernels make (through kn_kctx.weights) are declared in
+ * core/kernel/weights.h; the engine's are here.
+ *
  * One mutex per store guards all of it: sessions of one model may be built
  * on several threads at once. Packing and restoring run under it. Nothing
  * here knows oneDNN: the packing kernel passes a conversion function and
@@ -36,44 +39,23 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "core/engine/model.h"
 #include "core/base/status.h"
+#include "core/engine/model.h"
+#include "core/kernel/weights.h"
 
-typedef struct kn_weight_store kn_weight_store;
 
-/* Converts a weight between the initializer's layout and a packed one as
- * described by key: raw -> packed when to_packed, else packed -> raw (which
- * must reproduce the initializer's bytes exactly). */
-typedef int (*kn_weight_convert_fn)(const void *key, size_t key_len, int to_packed,
-                                    const void *src, void *dst, int32_t threads, kn_err *err);
 
 /* Marks the root graph's evictable initializers (the model is validated
  * and optimized). *out is NULL when there are none. */
 int kn_weight_store_create(const kn_model *root, kn_weight_store **out, kn_err *err);
 void kn_weight_store_destroy(kn_weight_store *ws); /* NULL-safe */
 
-/* Whether root-graph value `value` is evictable (constant after create:
- * no lock). ws may be NULL. */
-int kn_weight_store_evictable(const kn_weight_store *ws, int32_t value);
-
-/* Makes the raw bytes of evictable `value` resident (converting a packed
- * copy back when evicted) and counts a reader; release when done. */
-int kn_weight_store_acquire_raw(kn_weight_store *ws, int32_t value, int32_t threads, kn_err *err);
-void kn_weight_store_release_raw(kn_weight_store *ws, int32_t value);
 
 /* Evicts every weight with a packed copy and no raw reader (NULL-safe);
  * evict_value: only that value's (when it is evictable now). */
 void kn_weight_store_evict_unused(kn_weight_store *ws);
 void kn_weight_store_evict_value(kn_weight_store *ws, int32_t value);
 
-/* The packed copy of evictable `value` for this key, made with convert
- * from the raw bytes when none exists yet (packed_bytes long, 64-byte
- * aligned). Valid until kn_weight_store_release_packed(ws, *packed). */
-int kn_weight_store_acquire_packed(kn_weight_store *ws, int32_t value, const void *key,
-                                   size_t key_len, size_t packed_bytes,
-                                   kn_weight_convert_fn convert, int32_t threads,
-                                   const void **packed, kn_err *err);
-void kn_weight_store_release_packed(kn_weight_store *ws, const void *packed);
 
 /* What the store holds now (for tests and diagnostics). */
 typedef struct kn_weight_store_stats {

@@ -7,8 +7,8 @@ void kn_model_ir_free(kn_model_ir *ir)
 {
     if (!ir)
         return;
-    kn_bump *pool = ir->pool; /* ir itself lives in the pool */
-    kn_bump_destroy(pool);
+    kn_bump *bump = ir->bump; /* ir itself lives in the bump */
+    kn_bump_destroy(bump);
 }
 
 static int is_default_domain(const char *d)

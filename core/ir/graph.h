@@ -101,7 +101,7 @@ typedef struct kn_opset {
 } kn_opset;
 
 typedef struct kn_model_ir {
-    kn_bump *pool;        /* owns everything below */
+    kn_bump *bump;        /* owns everything below */
     int64_t ir_version;
     const char *producer_name;
     const char *producer_version;

@@ -82,7 +82,7 @@ int kn_inner_run(kn_inner_op *in, kn_kctx *outer)
 {
     in->k.in = outer->in;
     in->k.out = outer->out;
-    in->k.pool = outer->pool;
+    in->k.threads = outer->threads;
     in->k.err = outer->err;
     in->k.scratch = outer->scratch;
     return in->def->run(&in->k);

@@ -191,7 +191,7 @@ int kn_half_run(kn_kctx *k, const kn_half_spec *spec)
             iv[i].data = hs->konst[i];
         } else {
             iv[i].data = scratch + hs->in_off[i];
-            convert(k->pool, hs->dtype, t->data, KN_FLOAT, iv[i].data, kn_tensor_numel(t));
+            convert(k->threads, hs->dtype, t->data, KN_FLOAT, iv[i].data, kn_tensor_numel(t));
         }
     }
     for (int32_t j = 0; j < k->n_out; j++) {
@@ -210,7 +210,7 @@ int kn_half_run(kn_kctx *k, const kn_half_spec *spec)
         return rc;
     for (int32_t j = 0; j < k->n_out; j++)
         if ((hs->narrow_mask >> j) & 1)
-            convert(k->pool, KN_FLOAT, ov[j].data, hs->dtype, k->out[j]->data,
+            convert(k->threads, KN_FLOAT, ov[j].data, hs->dtype, k->out[j]->data,
                     kn_tensor_numel(k->out[j]));
     return KN_OK;
 }

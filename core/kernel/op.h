@@ -80,7 +80,7 @@ typedef struct kn_kctx {
     void *state;             /* kernel-private; set by prepare, freed by release */
     size_t scratch_bytes;    /* prepare() may request temporary memory ... */
     void *scratch;           /* ... which run() finds here (16-byte aligned) */
-    kn_threadpool *pool;     /* for kn_parallel_for; may be NULL */
+    kn_threadpool *threads;  /* for kn_parallel_for; may be NULL */
     kn_err *err;             /* kn_fail(k->err, ...) to report a problem */
     const kn_engine_api *engine_api; /* subgraph services (see above) */
     void *engine;            /* first argument to engine_api calls */

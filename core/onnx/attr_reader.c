@@ -142,7 +142,7 @@ static int alloc_list(kn_onnx_ctx *c, const attr_scan *s, kn_attr *a)
         a->count = (int32_t)n;
         if (!lists[k].size)
             return KN_OK;
-        void *p = kn_onnx_alloc(c, c->pool, n ? n : 1, lists[k].size, "attribute values");
+        void *p = kn_onnx_alloc(c, c->bump, n ? n : 1, lists[k].size, "attribute values");
         if (!p)
             return c->err->code;
         switch (a->type) {
@@ -181,7 +181,7 @@ static int read_value(kn_onnx_ctx *c, pb_reader r, const attr_scan *s, const kn_
         /* Required: kernels dereference a TENSOR/GRAPH attribute's value. */
         if (!s->n[A_T])
             return kn_fail(c->err, KN_ERR_INVALID_MODEL, "type TENSOR but no tensor");
-        kn_tensor *t = kn_onnx_alloc(c, c->pool, 1, sizeof *t, "attribute tensor");
+        kn_tensor *t = kn_onnx_alloc(c, c->bump, 1, sizeof *t, "attribute tensor");
         if (!t)
             return c->err->code;
         a->t = t;

@@ -166,7 +166,7 @@ int kn_onnx_load_external(kn_onnx_ctx *c, const char *tensor, const kn_onnx_exte
             rc = kn_fail(c->err, KN_ERR_INVALID_MODEL, "tensor '%s': external data has %llu "
                          "bytes, but its dims need %zu", tensor, (unsigned long long)length,
                          nbytes);
-        else if (!(*data = kn_onnx_alloc(c, c->pool, nbytes, 1, "external tensor data")))
+        else if (!(*data = kn_onnx_alloc(c, c->bump, nbytes, 1, "external tensor data")))
             rc = c->err->code;
         else
             rc = read_range(c, tensor, path, offset, nbytes, *data);

@@ -150,7 +150,7 @@ static int read_parts(graph_build *b)
         (rc = read_value_infos(b, &b->vinfos, &b->vi, "value_info")) != KN_OK)
         return rc;
     b->g->n_nodes = (int32_t)nn;
-    b->g->nodes = kn_onnx_alloc(c, c->pool, nn, sizeof(kn_node), "nodes");
+    b->g->nodes = kn_onnx_alloc(c, c->bump, nn, sizeof(kn_node), "nodes");
     b->names = kn_onnx_alloc(c, c->tmp, nn, sizeof(kn_onnx_node_names), "nodes");
     if (!b->g->nodes || !b->names)
         return c->err->code;
@@ -340,7 +340,7 @@ static int build_values(graph_build *b)
     kn_graph *g = b->g;
     int32_t n = b->table.count;
     g->n_values = n;
-    if (!(g->values = kn_onnx_alloc(c, c->pool, (size_t)n, sizeof(kn_value), "values")))
+    if (!(g->values = kn_onnx_alloc(c, c->bump, (size_t)n, sizeof(kn_value), "values")))
         return c->err->code;
     for (int32_t id = 0; id < n; id++) {
         const vmeta *m = &b->meta[id];
@@ -441,8 +441,8 @@ static int set_graph_io(graph_build *b)
     int32_t n_in = 0;
     for (size_t i = 0; i < b->inputs.n; i++)
         n_in += !g->values[b->input_ids[i]].is_initializer;
-    g->inputs = kn_onnx_alloc(c, c->pool, (size_t)n_in, sizeof(int32_t), "graph inputs");
-    g->outputs = kn_onnx_alloc(c, c->pool, b->outputs.n, sizeof(int32_t), "graph outputs");
+    g->inputs = kn_onnx_alloc(c, c->bump, (size_t)n_in, sizeof(int32_t), "graph inputs");
+    g->outputs = kn_onnx_alloc(c, c->bump, b->outputs.n, sizeof(int32_t), "graph outputs");
     if (!g->inputs || !g->outputs)
         return c->err->code;
     for (size_t i = 0; i < b->inputs.n; i++)
@@ -463,7 +463,7 @@ int kn_onnx_parse_graph(kn_onnx_ctx *c, const pb_reader *parent, const pb_field 
     if (pb_want(parent, f, PB_LEN) != KN_OK)
         return KN_ERR_INVALID_MODEL;
     graph_build *b = kn_onnx_alloc(c, c->tmp, 1, sizeof *b, "graph");
-    kn_graph *g = kn_onnx_alloc(c, c->pool, 1, sizeof *g, "graph");
+    kn_graph *g = kn_onnx_alloc(c, c->bump, 1, sizeof *g, "graph");
     if (!b || !g)
         return c->err->code;
     b->c = c;

@@ -93,7 +93,7 @@ static int read_opsets(kn_onnx_ctx *c, pb_reader r, kn_model_ir *ir, size_t n)
 {
     if (n > INT32_MAX)
         return kn_fail(c->err, KN_ERR_LIMIT, "too many opset imports");
-    if (!(ir->opsets = kn_onnx_alloc(c, c->pool, n, sizeof(kn_opset), "opset imports")))
+    if (!(ir->opsets = kn_onnx_alloc(c, c->bump, n, sizeof(kn_opset), "opset imports")))
         return c->err->code;
     pb_field f;
     int more;
@@ -193,22 +193,22 @@ static int read_model_from(const void *bytes, size_t size, const char *base_dir,
                      max_bytes, mapped};
     kn_model_ir *ir = NULL;
     int rc;
-    if (!c.pool || !c.tmp) {
+    if (!c.bump || !c.tmp) {
         rc = kn_fail(c.err, KN_ERR_OUT_OF_MEMORY, "out of memory starting to read a model");
     } else {
-        kn_bump_set_limit(c.pool, max_bytes);
-        ir = kn_onnx_alloc(&c, c.pool, 1, sizeof *ir, "the model");
+        kn_bump_set_limit(c.bump, max_bytes);
+        ir = kn_onnx_alloc(&c, c.bump, 1, sizeof *ir, "the model");
         rc = ir ? KN_OK : c.err->code;
     }
     if (rc == KN_OK) {
-        ir->pool = c.pool;
+        ir->bump = c.bump;
         rc = read_model(&c, bytes, size, ir);
     }
     kn_bump_destroy(c.tmp);
     if (rc != KN_OK) {
         if (c.err->code == KN_OK) /* every failure path sets err; keep the promise anyway */
             kn_fail(c.err, rc, "model could not be read");
-        kn_bump_destroy(c.pool);
+        kn_bump_destroy(c.bump);
         return rc;
     }
     *out = ir;

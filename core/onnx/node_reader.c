@@ -72,9 +72,9 @@ static int alloc_arrays(kn_onnx_ctx *c, const node_scan *s, kn_node *node,
     node->n_inputs = (int32_t)s->n_in;
     node->n_outputs = (int32_t)s->n_out;
     node->n_attrs = (int32_t)s->n_attr;
-    if (!(node->inputs = kn_onnx_alloc(c, c->pool, s->n_in, sizeof(int32_t), "node inputs")) ||
-        !(node->outputs = kn_onnx_alloc(c, c->pool, s->n_out, sizeof(int32_t), "node outputs")) ||
-        !(node->attrs = kn_onnx_alloc(c, c->pool, s->n_attr, sizeof(kn_attr), "attributes")) ||
+    if (!(node->inputs = kn_onnx_alloc(c, c->bump, s->n_in, sizeof(int32_t), "node inputs")) ||
+        !(node->outputs = kn_onnx_alloc(c, c->bump, s->n_out, sizeof(int32_t), "node outputs")) ||
+        !(node->attrs = kn_onnx_alloc(c, c->bump, s->n_attr, sizeof(kn_attr), "attributes")) ||
         !(names->in = kn_onnx_alloc(c, c->tmp, s->n_in, sizeof(kn_onnx_str), "input names")) ||
         !(names->out = kn_onnx_alloc(c, c->tmp, s->n_out, sizeof(kn_onnx_str), "output names")))
         return c->err->code;

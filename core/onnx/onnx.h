@@ -21,7 +21,7 @@
 /* Parses a serialized ModelProto into *out (everything in one kn_bump; free
  * it with kn_model_ir_free). base_dir: folder for external-data files; NULL =
  * a model with external data fails with KN_ERR_UNSUPPORTED. max_bytes: 0 = no
- * limit, else a limit on the model's total pool bytes including external
+ * limit, else a limit on the model's total bump bytes including external
  * data (KN_ERR_LIMIT). On failure *out is NULL and nothing is leaked. */
 int kn_onnx_read_model(const void *bytes, size_t size, const char *base_dir, size_t max_bytes,
                        kn_model_ir **out, kn_err *err);
@@ -32,12 +32,12 @@ int kn_onnx_read_model(const void *bytes, size_t size, const char *base_dir, siz
 int kn_onnx_read_mapped_model(const void *bytes, size_t size, const char *base_dir,
                               size_t max_bytes, kn_model_ir **out, kn_err *err);
 
-/* Decodes a serialized TensorProto: data copied into pool as little-endian
+/* Decodes a serialized TensorProto: data copied into bump as little-endian
  * row-major raw bytes (typed fields converted), *name (may be NULL) set to
  * the tensor's name or "". A string tensor's data is numel kn_string refs
- * followed by their bytes, all in pool. External data is
- * KN_ERR_UNSUPPORTED. On failure, what was already allocated stays in pool. */
-int kn_onnx_read_tensor(kn_bump *pool, const void *bytes, size_t size, kn_tensor *out,
+ * followed by their bytes, all in bump. External data is
+ * KN_ERR_UNSUPPORTED. On failure, what was already allocated stays in bump. */
+int kn_onnx_read_tensor(kn_bump *bump, const void *bytes, size_t size, kn_tensor *out,
                         const char **name, kn_err *err);
 
 /* Encodes a TensorProto (dims, data_type, string_data for strings, name,
@@ -50,11 +50,11 @@ int kn_onnx_write_tensor(const char *name, const kn_tensor *t, void *buf, size_t
 
 /* Decodes a serialized value of the given kind (KN_KIND_*): a TensorProto
  * (as kn_onnx_read_tensor), a SequenceProto or an OptionalProto. Sequences
- * and optionals become one blob (core/ir/value_blob.h) in pool, described by
+ * and optionals become one blob (core/ir/value_blob.h) in bump, described by
  * *out (dtype KN_SEQUENCE / KN_OPTIONAL); elements may be tensors or nested
  * sequences and optionals. Sparse tensors and maps are KN_ERR_UNSUPPORTED;
  * malformed messages KN_ERR_INVALID_MODEL naming the problem. */
-int kn_onnx_read_value(kn_bump *pool, const void *bytes, size_t size, int32_t kind,
+int kn_onnx_read_value(kn_bump *bump, const void *bytes, size_t size, int32_t kind,
                        kn_tensor *out, const char **name, kn_err *err);
 
 /* Encodes a value as kn_onnx_read_value reads it: a blob as SequenceProto /

@@ -9,11 +9,11 @@
 #include "core/onnx/pb.h"
 
 typedef struct kn_onnx_ctx {
-    kn_bump *pool;        /* the result: IR, names, tensor data */
+    kn_bump *bump;        /* the result: IR, names, tensor data */
     kn_bump *tmp;         /* scratch for one read, dropped at its end */
     kn_err *err;
     const char *base_dir; /* folder of external data; NULL = unsupported */
-    size_t max_bytes;     /* limit set on pool (0 = none): failures are LIMIT */
+    size_t max_bytes;     /* limit set on bump (0 = none): failures are LIMIT */
     int source_mapped;    /* input bytes are a file mapping (kn_onnx_read_mapped_model) */
 } kn_onnx_ctx;
 
@@ -25,9 +25,9 @@ typedef struct kn_onnx_str {
 
 /* ---- reader_util.c ---- */
 
-/* count * size zeroed bytes from pool (c->pool or c->tmp); on failure sets
+/* count * size zeroed bytes from bump (c->bump or c->tmp); on failure sets
  * KN_ERR_LIMIT (model size limit hit) or KN_ERR_OUT_OF_MEMORY naming `what`. */
-void *kn_onnx_alloc(kn_onnx_ctx *c, kn_bump *pool, size_t count, size_t size, const char *what);
+void *kn_onnx_alloc(kn_onnx_ctx *c, kn_bump *bump, size_t count, size_t size, const char *what);
 /* kn_err_prefix, unless the message would overflow: then the outer
  * context is dropped and the cause kept. */
 void kn_onnx_prefix(kn_err *err, const char *fmt, ...)
@@ -38,7 +38,7 @@ void kn_onnx_prefix(kn_err *err, const char *fmt, ...)
 /* Names become C strings in the IR, so one holding a NUL byte would name
  * something else there than in the file: KN_ERR_INVALID_MODEL. */
 int kn_onnx_check_name(kn_onnx_ctx *c, kn_onnx_str s, const char *what);
-/* NUL-terminated copy in c->pool. */
+/* NUL-terminated copy in c->bump. */
 char *kn_onnx_strdup(kn_onnx_ctx *c, kn_onnx_str s);
 static inline kn_onnx_str kn_onnx_field_str(const pb_reader *r, const pb_field *f)
 {
@@ -49,7 +49,7 @@ static inline kn_onnx_str kn_onnx_field_str(const pb_reader *r, const pb_field *
 /* ---- tensor_reader.c: TensorProto ---- */
 
 /* Decodes the TensorProto in field f of r; *name (may be NULL) is set to the
- * name in c->pool. */
+ * name in c->bump. */
 int kn_onnx_parse_tensor(kn_onnx_ctx *c, const pb_reader *r, const pb_field *f, kn_tensor *out,
                          const char **name);
 /* Same over a whole buffer (the TensorProto is the top-level message). */
@@ -62,7 +62,7 @@ typedef struct kn_onnx_external {
     kn_onnx_str location, offset, length; /* p == NULL: key absent */
 } kn_onnx_external;
 
-/* Reads nbytes of external data for tensor `tensor` into c->pool, checking
+/* Reads nbytes of external data for tensor `tensor` into c->bump, checking
  * the path stays inside c->base_dir and offset/length stay inside the file. */
 int kn_onnx_load_external(kn_onnx_ctx *c, const char *tensor, const kn_onnx_external *ext,
                           size_t nbytes, void **data);
@@ -79,7 +79,7 @@ typedef struct kn_onnx_vinfo {
     int32_t kind, elem_dtype;
     int optional_of_sequence;
     int64_t dims[KN_MAX_RANK];               /* -1 = dynamic */
-    const char *dim_params[KN_MAX_RANK];     /* in c->pool, or NULL */
+    const char *dim_params[KN_MAX_RANK];     /* in c->bump, or NULL */
 } kn_onnx_vinfo;
 
 int kn_onnx_parse_value_info(kn_onnx_ctx *c, const pb_reader *r, const pb_field *f,

@@ -5,7 +5,7 @@
 
 #include "core/onnx/reader.h"
 
-void *kn_onnx_alloc(kn_onnx_ctx *c, kn_bump *pool, size_t count, size_t size, const char *what)
+void *kn_onnx_alloc(kn_onnx_ctx *c, kn_bump *bump, size_t count, size_t size, const char *what)
 {
     size_t bytes = 0;
     if (size && count > SIZE_MAX / size) {
@@ -14,14 +14,14 @@ void *kn_onnx_alloc(kn_onnx_ctx *c, kn_bump *pool, size_t count, size_t size, co
         return NULL;
     }
     bytes = count * size;
-    void *p = kn_bump_alloc(pool, bytes);
+    void *p = kn_bump_alloc(bump, bytes);
     if (p)
         return p;
-    /* The pool refuses both when malloc fails and when its limit would be
-     * passed; only the model pool carries the caller's limit. */
+    /* The bump refuses both when malloc fails and when its limit would be
+     * passed; only the model bump carries the caller's limit. */
     size_t rounded = bytes > SIZE_MAX - 15 ? SIZE_MAX : (bytes + 15) & ~(size_t)15;
-    if (pool == c->pool && c->max_bytes &&
-        (rounded > c->max_bytes || kn_bump_used(pool) > c->max_bytes - rounded))
+    if (bump == c->bump && c->max_bytes &&
+        (rounded > c->max_bytes || kn_bump_used(bump) > c->max_bytes - rounded))
         kn_fail(c->err, KN_ERR_LIMIT,
                 "model exceeds the size limit of %zu bytes (%zu more bytes needed for %s)",
                 c->max_bytes, bytes, what);
@@ -37,7 +37,7 @@ char *kn_onnx_strdup(kn_onnx_ctx *c, kn_onnx_str s)
         kn_fail(c->err, KN_ERR_LIMIT, "string too long");
         return NULL;
     }
-    char *d = kn_onnx_alloc(c, c->pool, s.n + 1, 1, "a string");
+    char *d = kn_onnx_alloc(c, c->bump, s.n + 1, 1, "a string");
     if (d && s.n)
         memcpy(d, s.p, s.n);
     return d; /* zeroed, so NUL-terminated */

@@ -214,7 +214,7 @@ static int read_external_info(pb_reader r, kn_onnx_external *ext)
     return more < 0 ? KN_ERR_INVALID_MODEL : KN_OK;
 }
 
-/* string_data → numel refs followed by their bytes, all in the pool. The
+/* string_data → numel refs followed by their bytes, all in the bump. The
  * first pass counted the entries; their lengths are bounded by the
  * message, so the byte total cannot overflow. */
 static int read_strings(kn_onnx_ctx *c, pb_reader r, const char *name, int64_t numel,
@@ -230,7 +230,7 @@ static int read_strings(kn_onnx_ctx *c, pb_reader r, const char *name, int64_t n
     if (more < 0)
         return KN_ERR_INVALID_MODEL;
     size_t refs = (size_t)numel * sizeof(kn_string);
-    unsigned char *base = kn_onnx_alloc(c, c->pool, refs + chars, 1, "string tensor data");
+    unsigned char *base = kn_onnx_alloc(c, c->bump, refs + chars, 1, "string tensor data");
     if (!base)
         return c->err->code;
     kn_string *out = (kn_string *)(void *)base;
@@ -370,7 +370,7 @@ static int parse_tensor_reader(kn_onnx_ctx *c, pb_reader r, kn_tensor *out, cons
                            "tensor '%s': raw_data has %zu bytes, but %lld %s elements need %lld",
                            name, s.raw.len, (long long)numel, kn_dtype_name(t.dtype),
                            (long long)nbytes);
-        if (!(data = kn_onnx_alloc(c, c->pool, (size_t)nbytes, 1, "tensor data")))
+        if (!(data = kn_onnx_alloc(c, c->bump, (size_t)nbytes, 1, "tensor data")))
             return c->err->code;
         if (nbytes)
             memcpy(data, pb_data(&r, &s.raw), (size_t)nbytes);
@@ -389,7 +389,7 @@ static int parse_tensor_reader(kn_onnx_ctx *c, pb_reader r, kn_tensor *out, cons
                            "tensor '%s': %s has %zu values, but its dims need %llu", name,
                            tensor_fields[typed_field], s.n_typed[typed_field],
                            (unsigned long long)units);
-        if (!(data = kn_onnx_alloc(c, c->pool, (size_t)nbytes, 1, "tensor data")))
+        if (!(data = kn_onnx_alloc(c, c->bump, (size_t)nbytes, 1, "tensor data")))
             return c->err->code;
         if ((rc = read_typed(r, name, t.dtype, l, (size_t)units, data)) != KN_OK)
             return rc;
@@ -397,7 +397,7 @@ static int parse_tensor_reader(kn_onnx_ctx *c, pb_reader r, kn_tensor *out, cons
         if (numel != 0)
             return kn_fail(c->err, KN_ERR_INVALID_MODEL,
                            "tensor '%s' has %lld elements but no data", name, (long long)numel);
-        if (!(data = kn_onnx_alloc(c, c->pool, 0, 1, "tensor data")))
+        if (!(data = kn_onnx_alloc(c, c->bump, 0, 1, "tensor data")))
             return c->err->code;
     }
     t.data = data;
@@ -424,12 +424,12 @@ int kn_onnx_parse_tensor_bytes(kn_onnx_ctx *c, const void *bytes, size_t size, k
     return parse_tensor_reader(c, r, out, name);
 }
 
-int kn_onnx_read_tensor(kn_bump *pool, const void *bytes, size_t size, kn_tensor *out,
+int kn_onnx_read_tensor(kn_bump *bump, const void *bytes, size_t size, kn_tensor *out,
                         const char **name, kn_err *err)
 {
-    if (!pool || !out || (!bytes && size))
+    if (!bump || !out || (!bytes && size))
         return kn_fail(err, KN_ERR_INVALID_ARGUMENT, "kn_onnx_read_tensor: NULL argument");
     kn_err local = {0, {0}};
-    kn_onnx_ctx c = {pool, NULL, err ? err : &local, NULL, 0, 0};
+    kn_onnx_ctx c = {bump, NULL, err ? err : &local, NULL, 0, 0};
     return kn_onnx_parse_tensor_bytes(&c, bytes, size, out, name);
 }

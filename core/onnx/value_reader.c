@@ -1,7 +1,7 @@
 /* SequenceProto / OptionalProto → a sequence or optional blob
  * (core/ir/value_blob.h); TensorProto goes to the tensor reader. Elements are
- * decoded into a scratch pool first, then written into one blob of exactly
- * the size they need in the caller's pool. Nesting is bounded by
+ * decoded into a scratch bump first, then written into one blob of exactly
+ * the size they need in the caller's bump. Nesting is bounded by
  * KN_BLOB_MAX_DEPTH; sparse tensors and maps are refused. */
 #include <string.h>
 
@@ -121,7 +121,7 @@ static int parse_element(kn_onnx_ctx *c, kn_bump *tmp, const pb_reader *r, const
                          int32_t field, int depth, kn_tensor *elem)
 {
     kn_onnx_ctx ec = *c;
-    ec.pool = tmp; /* elements are scratch: only the final blob stays */
+    ec.bump = tmp; /* elements are scratch: only the final blob stays */
     if (field == F_TENSOR) {
         int rc = kn_onnx_parse_tensor(&ec, r, f, elem, NULL);
         if (rc == KN_OK && elem->dtype == KN_STRING) /* refs would outlive tmp */
@@ -207,7 +207,7 @@ static int parse_value(kn_onnx_ctx *c, kn_bump *tmp, pb_reader r, int32_t kind, 
     memset(&blob, 0, sizeof blob);
     kn_blob_desc(&blob, kind == KN_KIND_SEQUENCE ? KN_SEQUENCE : KN_OPTIONAL, bytes);
     kn_onnx_ctx dc = *c;
-    dc.pool = dest;
+    dc.bump = dest;
     if (!(blob.data = kn_onnx_alloc(&dc, dest, (size_t)bytes, 1, "a sequence value")))
         return c->err->code;
     kn_blob_writer w;
@@ -224,12 +224,12 @@ static int parse_value(kn_onnx_ctx *c, kn_bump *tmp, pb_reader r, int32_t kind, 
     return KN_OK;
 }
 
-int kn_onnx_read_value(kn_bump *pool, const void *bytes, size_t size, int32_t kind,
+int kn_onnx_read_value(kn_bump *bump, const void *bytes, size_t size, int32_t kind,
                        kn_tensor *out, const char **name, kn_err *err)
 {
     if (kind == KN_KIND_TENSOR)
-        return kn_onnx_read_tensor(pool, bytes, size, out, name, err);
-    if (!pool || !out || (!bytes && size))
+        return kn_onnx_read_tensor(bump, bytes, size, out, name, err);
+    if (!bump || !out || (!bytes && size))
         return kn_fail(err, KN_ERR_INVALID_ARGUMENT, "kn_onnx_read_value: NULL argument");
     if (kind != KN_KIND_SEQUENCE && kind != KN_KIND_OPTIONAL)
         return kn_fail(err, KN_ERR_INVALID_ARGUMENT, "kn_onnx_read_value: unknown kind %d",
@@ -238,10 +238,10 @@ int kn_onnx_read_value(kn_bump *pool, const void *bytes, size_t size, int32_t ki
     kn_bump *tmp = kn_bump_create();
     if (!tmp)
         return kn_fail(err, KN_ERR_OUT_OF_MEMORY, "out of memory decoding a value");
-    kn_onnx_ctx c = {pool, tmp, err ? err : &local, NULL, 0, 0};
+    kn_onnx_ctx c = {bump, tmp, err ? err : &local, NULL, 0, 0};
     pb_reader r;
     pb_init(&r, bytes, size, kind == KN_KIND_SEQUENCE ? &seq_desc : &opt_desc, c.err);
-    int rc = parse_value(&c, tmp, r, kind, 0, pool, out, name);
+    int rc = parse_value(&c, tmp, r, kind, 0, bump, out, name);
     kn_bump_destroy(tmp);
     return rc;
 }

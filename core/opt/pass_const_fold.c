@@ -104,7 +104,7 @@ static int fold_node(kn_opt *o, int32_t id)
         rc = KN_ERR_LIMIT;
     for (int32_t j = 0; rc == KN_OK && j < n->n_outputs; j++) {
         int64_t nb = kn_tensor_nbytes(&tout[j]);
-        tout[j].data = kn_bump_alloc(o->ir->pool, nb > 0 ? (size_t)nb : 1);
+        tout[j].data = kn_bump_alloc(o->ir->bump, nb > 0 ? (size_t)nb : 1);
         if (!tout[j].data)
             rc = KN_ERR_LIMIT; /* model size limit: keep the node */
     }

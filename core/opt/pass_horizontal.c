@@ -173,7 +173,7 @@ static float *new_weights(kn_opt *o, const char *hint, int32_t rank, const int64
                           int64_t count, int32_t *value)
 {
     /* kn_bump_alloc, not kn_opt_alloc: running out here is no error */
-    float *data = kn_bump_alloc(o->ir->pool, count ? (size_t)count * sizeof(float) : 1);
+    float *data = kn_bump_alloc(o->ir->bump, count ? (size_t)count * sizeof(float) : 1);
     if (!data)
         return NULL;
     int32_t v = kn_opt_add_value(o, hint, KN_FLOAT);

@@ -10,7 +10,7 @@
 /* Model-pool copy of s; a failure is the model memory limit (or memory). */
 static char *opt_strdup(kn_opt *o, const char *s)
 {
-    char *p = kn_bump_strdup(o->ir->pool, s);
+    char *p = kn_bump_strdup(o->ir->bump, s);
     if (!p)
         kn_fail(o->err, KN_ERR_LIMIT, "the optimized graph does not fit the model memory limit");
     return p;
@@ -18,7 +18,7 @@ static char *opt_strdup(kn_opt *o, const char *s)
 
 void *kn_opt_alloc(kn_opt *o, size_t bytes)
 {
-    void *p = kn_bump_alloc(o->ir->pool, bytes ? bytes : 1);
+    void *p = kn_bump_alloc(o->ir->bump, bytes ? bytes : 1);
     if (!p)
         kn_fail(o->err, KN_ERR_LIMIT, "the optimized graph does not fit the model memory limit");
     return p;

@@ -100,7 +100,7 @@ static int prepare_run(kh_case *c, int32_t threads, const kn_backend *backend, u
                        backend->name, c->node.domain);
     kn_threadpool *pool = threads > 1 ? kn_threadpool_create(threads) : NULL;
     kn_kctx k = {.node = &c->node, .opset = c->opset, .n_in = c->n_in, .n_out = c->n_out,
-                 .in = in_ptrs, .out = out_ptrs, .pool = pool, .err = &c->err};
+                 .in = in_ptrs, .out = out_ptrs, .threads = pool, .err = &c->err};
     k.variant = c->variant;
     int rc = def->prepare(&k);
     c->n_variants = k.n_variants;

@@ -404,7 +404,7 @@ static int binary_run(kn_kctx *k)
         kn_convert(s->b_given, b, s->step.b_dtype, k->scratch, kn_tensor_numel(k->in[1]));
         b = k->scratch;
     }
-    step_run(&s->step, k->in[0]->data, b, k->out[0]->data, k->pool);
+    step_run(&s->step, k->in[0]->data, b, k->out[0]->data, k->threads);
     return KN_OK;
 }
 
@@ -546,9 +546,9 @@ static int variadic_run(kn_kctx *k)
         return KN_OK;
     }
     for (int32_t i = 1; i < k->n_in; i++)
-        step_run(&s->steps[i - 1], i == 1 ? k->in[0]->data : out, k->in[i]->data, out, k->pool);
+        step_run(&s->steps[i - 1], i == 1 ? k->in[0]->data : out, k->in[i]->data, out, k->threads);
     if (s->mean)
-        step_run(&s->steps[s->n_steps - 1], out, s->count, out, k->pool);
+        step_run(&s->steps[s->n_steps - 1], out, s->count, out, k->threads);
     return KN_OK;
 }
 

@@ -138,7 +138,7 @@ static int cast_run(kn_kctx *k)
     cast_job job = {in->dtype, out->dtype, in->data, out->data, {1, KN_E8M0_ROUND_UP}, numel, per};
     if (read_mode(k, &job.mode) != KN_OK) /* prepare checked it already */
         return k->err->code;
-    kn_parallel_for(k->pool, (numel + per - 1) / per, KN_GRAIN / per, cast_range, &job);
+    kn_parallel_for(k->threads, (numel + per - 1) / per, KN_GRAIN / per, cast_range, &job);
     kn_packed_clear_tail(out->dtype, out->data, numel);
     return KN_OK;
 }

@@ -101,7 +101,7 @@ static void bit_range(void *ctx, int64_t begin, int64_t end)
 static int bit_binary_run(kn_kctx *k)
 {
     bit_job j = {k->state, k->in[0]->data, k->in[1]->data, k->out[0]->data};
-    kn_parallel_for(k->pool, j.s->plan.numel, KN_GRAIN, bit_range, &j);
+    kn_parallel_for(k->threads, j.s->plan.numel, KN_GRAIN, bit_range, &j);
     return KN_OK;
 }
 
@@ -134,7 +134,7 @@ static void not_range(void *ctx, int64_t begin, int64_t end)
 static int bit_not_run(kn_kctx *k)
 {
     not_job j = {k->in[0]->data, k->out[0]->data};
-    kn_parallel_for(k->pool, kn_tensor_nbytes(k->out[0]), KN_GRAIN, not_range, &j);
+    kn_parallel_for(k->threads, kn_tensor_nbytes(k->out[0]), KN_GRAIN, not_range, &j);
     return KN_OK;
 }
 

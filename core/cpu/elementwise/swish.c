@@ -52,7 +52,7 @@ static int swish_run(kn_kctx *k)
 {
     swish_job j = {k->in[0]->dtype, kn_attr_float(k->node, "alpha", 1.0f), k->in[0]->data,
                    k->out[0]->data};
-    kn_parallel_for(k->pool, kn_tensor_numel(k->in[0]), KN_GRAIN, swish_range, &j);
+    kn_parallel_for(k->threads, kn_tensor_numel(k->in[0]), KN_GRAIN, swish_range, &j);
     return KN_OK;
 }
 

@@ -257,7 +257,7 @@ static int unary_exec(kn_kctx *k, const unary_params *params)
         job.act.alpha = (float)params->lo;
         job.act.beta = (float)params->hi;
     }
-    kn_parallel_for(k->pool, kn_tensor_numel(k->out[0]), KN_GRAIN, unary_range, &job);
+    kn_parallel_for(k->threads, kn_tensor_numel(k->out[0]), KN_GRAIN, unary_range, &job);
     return KN_OK;
 }
 
@@ -455,7 +455,7 @@ static int pred_run(kn_kctx *k)
     pred_job job = *(const pred_job *)k->state;
     job.in = k->in[0]->data;
     job.out = k->out[0]->data;
-    kn_parallel_for(k->pool, kn_tensor_numel(k->out[0]), KN_GRAIN, pred_range, &job);
+    kn_parallel_for(k->threads, kn_tensor_numel(k->out[0]), KN_GRAIN, pred_range, &job);
     return KN_OK;
 }
 

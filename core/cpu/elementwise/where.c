@@ -91,7 +91,7 @@ static int where_run(kn_kctx *k)
     const where_state *s = k->state;
     where_job job = {s, k->in[0]->data, k->in[1]->data, k->in[2]->data, k->out[0]->data};
     if (s->plan.numel > 0)
-        kn_parallel_for(k->pool, s->plan.numel, KN_GRAIN, where_range, &job);
+        kn_parallel_for(k->threads, s->plan.numel, KN_GRAIN, where_range, &job);
     return KN_OK;
 }
 

@@ -45,7 +45,7 @@ static void act_range(void *ctx, int64_t begin, int64_t end)
 static int run_act(kn_kctx *k, kn_act_kind kind)
 {
     act_job j = {kind, k->in[0], k->out[0], kn_tensor_numel(k->in[0])};
-    kn_parallel_for(k->pool, (j.n + ACT_GRAIN - 1) / ACT_GRAIN, 1, act_range, &j);
+    kn_parallel_for(k->threads, (j.n + ACT_GRAIN - 1) / ACT_GRAIN, 1, act_range, &j);
     return KN_OK;
 }
 

@@ -156,7 +156,7 @@ static int att_prepare(kn_kctx *k)
     st->ws_bytes = ws1 > ws2 ? ws1 : ws2;
     size_t scores = ((size_t)(st->rows * sk) * sizeof(float) + 63) & ~(size_t)63;
     st->slot_bytes = scores + ((st->ws_bytes + 63) & ~(size_t)63);
-    st->slots = kn_threadpool_threads(k->pool);
+    st->slots = kn_threadpool_threads(k->threads);
     k->scratch_bytes = st->slot_bytes * (size_t)st->slots;
     return KN_OK;
 }
@@ -234,7 +234,7 @@ static int att_run(kn_kctx *k)
     j.items = st->nbatch * j.blocks;
     atomic_init(&j.next, 0);
     int64_t slots = st->slots < j.items ? st->slots : j.items;
-    kn_parallel_for(k->pool, slots, 1, att_task, &j);
+    kn_parallel_for(k->threads, slots, 1, att_task, &j);
     return KN_OK;
 }
 

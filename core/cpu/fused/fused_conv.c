@@ -77,7 +77,7 @@ static int fconv_prepare(kn_kctx *k)
     if (rc == KN_OK)
         rc = kn_conv_init(&st->p, KN_FLOAT, &win, x->dims[0], x->dims[1], w->dims[0],
                           kn_attr_int(k->node, "group", 1), w->data,
-                          kn_threadpool_threads(k->pool), k->err);
+                          kn_threadpool_threads(k->threads), k->err);
     if (rc != KN_OK) {
         fconv_release(k);
         return rc;
@@ -113,15 +113,15 @@ static int fconv_run(kn_kctx *k)
         return KN_OK;
     if (!z || st->z_same_shape) {
         kn_conv_f32(&st->p, k->in[0]->data, k->in[1]->data, b ? b->data : NULL,
-                    z ? z->data : NULL, &st->act, k->out[0]->data, k->scratch, k->pool);
+                    z ? z->data : NULL, &st->act, k->out[0]->data, k->scratch, k->threads);
         return KN_OK;
     }
     kn_conv_f32(&st->p, k->in[0]->data, k->in[1]->data, b ? b->data : NULL, NULL, NULL,
-                k->out[0]->data, k->scratch, k->pool);
+                k->out[0]->data, k->scratch, k->threads);
     if (z)
-        kn_fused_add_act(k->pool, k->out[0], z, &st->act);
+        kn_fused_add_act(k->threads, k->out[0], z, &st->act);
     else
-        kn_fused_act(k->pool, k->out[0]->data, kn_tensor_numel(k->out[0]), &st->act);
+        kn_fused_act(k->threads, k->out[0]->data, kn_tensor_numel(k->out[0]), &st->act);
     return KN_OK;
 }
 

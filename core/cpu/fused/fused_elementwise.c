@@ -266,7 +266,7 @@ static int chain_run(kn_kctx *k)
 {
     chain_job j = {k->state, k, k->in[0]->data, k->out[0]->data, kn_tensor_numel(k->in[0])};
     if (j.n > 0)
-        kn_parallel_for(k->pool, (j.n + CHAIN_BLOCK - 1) / CHAIN_BLOCK, CHAIN_GRAIN, chain_range,
+        kn_parallel_for(k->threads, (j.n + CHAIN_BLOCK - 1) / CHAIN_BLOCK, CHAIN_GRAIN, chain_range,
                         &j);
     return KN_OK;
 }

@@ -46,7 +46,7 @@ static int fgemm_run(kn_kctx *k)
     fmm_state *st = k->state;
     int rc = kn_inner_run(&st->inner, k);
     if (rc == KN_OK)
-        kn_fused_act(k->pool, k->out[0]->data, kn_tensor_numel(k->out[0]), &st->act);
+        kn_fused_act(k->threads, k->out[0]->data, kn_tensor_numel(k->out[0]), &st->act);
     return rc;
 }
 
@@ -69,7 +69,7 @@ static int fmatmul_run(kn_kctx *k)
     const kn_tensor *y = k->out[0], *bias = k->n_in > 2 ? k->in[2] : NULL;
     int64_t cols = y->rank ? y->dims[y->rank - 1] : 1;
     if (rc == KN_OK && cols > 0)
-        kn_fused_bias_act_rows(k->pool, y->data, kn_tensor_numel(y) / cols, cols,
+        kn_fused_bias_act_rows(k->threads, y->data, kn_tensor_numel(y) / cols, cols,
                                bias ? bias->data : NULL, &st->act);
     return rc;
 }

@@ -79,7 +79,7 @@ static int nhwc_prepare(kn_kctx *k, const char *op, int64_t opset)
         st->in[j] = k->in[j];
     st->out[0] = &st->y;
     st->ik = (kn_kctx){.node = k->node, .opset = opset, .n_in = n_in, .n_out = 1, .in = st->in,
-                       .out = st->out, .pool = k->pool, .err = k->err,
+                       .out = st->out, .threads = k->threads, .err = k->err,
                        .engine_api = k->engine_api, .engine = k->engine};
     rc = st->inner->prepare(&st->ik);
     if (rc != KN_OK) {
@@ -121,14 +121,14 @@ static int nhwc_run(kn_kctx *k)
     st->y.data = st->one_pixel ? (void *)y : scratch + st->y_off;
     st->ik.scratch = st->ik.scratch_bytes ? scratch : NULL;
     st->ik.err = k->err;
-    st->ik.pool = k->pool;
+    st->ik.threads = k->threads;
     if (!st->one_pixel)
-        kn_strided_run(&st->to_nchw, k->in[0]->data, st->x.data, k->pool);
+        kn_strided_run(&st->to_nchw, k->in[0]->data, st->x.data, k->threads);
     int rc = st->inner->run(&st->ik);
     if (rc != KN_OK)
         return rc;
     if (!st->one_pixel)
-        kn_strided_run(&st->to_nhwc, st->y.data, y, k->pool);
+        kn_strided_run(&st->to_nhwc, st->y.data, y, k->threads);
     const kn_tensor *z = st->is_conv && k->n_in > 3 ? k->in[3] : NULL;
     if (!z && st->act.kind == KN_ACT_NONE)
         return KN_OK;

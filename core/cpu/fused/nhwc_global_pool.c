@@ -89,7 +89,7 @@ static int gap_prepare(kn_kctx *k)
     st->batch = x->dims[0];
     st->pixels = x->dims[1] * x->dims[2];
     st->channels = x->dims[3];
-    int64_t threads = kn_threadpool_threads(k->pool);
+    int64_t threads = kn_threadpool_threads(k->threads);
     int64_t by_pixels = st->pixels / KN_GAP_MIN_PIXELS;
     st->pixel_parts = by_pixels < 1 ? 1 : by_pixels > threads ? threads : by_pixels;
     int64_t by_channels = (st->channels + KN_GAP_CHANNEL_STEP - 1) / KN_GAP_CHANNEL_STEP;
@@ -120,7 +120,7 @@ static int gap_run(kn_kctx *k)
     for (int64_t n = 0; n < st->batch; n++) {
         gap_job j = {st, x + n * st->pixels * st->channels, scratch};
         float *yn = y + n * st->channels;
-        kn_parallel_for(k->pool, st->pixel_parts * st->channel_parts, 1, gap_cells, &j);
+        kn_parallel_for(k->threads, st->pixel_parts * st->channel_parts, 1, gap_cells, &j);
         memcpy(yn, scratch_row(&j, 0, 0), (size_t)st->channels * sizeof(float));
         for (int64_t pp = 1; pp < st->pixel_parts; pp++)
             ks->binary(KN_BIN_ADD, yn, yn, 1, scratch_row(&j, pp, 0), 1, st->channels);

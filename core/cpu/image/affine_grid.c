@@ -109,7 +109,7 @@ static int ag_run(kn_kctx *k)
 {
     const ag_state *st = k->state;
     ag_job j = {st, k->in[0]->data, k->out[0]->data};
-    kn_parallel_for(k->pool, st->batch * st->points, 1 + KN_GRAIN / 8, AG_RANGES[st->dtype], &j);
+    kn_parallel_for(k->threads, st->batch * st->points, 1 + KN_GRAIN / 8, AG_RANGES[st->dtype], &j);
     return KN_OK;
 }
 

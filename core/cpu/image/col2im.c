@@ -208,7 +208,7 @@ static int col2im_run(kn_kctx *k)
     const col2im_state *st = k->state;
     col2im_job j = {st, k->in[0]->data, k->out[0]->data};
     int64_t work = kn_window_in_size(&st->win) + kn_window_kvol(&st->win) * st->cols;
-    kn_parallel_for(k->pool, st->batch * st->channels, 1 + KN_GRAIN / (work + 1), col2im_range, &j);
+    kn_parallel_for(k->threads, st->batch * st->channels, 1 + KN_GRAIN / (work + 1), col2im_range, &j);
     return KN_OK;
 }
 

@@ -245,7 +245,7 @@ static int gs_run(kn_kctx *k)
     const gs_state *st = k->state;
     gs_job j = {st, k->in[1], k->in[0]->data, k->out[0]->data};
     int64_t work = 8 + st->channels * 4;
-    kn_parallel_for(k->pool, st->batch * st->points, 1 + KN_GRAIN / work, GS_RANGES[st->dtype], &j);
+    kn_parallel_for(k->threads, st->batch * st->points, 1 + KN_GRAIN / work, GS_RANGES[st->dtype], &j);
     return KN_OK;
 }
 

@@ -252,7 +252,7 @@ int img_pad_run(kn_kctx *k)
     pad_job j = {st, k->in[0]->data, k->out[0]->data,
                  st->value_input >= 0 ? k->in[st->value_input]->data : st->value,
                  st->out_dims[st->rank - 1]};
-    kn_parallel_for(k->pool, total / j.width, 1 + KN_GRAIN / j.width, pad_rows, &j);
+    kn_parallel_for(k->threads, total / j.width, 1 + KN_GRAIN / j.width, pad_rows, &j);
     return KN_OK;
 }
 

@@ -587,12 +587,12 @@ static int resize_run(kn_kctx *k)
                 st->out_dims[st->rank - 1]};
     int64_t rows = total / j.width, work = j.width;
     if (st->gather) {
-        kn_parallel_for(k->pool, rows, 1 + KN_GRAIN / work, gather_rows, &j);
+        kn_parallel_for(k->threads, rows, 1 + KN_GRAIN / work, gather_rows, &j);
         return KN_OK;
     }
     for (int32_t d = 0; d < st->rank; d++)
         work *= st->ax[d].taps;
-    kn_parallel_for(k->pool, rows, 1 + KN_GRAIN / work, INTERP_ROWS[st->dtype], &j);
+    kn_parallel_for(k->threads, rows, 1 + KN_GRAIN / work, INTERP_ROWS[st->dtype], &j);
     return KN_OK;
 }
 

@@ -218,7 +218,7 @@ static int ra_run(kn_kctx *k)
         int64_t wk = b.grid_h * b.grid_w * st->oh * st->ow * 8;
         work = wk > work ? wk : work;
     }
-    kn_parallel_for(k->pool, st->rois * st->channels, 1 + KN_GRAIN / work, RA_RANGES[st->dtype],
+    kn_parallel_for(k->threads, st->rois * st->channels, 1 + KN_GRAIN / work, RA_RANGES[st->dtype],
                     &j);
     return KN_OK;
 }

@@ -137,7 +137,7 @@ static int rp_run(kn_kctx *k)
                            (long long)r, (long long)st->batch);
     }
     int64_t work = st->height * st->width + 1;
-    kn_parallel_for(k->pool, st->rois * st->channels, 1 + KN_GRAIN / work, RP_RANGES[st->dtype],
+    kn_parallel_for(k->threads, st->rois * st->channels, 1 + KN_GRAIN / work, RP_RANGES[st->dtype],
                     &j);
     return KN_OK;
 }

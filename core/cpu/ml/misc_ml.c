@@ -55,7 +55,7 @@ static int binarizer_run(kn_kctx *k)
 {
     binarizer_job j = {k->in[0]->dtype, kn_attr_float(k->node, "threshold", 0), k->in[0]->data,
                        k->out[0]->data};
-    kn_parallel_for(k->pool, kn_tensor_numel(k->in[0]), KN_GRAIN, binarizer_range, &j);
+    kn_parallel_for(k->threads, kn_tensor_numel(k->in[0]), KN_GRAIN, binarizer_range, &j);
     return KN_OK;
 }
 

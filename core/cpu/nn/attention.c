@@ -279,7 +279,7 @@ static void plan_scratch(kn_kctx *k, attn_state *st)
             off += align64((size_t)(t ? kn_tensor_numel(t) : 0) * es);
         }
     }
-    int32_t threads = kn_threadpool_threads(k->pool);
+    int32_t threads = kn_threadpool_threads(k->threads);
     int64_t heads = st->b * st->hq;
     st->tasks = heads >= threads && threads > 1 ? threads : 1;
     int32_t gemm_threads = st->tasks > 1 ? 1 : threads;
@@ -536,7 +536,7 @@ static int attn_run(kn_kctx *k)
                   .nonpad = kn_input(k, IN_NONPAD), .y = k->out[OUT_Y]->data,
                   .qk = st->qk_out ? k->out[OUT_QK]->data : NULL,
                   .slots = (char *)k->scratch + st->slots_off,
-                  .gemm_pool = st->tasks > 1 ? NULL : k->pool};
+                  .gemm_pool = st->tasks > 1 ? NULL : k->threads};
     const kn_tensor *mask = kn_input(k, IN_MASK);
     j.mask = mask ? mask->data : NULL;
     if (st->half) {
@@ -552,7 +552,7 @@ static int attn_run(kn_kctx *k)
         }
     }
     if (st->b * st->hq > 0 && st->sq > 0)
-        kn_parallel_for(k->pool, st->tasks, 1, attend_task, &j);
+        kn_parallel_for(k->threads, st->tasks, 1, attend_task, &j);
     return KN_OK;
 }
 

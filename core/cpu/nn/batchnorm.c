@@ -198,7 +198,7 @@ static int bn_run(kn_kctx *k)
         j.mean = &batch_mean;
         j.var = &batch_var;
     }
-    kn_parallel_for(k->pool, x->dims[0] * j.c, 1 + 32768 / (j.inner + 1), bn_range, &j);
+    kn_parallel_for(k->threads, x->dims[0] * j.c, 1 + 32768 / (j.inner + 1), bn_range, &j);
     return KN_OK;
 }
 

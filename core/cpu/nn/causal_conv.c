@@ -66,7 +66,7 @@ static int ccs_prepare(kn_kctx *k)
         memcpy(present->dims, sdims, sizeof sdims);
     }
     /* Per task: the padded row and the weights, in double. */
-    int32_t threads = kn_threadpool_threads(k->pool);
+    int32_t threads = kn_threadpool_threads(k->threads);
     k->scratch_bytes = (size_t)(st.l + 2 * st.kw) * sizeof(double) * (size_t)threads;
     ccs_state *s = malloc(sizeof *s);
     if (!s)
@@ -135,13 +135,13 @@ static int ccs_run(kn_kctx *k)
 {
     const ccs_state *st = k->state;
     int64_t rows = st->b * st->c;
-    int32_t threads = kn_threadpool_threads(k->pool);
+    int32_t threads = kn_threadpool_threads(k->threads);
     ccs_job j = {st, k->in[0], k->in[1], kn_input(k, 2), kn_input(k, 3), k->out[0],
                  kn_output(k, 1), k->scratch, 1};
     /* Few, cheap rows: one task; otherwise one per thread. */
     j.tasks = rows * (st->l + 1) * st->kw < KN_GRAIN ? 1 : (rows < threads ? rows : threads);
     if (rows > 0)
-        kn_parallel_for(k->pool, j.tasks, 1, ccs_task, &j);
+        kn_parallel_for(k->threads, j.tasks, 1, ccs_task, &j);
     return KN_OK;
 }
 

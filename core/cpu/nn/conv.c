@@ -168,7 +168,7 @@ static int conv_prepare(kn_kctx *k)
     int rc = kn_window_init(&win, k->node, x->dims + 2, nsp, &opts, k->err);
     if (rc == KN_OK)
         rc = kn_conv_init(&st->p, x->dtype, &win, x->dims[0], cin, cout, group, w->data,
-                          kn_threadpool_threads(k->pool), k->err);
+                          kn_threadpool_threads(k->threads), k->err);
     if (rc != KN_OK) {
         conv_release(k);
         return rc;
@@ -309,7 +309,7 @@ static int conv_run(kn_kctx *k)
     const conv_state *st = k->state;
     const kn_tensor *b = k->n_in > 2 ? k->in[2] : NULL;
     kn_conv_run(&st->p, k->in[0]->data, k->in[1]->data, b ? b->data : NULL, NULL, NULL,
-                k->out[0]->data, k->scratch, k->pool);
+                k->out[0]->data, k->scratch, k->threads);
     return KN_OK;
 }
 

@@ -193,7 +193,7 @@ static int convt_prepare(kn_kctx *k)
 
     size_t esz = kn_dtype_size(x->dtype);
     int64_t m = st->mg * st->kvol;
-    int32_t threads = kn_threadpool_threads(k->pool);
+    int32_t threads = kn_threadpool_threads(k->threads);
     if (st->pointwise) {
         st->block = st->in_size > 0 ? st->in_size : 1;
     } else {
@@ -281,7 +281,7 @@ static int convt_run(kn_kctx *k)
                 if (st->cg == 0)
                     fill_bias(st, yg, bg);
                 else
-                    kn_gemm(st->dtype, k->pool, &ga, ws, st->ws_bytes);
+                    kn_gemm(st->dtype, k->threads, &ga, ws, st->ws_bytes);
                 continue;
             }
             fill_bias(st, yg, bg);
@@ -293,10 +293,10 @@ static int convt_run(kn_kctx *k)
                 ga.b = xg + (size_t)c0 * esz;
                 ga.c = col;
                 ga.ldc = c1 - c0;
-                kn_gemm(st->dtype, k->pool, &ga, ws, st->ws_bytes);
+                kn_gemm(st->dtype, k->threads, &ga, ws, st->ws_bytes);
                 convt_job j = {st, col, yg, c1 - c0, c0, c1};
                 int64_t grain = 1 + KN_GRAIN / (st->kvol * (c1 - c0) + 1);
-                kn_parallel_for(k->pool, st->mg, grain, col2im_channels, &j);
+                kn_parallel_for(k->threads, st->mg, grain, col2im_channels, &j);
             }
         }
     }

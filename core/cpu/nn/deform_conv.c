@@ -130,7 +130,7 @@ static int dc_prepare(kn_kctx *k)
         off += align64((size_t)(st.oc * cols) * es);
     st.ws_off = off;
     st.ws_bytes = kn_gemm_workspace_size(st.work, st.oc / st.group, cols, rows / st.group,
-                                         kn_threadpool_threads(k->pool));
+                                         kn_threadpool_threads(k->threads));
     k->scratch_bytes = off + st.ws_bytes;
     dc_state *s = malloc(sizeof *s);
     if (!s)
@@ -220,7 +220,7 @@ static int dc_run(kn_kctx *k)
     int64_t rows = st->c * st->kh * st->kw, cols = st->oh * st->ow;
     int64_t ocg = st->oc / st->group, rg = rows / st->group;
     for (j.n = 0; j.n < st->n && cols > 0; j.n++) {
-        kn_parallel_for(k->pool, rows, 1 + KN_GRAIN / (cols * 8 + 1), dc_cols, &j);
+        kn_parallel_for(k->threads, rows, 1 + KN_GRAIN / (cols * 8 + 1), dc_cols, &j);
         char *y = (char *)k->out[0]->data +
                   (size_t)(j.n * st->oc * cols) * kn_dtype_size(st->dtype);
         char *yc = st->dtype != st->work ? scratch + st->y_off : y;
@@ -230,7 +230,7 @@ static int dc_run(kn_kctx *k)
                               .b = (const char *)j.cols + (size_t)(g * rg * cols) * es, .ldb = cols,
                               .c = yc + (size_t)(g * ocg * cols) * es, .ldc = cols};
             if (ocg > 0)
-                kn_gemm(st->work, k->pool, &a, scratch + st->ws_off, st->ws_bytes);
+                kn_gemm(st->work, k->threads, &a, scratch + st->ws_off, st->ws_bytes);
         }
         if (in[IN_B])
             for (int64_t o = 0; o < st->oc; o++) {

@@ -89,7 +89,7 @@ static int det_prepare(kn_kctx *k)
     s->dtype = dt;
     s->m = x->dims[x->rank - 1];
     s->batch = kn_shape_numel(x->dims, x->rank - 2);
-    int32_t threads = kn_threadpool_threads(k->pool);
+    int32_t threads = kn_threadpool_threads(k->threads);
     if (s->batch * s->m * s->m * s->m < KN_GRAIN)
         threads = 1; /* too little work to share */
     s->tasks = s->batch < threads ? (int32_t)(s->batch > 0 ? s->batch : 1) : threads;
@@ -109,7 +109,7 @@ static int det_run(kn_kctx *k)
     if (s->batch <= 0)
         return KN_OK;
     det_job j = {s, k->in[0]->data, k->out[0]->data, k->scratch};
-    kn_parallel_for(k->pool, s->tasks, 1, det_task, &j);
+    kn_parallel_for(k->threads, s->tasks, 1, det_task, &j);
     return KN_OK;
 }
 

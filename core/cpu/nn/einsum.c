@@ -321,7 +321,7 @@ static int ein_prepare(kn_kctx *k)
         s->off_stage_out = take(&at, (size_t)s->out_numel * sizeof(float));
     }
     if (s->out_numel > 0 && s->sum_count > 0 &&
-        plan_gemm(s, in_op[0], in_op[1], in_out, kn_threadpool_threads(k->pool))) {
+        plan_gemm(s, in_op[0], in_op[1], in_out, kn_threadpool_threads(k->threads))) {
         size_t es = kn_dtype_size(s->cdtype);
         s->gemm = 1;
         s->off_a = take(&at, (size_t)(s->batch * s->m * s->k) * es);
@@ -405,8 +405,8 @@ static void ein_gemm(kn_kctx *k, const ein_job *j)
     char *scratch = k->scratch;
     size_t es = kn_dtype_size(s->cdtype);
     char *a = scratch + s->off_a, *b = scratch + s->off_b, *c = scratch + s->off_c;
-    kn_strided_run(&s->pack_a, j->in[0], a, k->pool);
-    kn_strided_run(&s->pack_b, j->in[1], b, k->pool);
+    kn_strided_run(&s->pack_a, j->in[0], a, k->threads);
+    kn_strided_run(&s->pack_b, j->in[1], b, k->threads);
     for (int64_t t = 0; t < s->batch; t++) {
         char *ct = c + (size_t)(t * s->m * s->n) * es;
         if (s->k == 0) {
@@ -416,9 +416,9 @@ static void ein_gemm(kn_kctx *k, const ein_job *j)
         kn_gemm_args g = {0, 0, s->m, s->n, s->k, 1.0, 0.0,
                           a + (size_t)(t * s->m * s->k) * es, s->k,
                           b + (size_t)(t * s->k * s->n) * es, s->n, ct, s->n, NULL, NULL};
-        kn_gemm(s->cdtype, k->pool, &g, scratch + s->off_ws, s->ws_bytes);
+        kn_gemm(s->cdtype, k->threads, &g, scratch + s->off_ws, s->ws_bytes);
     }
-    kn_strided_run(&s->unpack, c, j->out, k->pool);
+    kn_strided_run(&s->unpack, c, j->out, k->threads);
 }
 
 static int ein_run(kn_kctx *k)
@@ -439,7 +439,7 @@ static int ein_run(kn_kctx *k)
     if (s->gemm)
         ein_gemm(k, &j);
     else
-        kn_parallel_for(k->pool, s->out_numel, 1 + KN_GRAIN / (s->sum_count * s->n_in + 1),
+        kn_parallel_for(k->threads, s->out_numel, 1 + KN_GRAIN / (s->sum_count * s->n_in + 1),
                         ein_range, &j);
     if (staged)
         kn_convert(KN_FLOAT, j.out, s->dtype, k->out[0]->data, s->out_numel);

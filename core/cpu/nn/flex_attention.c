@@ -101,7 +101,7 @@ static void flex_plan(kn_kctx *k, flex_state *st)
     st->y_off = off;
     if (st->half)
         off += align64((size_t)(st->b * st->hq * st->l * st->ev) * es);
-    int32_t threads = kn_threadpool_threads(k->pool);
+    int32_t threads = kn_threadpool_threads(k->threads);
     int64_t heads = st->b * st->hq;
     st->tasks = heads < threads ? (int32_t)(heads > 0 ? heads : 1) : threads;
     size_t w1 = kn_gemm_workspace_size(st->work, st->l, st->s, st->e, 1);
@@ -234,7 +234,7 @@ static int flex_compute(kn_kctx *k, const flex_state *st, char *ws, void *y)
             if (rc != KN_OK)
                 return rc;
         }
-        kn_parallel_for(k->pool, st->tasks, 1, flex_task, &j);
+        kn_parallel_for(k->threads, st->tasks, 1, flex_task, &j);
     }
     if (st->half)
         kn_convert(KN_FLOAT, j.y, st->dtype, y, heads * st->l * st->ev);

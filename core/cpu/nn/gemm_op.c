@@ -70,7 +70,7 @@ static int gemm_prepare(kn_kctx *k)
         st.c_row_step = cd[0] == 1 ? 0 : cd[1];
     }
     st.ws_bytes =
-        kn_gemm_workspace_size(st.dtype, st.m, st.n, st.k, kn_threadpool_threads(k->pool));
+        kn_gemm_workspace_size(st.dtype, st.m, st.n, st.k, kn_threadpool_threads(k->threads));
     gemm_state *s = malloc(sizeof *s);
     if (!s)
         return kn_fail(k->err, KN_ERR_OUT_OF_MEMORY, "Gemm: out of memory");
@@ -122,7 +122,7 @@ static int gemm_run(kn_kctx *k)
         .b = k->in[1]->data, .ldb = k->in[1]->dims[1],
         .c = y, .ldc = st->n,
     };
-    kn_gemm(st->dtype, k->pool, &g, k->scratch, st->ws_bytes);
+    kn_gemm(st->dtype, k->threads, &g, k->scratch, st->ws_bytes);
     return KN_OK;
 }
 

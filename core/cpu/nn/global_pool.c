@@ -109,7 +109,7 @@ static int global_run(kn_kctx *k, int is_max)
     global_job j = {x->data, k->out[0]->data, 1, x->dtype, is_max};
     for (int32_t i = 2; i < x->rank; i++)
         j.plane *= x->dims[i];
-    kn_parallel_for(k->pool, planes, 1 + 65536 / (j.plane + 1), global_range, &j);
+    kn_parallel_for(k->threads, planes, 1 + 65536 / (j.plane + 1), global_range, &j);
     return KN_OK;
 }
 

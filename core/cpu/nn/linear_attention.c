@@ -144,7 +144,7 @@ static int la_prepare(kn_kctx *k)
     }
     /* Per key/value head: the state, and one step's k, v, q (all query
      * heads of the group), decay, beta and erase gate, in double. */
-    int32_t threads = kn_threadpool_threads(k->pool);
+    int32_t threads = kn_threadpool_threads(k->threads);
     int64_t heads = st.b * st.hkv, g = st.hq / st.hkv;
     int64_t per = st.dk * st.dv + 3 * st.dk + 2 * st.dv + g * st.dk + 1;
     k->scratch_bytes = (size_t)per * sizeof(double) * (size_t)(heads < threads ? (heads ? heads : 1)
@@ -255,14 +255,14 @@ static void la_task(void *ctx, int64_t begin, int64_t end)
 static int la_run(kn_kctx *k)
 {
     const la_state *st = k->state;
-    int32_t threads = kn_threadpool_threads(k->pool);
+    int32_t threads = kn_threadpool_threads(k->threads);
     int64_t heads = st->b * st->hkv;
     la_job j = {st, k->in[IN_Q], k->in[IN_K], k->in[IN_V], kn_input(k, IN_PAST),
                 kn_input(k, IN_DECAY), kn_input(k, IN_BETA), kn_input(k, IN_ERASE), k->out[0],
                 kn_output(k, 1), k->scratch, heads < threads ? heads : threads, 0};
     j.per_task_elems = st->dk * st->dv + 3 * st->dk + 2 * st->dv + (st->hq / st->hkv) * st->dk + 1;
     if (heads > 0)
-        kn_parallel_for(k->pool, j.tasks, 1, la_task, &j);
+        kn_parallel_for(k->threads, j.tasks, 1, la_task, &j);
     return KN_OK;
 }
 

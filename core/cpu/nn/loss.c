@@ -193,7 +193,7 @@ static int loss_run(kn_kctx *k)
     /* A position costs about C loads (3C with softmax). */
     int64_t cost = s->c * (s->softmax ? 3 : 1) + 1;
     if (positions > 0)
-        kn_parallel_for(k->pool, positions, 1 + KN_GRAIN / cost, loss_range, &j);
+        kn_parallel_for(k->threads, positions, 1 + KN_GRAIN / cost, loss_range, &j);
     if (s->reduction == RED_NONE)
         return KN_OK;
     double total = 0, wsum = 0;

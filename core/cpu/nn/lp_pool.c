@@ -117,7 +117,7 @@ static int lp_run(kn_kctx *k)
     const lp_state *st = k->state;
     lp_job j = {st, k->in[0]->data, k->out[0]->data};
     int64_t work = st->out_size * kn_window_kvol(&st->win) + 1;
-    kn_parallel_for(k->pool, st->planes, 1 + KN_GRAIN / work, LP_RANGES[st->dtype], &j);
+    kn_parallel_for(k->threads, st->planes, 1 + KN_GRAIN / work, LP_RANGES[st->dtype], &j);
     return KN_OK;
 }
 

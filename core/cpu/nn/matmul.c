@@ -91,7 +91,7 @@ static int matmul_prepare(kn_kctx *k)
     if (b->rank > 1)
         y->dims[y->rank++] = st.n;
 
-    int32_t threads = kn_threadpool_threads(k->pool);
+    int32_t threads = kn_threadpool_threads(k->threads);
     int is_float = st.dtype == KN_FLOAT || st.dtype == KN_DOUBLE;
     if (is_float && st.fold_rows) {
         st.ws_bytes = kn_gemm_workspace_size(st.dtype, st.m * st.batches, st.n, st.k, threads);
@@ -198,21 +198,21 @@ static void int_task(void *ctx, int64_t begin, int64_t end)
 static int matmul_run(kn_kctx *k)
 {
     const matmul_state *st = k->state;
-    mm_job j = {st, k->in[0]->data, k->in[1]->data, k->out[0]->data, k->scratch, k->pool};
+    mm_job j = {st, k->in[0]->data, k->in[1]->data, k->out[0]->data, k->scratch, k->threads};
     if (st->batches == 0 || st->m == 0 || st->n == 0)
         return KN_OK;
     if (st->dtype != KN_FLOAT && st->dtype != KN_DOUBLE) {
         int64_t grain = 1 + 16384 / (st->n * st->k + 1);
-        kn_parallel_for(k->pool, st->batches * st->m, grain, int_task, &j);
+        kn_parallel_for(k->threads, st->batches * st->m, grain, int_task, &j);
     } else if (st->fold_rows) {
         kn_gemm_args g = {.m = st->m * st->batches, .n = st->n, .k = st->k, .alpha = 1,
                           .a = j.a, .lda = st->k, .b = j.b, .ldb = st->n, .c = j.y, .ldc = st->n};
-        kn_gemm(st->dtype, k->pool, &g, k->scratch, st->ws_bytes);
+        kn_gemm(st->dtype, k->threads, &g, k->scratch, st->ws_bytes);
     } else if (st->tasks > 1) {
-        kn_parallel_for(k->pool, st->tasks, 1, batch_task, &j);
+        kn_parallel_for(k->threads, st->tasks, 1, batch_task, &j);
     } else {
         for (int64_t bi = 0; bi < st->batches; bi++)
-            gemm_batch(&j, bi, k->pool, k->scratch, st->ws_bytes);
+            gemm_batch(&j, bi, k->threads, k->scratch, st->ws_bytes);
     }
     return KN_OK;
 }

@@ -162,7 +162,7 @@ static int rope_run(kn_kctx *k)
                   .pos = kn_input(k, 3), .y = k->out[0]->data};
     atomic_init(&j.bad, 0);
     int64_t rows = s->batch * s->seq * s->heads;
-    kn_parallel_for(k->pool, rows, 1 + KN_GRAIN / (s->head > 0 ? s->head : 1), rope_range, &j);
+    kn_parallel_for(k->threads, rows, 1 + KN_GRAIN / (s->head > 0 ? s->head : 1), rope_range, &j);
     if (atomic_load(&j.bad))
         return kn_fail(k->err, KN_ERR_INVALID_ARGUMENT, "RotaryEmbedding: a position id is "
                        "outside the cache of %lld positions", (long long)s->cache_rows);
@@ -234,7 +234,7 @@ static void swiglu_range(void *ctx, int64_t begin, int64_t end)
 static int swiglu_run(kn_kctx *k)
 {
     swiglu_job j = {k->state, k->in[0]->data, k->in[1]->data, k->out[0]->data};
-    kn_parallel_for(k->pool, j.s->plan.numel, KN_GRAIN, swiglu_range, &j);
+    kn_parallel_for(k->threads, j.s->plan.numel, KN_GRAIN, swiglu_range, &j);
     return KN_OK;
 }
 

@@ -168,7 +168,7 @@ static int norm_prepare(kn_kctx *k, int kind)
                      (!bias || (s->bias_map.div == 1 && s->bias_map.mod == s->m &&
                                 s->bias_map.cpg == 0));
     kn_copy_desc(k->out[0], x);
-    int32_t threads = kn_threadpool_threads(k->pool);
+    int32_t threads = kn_threadpool_threads(k->threads);
     s->tasks = s->rows < threads ? (int32_t)(s->rows > 0 ? s->rows : 1) : threads;
     k->scratch_bytes = ((size_t)s->tasks * (size_t)s->m + (size_t)s->scale_n + (size_t)s->bias_n) *
                        sizeof(double);
@@ -340,7 +340,7 @@ static int norm_run(kn_kctx *k)
         j.fscale = k->in[1]->data;
         j.fbias = s->bias_n ? k->in[2]->data : NULL;
     }
-    kn_parallel_for(k->pool, s->tasks, 1, norm_task, &j);
+    kn_parallel_for(k->threads, s->tasks, 1, norm_task, &j);
     return KN_OK;
 }
 

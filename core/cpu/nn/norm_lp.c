@@ -98,7 +98,7 @@ static int lp_run(kn_kctx *k)
         return KN_OK;
     lp_job j = {s, k->in[0]->data, k->out[0]->data};
     int64_t cost = 2 * s->n * (s->inner < LP_COLS ? s->inner : LP_COLS);
-    kn_parallel_for(k->pool, units, 1 + KN_GRAIN / cost, lp_range, &j);
+    kn_parallel_for(k->threads, units, 1 + KN_GRAIN / cost, lp_range, &j);
     return KN_OK;
 }
 

@@ -98,7 +98,7 @@ static int lrn_run(kn_kctx *k)
         return KN_OK;
     lrn_job j = {s, k->in[0]->data, k->out[0]->data};
     int64_t cost = s->c * (s->before + s->after + 2) * LRN_COLS;
-    kn_parallel_for(k->pool, units, 1 + KN_GRAIN / cost, lrn_range, &j);
+    kn_parallel_for(k->threads, units, 1 + KN_GRAIN / cost, lrn_range, &j);
     return KN_OK;
 }
 

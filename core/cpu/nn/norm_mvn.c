@@ -134,7 +134,7 @@ static int mvn_run(kn_kctx *k)
     mvn_walk(&j, 0, s->numel, MVN_SQDIFF);
     for (int64_t g = 0; g < s->groups; g++)
         dev[g] = 1.0 / (sqrt(dev[g] / (double)s->count) + MVN_EPS);
-    kn_parallel_for(k->pool, s->numel, KN_GRAIN, mvn_out_range, &j);
+    kn_parallel_for(k->threads, s->numel, KN_GRAIN, mvn_out_range, &j);
     return KN_OK;
 }
 

@@ -274,7 +274,7 @@ static int pool_run(kn_kctx *k)
     if (st->is_max && k->n_out > 1 && k->out[1])
         j.indices = k->out[1]->data;
     int64_t work = st->out_size * kn_window_kvol(&st->win) + 1;
-    kn_parallel_for(k->pool, st->planes, 1 + 32768 / work, pool_range, &j);
+    kn_parallel_for(k->threads, st->planes, 1 + 32768 / work, pool_range, &j);
     return KN_OK;
 }
 

@@ -151,7 +151,7 @@ static int smax_run(kn_kctx *k)
         return KN_OK;
     smax_job j = {st, k->in[0]->data, k->out[0]->data, (st->inner + KN_COLS - 1) / KN_COLS};
     int64_t per_block = st->n * (st->inner < KN_COLS ? st->inner : KN_COLS);
-    kn_parallel_for(k->pool, st->outer * j.blocks, 1 + 8192 / per_block, smax_range, &j);
+    kn_parallel_for(k->threads, st->outer * j.blocks, 1 + 8192 / per_block, smax_range, &j);
     return KN_OK;
 }
 

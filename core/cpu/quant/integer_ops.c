@@ -197,7 +197,7 @@ int quant_mm_prepare(kn_kctx *k, quant_mm *mm, const kn_tensor *a, const kn_tens
         mm->b_bytes = 0;
     }
     mm->tmp_bytes = round64((size_t)(mm->m * mm->n) * sizeof(float));
-    mm->ws_bytes = exact_gemm_ws(mm->m, mm->n, mm->k, kn_threadpool_threads(k->pool));
+    mm->ws_bytes = exact_gemm_ws(mm->m, mm->n, mm->k, kn_threadpool_threads(k->threads));
     return KN_OK;
 }
 
@@ -313,7 +313,7 @@ int quant_conv_prepare(kn_kctx *k, quant_conv *c, const kn_tensor *x, const kn_t
     block = block < c->out_size ? block : c->out_size;
     c->block = block > 0 ? block : 1;
     int64_t items = group * ((c->out_size + c->block - 1) / c->block);
-    int32_t threads = kn_threadpool_threads(k->pool);
+    int32_t threads = kn_threadpool_threads(k->threads);
     /* enough blocks: each task takes whole blocks; else blocks one after
      * the other, each product split across the pool */
     c->tasks = items >= 2 * (int64_t)threads ? threads : 1;
@@ -447,7 +447,7 @@ static int matmulinteger_prepare(kn_kctx *k)
 static int matmulinteger_run(kn_kctx *k)
 {
     quant_mm_run(k->state, k->in[0]->data, k->in[1]->data, kn_input(k, 2), kn_input(k, 3),
-                 k->out[0]->data, k->scratch, k->pool);
+                 k->out[0]->data, k->scratch, k->threads);
     return KN_OK;
 }
 
@@ -506,7 +506,7 @@ static int convinteger_run(kn_kctx *k)
     quant_conv_weights(c, k->in[1]->data, kn_input(k, 3), k->scratch);
     for (int64_t n = 0; n < c->batch; n++)
         quant_conv_image(c, n, k->in[0]->data, kn_input(k, 2), y + n * c->cout * c->out_size,
-                         k->scratch, k->pool);
+                         k->scratch, k->threads);
     return KN_OK;
 }
 

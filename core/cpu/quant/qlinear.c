@@ -126,13 +126,13 @@ static int qmm_run(kn_kctx *k)
     int32_t *acc = (int32_t *)(sp + s->mm_bytes);
     float *as = (float *)(sp + s->mm_bytes + s->acc_bytes), *bs = as + s->mm.m;
     quant_mm_run(&s->mm, k->in[0]->data, k->in[3]->data, kn_input(k, 2), kn_input(k, 5), acc,
-                 k->scratch, k->pool);
+                 k->scratch, k->threads);
     scales(k->in[1], as, s->mm.m);
     scales(k->in[4], bs, s->mm.n);
     qmm_job j = {s, acc, as, bs, quant_scale_at(k->in[6], 0), quant_zp_at(kn_input(k, 7), 0),
                  k->out[0]->data};
     int64_t rows = s->mm.batches * s->mm.m;
-    kn_parallel_for(k->pool, rows, 1 + KN_GRAIN / (s->mm.n > 0 ? s->mm.n : 1), qmm_requant, &j);
+    kn_parallel_for(k->threads, rows, 1 + KN_GRAIN / (s->mm.n > 0 ? s->mm.n : 1), qmm_requant, &j);
     return KN_OK;
 }
 
@@ -238,9 +238,9 @@ static int qconv_run(kn_kctx *k)
     size_t image_bytes = (size_t)(c->cout * c->out_size) * kn_dtype_size(s->y_dtype);
     quant_conv_weights(c, k->in[3]->data, kn_input(k, 5), k->scratch);
     for (int64_t n = 0; n < c->batch; n++) {
-        quant_conv_image(c, n, k->in[0]->data, kn_input(k, 2), acc, k->scratch, k->pool);
+        quant_conv_image(c, n, k->in[0]->data, kn_input(k, 2), acc, k->scratch, k->threads);
         j.y = (char *)k->out[0]->data + image_bytes * (size_t)n;
-        kn_parallel_for(k->pool, c->cout, 1 + KN_GRAIN / (c->out_size > 0 ? c->out_size : 1),
+        kn_parallel_for(k->threads, c->cout, 1 + KN_GRAIN / (c->out_size > 0 ? c->out_size : 1),
                         qconv_requant, &j);
     }
     return KN_OK;

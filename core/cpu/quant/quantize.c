@@ -261,7 +261,7 @@ static int qdq_run(kn_kctx *k)
         memset(zv, 0, (size_t)s->scale_n * sizeof *zv);
     int64_t numel = kn_tensor_numel(k->out[0]);
     qdq_job j = {s, k->in[0]->data, k->out[0]->data, sc, zv, numel};
-    kn_parallel_for(k->pool, (numel + s->per - 1) / s->per, KN_GRAIN / s->per, qdq_range, &j);
+    kn_parallel_for(k->threads, (numel + s->per - 1) / s->per, KN_GRAIN / s->per, qdq_range, &j);
     kn_packed_clear_tail(s->y_dtype, k->out[0]->data, numel);
     return KN_OK;
 }
@@ -341,7 +341,7 @@ static int dynq_run(kn_kctx *k)
     float scale = (hi - lo) / 255.0f;
     int32_t zp = scale > 0 ? quant_saturate((double)((0.0f - lo) / scale), 0, 0, 255) : 0;
     dynq_job j = {x, k->out[0]->data, scale, zp};
-    kn_parallel_for(k->pool, n, KN_GRAIN, dynq_range, &j);
+    kn_parallel_for(k->threads, n, KN_GRAIN, dynq_range, &j);
     kn_tensor *ys = kn_output(k, 1), *yz = kn_output(k, 2);
     if (ys)
         *(float *)ys->data = scale;

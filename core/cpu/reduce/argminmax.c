@@ -136,7 +136,7 @@ static int am_run(kn_kctx *k)
         return KN_OK;
     am_job j = {s, k->in[0]->data, k->out[0]->data};
     int64_t per_unit = s->n * (s->inner < AM_COLS ? s->inner : AM_COLS);
-    kn_parallel_for(k->pool, units, 1 + KN_GRAIN / per_unit, am_range, &j);
+    kn_parallel_for(k->threads, units, 1 + KN_GRAIN / per_unit, am_range, &j);
     return KN_OK;
 }
 

@@ -115,7 +115,7 @@ static int cumprod_run(kn_kctx *k)
     job.chunks = (job.inner + CHUNK_INNER - 1) / CHUNK_INNER;
     int64_t units = kn_shape_numel(x->dims, axis) * job.chunks;
     if (job.len > 0 && units > 0)
-        kn_parallel_for(k->pool, units, KN_GRAIN / (job.len * CHUNK_INNER) + 1, cumprod_range,
+        kn_parallel_for(k->threads, units, KN_GRAIN / (job.len * CHUNK_INNER) + 1, cumprod_range,
                         &job);
     return KN_OK;
 }

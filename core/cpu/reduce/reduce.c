@@ -488,7 +488,7 @@ static int reduce_run(kn_kctx *k)
         return KN_OK;
     reduce_job j = {s, x->data, y->data};
     int64_t per_unit = (s->empty ? 1 : s->combos) * (s->last_reduced ? s->inner : RD_CHUNK);
-    kn_parallel_for(k->pool, s->units, 1 + KN_GRAIN / (per_unit > 0 ? per_unit : 1), reduce_range,
+    kn_parallel_for(k->threads, s->units, 1 + KN_GRAIN / (per_unit > 0 ? per_unit : 1), reduce_range,
                     &j);
     return KN_OK;
 }

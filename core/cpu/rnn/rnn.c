@@ -263,7 +263,7 @@ static int prepare_state(kn_kctx *k, rnn_state *st)
             return kn_fail(k->err, KN_ERR_SHAPE, "%s: output %d is too large", op, (int)i);
     }
 
-    int32_t threads = kn_threadpool_threads(k->pool);
+    int32_t threads = kn_threadpool_threads(k->threads);
     size_t ws1 = kn_gemm_workspace_size(st->ctype, T * B, G * H, st->input, threads);
     size_t ws2 = kn_gemm_workspace_size(st->ctype, B, G * H, H, threads);
     st->ws_bytes = ws1 > ws2 ? ws1 : ws2;
@@ -401,7 +401,7 @@ static void run_direction(kn_kctx *k, rnn_run *r, const run_bufs *io)
             .b = io->w + (size_t)(d * gh * st->input) * esz, .ldb = st->input,
             .c = r->xw, .ldc = gh,
         };
-        kn_gemm(st->ctype, k->pool, &g, r->ws, st->ws_bytes);
+        kn_gemm(st->ctype, k->threads, &g, r->ws, st->ws_bytes);
     }
 
     r->r_w = io->r + (size_t)(d * gh * H) * esz;
@@ -478,7 +478,7 @@ int rnn_run_op(kn_kctx *k)
 
     for (int32_t d = 0; d < st->dirs; d++) {
         rnn_run r = {
-            .st = st, .pool = k->pool, .dir = d, .reverse = st->reverse_only || d == 1,
+            .st = st, .pool = k->threads, .dir = d, .reverse = st->reverse_only || d == 1,
             .gh = st->cell->gates * st->hidden, .act = st->acts[d],
             .xw = s + st->scratch_off[RNN_XW], .hr = s + st->scratch_off[RNN_HR],
             .h = s + st->scratch_off[RNN_H], .c = s + st->scratch_off[RNN_C],

@@ -291,7 +291,7 @@ static int dft_setup(kn_kctx *k, dft_state *st, int64_t axis_value)
     if (kn_tensor_numel(y) < 0)
         return kn_fail(k->err, KN_ERR_SHAPE, "DFT: output is too large");
 
-    int32_t threads = kn_threadpool_threads(k->pool);
+    int32_t threads = kn_threadpool_threads(k->threads);
     int64_t transforms = st->outer * st->inner;
     st->tasks = transforms < threads ? (int32_t)(transforms > 0 ? transforms : 1) : threads;
     st->slot_bytes = (sizeof(double) * 2 * (size_t)n + signal_fft_work_bytes(&st->fft) + 63) &
@@ -386,7 +386,7 @@ static int dft_run(kn_kctx *k)
         return KN_OK;
     dft_job j = {st, k->in[0]->data, k->out[0]->data, k->scratch,
                  (total + st->tasks - 1) / st->tasks};
-    kn_parallel_for(k->pool, st->tasks, 1, dft_task, &j);
+    kn_parallel_for(k->threads, st->tasks, 1, dft_task, &j);
     return KN_OK;
 }
 

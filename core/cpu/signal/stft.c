@@ -81,7 +81,7 @@ static int stft_setup(kn_kctx *k, stft_state *st)
     y->dims[3] = 2;
     if (kn_tensor_numel(y) < 0)
         return kn_fail(k->err, KN_ERR_SHAPE, "STFT: output is too large");
-    int32_t threads = kn_threadpool_threads(k->pool);
+    int32_t threads = kn_threadpool_threads(k->threads);
     int64_t transforms = st->batch * st->frames;
     st->tasks = transforms < threads ? (int32_t)(transforms > 0 ? transforms : 1) : threads;
     st->slot_bytes =
@@ -146,7 +146,7 @@ static int stft_run(kn_kctx *k)
     const kn_tensor *win = kn_input(k, IN_WINDOW);
     stft_job j = {st, k->in[IN_SIGNAL]->data, win ? win->data : NULL, k->out[0]->data,
                   k->scratch, (total + st->tasks - 1) / st->tasks};
-    kn_parallel_for(k->pool, st->tasks, 1, stft_task, &j);
+    kn_parallel_for(k->threads, st->tasks, 1, stft_task, &j);
     return KN_OK;
 }
 

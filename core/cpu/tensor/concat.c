@@ -139,7 +139,7 @@ static int concat_run(kn_kctx *k)
     char **parts = k->scratch;
     for (int32_t i = 0; i < s->n_parts; i++)
         parts[i] = k->in[i]->data;
-    block_run(s, k->out[0]->data, parts, 0, k->pool);
+    block_run(s, k->out[0]->data, parts, 0, k->threads);
     return KN_OK;
 }
 
@@ -228,7 +228,7 @@ static int split_run(kn_kctx *k)
     char **parts = k->scratch;
     for (int32_t i = 0; i < s->n_parts; i++)
         parts[i] = k->out[i] ? k->out[i]->data : NULL;
-    block_run(s, k->in[0]->data, parts, 1, k->pool);
+    block_run(s, k->in[0]->data, parts, 1, k->threads);
     return KN_OK;
 }
 

@@ -90,7 +90,7 @@ static int space_to_depth_prepare(kn_kctx *k)
 
 static int strided_run(kn_kctx *k)
 {
-    kn_strided_run(k->state, k->in[0]->data, k->out[0]->data, k->pool);
+    kn_strided_run(k->state, k->in[0]->data, k->out[0]->data, k->threads);
     return KN_OK;
 }
 

@@ -86,7 +86,7 @@ static int tile_prepare(kn_kctx *k)
 
 static int strided_run(kn_kctx *k)
 {
-    kn_strided_run(k->state, k->in[0]->data, k->out[0]->data, k->pool);
+    kn_strided_run(k->state, k->in[0]->data, k->out[0]->data, k->threads);
     return KN_OK;
 }
 

@@ -132,7 +132,7 @@ static int gather_run(kn_kctx *k)
         return KN_OK;
     gather_job job = {s, k->in[0]->data, idx, k->out[0]->data};
     int64_t grain = (int64_t)(65536 / s->inner_bytes) + 1;
-    kn_parallel_for(k->pool, s->outer * s->n_idx, grain, gather_range, &job);
+    kn_parallel_for(k->threads, s->outer * s->n_idx, grain, gather_range, &job);
     return KN_OK;
 }
 
@@ -245,7 +245,7 @@ static int gather_el_run(kn_kctx *k)
     if (check_indices(k, idx, &check) != KN_OK)
         return k->err->code;
     gather_el_job job = {s, k->in[0]->data, idx, k->out[0]->data};
-    kn_parallel_for(k->pool, check.n_idx, KN_GRAIN, gather_el_range, &job);
+    kn_parallel_for(k->threads, check.n_idx, KN_GRAIN, gather_el_range, &job);
     return KN_OK;
 }
 
@@ -347,7 +347,7 @@ static int gather_nd_run(kn_kctx *k)
                            (long long)t);
     gather_nd_job job = {s, k->in[0]->data, idx, k->out[0]->data, kn_dtype_size(k->in[0]->dtype)};
     if (s->block_bytes)
-        kn_parallel_for(k->pool, s->n_tuples, 65536 / (int64_t)s->block_bytes + 1, gather_nd_range,
+        kn_parallel_for(k->threads, s->n_tuples, 65536 / (int64_t)s->block_bytes + 1, gather_nd_range,
                         &job);
     return KN_OK;
 }

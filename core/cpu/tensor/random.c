@@ -180,7 +180,7 @@ static int random_run(kn_kctx *k)
         j.p = k->in[0]->data;
         j.p_dtype = k->in[0]->dtype;
     }
-    kn_parallel_for(k->pool, n, KN_GRAIN, random_range, &j);
+    kn_parallel_for(k->threads, n, KN_GRAIN, random_range, &j);
     /* normal draw c reads uniforms 2c and 2c + 1: streams of later runs
      * (c from counter + n on) never reuse them */
     s->counter += (uint64_t)n;

@@ -84,7 +84,7 @@ static int rseq_run(kn_kctx *k)
                            "ReverseSequence: sequence_lens[%lld] = %lld is outside [0, %lld]",
                            (long long)b, (long long)len, (long long)steps);
     }
-    kn_parallel_for(k->pool, st->d0 * st->d1, 1 + KN_GRAIN / (st->block + 1), rseq_range, &j);
+    kn_parallel_for(k->threads, st->d0 * st->d1, 1 + KN_GRAIN / (st->block + 1), rseq_range, &j);
     return KN_OK;
 }
 

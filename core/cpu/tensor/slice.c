@@ -106,7 +106,7 @@ static int slice_prepare(kn_kctx *k)
 
 static int slice_run(kn_kctx *k)
 {
-    kn_strided_run(k->state, k->in[0]->data, k->out[0]->data, k->pool);
+    kn_strided_run(k->state, k->in[0]->data, k->out[0]->data, k->threads);
     return KN_OK;
 }
 

@@ -173,7 +173,7 @@ static int topk_prepare(kn_kctx *k, int k_input)
     s->n = x->dims[axis];
     s->inner = kn_shape_numel(x->dims + axis + 1, x->rank - axis - 1);
     int64_t slices = s->outer * s->inner;
-    int32_t threads = kn_threadpool_threads(k->pool);
+    int32_t threads = kn_threadpool_threads(k->threads);
     /* Small problems run as one task: the pool costs more than it saves. */
     if (slices * s->n < KN_GRAIN)
         threads = 1;
@@ -197,7 +197,7 @@ static int topk_run(kn_kctx *k)
     if (s->k == 0 || s->outer * s->inner == 0)
         return KN_OK;
     topk_job j = {s, k->in[0]->data, k->out[0]->data, k->out[1]->data, k->scratch};
-    kn_parallel_for(k->pool, s->tasks, 1, topk_task, &j);
+    kn_parallel_for(k->threads, s->tasks, 1, topk_task, &j);
     return KN_OK;
 }
 

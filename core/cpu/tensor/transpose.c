@@ -51,7 +51,7 @@ static int transpose_prepare(kn_kctx *k)
 
 static int transpose_run(kn_kctx *k)
 {
-    kn_strided_run(k->state, k->in[0]->data, k->out[0]->data, k->pool);
+    kn_strided_run(k->state, k->in[0]->data, k->out[0]->data, k->threads);
     return KN_OK;
 }
 

@@ -59,7 +59,7 @@ static int trilu_run(kn_kctx *k)
     int64_t n_rows = kn_tensor_numel(in) / (job.cols ? job.cols : 1);
     if (job.cols == 0 || job.rows == 0)
         return KN_OK;
-    kn_parallel_for(k->pool, n_rows, 65536 / ((int64_t)job.es * job.cols) + 1, trilu_range, &job);
+    kn_parallel_for(k->threads, n_rows, 65536 / ((int64_t)job.es * job.cols) + 1, trilu_range, &job);
     return KN_OK;
 }
 

@@ -1,0 +1,40 @@
+/* What a kernel may ask of its model's shared weight store (kn_kctx.weights,
+ * implemented in core/engine/weight_store.c, which says how the store
+ * works): whether a constant is evictable, its raw bytes made resident, or
+ * one packed copy of it shared by every session. Only KN_OP_PACKS_WEIGHTS
+ * kernels use these. */
+#ifndef KN_WEIGHTS_H
+#define KN_WEIGHTS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/base/status.h"
+
+typedef struct kn_weight_store kn_weight_store;
+
+/* Converts a weight between the initializer's layout and a packed one as
+ * described by key: raw -> packed when to_packed, else packed -> raw (which
+ * must reproduce the initializer's bytes exactly). */
+typedef int (*kn_weight_convert_fn)(const void *key, size_t key_len, int to_packed,
+                                    const void *src, void *dst, int32_t threads, kn_err *err);
+
+/* Whether root-graph value `value` is evictable (constant after create:
+ * no lock). ws may be NULL. */
+int kn_weight_store_evictable(const kn_weight_store *ws, int32_t value);
+
+/* Makes the raw bytes of evictable `value` resident (converting a packed
+ * copy back when evicted) and counts a reader; release when done. */
+int kn_weight_store_acquire_raw(kn_weight_store *ws, int32_t value, int32_t threads, kn_err *err);
+void kn_weight_store_release_raw(kn_weight_store *ws, int32_t value);
+
+/* The packed copy of evictable `value` for this key, made with convert
+ * from the raw bytes when none exists yet (packed_bytes long, 64-byte
+ * aligned). Valid until kn_weight_store_release_packed(ws, *packed). */
+int kn_weight_store_acquire_packed(kn_weight_store *ws, int32_t value, const void *key,
+                                   size_t key_len, size_t packed_bytes,
+                                   kn_weight_convert_fn convert, int32_t threads,
+                                   const void **packed, kn_err *err);
+void kn_weight_store_release_packed(kn_weight_store *ws, const void *packed);
+
+#endif
