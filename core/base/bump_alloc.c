@@ -1,3 +1,4 @@
+#include "core/base/alloc.h"
 #include "core/base/bump_alloc.h"
 
 #include <stdint.h>
@@ -38,7 +39,7 @@ void *kn_bump_alloc(kn_bump *bump, size_t size)
 {
     if (size > SIZE_MAX - 32)
         return NULL;
-    size = (size + 15) & ~(size_t)15;
+    size = kn_align_up(size, 16);
     if (bump->limit && (size > bump->limit || bump->total > bump->limit - size))
         return NULL;
     chunk *c = bump->head;

@@ -1,6 +1,6 @@
 /* Internal status codes and the error record passed through the core.
- * The numeric values are the public KILN_* codes (capi/kiln.h checks this at
- * compile time), so the C API forwards them unchanged. */
+ * The numeric values are the public KILN_* codes (capi/api_error.c checks
+ * this at compile time), so the C API forwards them unchanged. */
 #ifndef KN_STATUS_H
 #define KN_STATUS_H
 
@@ -29,7 +29,8 @@ enum {
     KN_ERR_NEEDS_VALUE = 100,
     /* Internal: a kernel's prepare() does not serve these shapes or
      * attributes (a oneDNN kernel without a primitive for them); the planner
-     * then prepares the node's CPU kernel instead. */
+     * then prepares the next backend's kernel for the node instead
+     * (core/kernel/backend.h). */
     KN_ERR_DECLINE = 101
 };
 

@@ -12,6 +12,7 @@
  * broadcast, which the CPU kernel serves. */
 #include <string.h>
 
+#include "core/base/alloc.h"
 #include "core/simd/kernels.h"
 #include "core/dnnl/dnnl_common.h"
 
@@ -25,8 +26,6 @@ typedef struct att_state {
     int64_t rows, sk;
     float scale;
 } att_state;
-
-static size_t round_up(size_t n) { return (n + 63) & ~(size_t)63; }
 
 /* Q [b..., Sq, D], K [b..., Sk, D] (or [b..., D, Sk] when k_transposed),
  * V [b..., Sk, Dv], the same b... for all three. */
@@ -142,7 +141,7 @@ static int att_build(kn_kctx *k, kn_dnnl_prim *p, int a, int b)
     }
     /* both scratchpads at 0 (the products run one after the other), the
      * scores after the larger */
-    st->scores_at = round_up(pad_qk > pad_sv ? pad_qk : pad_sv);
+    st->scores_at = kn_align_up(pad_qk > pad_sv ? pad_qk : pad_sv, 64);
     kn_dnnl_set_scratch_offset(&st->qk, DNNL_ARG_DST, st->scores_at);
     kn_dnnl_set_scratch_offset(&st->sv, DNNL_ARG_SRC, st->scores_at);
     k->scratch_bytes = st->scores_at + (size_t)(st->rows * sk) * sizeof(float);

@@ -16,9 +16,8 @@
  * primitives, X in nChw16c, Y in nChw16c. */
 #include <string.h>
 
+#include "core/base/alloc.h"
 #include "core/dnnl/dnnl_conv_wino.h"
-
-static size_t round_up(size_t n) { return (n + 63) & ~(size_t)63; }
 
 static size_t scratchpad_bytes(dnnl_primitive_desc_t pd)
 {
@@ -106,8 +105,8 @@ static int build(kn_kctx *k, kn_conv_wino *w, const dnnl_memory_desc_t *xmd,
         return rc;
     }
     size_t pad = sp > sp_in ? sp : sp_in;
-    pad = round_up(pad > sp_out ? pad : sp_out);
-    const size_t x_off = pad, y_off = pad + round_up(xb_bytes);
+    pad = kn_align_up(pad > sp_out ? pad : sp_out, 64);
+    const size_t x_off = pad, y_off = pad + kn_align_up(xb_bytes, 64);
     kn_dnnl_set_scratch_offset(&w->to_blocked, DNNL_ARG_TO, x_off);
     kn_dnnl_set_scratch_offset(&w->from_blocked, DNNL_ARG_FROM, y_off);
     rc = kn_dnnl_add_scratch_arg(&w->conv, DNNL_ARG_SRC, x_off, &xb, k->err);
@@ -120,7 +119,7 @@ static int build(kn_kctx *k, kn_conv_wino *w, const dnnl_memory_desc_t *xmd,
         return rc;
     }
     rc = kn_dnnl_finish(&w->conv, conv_pd, k);
-    k->scratch_bytes = y_off + round_up(yb_bytes);
+    k->scratch_bytes = y_off + kn_align_up(yb_bytes, 64);
     return rc;
 }
 

@@ -1,4 +1,5 @@
 /* float16 / bfloat16 through a kernel's float path; see half_path.h. */
+#include "core/base/alloc.h"
 #include "core/kernel/half_path.h"
 
 #include <stdlib.h>
@@ -23,13 +24,11 @@ static int half_node(const kn_kctx *k)
     return k->n_in > 0 && k->in[0] && kn_is_half(k->in[0]->dtype);
 }
 
-static size_t align64(size_t n) { return (n + 63) & ~(size_t)63; }
-
 /* Bytes of a float slot for t; never 0, so every slot has its own address. */
 static size_t slot_bytes(const kn_tensor *t)
 {
     int64_t n = kn_tensor_numel(t);
-    return align64((size_t)(n > 0 ? n : 1) * sizeof(float));
+    return kn_align_up((size_t)(n > 0 ? n : 1) * sizeof(float), 64);
 }
 
 typedef struct convert_job {
@@ -146,7 +145,7 @@ int kn_half_prepare(kn_kctx *k, const kn_half_spec *spec)
 
     /* Scratch: the float kernel's, then the input slots, then the output
      * slots (output 0 may reuse input 0's when the float run is in place). */
-    hs->inner_bytes = align64(inner_bytes);
+    hs->inner_bytes = kn_align_up(inner_bytes, 64);
     size_t at = hs->inner_bytes;
     for (int32_t i = 0; i < k->n_in; i++)
         if ((hs->widen_mask >> i) & 1) {

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/base/alloc.h"
 #include "core/onnx/reader.h"
 
 void *kn_onnx_alloc(kn_onnx_ctx *c, kn_bump *bump, size_t count, size_t size, const char *what)
@@ -19,7 +20,7 @@ void *kn_onnx_alloc(kn_onnx_ctx *c, kn_bump *bump, size_t count, size_t size, co
         return p;
     /* The bump refuses both when malloc fails and when its limit would be
      * passed; only the model bump carries the caller's limit. */
-    size_t rounded = bytes > SIZE_MAX - 15 ? SIZE_MAX : (bytes + 15) & ~(size_t)15;
+    size_t rounded = bytes > SIZE_MAX - 15 ? SIZE_MAX : kn_align_up(bytes, 16);
     if (bump == c->bump && c->max_bytes &&
         (rounded > c->max_bytes || kn_bump_used(bump) > c->max_bytes - rounded))
         kn_fail(c->err, KN_ERR_LIMIT,

@@ -50,14 +50,33 @@ int kn_opt_note_use(kn_opt *o, int32_t v, int32_t id)
     return KN_OK;
 }
 
-/* Runs the statement after it for each live node `id` reading v, once per
- * node (queries made inside it would reset the once-per-node stamp). */
-#define FOR_EACH_READER(o, v, id)                                                   \
-    for (int32_t kn_u_ = ((o)->stamp++, (o)->use_head[v]), id = -1; kn_u_ >= 0;     \
-         kn_u_ = (o)->use_next[kn_u_])                                              \
-        if ((id = (o)->use_node[kn_u_], !(o)->removed[id] &&                        \
-                                            (o)->seen[id] != (o)->stamp &&          \
-                                            ((o)->seen[id] = (o)->stamp, 1)))
+/* A walk over the live nodes reading value v, each node once (a node that
+ * reads v twice is twice in v's use list). Beginning a walk takes a fresh
+ * stamp, so walks must not nest, and queries inside one would reset it. */
+typedef struct reader_walk {
+    int32_t use; /* the next entry of v's use list, -1 at the end */
+} reader_walk;
+
+static reader_walk readers_begin(kn_opt *o, int32_t v)
+{
+    o->stamp++;
+    return (reader_walk){o->use_head[v]};
+}
+
+/* The next reader's node id, or -1 when there are no more. The next entry
+ * is read before the caller sees the node, so the caller may add uses. */
+static int32_t readers_next(kn_opt *o, reader_walk *w)
+{
+    while (w->use >= 0) {
+        int32_t id = o->use_node[w->use];
+        w->use = o->use_next[w->use];
+        if (!o->removed[id] && o->seen[id] != o->stamp) {
+            o->seen[id] = o->stamp;
+            return id;
+        }
+    }
+    return -1;
+}
 
 int kn_opt_begin(kn_opt *o, kn_model_ir *ir, kn_err *err)
 {
@@ -148,8 +167,8 @@ int32_t kn_opt_consumers(kn_opt *o, int32_t v, int32_t *ids, int32_t cap)
     int32_t n = 0;
     if (v < 0)
         return 0;
-    FOR_EACH_READER(o, v, id)
-    {
+    reader_walk w = readers_begin(o, v);
+    for (int32_t id; (id = readers_next(o, &w)) >= 0;) {
         const kn_node *node = kn_opt_node(o, id);
         for (int32_t j = 0; j < node->n_inputs; j++) {
             if (node->inputs[j] != v)
@@ -168,8 +187,8 @@ int32_t kn_opt_use_count(kn_opt *o, int32_t v)
     int32_t n = 0;
     if (v < 0)
         return 0;
-    FOR_EACH_READER(o, v, id)
-    {
+    reader_walk w = readers_begin(o, v);
+    for (int32_t id; (id = readers_next(o, &w)) >= 0;) {
         const kn_node *node = kn_opt_node(o, id);
         for (int32_t j = 0; j < node->n_inputs; j++)
             n += node->inputs[j] == v;
@@ -234,8 +253,8 @@ void kn_opt_replace_uses(kn_opt *o, int32_t from, int32_t to)
     if (from < 0 || from == to)
         return;
     o->changed = 1;
-    FOR_EACH_READER(o, from, id)
-    {
+    reader_walk w = readers_begin(o, from);
+    for (int32_t id; (id = readers_next(o, &w)) >= 0;) {
         kn_node *node = kn_opt_node(o, id);
         int hit = 0;
         for (int32_t j = 0; j < node->n_inputs; j++)

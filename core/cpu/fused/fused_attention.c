@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/base/alloc.h"
 #include "core/kernel/op.h"
 #include "core/simd/kernels.h"
 #include "core/simd/gemm.h"
@@ -154,8 +155,8 @@ static int att_prepare(kn_kctx *k)
     size_t ws1 = kn_sgemm_workspace_size(st->rows, st->sk, st->d, 1);
     size_t ws2 = kn_sgemm_workspace_size(st->rows, st->dv, st->sk, 1);
     st->ws_bytes = ws1 > ws2 ? ws1 : ws2;
-    size_t scores = ((size_t)(st->rows * sk) * sizeof(float) + 63) & ~(size_t)63;
-    st->slot_bytes = scores + ((st->ws_bytes + 63) & ~(size_t)63);
+    size_t scores = kn_align_up((size_t)(st->rows * sk) * sizeof(float), 64);
+    st->slot_bytes = scores + kn_align_up(st->ws_bytes, 64);
     st->slots = kn_threadpool_threads(k->threads);
     k->scratch_bytes = st->slot_bytes * (size_t)st->slots;
     return KN_OK;
@@ -186,7 +187,7 @@ static void att_block(const att_job *j, int64_t item, char *slot)
     int64_t b = item / j->blocks, r0 = (item % j->blocks) * st->rows;
     int64_t rows = st->sq - r0 < st->rows ? st->sq - r0 : st->rows;
     float *s = (float *)slot;
-    void *ws = slot + (st->slot_bytes - ((st->ws_bytes + 63) & ~(size_t)63));
+    void *ws = slot + (st->slot_bytes - kn_align_up(st->ws_bytes, 64));
     kn_sgemm_args g1 = {.trans_b = !st->k_transposed, .m = rows, .n = st->sk, .k = st->d,
                         .alpha = st->scale, .a = j->q + offset(st, 0, b) + r0 * st->d,
                         .lda = st->d, .b = j->k + offset(st, 1, b),

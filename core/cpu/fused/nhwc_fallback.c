@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/base/alloc.h"
 #include "core/kernel/backend.h"
 #include "core/kernel/fused_common.h"
 #include "core/kernel/op.h"
@@ -48,8 +49,6 @@ static void plan_perm(kn_strided_plan *p, const int64_t *src_dims, const int32_t
 }
 
 static const int32_t nhwc_to_nchw[4] = {0, 3, 1, 2}, nchw_to_nhwc[4] = {0, 2, 3, 1};
-
-static size_t align64(size_t n) { return (n + 63) & ~(size_t)63; }
 
 static int nhwc_prepare(kn_kctx *k, const char *op, int64_t opset)
 {
@@ -102,11 +101,11 @@ static int nhwc_prepare(kn_kctx *k, const char *op, int64_t opset)
                        k->node->op_type);
     }
     st->one_pixel = x->dims[1] == 1 && x->dims[2] == 1 && y->dims[1] == 1 && y->dims[2] == 1;
-    st->x_off = align64(st->ik.scratch_bytes);
-    st->y_off = st->x_off + align64((size_t)kn_tensor_nbytes(x));
+    st->x_off = kn_align_up(st->ik.scratch_bytes, 64);
+    st->y_off = st->x_off + kn_align_up((size_t)kn_tensor_nbytes(x), 64);
     /* one pixel needs no transposed copies, only the inner kernel's scratch */
     k->scratch_bytes = st->one_pixel ? st->ik.scratch_bytes
-                                     : st->y_off + align64((size_t)kn_tensor_nbytes(y));
+                                     : st->y_off + kn_align_up((size_t)kn_tensor_nbytes(y), 64);
     return KN_OK;
 }
 

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/base/alloc.h"
 #include "core/kernel/tensor_common.h"
 #include "core/simd/kernels.h"
 
@@ -95,7 +96,7 @@ static int gap_prepare(kn_kctx *k)
     int64_t by_channels = (st->channels + KN_GAP_CHANNEL_STEP - 1) / KN_GAP_CHANNEL_STEP;
     int64_t left = threads / st->pixel_parts;
     st->channel_parts = by_channels < 1 ? 1 : by_channels > left ? left : by_channels;
-    st->row_bytes = ((size_t)st->channels * sizeof(float) + 63) & ~(size_t)63;
+    st->row_bytes = kn_align_up((size_t)st->channels * sizeof(float), 64);
     k->state = st;
     kn_tensor *y = k->out[0];
     y->dtype = KN_FLOAT;
@@ -113,7 +114,7 @@ static int gap_run(kn_kctx *k)
     const gap_state *st = k->state;
     const kn_simd_kernels *ks = kn_simd();
     /* scratch is 16-byte aligned; rows start on a cache line */
-    char *scratch = (char *)(((uintptr_t)k->scratch + 63) & ~(uintptr_t)63);
+    char *scratch = (char *)kn_align_up((uintptr_t)k->scratch, 64);
     float *y = k->out[0]->data;
     const float *x = k->in[0]->data;
     const float inv = st->pixels > 0 ? 1.0f / (float)st->pixels : 0.0f;

@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/base/alloc.h"
 #include "core/simd/gemm.h"
 #include "core/kernel/tensor_common.h"
 
@@ -54,8 +55,6 @@ typedef struct attn_state {
 static const char *const known_attrs[] = {"is_causal", "kv_num_heads", "q_num_heads",
                                           "qk_matmul_output_mode", "scale", "softcap",
                                           "softmax_precision"};
-
-static size_t align64(size_t v) { return (v + 63) & ~(size_t)63; }
 
 static double round_to(int32_t dt, double v)
 {
@@ -276,7 +275,7 @@ static void plan_scratch(kn_kctx *k, attn_state *st)
         for (int i = 0; i < 5; i++) {
             const kn_tensor *t = kn_input(k, idx[i]);
             st->conv_off[i] = off;
-            off += align64((size_t)(t ? kn_tensor_numel(t) : 0) * es);
+            off += kn_align_up((size_t)(t ? kn_tensor_numel(t) : 0) * es, 64);
         }
     }
     int32_t threads = kn_threadpool_threads(k->threads);
@@ -291,10 +290,10 @@ static void plan_scratch(kn_kctx *k, attn_state *st)
             kn_gemm_workspace_size(st->work, dims[i][0], dims[i][1], dims[i][2], gemm_threads);
         st->ws_bytes = w > st->ws_bytes ? w : st->ws_bytes;
     }
-    st->y_off = align64((size_t)(st->sq * st->st) * es); /* scores first */
-    st->m_off = st->y_off + (st->half ? align64((size_t)(st->sq * st->dv) * es) : 0);
-    st->ws_off = st->m_off + align64((size_t)st->st * es + 1);
-    st->slot_bytes = align64(st->ws_off + st->ws_bytes);
+    st->y_off = kn_align_up((size_t)(st->sq * st->st) * es, 64); /* scores first */
+    st->m_off = st->y_off + (st->half ? kn_align_up((size_t)(st->sq * st->dv) * es, 64) : 0);
+    st->ws_off = st->m_off + kn_align_up((size_t)st->st * es + 1, 64);
+    st->slot_bytes = kn_align_up(st->ws_off + st->ws_bytes, 64);
     st->slots_off = off;
     k->scratch_bytes = off + st->slot_bytes * (size_t)st->tasks;
 }

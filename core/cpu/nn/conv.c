@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/base/alloc.h"
 #include "core/cpu/nn/conv.h"
 #include "core/kernel/op.h"
 #include "core/simd/kernels.h"
@@ -90,10 +91,10 @@ int kn_conv_init(kn_conv_params *st, int32_t dtype, const kn_window *win, int64_
     st->items = st->batch * group * ((st->out_size + st->block - 1) / st->block);
     st->tasks = threads == 1 || st->items >= 2 * (int64_t)threads ? threads : 0;
     if (st->mode == KN_CONV_GEMM)
-        st->col_bytes = ((size_t)st->kdim * (size_t)st->block * esz + 63) & ~(size_t)63;
+        st->col_bytes = kn_align_up((size_t)st->kdim * (size_t)st->block * esz, 64);
     st->ws_bytes = kn_gemm_workspace_size(dtype, st->mg, st->block, st->kdim,
                                           st->tasks ? 1 : threads);
-    st->ws_bytes = (st->ws_bytes + 63) & ~(size_t)63;
+    st->ws_bytes = kn_align_up(st->ws_bytes, 64);
     st->scratch_bytes = (st->col_bytes + st->ws_bytes) * (size_t)(st->tasks ? st->tasks : 1);
 
     /* Weights are packed for the GEMM once, not once per block: here when
@@ -102,7 +103,7 @@ int kn_conv_init(kn_conv_params *st, int32_t dtype, const kn_window *win, int64_
      * with 512 channels). */
     if (st->mg < 2 || st->out_size < 2)
         return KN_OK;
-    st->packed_group_bytes = (kn_gemm_packed_a_size(dtype, st->mg, st->kdim) + 63) & ~(size_t)63;
+    st->packed_group_bytes = kn_align_up(kn_gemm_packed_a_size(dtype, st->mg, st->kdim), 64);
     st->slots_bytes = st->scratch_bytes;
     if (!const_w) {
         st->pack_at_run = 1;
@@ -257,8 +258,8 @@ static void conv_block(gemm_job *j, int64_t item, char *slot, kn_threadpool *poo
 static void conv_task(void *ctx, int64_t begin, int64_t end)
 {
     gemm_job *shared = ctx;
-    gemm_job j = {shared->st, shared->x, shared->w, shared->b, shared->y, shared->z, shared->act,
-                  NULL, shared->packed, NULL, 0, NULL, NULL, 0, 0};
+    gemm_job j = {.st = shared->st, .x = shared->x, .w = shared->w, .b = shared->b,
+                  .y = shared->y, .z = shared->z, .act = shared->act, .packed = shared->packed};
     char *slot = shared->scratch + (size_t)begin * (shared->st->col_bytes + shared->st->ws_bytes);
     (void)end;
     for (;;) {
@@ -286,7 +287,8 @@ void kn_conv_run(const kn_conv_params *st, const void *x, const void *w, const v
         packed = (char *)scratch + st->slots_bytes;
         pack_weights(st, w, (void *)packed);
     }
-    gemm_job j = {st, x, w, bias, y, z, act, scratch, packed, pool, 0, NULL, NULL, 0, 0};
+    gemm_job j = {.st = st, .x = x, .w = w, .b = bias, .y = y, .z = z, .act = act,
+                  .scratch = scratch, .packed = packed, .pool = pool};
     atomic_init(&j.next, 0);
     if (st->tasks > 1) {
         kn_parallel_for(pool, st->tasks, 1, conv_task, &j);

@@ -9,6 +9,7 @@
  *    output plane accumulates the taps as shifted, scaled input rows. */
 #include <string.h>
 
+#include "core/base/alloc.h"
 #include "core/cpu/nn/conv.h"
 #include "core/simd/kernels.h"
 #include "core/ir/tensor.h"
@@ -27,7 +28,7 @@ void kn_conv_depthwise_plan(kn_conv_params *p, int32_t threads)
     int64_t planes = p->batch * p->cout;
     p->dw_tasks = planes < threads ? (int32_t)(planes > 0 ? planes : 1) : threads;
     p->dw_slot_bytes =
-        ((size_t)(p->dw_ph * p->dw_pw + KN_DW_SLACK) * sizeof(float) + 63) & ~(size_t)63;
+        kn_align_up((size_t)(p->dw_ph * p->dw_pw + KN_DW_SLACK) * sizeof(float), 64);
     p->scratch_bytes = p->dw_slot_bytes * (size_t)p->dw_tasks;
 }
 

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/base/alloc.h"
 #include "core/simd/gemm.h"
 #include "core/cpu/image/image_col2im.h"
 #include "core/cpu/image/image_common.h"
@@ -202,13 +203,13 @@ static int convt_prepare(kn_kctx *k)
         block = block < 64 ? 64 : block & ~(int64_t)15;
         block = block < st->in_size ? block : st->in_size;
         st->block = block > 0 ? block : 1;
-        st->col_bytes = ((size_t)m * (size_t)st->block * esz + 63) & ~(size_t)63;
+        st->col_bytes = kn_align_up((size_t)m * (size_t)st->block * esz, 64);
     }
     st->ws_bytes =
-        (kn_gemm_workspace_size(x->dtype, m, st->block, st->cg, threads) + 63) & ~(size_t)63;
+        kn_align_up(kn_gemm_workspace_size(x->dtype, m, st->block, st->cg, threads), 64);
     k->scratch_bytes = st->col_bytes + st->ws_bytes;
     if (w->data && m > 1 && st->cg > 0) {
-        st->packed_group_bytes = (kn_gemm_packed_a_size(x->dtype, m, st->cg) + 63) & ~(size_t)63;
+        st->packed_group_bytes = kn_align_up(kn_gemm_packed_a_size(x->dtype, m, st->cg), 64);
         st->packed_w = malloc(st->packed_group_bytes * (size_t)group);
         if (!st->packed_w) {
             convt_release(k);

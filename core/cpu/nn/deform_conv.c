@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/base/alloc.h"
 #include "core/simd/gemm.h"
 #include "core/kernel/tensor_common.h"
 
@@ -27,8 +28,6 @@ typedef struct dc_state {
     int64_t sh, sw, dh, dw, pt, pl;
     size_t in_off[5], cols_off, y_off, ws_off, ws_bytes;
 } dc_state;
-
-static size_t align64(size_t v) { return (v + 63) & ~(size_t)63; }
 
 /* Reads an ints attribute of exactly n values, or fills dflt. */
 static int dc_ints(kn_kctx *k, const char *name, int32_t n, int64_t dflt, int64_t *dst)
@@ -121,13 +120,13 @@ static int dc_prepare(kn_kctx *k)
         for (int32_t i = 0; i < 5; i++) {
             const kn_tensor *t = kn_input(k, i);
             st.in_off[i] = off;
-            off += align64((size_t)(t ? kn_tensor_numel(t) : 0) * es);
+            off += kn_align_up((size_t)(t ? kn_tensor_numel(t) : 0) * es, 64);
         }
     int64_t rows = st.c * st.kh * st.kw, cols = st.oh * st.ow;
-    st.cols_off = off, off += align64((size_t)(rows * cols) * es + 1);
+    st.cols_off = off, off += kn_align_up((size_t)(rows * cols) * es + 1, 64);
     st.y_off = off;
     if (st.dtype != st.work)
-        off += align64((size_t)(st.oc * cols) * es);
+        off += kn_align_up((size_t)(st.oc * cols) * es, 64);
     st.ws_off = off;
     st.ws_bytes = kn_gemm_workspace_size(st.work, st.oc / st.group, cols, rows / st.group,
                                          kn_threadpool_threads(k->threads));

@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/base/alloc.h"
 #include "core/simd/gemm.h"
 #include "core/kernel/tensor_common.h"
 
@@ -166,7 +167,7 @@ static int plan_gemm(ein_state *s, const int *in_a, const int *in_b, const int *
 static size_t take(size_t *at, size_t bytes)
 {
     size_t off = *at;
-    *at += (bytes + 63) & ~(size_t)63;
+    *at += kn_align_up(bytes, 64);
     return off;
 }
 

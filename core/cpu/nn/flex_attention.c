@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/base/alloc.h"
 #include "core/simd/gemm.h"
 #include "core/kernel/tensor_common.h"
 
@@ -33,8 +34,6 @@ typedef struct flex_state {
     int32_t tasks;
     void *result;        /* Y computed in prepare() when a subgraph is used */
 } flex_state;
-
-static size_t align64(size_t v) { return (v + 63) & ~(size_t)63; }
 
 static int flex_check(kn_kctx *k, flex_state *st)
 {
@@ -93,20 +92,20 @@ static void flex_plan(kn_kctx *k, flex_state *st)
 {
     size_t es = kn_dtype_size(st->work), off = 0;
     if (st->half) {
-        st->q_off = off, off += align64((size_t)kn_tensor_numel(k->in[0]) * es);
-        st->k_off = off, off += align64((size_t)kn_tensor_numel(k->in[1]) * es);
-        st->v_off = off, off += align64((size_t)kn_tensor_numel(k->in[2]) * es);
+        st->q_off = off, off += kn_align_up((size_t)kn_tensor_numel(k->in[0]) * es, 64);
+        st->k_off = off, off += kn_align_up((size_t)kn_tensor_numel(k->in[1]) * es, 64);
+        st->v_off = off, off += kn_align_up((size_t)kn_tensor_numel(k->in[2]) * es, 64);
     }
-    st->s_off = off, off += align64((size_t)(st->b * st->hq * st->l * st->s) * es + 1);
+    st->s_off = off, off += kn_align_up((size_t)(st->b * st->hq * st->l * st->s) * es + 1, 64);
     st->y_off = off;
     if (st->half)
-        off += align64((size_t)(st->b * st->hq * st->l * st->ev) * es);
+        off += kn_align_up((size_t)(st->b * st->hq * st->l * st->ev) * es, 64);
     int32_t threads = kn_threadpool_threads(k->threads);
     int64_t heads = st->b * st->hq;
     st->tasks = heads < threads ? (int32_t)(heads > 0 ? heads : 1) : threads;
     size_t w1 = kn_gemm_workspace_size(st->work, st->l, st->s, st->e, 1);
     size_t w2 = kn_gemm_workspace_size(st->work, st->l, st->ev, st->s, 1);
-    st->ws_bytes = align64(w1 > w2 ? w1 : w2);
+    st->ws_bytes = kn_align_up(w1 > w2 ? w1 : w2, 64);
     st->ws_off = off;
     st->total = off + st->ws_bytes * (size_t)st->tasks;
 }

@@ -13,6 +13,7 @@
  *    workspace slot (attention-style many-small-products). */
 #include <stdlib.h>
 
+#include "core/base/alloc.h"
 #include "core/kernel/op.h"
 #include "core/simd/gemm.h"
 #include "core/kernel/half_path.h"
@@ -98,7 +99,7 @@ static int matmul_prepare(kn_kctx *k)
         k->scratch_bytes = st.ws_bytes;
     } else if (is_float && st.batches >= threads && threads > 1) {
         st.tasks = threads;
-        st.ws_bytes = (kn_gemm_workspace_size(st.dtype, st.m, st.n, st.k, 1) + 63) & ~(size_t)63;
+        st.ws_bytes = kn_align_up(kn_gemm_workspace_size(st.dtype, st.m, st.n, st.k, 1), 64);
         k->scratch_bytes = st.ws_bytes * (size_t)threads;
     } else if (is_float) {
         st.ws_bytes = kn_gemm_workspace_size(st.dtype, st.m, st.n, st.k, threads);

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/base/alloc.h"
 #include "core/simd/gemm.h"
 #include "core/cpu/quant/quant_common.h"
 #include "core/kernel/tensor_common.h"
@@ -46,8 +47,6 @@ int quant_check_pair(kn_kctx *k, const char *what, const kn_tensor *scale, const
 }
 
 /* ---- exact integer GEMM through float ---- */
-
-static size_t round64(size_t n) { return (n + 63) & ~(size_t)63; }
 
 /* acc[m x n] (ldc) = A[m x k] (lda) * B[k x n] (ldb) for float operands
  * holding integers in [-255, 255]; tmp holds m x n floats, ws is a GEMM
@@ -84,7 +83,7 @@ static void exact_gemm(kn_threadpool *pool, int64_t m, int64_t n, int64_t k, con
 
 static size_t exact_gemm_ws(int64_t m, int64_t n, int64_t k, int32_t threads)
 {
-    return round64(kn_sgemm_workspace_size(m, n, k < QUANT_KC ? k : QUANT_KC, threads));
+    return kn_align_up(kn_sgemm_workspace_size(m, n, k < QUANT_KC ? k : QUANT_KC, threads), 64);
 }
 
 /* n elements of an 8-bit tensor as float. */
@@ -187,8 +186,8 @@ int quant_mm_prepare(kn_kctx *k, quant_mm *mm, const kn_tensor *a, const kn_tens
         y->dims[y->rank++] = mm->m;
     if (b->rank > 1)
         y->dims[y->rank++] = mm->n;
-    mm->a_bytes = round64((size_t)mm->a_numel * sizeof(float));
-    mm->b_bytes = round64((size_t)mm->b_numel * sizeof(float));
+    mm->a_bytes = kn_align_up((size_t)mm->a_numel * sizeof(float), 64);
+    mm->b_bytes = kn_align_up((size_t)mm->b_numel * sizeof(float), 64);
     if (b->data && (!b_zp || b_zp->data)) { /* weights: convert once */
         mm->b_const = malloc(mm->b_bytes ? mm->b_bytes : 1);
         if (!mm->b_const)
@@ -196,7 +195,7 @@ int quant_mm_prepare(kn_kctx *k, quant_mm *mm, const kn_tensor *a, const kn_tens
         widen_b(mm, b->data, b_zp, mm->b_const);
         mm->b_bytes = 0;
     }
-    mm->tmp_bytes = round64((size_t)(mm->m * mm->n) * sizeof(float));
+    mm->tmp_bytes = kn_align_up((size_t)(mm->m * mm->n) * sizeof(float), 64);
     mm->ws_bytes = exact_gemm_ws(mm->m, mm->n, mm->k, kn_threadpool_threads(k->threads));
     return KN_OK;
 }
@@ -317,10 +316,10 @@ int quant_conv_prepare(kn_kctx *k, quant_conv *c, const kn_tensor *x, const kn_t
     /* enough blocks: each task takes whole blocks; else blocks one after
      * the other, each product split across the pool */
     c->tasks = items >= 2 * (int64_t)threads ? threads : 1;
-    c->w_bytes = round64((size_t)(cout * c->kdim) * sizeof(float));
-    c->x_bytes = round64((size_t)(cin * c->in_size) * sizeof(float));
-    c->col_bytes = pointwise ? 0 : round64((size_t)(c->kdim * c->block) * sizeof(float));
-    c->tmp_bytes = round64((size_t)(c->mg * c->block) * sizeof(float));
+    c->w_bytes = kn_align_up((size_t)(cout * c->kdim) * sizeof(float), 64);
+    c->x_bytes = kn_align_up((size_t)(cin * c->in_size) * sizeof(float), 64);
+    c->col_bytes = pointwise ? 0 : kn_align_up((size_t)(c->kdim * c->block) * sizeof(float), 64);
+    c->tmp_bytes = kn_align_up((size_t)(c->mg * c->block) * sizeof(float), 64);
     c->ws_bytes = exact_gemm_ws(c->mg, c->block, c->kdim, c->tasks > 1 ? 1 : threads);
     c->slot_bytes = c->col_bytes + c->tmp_bytes + c->ws_bytes;
     return KN_OK;

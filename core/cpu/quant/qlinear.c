@@ -11,11 +11,9 @@
  * the weights (QLinearConv); opset 21 adds float16/bfloat16 scales. */
 #include <stdlib.h>
 
+#include "core/base/alloc.h"
 #include "core/cpu/quant/quant_common.h"
 #include "core/kernel/tensor_common.h"
-
-static size_t round16(size_t n) { return (n + 15) & ~(size_t)15; }
-
 
 /* Type of y from its zero point (else A's / x's type), with its range. */
 static int output_type(kn_kctx *k, const kn_tensor *y_zp, int32_t fallback, int32_t *dtype,
@@ -74,8 +72,8 @@ static int qmm_prepare(kn_kctx *k)
             return kn_fail(k->err, KN_ERR_DTYPE, "QLinearMatMul: scales must be float before "
                            "opset 21");
     k->out[0]->dtype = s->y_dtype;
-    s->mm_bytes = round16(quant_mm_scratch(&s->mm));
-    s->acc_bytes = round16((size_t)(s->mm.batches * s->mm.m * s->mm.n) * sizeof(int32_t));
+    s->mm_bytes = kn_align_up(quant_mm_scratch(&s->mm), 16);
+    s->acc_bytes = kn_align_up((size_t)(s->mm.batches * s->mm.m * s->mm.n) * sizeof(int32_t), 16);
     /* then a and b scales as float, one per row / column */
     k->scratch_bytes = s->mm_bytes + s->acc_bytes + (size_t)(s->mm.m + s->mm.n) * sizeof(float);
     return KN_OK;
@@ -191,7 +189,7 @@ static int qconv_prepare(kn_kctx *k)
                        "channels), got %s of rank %d", (long long)s->conv.cout,
                        kn_dtype_name(bias->dtype), (int)bias->rank);
     k->out[0]->dtype = s->y_dtype;
-    s->conv_bytes = round16(quant_conv_scratch(&s->conv));
+    s->conv_bytes = kn_align_up(quant_conv_scratch(&s->conv), 16);
     k->scratch_bytes = s->conv_bytes +
                        (size_t)(s->conv.cout * s->conv.out_size) * sizeof(int32_t);
     return KN_OK;

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/base/alloc.h"
 #include "core/simd/gemm.h"
 #include "core/cpu/rnn/rnn.h"
 #include "core/kernel/tensor_common.h"
@@ -155,7 +156,7 @@ static int plan_scratch(kn_kctx *k, rnn_state *st, const int64_t *elems, size_t 
         else
             bytes = (size_t)elems[i] * esz;
         st->scratch_off[i] = total;
-        total += (bytes + 63) & ~(size_t)63;
+        total += kn_align_up(bytes, 64);
         if (total > SIZE_MAX / 2)
             return kn_fail(k->err, KN_ERR_SHAPE, "%s: tensors too large", st->cell->op);
     }

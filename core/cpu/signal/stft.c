@@ -9,6 +9,7 @@
  * output shape, so they are needed at prepare time. */
 #include <stdlib.h>
 
+#include "core/base/alloc.h"
 #include "core/cpu/signal/signal_fft.h"
 #include "core/kernel/tensor_common.h"
 
@@ -85,7 +86,7 @@ static int stft_setup(kn_kctx *k, stft_state *st)
     int64_t transforms = st->batch * st->frames;
     st->tasks = transforms < threads ? (int32_t)(transforms > 0 ? transforms : 1) : threads;
     st->slot_bytes =
-        (sizeof(double) * 2 * (size_t)n + signal_fft_work_bytes(&st->fft) + 63) & ~(size_t)63;
+        kn_align_up(sizeof(double) * 2 * (size_t)n + signal_fft_work_bytes(&st->fft), 64);
     k->scratch_bytes = st->slot_bytes * (size_t)st->tasks;
     return KN_OK;
 }

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/base/alloc.h"
 #include "core/cpu/tensor/compare_keys.h"
 #include "core/kernel/tensor_common.h"
 
@@ -32,7 +33,6 @@ typedef struct topk_job {
     int64_t *indices;
     char *scratch;
 } topk_job;
-
 
 #define TOPK_TYPES(X)                                                         \
     KN_TYPES_REAL(X, _)                                                       \
@@ -178,7 +178,7 @@ static int topk_prepare(kn_kctx *k, int k_input)
     if (slices * s->n < KN_GRAIN)
         threads = 1;
     s->tasks = slices < threads ? (int32_t)(slices > 0 ? slices : 1) : threads;
-    s->slot_bytes = ((size_t)(s->n + kk) * 8 + 15) & ~(size_t)15;
+    s->slot_bytes = kn_align_up((size_t)(s->n + kk) * 8, 16);
     k->scratch_bytes = (size_t)s->tasks * s->slot_bytes;
     for (int32_t i = 0; i < 2; i++) {
         kn_copy_desc(k->out[i], x);

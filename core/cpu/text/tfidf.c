@@ -1,5 +1,8 @@
-/* TfIdfVectorizer (opset 9) for int32/int64 token ids (string tokens are
- * not supported: Kiln has no string tensors).
+/* TfIdfVectorizer (opset 9) for int32/int64 token ids. String tokens (a
+ * string X, or pool_strings) are refused with a clear error in prepare:
+ * Kiln has string tensors, but this kernel does not match string n-grams
+ * yet. KN_STRING is in the row's dtype mask so such a node reaches that
+ * message instead of "no kernel for dtype string".
  *
  * For every row of X, every start position and, for n-grams longer than
  * one, every skip s in [0, max_skip_count] (items s + 1 apart), the n-gram
