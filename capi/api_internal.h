@@ -19,6 +19,7 @@ struct kiln_options {
     int32_t use_dnnl;
     int32_t tune;
     int32_t profile;
+    int32_t plan_cache;      /* KILN_OPT_PLAN_CACHE; 0 = the engine's default */
     char *tuning_cache;      /* owned copy, or NULL */
 };
 

@@ -49,6 +49,12 @@ int32_t kiln_options_set_int(kiln_options *o, int32_t key, int32_t value)
         return set_flag(&o->tune, value, "tune");
     case KILN_OPT_PROFILE:
         return set_flag(&o->profile, value, "profile");
+    case KILN_OPT_PLAN_CACHE:
+        if (value < 1 || value > 1024)
+            return kiln_fail(KILN_ERR_INVALID_ARGUMENT, "plan_cache must be 1..1024, got %d",
+                             (int)value);
+        o->plan_cache = value;
+        return KILN_OK;
     case KILN_OPT_OPTIMIZE:
         if (value < 0 || value > 2)
             return kiln_fail(KILN_ERR_INVALID_ARGUMENT, "optimize must be 0, 1 or 2, got %d",

@@ -27,6 +27,7 @@ int32_t kiln_session_create(kiln_model *model, const kiln_options *o, kiln_sessi
         cfg.tune = o->tune;
         cfg.tuning_cache = o->tuning_cache;
         cfg.profile = o->profile;
+        cfg.plan_cache = o->plan_cache;
     }
     if (kn_session_create(model->core, model->runtime->thread_pool, &cfg, &s->core, &err) != KN_OK) {
         free(s);
@@ -240,5 +241,25 @@ int32_t kiln_session_plan_bytes(const kiln_session *s, int64_t *arena_bytes,
         *arena_bytes = p->arena_bytes;
     if (intermediate_bytes)
         *intermediate_bytes = p->intermediate_bytes;
+    return KILN_OK;
+}
+
+int32_t kiln_session_cache_info(const kiln_session *s, int32_t *plans_kept, int64_t *plans_built,
+                                int64_t *arena_bytes)
+{
+    KILN_CHECK_ARG(s, "session is NULL");
+    if (plans_kept)
+        *plans_kept = kn_session_plans_cached(s->core);
+    if (plans_built)
+        *plans_built = kn_session_plans_built(s->core);
+    if (arena_bytes)
+        *arena_bytes = kn_session_arena_bytes(s->core);
+    return KILN_OK;
+}
+
+int32_t kiln_session_release_memory(kiln_session *s)
+{
+    KILN_CHECK_ARG(s, "session is NULL");
+    kn_session_release_memory(s->core);
     return KILN_OK;
 }

@@ -123,6 +123,10 @@ extern "C" {
 /* Session: 1 = record the time each node takes, for kiln_session_profile_*.
  * Default 0 (no clock reads during runs). */
 #define KILN_OPT_PROFILE 8
+/* Session: how many plans (one per input signature: dtypes and shapes) the
+ * session keeps, 1..1024; going back to a kept signature costs no planning.
+ * The kept plans share one arena sized to the largest. Default 8. */
+#define KILN_OPT_PLAN_CACHE 9
 
 /* ---- option keys for kiln_options_set_string ---- */
 /* Session: path of the kernel tuning cache file, keyed inside by model and
@@ -285,6 +289,16 @@ KILN_API int32_t kiln_session_output_view(const kiln_session *session, int32_t i
  * of all intermediate tensors (what a plan without reuse would need). */
 KILN_API int32_t kiln_session_plan_bytes(const kiln_session *session, int64_t *arena_bytes,
                                          int64_t *intermediate_bytes);
+/* The session's plan cache (KILN_OPT_PLAN_CACHE): plans kept now, plans
+ * built so far (one per new signature, and one per run for a model whose
+ * shapes depend on input values), and the bytes of the arena the kept
+ * plans share. Any out pointer may be NULL. */
+KILN_API int32_t kiln_session_cache_info(const kiln_session *session, int32_t *plans_kept,
+                                         int64_t *plans_built, int64_t *arena_bytes);
+/* Gives back every kept plan and the arena (waiting for a run in flight);
+ * the next run plans again. Outputs of the last run are gone (STATE until
+ * the next run). */
+KILN_API int32_t kiln_session_release_memory(kiln_session *session);
 /* Binds input `index` to a copy of value (a tensor, sequence or optional
  * handle; the handle is not used after the call and may be destroyed). The
  * value's kind must be the input's kind, except that an optional input

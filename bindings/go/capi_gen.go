@@ -156,6 +156,14 @@ package kiln
 //     return kilngo_capture(kiln_session_plan_bytes(session, arena_bytes, intermediate_bytes));
 // }
 //
+// static kilngo_status kilngo_session_cache_info(const kiln_session *session, int32_t *plans_kept, int64_t *plans_built, int64_t *arena_bytes) {
+//     return kilngo_capture(kiln_session_cache_info(session, plans_kept, plans_built, arena_bytes));
+// }
+//
+// static kilngo_status kilngo_session_release_memory(kiln_session *session) {
+//     return kilngo_capture(kiln_session_release_memory(session));
+// }
+//
 // static kilngo_status kilngo_session_set_input_value(kiln_session *session, int32_t index, const kiln_tensor *value) {
 //     return kilngo_capture(kiln_session_set_input_value(session, index, value));
 // }
@@ -453,6 +461,16 @@ func cSessionOutputView(session *C.kiln_session, index C.int32_t, data *unsafe.P
 // cSessionPlanBytes wraps kiln_session_plan_bytes: memory plan: arena bytes and the sum of all intermediate tensor sizes
 func cSessionPlanBytes(session *C.kiln_session, arena_bytes *C.int64_t, intermediate_bytes *C.int64_t) error {
 	return statusError("kiln_session_plan_bytes", C.kilngo_session_plan_bytes(session, arena_bytes, intermediate_bytes))
+}
+
+// cSessionCacheInfo wraps kiln_session_cache_info: plan cache: plans kept, plans built so far, bytes of the arena they share
+func cSessionCacheInfo(session *C.kiln_session, plans_kept *C.int32_t, plans_built *C.int64_t, arena_bytes *C.int64_t) error {
+	return statusError("kiln_session_cache_info", C.kilngo_session_cache_info(session, plans_kept, plans_built, arena_bytes))
+}
+
+// cSessionReleaseMemory wraps kiln_session_release_memory: gives back the kept plans and their arena; the next run plans again
+func cSessionReleaseMemory(session *C.kiln_session) error {
+	return statusError("kiln_session_release_memory", C.kilngo_session_release_memory(session))
 }
 
 // cSessionSetInputValue wraps kiln_session_set_input_value: binds input `index` to a copy of a tensor, sequence or optional handle

@@ -123,6 +123,8 @@ const (
 	OptTune int32 = 7
 	// OptProfile: session: 1 = record per-step times for kiln_session_profile_* (default 0)
 	OptProfile int32 = 8
+	// OptPlanCache: session: plans kept, one per input signature, sharing one arena (1..1024, default 8)
+	OptPlanCache int32 = 9
 )
 
 // String option keys.
@@ -411,6 +413,31 @@ func (s *Session) PlanBytes() (arenaBytes int64, intermediateBytes int64, err er
 	var outIntermediateBytes C.int64_t
 	err = cSessionPlanBytes(h, &outArenaBytes, &outIntermediateBytes)
 	return int64(outArenaBytes), int64(outIntermediateBytes), err
+}
+
+// CacheInfo wraps kiln_session_cache_info: plan cache: plans kept, plans built so far, bytes of the arena they share
+func (s *Session) CacheInfo() (plansKept int32, plansBuilt int64, arenaBytes int64, err error) {
+	h, err := s.enter("kiln_session_cache_info")
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	defer s.leave()
+	var outPlansKept C.int32_t
+	var outPlansBuilt C.int64_t
+	var outArenaBytes C.int64_t
+	err = cSessionCacheInfo(h, &outPlansKept, &outPlansBuilt, &outArenaBytes)
+	return int32(outPlansKept), int64(outPlansBuilt), int64(outArenaBytes), err
+}
+
+// ReleaseMemory wraps kiln_session_release_memory: gives back the kept plans and their arena; the next run plans again
+func (s *Session) ReleaseMemory() error {
+	h, err := s.enter("kiln_session_release_memory")
+	if err != nil {
+		return err
+	}
+	defer s.leave()
+	err = cSessionReleaseMemory(h)
+	return err
 }
 
 // ProfileCount wraps kiln_session_profile_count: number of executed steps in the plan (needs KILN_OPT_PROFILE = 1)

@@ -407,6 +407,8 @@ int kn_plan_build(const kn_model *model, const kn_tensor *input_shapes, kn_threa
     if (rc == KN_OK)
         rc = kn_plan_check(p, err);
 #endif
+    if (rc == KN_OK && !o->shared_arena)
+        rc = kn_plan_own_arena(p, err);
     if (rc == KN_OK && o->profile && p->n_steps > 0 &&
         !(p->step_ns = kn_bump_alloc(p->bump, sizeof *p->step_ns * (size_t)p->n_steps)))
         rc = kn_fail(err, KN_ERR_OUT_OF_MEMORY, "out of memory planning");
@@ -426,7 +428,8 @@ void kn_plan_destroy(kn_plan *p)
         if (p->steps[s].def->release)
             p->steps[s].def->release(&p->steps[s].k);
     kn_plan_release_raw(p);
-    kn_aligned_free(p->arena);
+    if (p->owns_arena)
+        kn_aligned_free(p->arena);
     kn_bump_destroy(p->bump);
     free(p->vals);
     free(p->kind);

@@ -39,6 +39,10 @@ typedef struct kn_plan_options {
     int tune;
     const char *tuning_cache;
     int profile;
+    /* The caller gives the plan its arena (kn_plan_attach_arena) instead of
+     * the plan allocating one: a session's cached plans share one arena
+     * sized to the largest of them, since only one runs at a time. */
+    int shared_arena;
 } kn_plan_options;
 
 typedef struct kn_step {
@@ -64,8 +68,9 @@ typedef struct kn_plan {
      * refreshed from the root when inputs are bound. */
     int32_t *input_aliases;
     int32_t n_input_aliases;
-    unsigned char *arena;
-    int64_t arena_bytes;
+    unsigned char *arena;       /* NULL until attached (shared_arena) */
+    int64_t arena_bytes;        /* what the layout needs */
+    uint8_t owns_arena;         /* arena is the plan's own (freed with it) */
     int64_t intermediate_bytes; /* sum of all planned tensors, without reuse */
     kn_bump *bump;              /* folded constants and per-step arrays */
     /* Profiling (options.profile): time spent per step over profile_runs
@@ -102,6 +107,15 @@ int kn_plan_layout(kn_plan *plan, int64_t max_arena, kn_err *err);
  * byte. KN_ERR_INTERNAL naming both when broken. Debug builds check every
  * plan they build. */
 int kn_plan_check(const kn_plan *plan, kn_err *err);
+
+/* The plan's own arena, allocated and attached (what kn_plan_build does
+ * unless options.shared_arena). */
+int kn_plan_own_arena(kn_plan *plan, kn_err *err);
+/* Points every arena tensor and scratch buffer of a plan built with
+ * shared_arena into arena (at least plan->arena_bytes, 64-byte aligned).
+ * Call it again whenever that memory moves, and before running a plan that
+ * shares its arena with plans run since. */
+void kn_plan_attach_arena(kn_plan *plan, unsigned char *arena);
 
 /* Runs the plan's steps in order (executor.c). Between nodes it stops with
  * KN_ERR_CANCELLED once *cancel_target equals run_id. */

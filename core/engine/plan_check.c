@@ -61,7 +61,7 @@ int kn_plan_check(const kn_plan *p, kn_err *err)
         }
         const kn_kctx *k = &p->steps[s].k;
         if (k->scratch_bytes) {
-            int64_t at = (int64_t)((unsigned char *)k->scratch - p->arena);
+            int64_t at = p->steps[s].scratch_offset;
             spans[n++] = (span){at, at + (int64_t)k->scratch_bytes, s, s, -1 - s};
         }
     }

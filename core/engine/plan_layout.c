@@ -132,14 +132,11 @@ static int place_buffers(layout_ctx *c, int64_t max_arena, kn_err *err)
     else if (max_arena > 0 && p->arena_bytes > max_arena)
         rc = kn_fail(err, KN_ERR_LIMIT, "memory plan needs %lld bytes, above the limit of %lld",
                      (long long)p->arena_bytes, (long long)max_arena);
-    else if (!(p->arena = kn_aligned_alloc(p->arena_bytes > 0 ? (size_t)p->arena_bytes : 16)))
-        rc = kn_fail(err, KN_ERR_OUT_OF_MEMORY, "cannot allocate a %lld-byte arena",
-                     (long long)p->arena_bytes);
     for (int32_t i = 0; rc == KN_OK && i < n_req; i++) {
         if (req_value[i] >= 0)
             p->offset[req_value[i]] = req[i].offset;
         else
-            p->steps[-1 - req_value[i]].k.scratch = p->arena + req[i].offset;
+            p->steps[-1 - req_value[i]].scratch_offset = req[i].offset;
     }
     free(req);
     free(req_value);
@@ -163,13 +160,35 @@ int kn_plan_layout(kn_plan *p, int64_t max_arena, kn_err *err)
         assign_roots(&c);
         rc = place_buffers(&c, max_arena, err);
     }
-    for (int32_t v = 0; rc == KN_OK && v < p->n_values; v++)
-        if (p->kind[v] == KN_VAL_ARENA)
-            p->vals[v].data = p->arena + p->offset[p->root[v]];
     free(c.last_use);
     free(c.root_last);
     free(c.first);
     free(c.is_output);
     free(c.root_output);
     return rc;
+}
+
+int kn_plan_own_arena(kn_plan *p, kn_err *err)
+{
+    /* even an empty plan gets a valid pointer: empty tensors point into it */
+    unsigned char *arena = kn_aligned_alloc(p->arena_bytes > 0 ? (size_t)p->arena_bytes : 16);
+    if (!arena)
+        return kn_fail(err, KN_ERR_OUT_OF_MEMORY, "cannot allocate a %lld-byte arena",
+                       (long long)p->arena_bytes);
+    kn_plan_attach_arena(p, arena);
+    p->owns_arena = 1;
+    return KN_OK;
+}
+
+void kn_plan_attach_arena(kn_plan *p, unsigned char *arena)
+{
+    if (p->owns_arena) /* never for a plan that already has its own */
+        return;
+    p->arena = arena;
+    for (int32_t v = 0; v < p->n_values; v++)
+        if (p->kind[v] == KN_VAL_ARENA)
+            p->vals[v].data = arena + p->offset[p->root[v]];
+    for (int32_t s = 0; s < p->n_steps; s++)
+        if (p->steps[s].k.scratch_bytes)
+            p->steps[s].k.scratch = arena + p->steps[s].scratch_offset;
 }

@@ -1,5 +1,6 @@
 #include "core/engine/session.h"
 
+#include "core/base/alloc.h"
 #include "core/ir/value_blob.h"
 
 #include <pthread.h>
@@ -20,7 +21,20 @@ struct kn_session {
     int64_t max_arena;
     int tune, profile;
     char *tuning_cache;
+    /* The plan of the last run (NULL if none), which the outputs belong to.
+     * Without eager planning it is one of `cached`, the plans of the input
+     * signatures seen most recently (at most cache_capacity, least recently
+     * used first out); they share `arena`, sized to the largest of them, and
+     * `attached` is the one whose pointers lead into it now. An eager plan
+     * (built every run) is not cached and has its own arena. */
     kn_plan *plan;
+    kn_plan **cached;
+    uint64_t *last_used;        /* per cached plan: the run it last served */
+    int32_t n_cached, cache_capacity;
+    unsigned char *arena;
+    int64_t arena_bytes;
+    const kn_plan *attached;
+    int64_t plans_built;
     bound_input *inputs;
     kn_tensor *shapes;       /* scratch for building a plan */
     int has_outputs;
@@ -53,6 +67,58 @@ static int declared_shapes_static(const kn_session *s)
     return 1;
 }
 
+/* Drops every cached plan and the shared arena (outputs go with them). */
+static void drop_plans(kn_session *s)
+{
+    for (int32_t i = 0; i < s->n_cached; i++)
+        kn_plan_destroy(s->cached[i]);
+    s->n_cached = 0;
+    if (s->plan && s->eager)
+        kn_plan_destroy(s->plan); /* an eager plan is never in the cache */
+    s->plan = NULL;
+    s->attached = NULL;
+    s->has_outputs = 0;
+    kn_aligned_free(s->arena);
+    s->arena = NULL;
+    s->arena_bytes = 0;
+}
+
+/* Makes room for one more cached plan: the least recently used goes. */
+static void evict_one(kn_session *s)
+{
+    int32_t oldest = 0;
+    for (int32_t i = 1; i < s->n_cached; i++)
+        if (s->last_used[i] < s->last_used[oldest])
+            oldest = i;
+    if (s->cached[oldest] == s->plan) {
+        s->plan = NULL;
+        s->has_outputs = 0;
+    }
+    if (s->cached[oldest] == s->attached)
+        s->attached = NULL;
+    kn_plan_destroy(s->cached[oldest]);
+    s->n_cached--;
+    s->cached[oldest] = s->cached[s->n_cached];
+    s->last_used[oldest] = s->last_used[s->n_cached];
+}
+
+/* The shared arena grows to the high-water mark of the cached plans; every
+ * plan pointing into the old one is re-attached before it runs. */
+static int fit_arena(kn_session *s, const kn_plan *p, kn_err *err)
+{
+    if (s->arena && s->arena_bytes >= p->arena_bytes)
+        return KN_OK;
+    unsigned char *arena = kn_aligned_alloc(p->arena_bytes > 0 ? (size_t)p->arena_bytes : 16);
+    if (!arena)
+        return kn_fail(err, KN_ERR_OUT_OF_MEMORY, "cannot allocate a %lld-byte arena",
+                       (long long)p->arena_bytes);
+    kn_aligned_free(s->arena);
+    s->arena = arena;
+    s->arena_bytes = p->arena_bytes > 0 ? p->arena_bytes : 16;
+    s->attached = NULL;
+    return KN_OK;
+}
+
 static int build_plan(kn_session *s, int from_bound, uint64_t run_id, kn_err *err)
 {
     const kn_graph *g = s->model->graph;
@@ -69,22 +135,38 @@ static int build_plan(kn_session *s, int from_bound, uint64_t run_id, kn_err *er
         if (!s->eager)
             s->shapes[i].data = NULL;
     }
-    kn_plan_destroy(s->plan);
-    s->plan = NULL;
+    if (s->eager) {
+        kn_plan_destroy(s->plan);
+        s->plan = NULL;
+    } else if (s->n_cached == s->cache_capacity) {
+        evict_one(s);
+    }
     s->has_outputs = 0;
     kn_plan_options o = {.max_arena = s->max_arena, .eager = s->eager,
                          .cancel_target = &s->cancel_target, .run_id = run_id,
                          .tune = s->tune, .tuning_cache = s->tuning_cache,
-                         .profile = s->profile};
-    int rc = kn_plan_build(s->model, s->shapes, s->pool, &o, &s->plan, err);
+                         .profile = s->profile, .shared_arena = !s->eager};
+    kn_plan *p = NULL;
+    int rc = kn_plan_build(s->model, s->shapes, s->pool, &o, &p, err);
+    s->plans_built += rc == KN_OK;
     if (rc == KN_ERR_NEEDS_VALUE && !s->eager) {
         /* Shapes depend on values: from now on this session plans each run
          * with its inputs' values (only possible once inputs are bound). */
+        drop_plans(s);
         s->eager = 1;
         memset(err, 0, sizeof *err);
-        rc = from_bound ? build_plan(s, from_bound, run_id, err) : KN_OK;
+        return from_bound ? build_plan(s, from_bound, run_id, err) : KN_OK;
     }
-    return rc;
+    if (rc != KN_OK)
+        return rc;
+    if (s->eager) {
+        s->plan = p;
+        return KN_OK;
+    }
+    s->cached[s->n_cached] = p;
+    s->last_used[s->n_cached++] = run_id;
+    s->plan = p;
+    return fit_arena(s, p, err);
 }
 
 int kn_session_create(const kn_model *model, kn_threadpool *pool, const kn_session_config *cfg,
@@ -105,12 +187,16 @@ int kn_session_create(const kn_model *model, kn_threadpool *pool, const kn_sessi
     s->tune = cfg->tune;
     s->profile = cfg->profile;
     s->tuning_cache = cfg->tuning_cache ? strdup(cfg->tuning_cache) : NULL;
+    s->cache_capacity = cfg->plan_cache > 0 ? cfg->plan_cache : KN_SESSION_PLAN_CACHE;
+    s->cached = calloc((size_t)s->cache_capacity, sizeof *s->cached);
+    s->last_used = calloc((size_t)s->cache_capacity, sizeof *s->last_used);
     s->inputs = calloc(n ? (size_t)n : 1, sizeof *s->inputs);
     s->shapes = calloc(n ? (size_t)n : 1, sizeof *s->shapes);
     pthread_mutex_init(&s->run_lock, NULL);
     atomic_init(&s->run_id, 0);
     atomic_init(&s->cancel_target, 0);
-    int rc = (!s->inputs || !s->shapes || (cfg->tuning_cache && !s->tuning_cache))
+    int rc = (!s->inputs || !s->shapes || !s->cached || !s->last_used ||
+              (cfg->tuning_cache && !s->tuning_cache))
                  ? kn_fail(err, KN_ERR_OUT_OF_MEMORY, "out of memory creating a session")
                  : KN_OK;
     if (rc == KN_OK && declared_shapes_static(s))
@@ -129,7 +215,10 @@ void kn_session_destroy(kn_session *s)
         return;
     pthread_mutex_lock(&s->run_lock); /* a run in flight finishes first */
     pthread_mutex_unlock(&s->run_lock);
-    kn_plan_destroy(s->plan);
+    if (s->cached)
+        drop_plans(s);
+    free(s->cached);
+    free(s->last_used);
     for (int32_t i = 0; s->inputs && i < s->model->graph->n_inputs; i++)
         free(s->inputs[i].copy);
     free(s->inputs);
@@ -281,18 +370,29 @@ int kn_session_bind(kn_session *s, int32_t index, int32_t dtype, const int64_t *
     return KN_OK;
 }
 
-/* The plan fits when each bound input has the shape the plan was built for. */
-static int plan_fits(const kn_session *s)
+/* Whether p was built for the shapes and dtypes now bound. */
+static int plan_fits(const kn_session *s, const kn_plan *p)
 {
-    if (!s->plan)
-        return 0;
     const kn_graph *g = s->model->graph;
     for (int32_t i = 0; i < g->n_inputs; i++) {
-        const kn_tensor *planned = &s->plan->vals[g->inputs[i]], *b = &s->inputs[i].t;
+        const kn_tensor *planned = &p->vals[g->inputs[i]], *b = &s->inputs[i].t;
         if (planned->dtype != b->dtype || !kn_shape_equal(planned->dims, planned->rank, b->dims, b->rank))
             return 0;
     }
     return 1;
+}
+
+/* The cached plan for the bound inputs' signature, or NULL. */
+static int32_t find_cached(const kn_session *s)
+{
+    if (s->plan && !s->eager && plan_fits(s, s->plan)) /* the common case: same as last run */
+        for (int32_t i = 0; i < s->n_cached; i++)
+            if (s->cached[i] == s->plan)
+                return i;
+    for (int32_t i = 0; i < s->n_cached; i++)
+        if (plan_fits(s, s->cached[i]))
+            return i;
+    return -1;
 }
 
 int kn_session_run(kn_session *s, kn_err *err)
@@ -304,8 +404,17 @@ int kn_session_run(kn_session *s, kn_err *err)
     pthread_mutex_lock(&s->run_lock);
     uint64_t id = atomic_fetch_add(&s->run_id, 1) + 1; /* odd: running */
     int rc = KN_OK;
-    if (s->eager || !plan_fits(s))
+    int32_t hit = s->eager ? -1 : find_cached(s);
+    if (hit >= 0) {
+        s->plan = s->cached[hit];
+        s->last_used[hit] = id;
+    } else {
         rc = build_plan(s, 1, id, err); /* eagerly, this also runs the model */
+    }
+    if (rc == KN_OK && !s->eager && s->attached != s->plan) {
+        kn_plan_attach_arena(s->plan, s->arena);
+        s->attached = s->plan;
+    }
     if (rc == KN_OK && !s->eager) {
         for (int32_t i = 0; i < g->n_inputs; i++)
             kn_plan_bind_input(s->plan, i, s->inputs[i].t.data);
@@ -340,4 +449,20 @@ void kn_session_profile_reset(kn_session *s)
         return;
     memset(p->step_ns, 0, sizeof *p->step_ns * (size_t)p->n_steps);
     p->profile_runs = 0;
+}
+
+int64_t kn_session_plans_built(const kn_session *s) { return s->plans_built; }
+
+int32_t kn_session_plans_cached(const kn_session *s) { return s->n_cached; }
+
+int64_t kn_session_arena_bytes(const kn_session *s)
+{
+    return s->eager ? (s->plan ? s->plan->arena_bytes : 0) : s->arena_bytes;
+}
+
+void kn_session_release_memory(kn_session *s)
+{
+    pthread_mutex_lock(&s->run_lock);
+    drop_plans(s);
+    pthread_mutex_unlock(&s->run_lock);
 }

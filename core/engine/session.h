@@ -1,6 +1,7 @@
 /* A session: per-run state over a shared model. It binds the caller's
- * inputs, keeps the current plan (rebuilt only when input shapes change),
- * and exposes outputs until the next run. One run at a time per session;
+ * inputs, keeps the plans of the input signatures (dtypes and shapes) it
+ * has seen most recently, sharing one arena, so that going back to a shape
+ * costs no planning, and exposes outputs until the next run. One run at a time per session;
  * cancel may come from any thread. */
 #ifndef KN_SESSION_H
 #define KN_SESSION_H
@@ -17,7 +18,11 @@ typedef struct kn_session_config {
     int tune;                   /* time candidate kernels when planning */
     const char *tuning_cache;   /* copied; NULL = none */
     int profile;                /* time each step of every run */
+    int32_t plan_cache;         /* plans kept, by input signature; 0 = the default */
 } kn_session_config;
+
+/* How many plans a session keeps unless told otherwise. */
+#define KN_SESSION_PLAN_CACHE 8
 
 int kn_session_create(const kn_model *model, kn_threadpool *pool, const kn_session_config *cfg,
                       kn_session **out, kn_err *err);
@@ -36,5 +41,14 @@ const kn_tensor *kn_session_output(const kn_session *s, int32_t index);
 const kn_plan *kn_session_plan(const kn_session *s);
 /* Zeroes the current plan's step times (no-op without profiling). */
 void kn_session_profile_reset(kn_session *s);
+
+/* Plans built so far (cache misses, and every run of an eager session),
+ * plans cached now, and the bytes of the arena they share. */
+int64_t kn_session_plans_built(const kn_session *s);
+int32_t kn_session_plans_cached(const kn_session *s);
+int64_t kn_session_arena_bytes(const kn_session *s);
+/* Gives back every cached plan and the arena (waits for a run in flight);
+ * the next run plans again. Outputs of the last run are gone. */
+void kn_session_release_memory(kn_session *s);
 
 #endif

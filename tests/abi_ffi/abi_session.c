@@ -146,6 +146,11 @@ static void session_functions(ffi_api *api, abi_handles *live, const char *sampl
     OK("kiln_session_plan_bytes", PTR(session), PTR(&arena), PTR(&intermediate));
     CHECK(arena > 0 && intermediate > 0, "plan: arena %lld, intermediates %lld",
           (long long)arena, (long long)intermediate);
+    int32_t kept = -1;
+    int64_t built = -1, shared = -1;
+    OK("kiln_session_cache_info", PTR(session), PTR(&kept), PTR(&built), PTR(&shared));
+    CHECK(kept == 1 && built == 1 && shared >= arena, "plan cache: %d kept, %lld built, "
+          "%lld-byte arena", (int)kept, (long long)built, (long long)shared);
 
     void *output = NULL;
     if (OK("kiln_session_output_value", PTR(session), I32(0), PTR(&output))) {
@@ -223,6 +228,10 @@ void abi_run_sequence(ffi_api *api, const char *source_dir)
                     image_functions(api, live.session, sample, SAMPLE_LABEL);
                 }
                 abi_check_bad_indices(api, &live);
+                int32_t kept = -1;
+                OK("kiln_session_release_memory", PTR(live.session));
+                OK("kiln_session_cache_info", PTR(live.session), PTR(&kept), PTR(NULL), PTR(NULL));
+                CHECK(kept == 0, "after release_memory %d plans are kept", (int)kept);
             }
         }
     }

@@ -6,7 +6,7 @@
 #include "jni_support.h"
 
 /* Classes of the functions that return several values. */
-#define KJ_RESULT_CLASSES 6
+#define KJ_RESULT_CLASSES 7
 static jclass kj_result_class[KJ_RESULT_CLASSES];
 static jmethodID kj_result_init[KJ_RESULT_CLASSES];
 static const char *const kj_result_names[][2] = {
@@ -14,12 +14,13 @@ static const char *const kj_result_names[][2] = {
     {"dev/kiln/KilnNative$ModelNodeOp", "(Ljava/lang/String;Ljava/lang/String;)V"},
     {"dev/kiln/KilnNative$SessionOutputInfo", "(I[J)V"},
     {"dev/kiln/KilnNative$SessionPlanBytes", "(JJ)V"},
+    {"dev/kiln/KilnNative$SessionCacheInfo", "(IJJ)V"},
     {"dev/kiln/KilnNative$SessionProfileTime", "(JJ)V"},
     {"dev/kiln/KilnNative$TensorInfo", "(I[J)V"},
 };
 
 int kj_generated_init(JNIEnv *env) {
-    for (int i = 0; i < 6; i++) {
+    for (int i = 0; i < 7; i++) {
         jclass local = (*env)->FindClass(env, kj_result_names[i][0]);
         if (!local) return -1;
         kj_result_class[i] = (jclass)(*env)->NewGlobalRef(env, local);
@@ -709,6 +710,36 @@ done:
     return result;
 }
 
+/* kiln_session_cache_info: plan cache: plans kept, plans built so far, bytes of the arena they share */
+JNIEXPORT jobject JNICALL Java_dev_kiln_KilnNative_sessionCacheInfo(JNIEnv *env, jclass cls, jlong j_session) {
+    (void)cls;
+    jobject result = NULL;
+    int32_t status = KILN_OK;
+    int32_t c_plans_kept = 0;
+    int64_t c_plans_built = 0;
+    int64_t c_arena_bytes = 0;
+    status = kiln_session_cache_info((const kiln_session *)(intptr_t)j_session, &c_plans_kept, &c_plans_built, &c_arena_bytes);
+    if (status != KILN_OK) {
+        kj_throw_status(env, status);
+        goto done;
+    }
+    jint r_plans_kept = (jint)c_plans_kept;
+    jlong r_plans_built = (jlong)c_plans_built;
+    jlong r_arena_bytes = (jlong)c_arena_bytes;
+    result = (*env)->NewObject(env, kj_result_class[4], kj_result_init[4], r_plans_kept, r_plans_built, r_arena_bytes);
+done:
+    return result;
+}
+
+/* kiln_session_release_memory: gives back the kept plans and their arena; the next run plans again */
+JNIEXPORT void JNICALL Java_dev_kiln_KilnNative_sessionReleaseMemory(JNIEnv *env, jclass cls, jlong j_session) {
+    (void)cls;
+    int32_t status = KILN_OK;
+    status = kiln_session_release_memory((kiln_session *)(intptr_t)j_session);
+    if (status != KILN_OK) kj_throw_status(env, status);
+    return;
+}
+
 /* kiln_session_set_input_value: binds input `index` to a copy of a tensor, sequence or optional handle */
 JNIEXPORT void JNICALL Java_dev_kiln_KilnNative_sessionSetInputValue(JNIEnv *env, jclass cls, jlong j_session, jint j_index, jlong j_value) {
     (void)cls;
@@ -833,7 +864,7 @@ JNIEXPORT jobject JNICALL Java_dev_kiln_KilnNative_sessionProfileTime(JNIEnv *en
     }
     jlong r_total_ns = (jlong)c_total_ns;
     jlong r_runs = (jlong)c_runs;
-    result = (*env)->NewObject(env, kj_result_class[4], kj_result_init[4], r_total_ns, r_runs);
+    result = (*env)->NewObject(env, kj_result_class[5], kj_result_init[5], r_total_ns, r_runs);
 done:
     return result;
 }
@@ -930,7 +961,7 @@ JNIEXPORT jobject JNICALL Java_dev_kiln_KilnNative_tensorInfo(JNIEnv *env, jclas
     jint r_dtype = (jint)c_dtype;
     jlongArray r_dims = kj_dims_out_array(env, &c_dims, c_rank);
     if ((*env)->ExceptionCheck(env)) goto done;
-    result = (*env)->NewObject(env, kj_result_class[5], kj_result_init[5], r_dtype, r_dims);
+    result = (*env)->NewObject(env, kj_result_class[6], kj_result_init[6], r_dtype, r_dims);
 done:
     kj_dims_out_release(&c_dims);
     return result;

@@ -55,6 +55,7 @@ exports.OPTION = Object.freeze({
   USE_DNNL: 6,
   TUNE: 7,
   PROFILE: 8,
+  PLAN_CACHE: 9,
 });
 
 exports.STATUS = Object.freeze({

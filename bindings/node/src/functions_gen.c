@@ -486,6 +486,28 @@ static const kn_arg args_kiln_session_plan_bytes[] = {
     {"intermediate_bytes", KN_ROLE_SCALAR_OUT, KN_CT_I64, 0, {-1, -1, -1, -1}, NULL},
 };
 
+/* plan cache: plans kept, plans built so far, bytes of the arena they share */
+static void call_kiln_session_cache_info(kn_slot *a, kn_slot *r)
+{
+    r->i32 = kiln_session_cache_info((const kiln_session *)a[0].p, (int32_t *)a[1].p,
+                                     (int64_t *)a[2].p, (int64_t *)a[3].p);
+}
+static const kn_arg args_kiln_session_cache_info[] = {
+    {"session", KN_ROLE_HANDLE, KN_CT_NONE, 0, {-1, -1, -1, -1}, "kiln_session"},
+    {"plans_kept", KN_ROLE_SCALAR_OUT, KN_CT_I32, 0, {-1, -1, -1, -1}, NULL},
+    {"plans_built", KN_ROLE_SCALAR_OUT, KN_CT_I64, 0, {-1, -1, -1, -1}, NULL},
+    {"arena_bytes", KN_ROLE_SCALAR_OUT, KN_CT_I64, 0, {-1, -1, -1, -1}, NULL},
+};
+
+/* gives back the kept plans and their arena; the next run plans again */
+static void call_kiln_session_release_memory(kn_slot *a, kn_slot *r)
+{
+    r->i32 = kiln_session_release_memory((kiln_session *)a[0].p);
+}
+static const kn_arg args_kiln_session_release_memory[] = {
+    {"session", KN_ROLE_HANDLE, KN_CT_NONE, 0, {-1, -1, -1, -1}, "kiln_session"},
+};
+
 /* binds input `index` to a copy of a tensor, sequence or optional handle */
 static void call_kiln_session_set_input_value(kn_slot *a, kn_slot *r)
 {
@@ -820,6 +842,10 @@ const kn_function kn_functions[] = {
      call_kiln_session_output_view},
     {"kiln_session_plan_bytes", KN_RESULT_STATUS, 0, 3, args_kiln_session_plan_bytes,
      call_kiln_session_plan_bytes},
+    {"kiln_session_cache_info", KN_RESULT_STATUS, 0, 4, args_kiln_session_cache_info,
+     call_kiln_session_cache_info},
+    {"kiln_session_release_memory", KN_RESULT_STATUS, 0, 1, args_kiln_session_release_memory,
+     call_kiln_session_release_memory},
     {"kiln_session_set_input_value", KN_RESULT_STATUS, 0, 3, args_kiln_session_set_input_value,
      call_kiln_session_set_input_value},
     {"kiln_session_output_value", KN_RESULT_STATUS, 0, 3, args_kiln_session_output_value,

@@ -156,6 +156,9 @@ public final class KilnConstants {
     /** session: 1 = record per-step times for kiln_session_profile_* (default 0) */
     public static final int OPT_PROFILE = 8;
 
+    /** session: plans kept, one per input signature, sharing one arena (1..1024, default 8) */
+    public static final int OPT_PLAN_CACHE = 9;
+
     /** session: path of the kernel tuning cache file */
     public static final int SOPT_TUNING_CACHE = 1;
 

@@ -143,6 +143,12 @@ public final class KilnNative {
     /** kiln_session_plan_bytes: memory plan: arena bytes and the sum of all intermediate tensor sizes */
     public static native SessionPlanBytes sessionPlanBytes(long session);
 
+    /** kiln_session_cache_info: plan cache: plans kept, plans built so far, bytes of the arena they share */
+    public static native SessionCacheInfo sessionCacheInfo(long session);
+
+    /** kiln_session_release_memory: gives back the kept plans and their arena; the next run plans again */
+    public static native void sessionReleaseMemory(long session);
+
     /** kiln_session_set_input_value: binds input `index` to a copy of a tensor, sequence or optional handle */
     public static native void sessionSetInputValue(long session, int index, long value);
 
@@ -244,6 +250,19 @@ public final class KilnNative {
         SessionPlanBytes(long arenaBytes, long intermediateBytes) {
             this.arenaBytes = arenaBytes;
             this.intermediateBytes = intermediateBytes;
+        }
+    }
+
+    /** Results of kiln_session_cache_info. */
+    public static final class SessionCacheInfo {
+        public final int plansKept;
+        public final long plansBuilt;
+        public final long arenaBytes;
+
+        SessionCacheInfo(int plansKept, long plansBuilt, long arenaBytes) {
+            this.plansKept = plansKept;
+            this.plansBuilt = plansBuilt;
+            this.arenaBytes = arenaBytes;
         }
     }
 
