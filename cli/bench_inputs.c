@@ -2,6 +2,7 @@
 
 #include "halfprec.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -161,4 +162,48 @@ int apply_input_files(const kiln_model *model, const char **files, int file_coun
             return -1;
     }
     return 0;
+}
+
+int32_t bench_run_once(kiln_session *session, const bench_input *in, int32_t count,
+                            double *elapsed_ms)
+{
+    /* Binding is outside the timed part: it is the caller's cost, not the
+     * runtime's, and borrowing makes it cheap anyway. */
+    for (int32_t i = 0; i < count; i++) {
+        int32_t status = kiln_session_set_input_at(session, i, in[i].dtype, in[i].shape.dims,
+                                                    in[i].shape.rank, in[i].data,
+                                                    in[i].nbytes, 0);
+        if (status != KILN_OK) {
+            report_error("cannot bind input", in[i].name, status);
+            return status;
+        }
+    }
+    double start = now_ms();
+    int32_t status = kiln_session_run(session);
+    *elapsed_ms = now_ms() - start;
+    if (status != KILN_OK)
+        report_error("run failed", NULL, status);
+    return status;
+}
+
+static int by_value(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Nearest-rank percentile of sorted values. */
+static double percentile(const double *sorted, int n, double p)
+{
+    int rank = (int)ceil(p / 100.0 * n);
+    if (rank < 1)
+        rank = 1;
+    return sorted[rank - 1];
+}
+
+void latency_stats(double *times, int n, double *median, double *p90)
+{
+    qsort(times, (size_t)n, sizeof *times, by_value);
+    *median = n % 2 ? times[n / 2] : 0.5 * (times[n / 2 - 1] + times[n / 2]);
+    *p90 = percentile(times, n, 90);
 }

@@ -33,4 +33,11 @@ int apply_input_files(const kiln_model *model, const char **files, int file_coun
                       bench_input *inputs, int32_t count);
 void free_inputs(bench_input *in, int32_t count);
 
+/* Binds the inputs (borrowed, outside the timing) and times one run;
+ * prints the problem on failure. */
+int32_t bench_run_once(kiln_session *session, const bench_input *in, int32_t count,
+                       double *elapsed_ms);
+/* Sorts times and gives their median and nearest-rank 90th percentile. */
+void latency_stats(double *times, int n, double *median, double *p90);
+
 #endif

@@ -5,6 +5,7 @@
 #include "api.h"
 #include "bench_inputs.h"
 #include "bench_profile.h"
+#include "bench_sets.h"
 #include "util.h"
 
 #include <math.h>
@@ -24,7 +25,8 @@ static void usage(FILE *out)
             "usage: kiln bench MODEL [--threads N] [--warmup W] [--runs R]\n"
             "                  [--shape NAME=1x3x224x224]... [--input [NAME=]FILE]...\n"
             "                  [--optimize L] [--no-dnnl] [--tune] [--tuning-cache FILE]\n"
-            "                  [--profile] [--top N] [--json]\n\n"
+            "                  [--profile] [--top N] [--json]\n"
+            "                  [--set [NAME=]FILE[,[NAME=]FILE...]]...\n\n"
             "Times model load + session creation and R runs on seeded random inputs\n"
             "(floats uniform in [-1, 1], integers in [0, 10), random bools), then reports\n"
             "the median and p90 run latency and the peak resident memory.\n\n"
@@ -43,7 +45,12 @@ static void usage(FILE *out)
             "                   (to stderr with --json)\n"
             "  --top N          with --profile: the N slowest steps (0: every step)\n"
             "  --json           print one JSON object: create_ms, median_ms, p90_ms,\n"
-            "                   peak_rss_mb, threads, runs, model\n");
+            "                   peak_rss_mb, threads, runs, model\n"
+            "  --set FILES      the revisit workload of a dynamic-shape model: each\n"
+            "                   --set is one input signature (a file per input); one\n"
+            "                   session runs the sets in turn and reports each set's\n"
+            "                   first run and its median and p90 (--json: one object\n"
+            "                   per set, then one with create_ms and peak_rss_mb)\n");
 }
 
 typedef struct bench_args {
@@ -55,6 +62,8 @@ typedef struct bench_args {
     int shape_count;
     const char **input_files;
     int input_file_count;
+    const char **sets;
+    int set_count;
 } bench_args;
 
 static void free_args(bench_args *a)
@@ -65,6 +74,7 @@ static void free_args(bench_args *a)
     }
     free(a->shapes);
     free(a->input_files);
+    free(a->sets);
 }
 
 static int parse_args(int argc, char **argv, bench_args *a)
@@ -76,7 +86,8 @@ static int parse_args(int argc, char **argv, bench_args *a)
     a->top = 20;
     a->shapes = calloc((size_t)argc, sizeof *a->shapes);
     a->input_files = calloc((size_t)argc, sizeof *a->input_files);
-    if (!a->shapes || !a->input_files)
+    a->sets = calloc((size_t)argc, sizeof *a->sets);
+    if (!a->shapes || !a->input_files || !a->sets)
         return -1;
     for (int i = 1; i < argc; i++) {
         const char *v = NULL;
@@ -105,6 +116,12 @@ static int parse_args(int argc, char **argv, bench_args *a)
                 return -1;
             }
             a->input_files[a->input_file_count++] = v;
+        } else if ((m = arg_value(argc, argv, &i, "--set", NULL, &v)) != 0) {
+            if (m < 0) {
+                fprintf(stderr, "kiln bench: --set needs [NAME=]FILE[,[NAME=]FILE...]\n");
+                return -1;
+            }
+            a->sets[a->set_count++] = v;
         } else if ((m = arg_value(argc, argv, &i, "--optimize", NULL, &v)) != 0) {
             if (m < 0 || parse_count(v, &a->optimize) != 0 || a->optimize > 2) {
                 fprintf(stderr, "kiln bench: --optimize needs 0, 1 or 2\n");
@@ -156,43 +173,6 @@ static int parse_args(int argc, char **argv, bench_args *a)
     return 0;
 }
 
-static int32_t bind_and_run(kiln_session *session, const bench_input *in, int32_t count,
-                            double *elapsed_ms)
-{
-    /* Binding is outside the timed part: it is the caller's cost, not the
-     * runtime's, and borrowing makes it cheap anyway. */
-    for (int32_t i = 0; i < count; i++) {
-        int32_t status = kiln_session_set_input_at(session, i, in[i].dtype, in[i].shape.dims,
-                                                    in[i].shape.rank, in[i].data,
-                                                    in[i].nbytes, 0);
-        if (status != KILN_OK) {
-            report_error("cannot bind input", in[i].name, status);
-            return status;
-        }
-    }
-    double start = now_ms();
-    int32_t status = kiln_session_run(session);
-    *elapsed_ms = now_ms() - start;
-    if (status != KILN_OK)
-        report_error("run failed", NULL, status);
-    return status;
-}
-
-static int by_value(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-/* Nearest-rank percentile of sorted values. */
-static double percentile(const double *sorted, int n, double p)
-{
-    int rank = (int)ceil(p / 100.0 * n);
-    if (rank < 1)
-        rank = 1;
-    return sorted[rank - 1];
-}
-
 /* Tiny models run in microseconds; show those as such rather than 0.000 ms. */
 static const char *format_ms(double ms, char *buf, size_t cap)
 {
@@ -206,9 +186,8 @@ static const char *format_ms(double ms, char *buf, size_t cap)
 static void report(const bench_args *a, const bench_input *in, int32_t count, double create_ms,
                    double *times, int runs)
 {
-    qsort(times, (size_t)runs, sizeof *times, by_value);
-    double median = runs % 2 ? times[runs / 2] : 0.5 * (times[runs / 2 - 1] + times[runs / 2]);
-    double p90 = percentile(times, runs, 90);
+    double median, p90;
+    latency_stats(times, runs, &median, &p90);
     double rss = peak_rss_mib();
     if (a->json) {
         json_writer w;
@@ -300,13 +279,20 @@ int cmd_bench(int argc, char **argv)
     }
     create_ms = now_ms() - start;
 
+    if (a.set_count > 0) {
+        bench_sets_args sa = {.model = a.model, .sets = a.sets, .set_count = a.set_count,
+                              .threads = a.threads, .warmup = a.warmup, .runs = a.runs,
+                              .json = a.json, .create_ms = create_ms};
+        rc = bench_sets(model, session, &sa) == 0 ? EXIT_OK : EXIT_FAIL;
+        goto done;
+    }
     rng_seed(&r, SEED);
     if (make_inputs(model, a.shapes, a.shape_count, &r, &inputs, &count) != 0 ||
         apply_input_files(model, a.input_files, a.input_file_count, inputs, count) != 0)
         goto done;
 
     for (int i = 0; i < a.warmup && (i == 0 || spent < TIME_BUDGET_MS); i++) {
-        if (bind_and_run(session, inputs, count, &elapsed) != KILN_OK)
+        if (bench_run_once(session, inputs, count, &elapsed) != KILN_OK)
             goto done;
         spent += elapsed;
     }
@@ -314,7 +300,7 @@ int cmd_bench(int argc, char **argv)
     if (a.profile) /* only the timed runs count */
         kiln_session_profile_reset(session);
     while (runs < a.runs && (runs < MIN_RUNS || spent < TIME_BUDGET_MS)) {
-        if (bind_and_run(session, inputs, count, &times[runs]) != KILN_OK)
+        if (bench_run_once(session, inputs, count, &times[runs]) != KILN_OK)
             goto done;
         spent += times[runs++];
     }

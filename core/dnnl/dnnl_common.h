@@ -112,9 +112,12 @@ int kn_dnnl_add_const_weights(kn_dnnl_prim *p, const dnnl_memory_desc_t *have,
  * (kn_weight_store_evictable(k->weights, value) holds): the store's shared
  * copy packed as `want`, made once per model; or, when `want` is the
  * user's layout `have`, the raw bytes in place, kept resident while the
- * primitive lives. Adds the DNNL_ARG_WEIGHTS argument either way. */
+ * primitive lives. Adds the DNNL_ARG_WEIGHTS argument either way. one_way:
+ * `want` cannot be reordered back to `have` exactly (Winograd's transformed
+ * weights), so the store never restores the raw bytes from this copy. */
 int kn_dnnl_add_shared_weights(kn_dnnl_prim *p, kn_kctx *k, int32_t input,
-                               const dnnl_memory_desc_t *have, const dnnl_memory_desc_t *want);
+                               const dnnl_memory_desc_t *have, const dnnl_memory_desc_t *want,
+                               int one_way);
 
 /* Reorders src (layout `from`) into dst (layout `to`) now, on p's engine
  * and stream with p's threads. */

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "core/kernel/im2col.h"
+#include "core/kernel/weights.h"
 #include "core/kernel/fused_common.h"
 #include "core/kernel/fma_width.h"
 #include "core/dnnl/dnnl_conv_wino.h"
@@ -140,6 +141,10 @@ static int conv_build(kn_kctx *k, kn_dnnl_prim *p, int fused, int nhwc)
     if (k->variant == 1)
         wino = 0, prefer = NULL;
     k->n_variants = k->variant == 1 || prefer ? 2 : 1;
+    /* W in the model's weight store: the direct kernels share one reordered
+     * copy per model and layout (every session and every plan of new input
+     * shapes), and the store may give the initializer's pages back. */
+    int shared = kn_weight_store_evictable(k->weights, k->node->inputs[1]);
     if (rc == KN_OK && wino) {
         kn_err direct = *k->err; /* a Winograd decline is no error */
         if (kn_conv_wino_build(k, &st->wino, &xmd, &ymd, &wmd_user, w->data, b ? &bmd : NULL,
@@ -165,7 +170,8 @@ static int conv_build(kn_kctx *k, kn_dnnl_prim *p, int fused, int nhwc)
     const dnnl_memory_desc_t *want = dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 0);
     rc = kn_dnnl_add_arg(&st->prim, DNNL_ARG_SRC, KN_DNNL_BIND_INPUT, 0, &xmd, k->err);
     if (rc == KN_OK)
-        rc = kn_dnnl_add_const_weights(&st->prim, &wmd_user, want, w->data, k->err);
+        rc = shared ? kn_dnnl_add_shared_weights(&st->prim, k, 1, &wmd_user, want, 0)
+                    : kn_dnnl_add_const_weights(&st->prim, &wmd_user, want, w->data, k->err);
     if (rc == KN_OK && b)
         rc = kn_dnnl_add_arg(&st->prim, DNNL_ARG_BIAS, KN_DNNL_BIND_INPUT, 2, &bmd, k->err);
     if (rc == KN_OK)
@@ -203,17 +209,22 @@ static void conv_release(kn_kctx *k)
     kn_dnnl_release(k);
 }
 
+/* KN_OP_PACKS_WEIGHTS: prepare takes W from the model's weight store itself
+ * (a shared reordered copy, or the raw bytes held resident). */
 const kn_op_def kn_dnnl_conv = {
-    .op_type = "Conv", .since_version = 1, .dtypes = KN_BIT(KN_FLOAT), .prepare = conv_prepare,
-    .run = conv_run, .release = conv_release
+    .op_type = "Conv", .since_version = 1, .dtypes = KN_BIT(KN_FLOAT),
+    .flags = KN_OP_PACKS_WEIGHTS, .prepare = conv_prepare, .run = conv_run,
+    .release = conv_release
 };
 const kn_op_def kn_dnnl_fused_conv = {
     .domain = "kiln", .op_type = "FusedConv", .since_version = 1, .until_version = 1,
-    .dtypes = KN_BIT(KN_FLOAT), .flags = KN_OP_INPLACE_Z, .prepare = fused_conv_prepare,
+    .dtypes = KN_BIT(KN_FLOAT), .flags = KN_OP_INPLACE_Z | KN_OP_PACKS_WEIGHTS,
+    .prepare = fused_conv_prepare,
     .run = conv_run, .release = conv_release
 };
 const kn_op_def kn_dnnl_nhwc_conv = {
     .domain = "kiln", .op_type = "NhwcConv", .since_version = 1, .until_version = 1,
-    .dtypes = KN_BIT(KN_FLOAT), .flags = KN_OP_INPLACE_Z, .prepare = nhwc_conv_prepare,
+    .dtypes = KN_BIT(KN_FLOAT), .flags = KN_OP_INPLACE_Z | KN_OP_PACKS_WEIGHTS,
+    .prepare = nhwc_conv_prepare,
     .run = conv_run, .release = conv_release
 };

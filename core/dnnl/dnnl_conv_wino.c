@@ -18,6 +18,7 @@
 
 #include "core/base/alloc.h"
 #include "core/dnnl/dnnl_conv_wino.h"
+#include "core/kernel/weights.h"
 
 static size_t scratchpad_bytes(dnnl_primitive_desc_t pd)
 {
@@ -89,7 +90,11 @@ static int build(kn_kctx *k, kn_conv_wino *w, const dnnl_memory_desc_t *xmd,
     size_t sp = scratchpad_bytes(pd), sp_in = 0, sp_out = 0;
     size_t xb_bytes = dnnl_memory_desc_get_size(&xb), yb_bytes = dnnl_memory_desc_get_size(&yb);
     const dnnl_memory_desc_t *want = dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 0);
-    rc = kn_dnnl_add_const_weights(&w->conv, wmd_user, want, w_data, k->err);
+    /* Shared through the model's store when W is in it, as a one-way copy:
+     * the transform cannot be undone exactly. */
+    rc = kn_weight_store_evictable(k->weights, k->node->inputs[1])
+             ? kn_dnnl_add_shared_weights(&w->conv, k, 1, wmd_user, want, 1)
+             : kn_dnnl_add_const_weights(&w->conv, wmd_user, want, w_data, k->err);
     dnnl_primitive_desc_t conv_pd = pd;
     if (rc != KN_OK) {
         dnnl_primitive_desc_destroy(conv_pd);

@@ -233,7 +233,8 @@ static int mm_build(kn_kctx *k, kn_dnnl_prim *p, int gemm, int fused)
     rc = kn_dnnl_add_arg(p, DNNL_ARG_SRC, KN_DNNL_BIND_INPUT, 0, &amd, k->err);
     if (rc == KN_OK && shared)
         rc = kn_dnnl_add_shared_weights(p, k, 1, &bmd_user,
-                                        dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 0));
+                                        dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 0),
+                                        0);
     else if (rc == KN_OK && b->data)
         rc = kn_dnnl_add_const_weights(p, &bmd_user,
                                        dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 0),

@@ -1,4 +1,5 @@
-/* A matrix product's constant B packed once per model, not per session:
+/* A matrix product's constant B, or a convolution's W, packed once per
+ * model, not per session:
  * the oneDNN side of core/engine/weight_store.h. The store's key for a packed copy
  * is the pair of memory descriptors (the initializer's layout as the kernel
  * reads it, maybe transposed, and the packed layout), so a copy made for
@@ -39,7 +40,8 @@ static int convert(const void *key, size_t key_len, int to_packed, const void *s
 }
 
 int kn_dnnl_add_shared_weights(kn_dnnl_prim *p, kn_kctx *k, int32_t input,
-                               const dnnl_memory_desc_t *have, const dnnl_memory_desc_t *want)
+                               const dnnl_memory_desc_t *have, const dnnl_memory_desc_t *want,
+                               int one_way)
 {
     int rc = kn_dnnl_add_arg(p, DNNL_ARG_WEIGHTS, KN_DNNL_BIND_OWNED, 0, want, k->err);
     if (rc != KN_OK)
@@ -60,8 +62,8 @@ int kn_dnnl_add_shared_weights(kn_dnnl_prim *p, kn_kctx *k, int32_t input,
         memcpy(&key.have, have, sizeof *have);
         memcpy(&key.want, want, sizeof *want);
         rc = kn_weight_store_acquire_packed(k->weights, value, &key, sizeof key,
-                                            dnnl_memory_desc_get_size(want), convert, p->threads,
-                                            &where, k->err);
+                                            dnnl_memory_desc_get_size(want), convert, one_way,
+                                            p->threads, &where, k->err);
         if (rc == KN_OK)
             p->shared = where;
     }

@@ -22,6 +22,7 @@ typedef struct packed_copy {
     size_t bytes;
     int32_t users;               /* plans whose kernels read it */
     kn_weight_convert_fn convert;
+    int one_way;                 /* cannot give the raw bytes back (Winograd) */
 } packed_copy;
 
 typedef struct raw_weight {
@@ -46,15 +47,18 @@ struct kn_weight_store {
 
 static int is_default_domain(const char *d) { return !d || !d[0] || strcmp(d, "ai.onnx") == 0; }
 
-/* Input 1 of a matrix product whose oneDNN kernel packs its B. */
+/* Input 1 of a matrix product or a convolution, whose oneDNN kernel packs
+ * its B or W (any other reader holds the raw bytes). */
 static int is_packable_use(const kn_node *n, int32_t input)
 {
     if (input != 1)
         return 0;
     if (is_default_domain(n->domain))
-        return strcmp(n->op_type, "MatMul") == 0 || strcmp(n->op_type, "Gemm") == 0;
+        return strcmp(n->op_type, "MatMul") == 0 || strcmp(n->op_type, "Gemm") == 0 ||
+               strcmp(n->op_type, "Conv") == 0;
     return strcmp(n->domain, "kiln") == 0 &&
-           (strcmp(n->op_type, "FusedMatMul") == 0 || strcmp(n->op_type, "FusedGemm") == 0);
+           (strcmp(n->op_type, "FusedMatMul") == 0 || strcmp(n->op_type, "FusedGemm") == 0 ||
+            strcmp(n->op_type, "FusedConv") == 0 || strcmp(n->op_type, "NhwcConv") == 0);
 }
 
 static int only_packable_uses(const kn_graph *g, int32_t v)
@@ -235,11 +239,20 @@ static int page_span(const raw_weight *w, uintptr_t *lo, size_t *len)
 #endif
 }
 
+/* The copy the raw bytes can be restored from, or NULL. */
+static const packed_copy *restorable(const raw_weight *w)
+{
+    for (const packed_copy *c = w->packed; c; c = c->next)
+        if (!c->one_way)
+            return c;
+    return NULL;
+}
+
 static void maybe_evict(raw_weight *w)
 {
     uintptr_t lo;
     size_t len;
-    if (w->evicted || w->raw_refs > 0 || !w->packed || !page_span(w, &lo, &len))
+    if (w->evicted || w->raw_refs > 0 || !restorable(w) || !page_span(w, &lo, &len))
         return;
 #if defined(__linux__)
     /* Marked evicted even if madvise failed part way: a restore rewrites
@@ -253,7 +266,7 @@ static int ensure_resident(kn_weight_store *ws, raw_weight *w, int32_t threads, 
 {
     if (!w->evicted)
         return KN_OK;
-    const packed_copy *c = w->packed; /* evicted implies a packed copy */
+    const packed_copy *c = restorable(w); /* evicted implies one */
     int rc = c->convert(c->key, c->key_len, 0, c->data, w->data, threads, err);
     if (rc != KN_OK)
         return rc;
@@ -331,7 +344,8 @@ static void drop_unused(raw_weight *w)
 }
 
 static int make_copy(raw_weight *w, const void *key, size_t key_len, size_t bytes,
-                     kn_weight_convert_fn convert, int32_t threads, packed_copy **out, kn_err *err)
+                     kn_weight_convert_fn convert, int one_way, int32_t threads,
+                     packed_copy **out, kn_err *err)
 {
     packed_copy *c = calloc(1, sizeof *c);
     if (c) {
@@ -347,6 +361,7 @@ static int make_copy(raw_weight *w, const void *key, size_t key_len, size_t byte
     c->key_len = key_len;
     c->bytes = bytes;
     c->convert = convert;
+    c->one_way = one_way;
     int rc = convert(key, key_len, 1, w->data, c->data, threads, err);
     if (rc != KN_OK) {
         free_copy(c);
@@ -358,7 +373,7 @@ static int make_copy(raw_weight *w, const void *key, size_t key_len, size_t byte
 
 int kn_weight_store_acquire_packed(kn_weight_store *ws, int32_t value, const void *key,
                                    size_t key_len, size_t packed_bytes,
-                                   kn_weight_convert_fn convert, int32_t threads,
+                                   kn_weight_convert_fn convert, int one_way, int32_t threads,
                                    const void **packed, kn_err *err)
 {
     *packed = NULL;
@@ -372,7 +387,7 @@ int kn_weight_store_acquire_packed(kn_weight_store *ws, int32_t value, const voi
         rc = ensure_resident(ws, w, threads, err);
         if (rc == KN_OK) {
             drop_unused(w);
-            rc = make_copy(w, key, key_len, packed_bytes, convert, threads, &c, err);
+            rc = make_copy(w, key, key_len, packed_bytes, convert, one_way, threads, &c, err);
         }
         if (rc == KN_OK) {
             c->next = w->packed;

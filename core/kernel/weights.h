@@ -30,10 +30,13 @@ void kn_weight_store_release_raw(kn_weight_store *ws, int32_t value);
 
 /* The packed copy of evictable `value` for this key, made with convert
  * from the raw bytes when none exists yet (packed_bytes long, 64-byte
- * aligned). Valid until kn_weight_store_release_packed(ws, *packed). */
+ * aligned). Valid until kn_weight_store_release_packed(ws, *packed).
+ * one_way: convert cannot reproduce the raw bytes from this copy (a
+ * Winograd transform); the copy is shared all the same, but the raw bytes
+ * are given back only while a copy that can restore them exists. */
 int kn_weight_store_acquire_packed(kn_weight_store *ws, int32_t value, const void *key,
                                    size_t key_len, size_t packed_bytes,
-                                   kn_weight_convert_fn convert, int32_t threads,
+                                   kn_weight_convert_fn convert, int one_way, int32_t threads,
                                    const void **packed, kn_err *err);
 void kn_weight_store_release_packed(kn_weight_store *ws, const void *packed);
 

@@ -1,0 +1,169 @@
+/* Convolution weights in the model's shared weight store: a 3x3 layer that
+ * oneDNN runs as Winograd (its transformed weights are a one-way copy: shared
+ * by every session, but no source to restore the raw bytes from, so those
+ * stay) and a 1x1 layer run directly (its reordered copy is shared and its
+ * raw pages are given back). Sessions do not grow the packed bytes and agree
+ * bit for bit; a session on Kiln's CPU kernels gets the raw bytes back and
+ * matches a model that never evicted anything. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/engine/load.h"
+#include "core/engine/registry.h"
+#include "core/engine/session.h"
+#include "core/engine/weight_store.h"
+#include "core/opt/optimize.h"
+#include "reader_support.h"
+
+#define C 256
+#define WIDE 1024 /* the 1x1 layer's outputs: 1024 x 256 floats = 1 MiB of W */
+#define HW 14
+
+static float input[C * HW * HW];
+
+static void fill(float *w, int64_t n, uint32_t seed, float scale)
+{
+    for (int64_t i = 0; i < n; i++) {
+        seed = seed * 1664525u + 1013904223u;
+        w[i] = ((float)(seed >> 8) / 16777216.0f - 0.5f) * scale;
+    }
+}
+
+static void add_weight(pbw *g, const char *name, const int64_t dims[4], uint32_t seed)
+{
+    int64_t n = dims[0] * dims[1] * dims[2] * dims[3];
+    float *w = malloc(sizeof(float) * (size_t)n);
+    cr_assert(w);
+    fill(w, n, seed, 0.1f);
+    pbw t = mk_tensor(name, KN_FLOAT, 4, dims, w, sizeof(float) * (size_t)n);
+    w_msg(g, 5, &t);
+    free(w);
+}
+
+static void add_ints_attr(pbw *node, const char *name, const int64_t *v, int n)
+{
+    pbw a = {0};
+    w_str(&a, 1, name);
+    for (int i = 0; i < n; i++)
+        w_int(&a, 8, v[i]);
+    w_int(&a, 20, 7); /* AttributeProto.INTS */
+    w_msg(node, 5, &a);
+}
+
+/* Y = Conv1x1(Relu(Conv3x3(X, W1, pads 1)), W2) */
+static pbw conv_model(void)
+{
+    static const int64_t xd[] = {1, C, HW, HW}, yd[] = {1, WIDE, HW, HW};
+    static const int64_t w1d[] = {C, C, 3, 3}, w2d[] = {WIDE, C, 1, 1};
+    static const int64_t pads[] = {1, 1, 1, 1};
+    pbw g = {0};
+    pbw c1 = mk_node("Conv", "c1", L("X", "W1"), L("A"));
+    add_ints_attr(&c1, "pads", pads, 4);
+    w_msg(&g, 1, &c1);
+    add_node(&g, "Relu", "r1", L("A"), L("B"));
+    add_node(&g, "Conv", "c2", L("B", "W2"), L("Y"));
+    w_str(&g, 2, "convs");
+    add_weight(&g, "W1", w1d, 1);
+    add_weight(&g, "W2", w2d, 2);
+    add_vi(&g, 11, "X", 4, xd);
+    add_vi(&g, 12, "Y", 4, yd);
+    return mk_model(&g, 17);
+}
+
+static kn_model *load_conv(const pbw *bytes, uint32_t backends_off)
+{
+    kn_err err = {0};
+    kn_model *m = NULL;
+    kn_load_options o = {.optimize = KN_OPT_ALL, .backends_off = backends_off};
+    cr_assert_eq(kn_model_load(bytes->p, bytes->n, NULL, 0, &o, &m, &err), KN_OK, "%s", err.msg);
+    return m;
+}
+
+static kn_session *new_session(const kn_model *m)
+{
+    kn_session_config cfg = {0};
+    kn_session *s = NULL;
+    kn_err err = {0};
+    cr_assert_eq(kn_session_create(m, NULL, &cfg, &s, &err), KN_OK, "%s", err.msg);
+    return s;
+}
+
+static float *run(kn_session *s)
+{
+    static const int64_t dims[] = {1, C, HW, HW};
+    kn_err err = {0};
+    cr_assert_eq(kn_session_bind(s, 0, KN_FLOAT, dims, 4, input, sizeof input, 0, &err), KN_OK,
+                 "%s", err.msg);
+    cr_assert_eq(kn_session_run(s, &err), KN_OK, "%s", err.msg);
+    const kn_tensor *y = kn_session_output(s, 0);
+    cr_assert(y && kn_tensor_numel(y) == WIDE * HW * HW);
+    float *out = malloc(sizeof(float) * WIDE * HW * HW);
+    cr_assert(out);
+    memcpy(out, y->data, sizeof(float) * WIDE * HW * HW);
+    return out;
+}
+
+static kn_weight_store_stats stats(const kn_model *m)
+{
+    kn_weight_store_stats st = {0};
+    kn_weight_store_get_stats(m->weights, &st);
+    return st;
+}
+
+Test(weight_store_conv, sessions_share_conv_weights)
+{
+    int32_t dnnl = kn_backend_index("dnnl");
+    if (!(kn_backends_usable(0) & (1u << dnnl)))
+        cr_skip_test("oneDNN is not available here: convolution weights are never packed");
+    fill(input, C * HW * HW, 7, 2.0f);
+    pbw bytes = conv_model();
+    kn_model *m = load_conv(&bytes, 0);
+    cr_assert_eq(stats(m).n_evictable, 2, "both convolution weights are the store's");
+
+    kn_session *a = new_session(m);
+    float *out_a = run(a);
+    kn_weight_store_stats st = stats(m);
+    cr_assert_geq(st.n_packed, 2, "one copy per weight at least");
+    cr_assert_eq(st.n_evicted, 1, "the 1x1 weights' pages are given back, the Winograd ones "
+                 "are not (a one-way copy cannot restore them): %d evicted", (int)st.n_evicted);
+
+    kn_session *b = new_session(m);
+    float *out_b = run(b);
+    kn_weight_store_stats st2 = stats(m);
+    cr_assert_eq(st2.packed_bytes, st.packed_bytes, "a second session grew the packed bytes");
+    cr_assert_eq(st2.n_packed, st.n_packed);
+    cr_assert_eq(memcmp(out_a, out_b, sizeof(float) * WIDE * HW * HW), 0);
+
+    /* Kiln's own kernels read the raw bytes: restored from the packed copy */
+    uint32_t usable = m->backends;
+    m->backends &= ~(1u << dnnl);
+    kn_session *cpu = new_session(m);
+    m->backends = usable;
+    float *out_cpu = run(cpu);
+    cr_assert_eq(stats(m).restores, 1, "the evicted 1x1 weights came back once");
+    kn_model *fresh = load_conv(&bytes, 1u << dnnl);
+    kn_session *ref = new_session(fresh);
+    float *out_ref = run(ref);
+    cr_assert_eq(memcmp(out_cpu, out_ref, sizeof(float) * WIDE * HW * HW), 0,
+                 "restored weights differ from the model's own");
+    double worst = 0, scale = 0;
+    for (int64_t i = 0; i < WIDE * HW * HW; i++) {
+        worst = fmax(worst, fabs((double)out_a[i] - out_ref[i]));
+        scale = fmax(scale, fabs((double)out_ref[i]));
+    }
+    cr_assert_leq(worst, 1e-4 * scale, "oneDNN and the CPU kernels differ by %g (max %g)", worst,
+                  scale);
+    free(out_a);
+    free(out_b);
+    free(out_cpu);
+    free(out_ref);
+    kn_session_destroy(a);
+    kn_session_destroy(b);
+    kn_session_destroy(cpu);
+    kn_session_destroy(ref);
+    kn_model_destroy(m);
+    kn_model_destroy(fresh);
+    free(bytes.p);
+}
