@@ -33,7 +33,8 @@ static int bind_outer(kn_plan *p, int32_t v, kn_err *err)
                    name);
 }
 
-static int init_values(kn_plan *p, const kn_tensor *input_shapes, int eager, kn_err *err)
+static int init_values(kn_plan *p, const kn_tensor *input_shapes, int eager,
+                       const uint8_t *value_inputs, kn_err *err)
 {
     const kn_graph *g = p->model->graph;
     for (int32_t v = 0; v < g->n_values; v++) {
@@ -63,12 +64,15 @@ static int init_values(kn_plan *p, const kn_tensor *input_shapes, int eager, kn_
         int32_t v = g->inputs[i];
         kn_tensor *t = &p->vals[v];
         *t = input_shapes[i];
-        if (!eager)
+        /* Eagerly, and for a value input, the caller's values are constants
+         * kernels only read while planning; a value input's pointer is
+         * rebound every run (kn_plan_bind_input), its bytes are the same. */
+        int known = eager || (value_inputs && value_inputs[i]);
+        if (!known)
             t->data = NULL;
         else if (!t->data) /* empty input: still a valid pointer */
             t->data = kn_bump_alloc(p->bump, 16);
-        /* Eagerly, the caller's values are constants kernels only read. */
-        p->kind[v] = eager ? KN_VAL_CONST : KN_VAL_INPUT;
+        p->kind[v] = known ? KN_VAL_CONST : KN_VAL_INPUT;
     }
     return KN_OK;
 }
@@ -382,7 +386,7 @@ int kn_plan_build(const kn_model *model, const kn_tensor *input_shapes, kn_threa
     if (!p->bump || !p->vals || !p->kind || !p->root || !p->offset || !p->steps || !p->input_aliases)
         rc = kn_fail(err, KN_ERR_OUT_OF_MEMORY, "out of memory planning");
     if (rc == KN_OK)
-        rc = init_values(p, input_shapes, o->eager, err);
+        rc = init_values(p, input_shapes, o->eager, o->value_inputs, err);
     if (rc == KN_OK && o->tune && !o->eager && any_tuned_backend(model))
         rc = kn_tuner_open(&p->tuner, model->root->ir, g, o->tuning_cache,
                            kn_threadpool_threads(tp), err);

@@ -43,6 +43,11 @@ typedef struct kn_plan_options {
      * the plan allocating one: a session's cached plans share one arena
      * sized to the largest of them, since only one runs at a time. */
     int shared_arena;
+    /* Per graph input, or NULL: 1 = input_shapes[i].data holds the value,
+     * which prepare may read like a constant's (a TopK K, a Reshape shape, a
+     * Resize size fed by the caller). The plan serves only runs with these
+     * very values; the session keys its cache on them. */
+    const uint8_t *value_inputs;
 } kn_plan_options;
 
 typedef struct kn_step {

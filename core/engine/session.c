@@ -30,6 +30,12 @@ struct kn_session {
     kn_plan *plan;
     kn_plan **cached;
     uint64_t *last_used;        /* per cached plan: the run it last served */
+    /* Per cached plan, with value inputs: the bytes of those inputs it was
+     * built for (concatenated in input order), NULL otherwise. */
+    unsigned char **keys;
+    /* Per graph input, or NULL: 1 = its value is part of each plan (set
+     * when planning without values failed for lack of one; see pick). */
+    uint8_t *value_inputs;
     int32_t n_cached, cache_capacity;
     unsigned char *arena;
     int64_t arena_bytes;
@@ -70,8 +76,11 @@ static int declared_shapes_static(const kn_session *s)
 /* Drops every cached plan and the shared arena (outputs go with them). */
 static void drop_plans(kn_session *s)
 {
-    for (int32_t i = 0; i < s->n_cached; i++)
+    for (int32_t i = 0; i < s->n_cached; i++) {
         kn_plan_destroy(s->cached[i]);
+        free(s->keys[i]);
+        s->keys[i] = NULL;
+    }
     s->n_cached = 0;
     if (s->plan && s->eager)
         kn_plan_destroy(s->plan); /* an eager plan is never in the cache */
@@ -97,9 +106,77 @@ static void evict_one(kn_session *s)
     if (s->cached[oldest] == s->attached)
         s->attached = NULL;
     kn_plan_destroy(s->cached[oldest]);
+    free(s->keys[oldest]);
     s->n_cached--;
     s->cached[oldest] = s->cached[s->n_cached];
     s->last_used[oldest] = s->last_used[s->n_cached];
+    s->keys[oldest] = s->keys[s->n_cached];
+    s->keys[s->n_cached] = NULL;
+}
+
+/* Inputs small enough that their values can key a plan: at most this many
+ * elements (a K, a shape, sizes or scales), never the data a model runs on. */
+#define KN_VALUE_INPUT_MAX 64
+
+/* Chooses the value inputs after a plan without values failed for lack of
+ * one: every small numeric tensor input. 0 when there is none (the model
+ * then needs eager planning). */
+static int pick_value_inputs(kn_session *s)
+{
+    const kn_graph *g = s->model->graph;
+    uint8_t *pick = calloc((size_t)g->n_inputs + 1, 1);
+    int n = 0;
+    for (int32_t i = 0; pick && i < g->n_inputs; i++) {
+        const kn_tensor *t = &s->inputs[i].t;
+        if (kn_dtype_kind(t->dtype) == KN_KIND_TENSOR && t->dtype != KN_STRING &&
+            kn_dtype_size(t->dtype) > 0 && kn_tensor_numel(t) <= KN_VALUE_INPUT_MAX)
+            n += pick[i] = 1;
+    }
+    if (n == 0) {
+        free(pick);
+        return 0;
+    }
+    s->value_inputs = pick;
+    return n;
+}
+
+/* The bound bytes of the value inputs, concatenated: a new buffer (NULL
+ * when out of memory), *bytes its length. */
+static unsigned char *value_key(const kn_session *s, size_t *bytes)
+{
+    const kn_graph *g = s->model->graph;
+    size_t n = 0;
+    for (int32_t i = 0; i < g->n_inputs; i++)
+        if (s->value_inputs[i])
+            n += (size_t)kn_tensor_nbytes(&s->inputs[i].t);
+    unsigned char *key = malloc(n ? n : 1);
+    size_t at = 0;
+    for (int32_t i = 0; key && i < g->n_inputs; i++) {
+        if (!s->value_inputs[i])
+            continue;
+        size_t nb = (size_t)kn_tensor_nbytes(&s->inputs[i].t);
+        if (nb)
+            memcpy(key + at, s->inputs[i].t.data, nb);
+        at += nb;
+    }
+    *bytes = n;
+    return key;
+}
+
+/* Whether the bound value inputs hold the bytes of key. */
+static int values_match(const kn_session *s, const unsigned char *key)
+{
+    const kn_graph *g = s->model->graph;
+    size_t at = 0;
+    for (int32_t i = 0; i < g->n_inputs; i++) {
+        if (!s->value_inputs[i])
+            continue;
+        size_t nb = (size_t)kn_tensor_nbytes(&s->inputs[i].t);
+        if (nb && memcmp(key + at, s->inputs[i].t.data, nb) != 0)
+            return 0;
+        at += nb;
+    }
+    return 1;
 }
 
 /* The shared arena grows to the high-water mark of the cached plans; every
@@ -132,7 +209,7 @@ static int build_plan(kn_session *s, int from_bound, uint64_t run_id, kn_err *er
             s->shapes[i].rank = v->rank;
             memcpy(s->shapes[i].dims, v->dims, sizeof v->dims);
         }
-        if (!s->eager)
+        if (!s->eager && !(s->value_inputs && s->value_inputs[i]))
             s->shapes[i].data = NULL;
     }
     if (s->eager) {
@@ -145,23 +222,40 @@ static int build_plan(kn_session *s, int from_bound, uint64_t run_id, kn_err *er
     kn_plan_options o = {.max_arena = s->max_arena, .eager = s->eager,
                          .cancel_target = &s->cancel_target, .run_id = run_id,
                          .tune = s->tune, .tuning_cache = s->tuning_cache,
-                         .profile = s->profile, .shared_arena = !s->eager};
+                         .profile = s->profile, .shared_arena = !s->eager,
+                         .value_inputs = s->eager ? NULL : s->value_inputs};
     kn_plan *p = NULL;
     int rc = kn_plan_build(s->model, s->shapes, s->pool, &o, &p, err);
     s->plans_built += rc == KN_OK;
     if (rc == KN_ERR_NEEDS_VALUE && !s->eager) {
-        /* Shapes depend on values: from now on this session plans each run
-         * with its inputs' values (only possible once inputs are bound). */
-        drop_plans(s);
-        s->eager = 1;
         memset(err, 0, sizeof *err);
-        return from_bound ? build_plan(s, from_bound, run_id, err) : KN_OK;
+        if (!from_bound) /* at creation: the first run plans, with the values */
+            return KN_OK;
+        /* Shapes depend on values. First try planning with the small inputs'
+         * values as part of the plan (a K, a shape, sizes: such a plan is
+         * kept per distinct value, like a shape); where that is not enough,
+         * this session plans each run with all its inputs' values. */
+        if (!s->value_inputs && pick_value_inputs(s))
+            return build_plan(s, from_bound, run_id, err);
+        drop_plans(s);
+        free(s->value_inputs);
+        s->value_inputs = NULL;
+        s->eager = 1;
+        return build_plan(s, from_bound, run_id, err);
     }
     if (rc != KN_OK)
         return rc;
     if (s->eager) {
         s->plan = p;
         return KN_OK;
+    }
+    if (s->value_inputs) {
+        size_t bytes = 0;
+        s->keys[s->n_cached] = value_key(s, &bytes);
+        if (!s->keys[s->n_cached]) {
+            kn_plan_destroy(p);
+            return kn_fail(err, KN_ERR_OUT_OF_MEMORY, "out of memory keeping a plan");
+        }
     }
     s->cached[s->n_cached] = p;
     s->last_used[s->n_cached++] = run_id;
@@ -190,12 +284,13 @@ int kn_session_create(const kn_model *model, kn_threadpool *pool, const kn_sessi
     s->cache_capacity = cfg->plan_cache > 0 ? cfg->plan_cache : KN_SESSION_PLAN_CACHE;
     s->cached = calloc((size_t)s->cache_capacity, sizeof *s->cached);
     s->last_used = calloc((size_t)s->cache_capacity, sizeof *s->last_used);
+    s->keys = calloc((size_t)s->cache_capacity, sizeof *s->keys);
     s->inputs = calloc(n ? (size_t)n : 1, sizeof *s->inputs);
     s->shapes = calloc(n ? (size_t)n : 1, sizeof *s->shapes);
     pthread_mutex_init(&s->run_lock, NULL);
     atomic_init(&s->run_id, 0);
     atomic_init(&s->cancel_target, 0);
-    int rc = (!s->inputs || !s->shapes || !s->cached || !s->last_used ||
+    int rc = (!s->inputs || !s->shapes || !s->cached || !s->last_used || !s->keys ||
               (cfg->tuning_cache && !s->tuning_cache))
                  ? kn_fail(err, KN_ERR_OUT_OF_MEMORY, "out of memory creating a session")
                  : KN_OK;
@@ -215,10 +310,12 @@ void kn_session_destroy(kn_session *s)
         return;
     pthread_mutex_lock(&s->run_lock); /* a run in flight finishes first */
     pthread_mutex_unlock(&s->run_lock);
-    if (s->cached)
+    if (s->cached && s->keys)
         drop_plans(s);
     free(s->cached);
     free(s->last_used);
+    free(s->keys);
+    free(s->value_inputs);
     for (int32_t i = 0; s->inputs && i < s->model->graph->n_inputs; i++)
         free(s->inputs[i].copy);
     free(s->inputs);
@@ -382,16 +479,23 @@ static int plan_fits(const kn_session *s, const kn_plan *p)
     return 1;
 }
 
-/* The cached plan for the bound inputs' signature, or NULL. */
+/* The cached plan for the bound inputs' signature (with value inputs,
+ * their values too), or -1. */
 static int32_t find_cached(const kn_session *s)
 {
-    if (s->plan && !s->eager && plan_fits(s, s->plan)) /* the common case: same as last run */
-        for (int32_t i = 0; i < s->n_cached; i++)
-            if (s->cached[i] == s->plan)
-                return i;
-    for (int32_t i = 0; i < s->n_cached; i++)
-        if (plan_fits(s, s->cached[i]))
+    int32_t n = s->n_cached;
+    for (int32_t k = -1; k < n; k++) {
+        /* k = -1 tries the last run's plan first: the common case */
+        int32_t i = k;
+        if (k < 0) {
+            for (i = 0; i < n && s->cached[i] != s->plan; i++)
+                ;
+            if (i == n)
+                continue;
+        }
+        if (plan_fits(s, s->cached[i]) && (!s->value_inputs || values_match(s, s->keys[i])))
             return i;
+    }
     return -1;
 }
 
