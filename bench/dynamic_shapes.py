@@ -2,7 +2,8 @@
 """Dynamic input shapes, Kiln against ONNX Runtime: the revisit workload.
 
     /usr/bin/python3 bench/dynamic_shapes.py [--build build] [--threads 1,2]
-        [--runs 30] [--models bert_dynamic,resnet18_dynamic] [--json FILE]
+        [--runs 30] [--novel-runs 300] [--models bert_dynamic,resnet18_dynamic]
+        [--json FILE]
 
 Exports (tools/export_dynamic_models.py, into BUILD/models-dynamic) a 4-layer
 BERT-style encoder with dynamic batch and sequence, and resnet18 with dynamic
@@ -16,12 +17,20 @@ count it runs, each in a process of its own:
   - ONNX Runtime, revisit (bench/ort_bench.mjs --set, same files, same
     order, graph optimization "all").
 It prints, per shape: Kiln's revisit and one-shape medians and their ratio,
-ORT's revisit median, Kiln/ORT, and both engines' first runs and peak RSS;
-the CPU model first, so results from different machines are never mixed.
+ORT's revisit median, Kiln/ORT, and both engines' first runs and peak RSS.
+
+Then the novel workload: --novel-runs runs, each of a new random shape
+(BERT: sequence length 1-512; ResNet-18: height and width 96-384), the same
+seeded list of shapes for both engines (`kiln bench --shapes-file`,
+ort_bench.mjs --shapes-file), each run timed whole, planning included: the
+median, p90 and mean of both, peak RSS after 100 runs and at the end, and
+Kiln's plans built and kept (the plan cache holds 8 by default). The CPU model
+is printed first, so results from different machines are never mixed.
 """
 import argparse
 import json
 import os
+import random
 import subprocess
 import sys
 
@@ -59,6 +68,7 @@ def main():
     ap.add_argument("--threads", default="1")
     ap.add_argument("--runs", type=int, default=30)
     ap.add_argument("--warmup", type=int, default=2)
+    ap.add_argument("--novel-runs", type=int, default=300)
     ap.add_argument("--models", default=",".join(SHAPES))
     ap.add_argument("--json", default=None, help="write every measurement here")
     a = ap.parse_args()
@@ -95,9 +105,44 @@ def main():
                       f"{k['median_ms'] / one['median_ms']:6.3f} {o['median_ms']:9.3f} "
                       f"{k['median_ms'] / o['median_ms']:8.3f} {k['p90_ms'] / o['p90_ms']:8.3f} "
                       f"{k['first_ms']:9.2f} {o['first_ms']:9.2f}")
+    if a.novel_runs > 0:
+        results += novel(a, kiln, models_dir)
     if a.json:
         with open(a.json, "w") as f:
             json.dump({"cpu": cpu_model(), "results": results}, f, indent=1)
+
+
+def novel_shapes(name, runs, path):
+    rng = random.Random(7)
+    with open(path, "w") as f:
+        for _ in range(runs):
+            if name == "bert_dynamic":
+                f.write(f"input_ids=1x{rng.randint(1, 512)}\n")
+            else:
+                f.write(f"input=1x3x{rng.randint(96, 384)}x{rng.randint(96, 384)}\n")
+
+
+def novel(a, kiln, models_dir):
+    print(f"\nnovel shapes: {a.novel_runs} runs, a new random shape each")
+    print(f"  {'model':17} {'thr':>3} {'Kiln med':>9} {'ORT med':>9} {'K/O':>6} {'K/O p90':>7} "
+          f"{'K/O mean':>8} {'RSS@100':>8} {'RSS end':>8} {'ORT RSS':>8} {'plans':>6}")
+    rows = []
+    for threads in [int(t) for t in a.threads.split(",")]:
+        for name in a.models.split(","):
+            model = os.path.join(models_dir, name, "model.onnx")
+            shapes = os.path.join(models_dir, name, "novel_shapes.txt")
+            novel_shapes(name, a.novel_runs, shapes)
+            t = ["--threads", str(threads), "--json", "--shapes-file", shapes]
+            k = json_lines([kiln, "bench", model] + t)[0]
+            o = json_lines(["node", os.path.join(HERE, "ort_bench.mjs"), model] + t)[0]
+            rows.append({"model": name, "threads": threads, "workload": "novel", "kiln": k,
+                         "ort": o})
+            print(f"  {name:17} {threads:3} {k['median_ms']:9.3f} {o['median_ms']:9.3f} "
+                  f"{k['median_ms'] / o['median_ms']:6.3f} {k['p90_ms'] / o['p90_ms']:7.3f} "
+                  f"{k['mean_ms'] / o['mean_ms']:8.3f} {k['peak_rss_at_100_mb']:8.1f} "
+                  f"{k['peak_rss_mb']:8.1f} {o['peak_rss_mb']:8.1f} "
+                  f"{k['plans_built']:6d}")
+    return rows
 
 
 if __name__ == "__main__":

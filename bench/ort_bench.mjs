@@ -5,12 +5,19 @@
 //   node bench/ort_bench.mjs MODEL --input INPUT.pb... [--threads N]
 //        [--warmup W] [--runs R] [--json]
 //   node bench/ort_bench.mjs MODEL --set A.pb[,B.pb...] --set ... [...]
+//   node bench/ort_bench.mjs MODEL --shapes-file FILE [--threads N] [--json]
 //
 // --set is the revisit workload of a dynamic-shape model, as `kiln bench
 // --set` runs it: each set is one input signature (a file per input), one
 // session runs the sets in turn, and each set's first run is reported apart
 // from its median and p90 (--json: one object per set, then one with
 // create_ms and peak_rss_mb).
+//
+// --shapes-file is the novel-shape workload, as `kiln bench --shapes-file`
+// runs it: each line is one run's shapes, NAME=DIMS[;NAME=DIMS...], bound to
+// fresh random data (floats uniform in [-1, 1), integers in [0, 10), as
+// kiln bench draws them) and timed whole; reports median, p90, mean and the
+// peak resident set after 100 runs and at the end.
 //
 // Session options are what users get from ORT for CPU inference at its best:
 // graph optimization level "all", sequential execution, intra-op threads N.
@@ -30,7 +37,8 @@ const TIME_BUDGET_MS = 10000; // same run-count policy as `kiln bench`
 const MIN_RUNS = 5;
 
 function parseArgs(argv) {
-  const a = { inputs: [], sets: [], threads: 1, warmup: 5, runs: 50, json: false, model: null };
+  const a = { inputs: [], sets: [], shapesFile: null, threads: 1, warmup: 5, runs: 50, json: false,
+              model: null };
   for (let i = 0; i < argv.length; i++) {
     const v = argv[i];
     const next = () => {
@@ -39,6 +47,7 @@ function parseArgs(argv) {
     };
     if (v === '--input' || v === '-i') a.inputs.push(next());
     else if (v === '--set') a.sets.push(next());
+    else if (v === '--shapes-file') a.shapesFile = next();
     else if (v === '--threads') a.threads = Number(next());
     else if (v === '--warmup') a.warmup = Number(next());
     else if (v === '--runs') a.runs = Number(next());
@@ -80,6 +89,10 @@ async function main() {
     interOpNumThreads: 1,
   });
   const createMs = performance.now() - start;
+  if (a.shapesFile) {
+    await runShapesFile(ort, session, a, createMs);
+    return;
+  }
   if (a.sets.length > 0) {
     await runSets(ort, session, a, createMs);
     return;
@@ -145,6 +158,51 @@ async function runSets(ort, session, a, createMs) {
   const summary = { model: a.model, sets: sets.length, create_ms: createMs,
                     peak_rss_mb: process.resourceUsage().maxRSS / 1024 };
   for (const r of [...rows, summary]) console.log(a.json ? JSON.stringify(r) : r);
+}
+
+// Fresh random data of one input's type and dims.
+function randomTensor(ort, type, dims) {
+  const n = dims.reduce((x, y) => x * y, 1);
+  const ints = { int64: BigInt64Array, int32: Int32Array, int8: Int8Array, uint8: Uint8Array };
+  if (type === 'float32') {
+    const d = new Float32Array(n);
+    for (let i = 0; i < n; i++) d[i] = Math.random() * 2 - 1;
+    return new ort.Tensor('float32', d, dims);
+  }
+  const Array_ = ints[type];
+  if (!Array_) throw new Error(`cannot generate ${type} data`);
+  const d = new Array_(n);
+  for (let i = 0; i < n; i++) {
+    const v = Math.floor(Math.random() * 10);
+    d[i] = type === 'int64' ? BigInt(v) : v;
+  }
+  return new ort.Tensor(type, d, dims);
+}
+
+async function runShapesFile(ort, session, a, createMs) {
+  const types = Object.fromEntries(session.inputMetadata.map((m) => [m.name, m.type]));
+  const lines = readFileSync(a.shapesFile, 'utf8').split('\n').filter((l) => l.trim());
+  const times = [];
+  let rssAt100 = -1, sum = 0;
+  for (const line of lines) {
+    const feeds = {};
+    for (const part of line.trim().split(';')) {
+      const [name, dims] = part.split('=');
+      if (!(name in types)) throw new Error(`the model has no input named '${name}'`);
+      feeds[name] = randomTensor(ort, types[name], dims.split('x').map(Number));
+    }
+    const ms = await timedRun(session, feeds);
+    times.push(ms);
+    sum += ms;
+    if (times.length === 100) rssAt100 = process.resourceUsage().maxRSS / 1024;
+  }
+  const mean = sum / times.length;
+  times.sort((x, y) => x - y);
+  const result = { model: a.model, threads: a.threads, runs: times.length, create_ms: createMs,
+                   median_ms: median(times), p90_ms: percentile(times, 90), mean_ms: mean,
+                   peak_rss_at_100_mb: rssAt100,
+                   peak_rss_mb: process.resourceUsage().maxRSS / 1024 };
+  console.log(a.json ? JSON.stringify(result) : result);
 }
 
 main().catch((e) => {

@@ -5,6 +5,7 @@
 #include "api.h"
 #include "bench_inputs.h"
 #include "bench_profile.h"
+#include "bench_novel.h"
 #include "bench_sets.h"
 #include "util.h"
 
@@ -26,7 +27,7 @@ static void usage(FILE *out)
             "                  [--shape NAME=1x3x224x224]... [--input [NAME=]FILE]...\n"
             "                  [--optimize L] [--no-dnnl] [--tune] [--tuning-cache FILE]\n"
             "                  [--profile] [--top N] [--json]\n"
-            "                  [--set [NAME=]FILE[,[NAME=]FILE...]]...\n\n"
+            "                  [--set [NAME=]FILE[,[NAME=]FILE...]]... [--shapes-file F]\n\n"
             "Times model load + session creation and R runs on seeded random inputs\n"
             "(floats uniform in [-1, 1], integers in [0, 10), random bools), then reports\n"
             "the median and p90 run latency and the peak resident memory.\n\n"
@@ -50,7 +51,11 @@ static void usage(FILE *out)
             "                   --set is one input signature (a file per input); one\n"
             "                   session runs the sets in turn and reports each set's\n"
             "                   first run and its median and p90 (--json: one object\n"
-            "                   per set, then one with create_ms and peak_rss_mb)\n");
+            "                   per set, then one with create_ms and peak_rss_mb)\n"
+            "  --shapes-file F  the novel-shape workload: each line of F is one run's\n"
+            "                   shapes, NAME=DIMS[;NAME=DIMS...], on fresh random data;\n"
+            "                   reports median, p90, mean, peak RSS after 100 runs and\n"
+            "                   at the end, and the plans built and kept\n");
 }
 
 typedef struct bench_args {
@@ -64,6 +69,7 @@ typedef struct bench_args {
     int input_file_count;
     const char **sets;
     int set_count;
+    const char *shapes_file;
 } bench_args;
 
 static void free_args(bench_args *a)
@@ -116,6 +122,12 @@ static int parse_args(int argc, char **argv, bench_args *a)
                 return -1;
             }
             a->input_files[a->input_file_count++] = v;
+        } else if ((m = arg_value(argc, argv, &i, "--shapes-file", NULL, &v)) != 0) {
+            if (m < 0) {
+                fprintf(stderr, "kiln bench: --shapes-file needs a file\n");
+                return -1;
+            }
+            a->shapes_file = v;
         } else if ((m = arg_value(argc, argv, &i, "--set", NULL, &v)) != 0) {
             if (m < 0) {
                 fprintf(stderr, "kiln bench: --set needs [NAME=]FILE[,[NAME=]FILE...]\n");
@@ -279,6 +291,12 @@ int cmd_bench(int argc, char **argv)
     }
     create_ms = now_ms() - start;
 
+    if (a.shapes_file) {
+        bench_novel_args na = {.model = a.model, .shapes_file = a.shapes_file,
+                               .threads = a.threads, .json = a.json, .create_ms = create_ms};
+        rc = bench_novel(model, session, &na) == 0 ? EXIT_OK : EXIT_FAIL;
+        goto done;
+    }
     if (a.set_count > 0) {
         bench_sets_args sa = {.model = a.model, .sets = a.sets, .set_count = a.set_count,
                               .threads = a.threads, .warmup = a.warmup, .runs = a.runs,
