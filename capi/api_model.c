@@ -1,21 +1,16 @@
 /* Loading models and looking at them. */
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "api_internal.h"
 #include "core/engine/load.h"
 #include "core/engine/registry.h"
 #include "core/opt/optimize.h"
 
-static int32_t finish_load(kiln_runtime *rt, const void *data, size_t size, const char *base_dir,
-                           int mapped, const kiln_options *o, kiln_model **out)
+/* The engine's load options from the API's. */
+static kn_load_options load_options(const kiln_options *o)
 {
-    kn_err err = {0};
     kn_load_options lo = {.max_bytes = o && o->max_model_mb ? (size_t)o->max_model_mb << 20 : 0,
                           .optimize = o ? o->optimize : KN_OPT_ALL,
                           .allow_unsupported = o ? o->allow_unsupported : 0};
@@ -24,9 +19,15 @@ static int32_t finish_load(kiln_runtime *rt, const void *data, size_t size, cons
     int32_t dnnl = kn_backend_index("dnnl");
     if (o && !o->use_dnnl && dnnl >= 0)
         lo.backends_off |= 1u << dnnl;
-    kn_model *core = NULL;
-    if (kn_model_load(data, size, base_dir, mapped, &lo, &core, &err) != KN_OK)
-        return kiln_fail_err(&err);
+    return lo;
+}
+
+/* Wraps a loaded core model in its handle. */
+static int32_t wrap(kiln_runtime *rt, int rc, kn_model *core, const kn_err *err,
+                    kiln_model **out)
+{
+    if (rc != KN_OK)
+        return kiln_fail_err(err);
     kiln_model *m = calloc(1, sizeof *m);
     if (!m) {
         kn_model_destroy(core);
@@ -45,60 +46,11 @@ int32_t kiln_model_load_memory(kiln_runtime *rt, const void *data, size_t size,
     *out = NULL;
     KILN_CHECK_ARG(rt, "runtime is NULL");
     KILN_CHECK_ARG(data || size == 0, "data is NULL");
-    return finish_load(rt, data, size, NULL, 0, o, out);
-}
-
-/* The model file's bytes: a private read-only mapping, so the reader can
- * give pages back as it copies tensors out (peak ~1x the model size, not
- * 2x); a plain read where mapping is impossible (empty or special files). */
-typedef struct file_bytes {
-    void *p;
-    size_t size;
-    int mapped;
-} file_bytes;
-
-static int32_t read_model_file(const char *path, const kiln_options *o, file_bytes *fb)
-{
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return kiln_fail(KILN_ERR_IO, "cannot open '%s'", path);
-    struct stat st;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        close(fd);
-        return kiln_fail(KILN_ERR_IO, "cannot read '%s' (not a regular file?)", path);
-    }
-    size_t size = (size_t)st.st_size;
-    if (o && o->max_model_mb && (uint64_t)size > ((uint64_t)o->max_model_mb << 20)) {
-        close(fd);
-        return kiln_fail(KILN_ERR_LIMIT, "'%s' is %zu bytes, above the %d MiB model limit", path,
-                         size, (int)o->max_model_mb);
-    }
-    fb->size = size;
-    if (size > 0) {
-        void *p = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
-        if (p != MAP_FAILED) {
-            close(fd);
-            fb->p = p;
-            fb->mapped = 1;
-            return KILN_OK;
-        }
-    }
-    fb->p = malloc(size ? size : 1);
-    size_t got = 0;
-    while (fb->p && got < size) {
-        ssize_t n = read(fd, (char *)fb->p + got, size - got);
-        if (n <= 0)
-            break;
-        got += (size_t)n;
-    }
-    close(fd);
-    if (!fb->p)
-        return kiln_fail(KILN_ERR_OUT_OF_MEMORY, "cannot hold '%s' in memory", path);
-    if (got != size) {
-        free(fb->p);
-        return kiln_fail(KILN_ERR_IO, "short read on '%s'", path);
-    }
-    return KILN_OK;
+    kn_err err = {0};
+    kn_load_options lo = load_options(o);
+    kn_model *core = NULL;
+    int rc = kn_model_load(data, size, NULL, 0, &lo, &core, &err);
+    return wrap(rt, rc, core, &err, out);
 }
 
 int32_t kiln_model_load_file(kiln_runtime *rt, const char *path, const kiln_options *o,
@@ -108,23 +60,11 @@ int32_t kiln_model_load_file(kiln_runtime *rt, const char *path, const kiln_opti
     *out = NULL;
     KILN_CHECK_ARG(rt, "runtime is NULL");
     KILN_CHECK_ARG(path, "path is NULL");
-    file_bytes fb = {0};
-    int32_t rc = read_model_file(path, o, &fb);
-    if (rc != KILN_OK)
-        return rc;
-    /* External data is resolved against the model's folder. */
-    char *dir = strdup(path);
-    char *slash = dir ? strrchr(dir, '/') : NULL;
-    if (slash)
-        *slash = 0;
-    rc = dir ? finish_load(rt, fb.p, fb.size, slash ? dir : ".", fb.mapped, o, out)
-             : kiln_fail(KILN_ERR_OUT_OF_MEMORY, "out of memory");
-    free(dir);
-    if (fb.mapped)
-        munmap(fb.p, fb.size);
-    else
-        free(fb.p);
-    return rc;
+    kn_err err = {0};
+    kn_load_options lo = load_options(o);
+    kn_model *core = NULL;
+    int rc = kn_model_load_file(path, &lo, &core, &err);
+    return wrap(rt, rc, core, &err, out);
 }
 
 void kiln_model_destroy(kiln_model *m)

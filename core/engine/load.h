@@ -23,4 +23,8 @@ typedef struct kn_load_options {
 int kn_model_load(const void *data, size_t size, const char *base_dir, int mapped,
                   const kn_load_options *o, kn_model **out, kn_err *err);
 
+/* The same from a file (load_file.c): mapped when possible, external data
+ * resolved against its folder; I/O errors name the file and the OS reason. */
+int kn_model_load_file(const char *path, const kn_load_options *o, kn_model **out, kn_err *err);
+
 #endif
