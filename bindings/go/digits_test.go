@@ -195,3 +195,39 @@ func TestTensorEncodeDecodeRoundTrip(t *testing.T) {
 		t.Fatalf("Values[float32] of an int64 tensor: %v, want ErrDType", err)
 	}
 }
+
+// The plan cache through the Go API: two batch sizes planned once each,
+// and everything given back by ReleaseMemory.
+func TestPlanCacheKeepsEachBatchSize(t *testing.T) {
+	_, model := openDigits(t)
+	session, err := model.NewSession(PlanCache(4))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer session.Close()
+	samples := digitSamples(t)
+	pair := &Tensor{DType: samples[0].input.DType, Shape: []int64{2, 1, 8, 8},
+		Data: append(append([]byte(nil), samples[0].input.Data...), samples[1].input.Data...)}
+	for i, in := range []*Tensor{samples[0].input, pair, samples[0].input, pair} {
+		if err := session.SetInput("image", in); err != nil {
+			t.Fatal(err)
+		}
+		if err := session.Run(); err != nil {
+			t.Fatalf("run %d: %v", i, err)
+		}
+	}
+	kept, built, arena, err := session.CacheInfo()
+	if err != nil || kept != 2 || built != 2 || arena <= 0 {
+		t.Fatalf("CacheInfo = %d kept, %d built, %d arena bytes, %v; want 2, 2, > 0", kept, built,
+			arena, err)
+	}
+	if err := session.ReleaseMemory(); err != nil {
+		t.Fatal(err)
+	}
+	if kept, _, arena, err = session.CacheInfo(); err != nil || kept != 0 || arena != 0 {
+		t.Fatalf("after ReleaseMemory: %d kept, %d arena bytes, %v", kept, arena, err)
+	}
+	if _, err := model.NewSession(PlanCache(0)); err == nil {
+		t.Fatal("PlanCache(0) was accepted")
+	}
+}

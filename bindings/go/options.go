@@ -40,6 +40,11 @@ func MaxArenaMB(mb int) Option { return Option{key: C.KILN_OPT_MAX_ARENA_MB, val
 // Tune times candidate kernels at session creation and keeps the fastest.
 func Tune(on bool) Option { return Option{key: C.KILN_OPT_TUNE, value: boolInt(on)} }
 
+// PlanCache sets how many plans a session keeps, one per input signature
+// (dtypes and shapes; 1..1024, default 8): going back to a kept shape costs
+// no planning. Session.CacheInfo reports them, Session.ReleaseMemory frees them.
+func PlanCache(n int) Option { return Option{key: C.KILN_OPT_PLAN_CACHE, value: int32(n)} }
+
 // Profile records per-step times during runs.
 func Profile(on bool) Option { return Option{key: C.KILN_OPT_PROFILE, value: boolInt(on)} }
 
