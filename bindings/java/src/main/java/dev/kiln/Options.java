@@ -65,6 +65,15 @@ public final class Options {
         return set(KilnConstants.OPT_TUNE, tune ? 1 : 0);
     }
 
+    /**
+     * Session: how many plans it keeps, one per input signature (dtypes and
+     * shapes; 1..1024, default 8); going back to a kept shape costs no
+     * planning ({@link Session#cacheInfo()}, {@link Session#releaseMemory()}).
+     */
+    public Options planCache(int plans) {
+        return set(KilnConstants.OPT_PLAN_CACHE, plans);
+    }
+
     /** Session: record per-step times ({@link Session#profile()}). */
     public Options profile(boolean profile) {
         return set(KilnConstants.OPT_PROFILE, profile ? 1 : 0);

@@ -265,6 +265,20 @@ public final class Session implements AutoCloseable {
         return KilnNative.sessionPlanBytes(live()).intermediateBytes;
     }
 
+    /** The session's plan cache: plans kept and built so far, and the arena they share. */
+    public record CacheInfo(int plansKept, long plansBuilt, long arenaBytes) {}
+
+    /** What the plan cache holds now ({@link Options#planCache(int)}). */
+    public synchronized CacheInfo cacheInfo() {
+        KilnNative.SessionCacheInfo info = KilnNative.sessionCacheInfo(live());
+        return new CacheInfo(info.plansKept, info.plansBuilt, info.arenaBytes);
+    }
+
+    /** Gives back every kept plan and their arena; the next run plans again. */
+    public synchronized void releaseMemory() {
+        KilnNative.sessionReleaseMemory(live());
+    }
+
     /** Per-step times; the session needs {@code new Options().profile(true)}. */
     public synchronized List<ProfileStep> profile() {
         long session = live();

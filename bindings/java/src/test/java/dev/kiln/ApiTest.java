@@ -111,6 +111,29 @@ class ApiTest {
     }
 
     @Test
+    void planCacheKeepsEachBatchSize() {
+        try (KilnRuntime runtime = new KilnRuntime();
+             Model model = runtime.loadModel(TestSupport.source("examples/digits/digits.onnx"));
+             Session session = model.newSession(new Options().planCache(4))) {
+            for (int batch : new int[] {1, 3, 1, 3}) {
+                session.setInput("image", new float[64 * batch], batch, 1, 8, 8);
+                session.run();
+            }
+            Session.CacheInfo info = session.cacheInfo();
+            assertEquals(2, info.plansKept(), info.toString());
+            assertEquals(2, info.plansBuilt(), info.toString());
+            assertTrue(info.arenaBytes() > 0);
+            session.releaseMemory();
+            assertEquals(0, session.cacheInfo().plansKept());
+            assertEquals(0, session.cacheInfo().arenaBytes());
+        }
+        try (KilnRuntime runtime = new KilnRuntime();
+             Model model = runtime.loadModel(TestSupport.source("examples/digits/digits.onnx"))) {
+            assertThrows(KilnException.class, () -> model.newSession(new Options().planCache(0)));
+        }
+    }
+
+    @Test
     void imageToTensorNormalizes() {
         // 2x1 RGB: a white and a black pixel, kept at 2x1, mean 0.5 std 0.5.
         byte[] pixels = {(byte) 255, (byte) 255, (byte) 255, 0, 0, 0};
