@@ -483,19 +483,9 @@ static int plan_fits(const kn_session *s, const kn_plan *p)
  * their values too), or -1. */
 static int32_t find_cached(const kn_session *s)
 {
-    int32_t n = s->n_cached;
-    for (int32_t k = -1; k < n; k++) {
-        /* k = -1 tries the last run's plan first: the common case */
-        int32_t i = k;
-        if (k < 0) {
-            for (i = 0; i < n && s->cached[i] != s->plan; i++)
-                ;
-            if (i == n)
-                continue;
-        }
+    for (int32_t i = 0; i < s->n_cached; i++)
         if (plan_fits(s, s->cached[i]) && (!s->value_inputs || values_match(s, s->keys[i])))
             return i;
-    }
     return -1;
 }
 
