@@ -176,7 +176,7 @@ static void init_input(void) { fill(input, ROWS * DIM, 7); }
 
 TestSuite(weight_store, .init = init_input);
 
-Test(weight_store, marks_only_big_weights_that_matrix_products_read_as_b)
+Test(weight_store, shares_weights_that_matrix_products_read_as_b_and_evicts_big_ones)
 {
     static const int64_t xd[] = {ROWS, DIM}, wd[] = {DIM, DIM}, small[] = {DIM, 64};
     pbw g = {0};
@@ -200,13 +200,16 @@ Test(weight_store, marks_only_big_weights_that_matrix_products_read_as_b)
     /* level 0: folding would remove the nodes that read weights twice */
     kn_model *m = load_model_at(&bytes, 1, 0);
     free(bytes.p);
-    const char *evictable = "Wb";
+    /* Wsmall (256 KiB) is shared, but only Wb is big enough to evict */
     for (int32_t v = 0; v < m->graph->n_values; v++) {
         const kn_value *val = &m->graph->values[v];
-        if (val->is_initializer)
-            cr_expect_eq(kn_weight_store_evictable(m->weights, v),
-                         strcmp(val->name, evictable) == 0, "%s", val->name);
+        if (!val->is_initializer)
+            continue;
+        int big = strcmp(val->name, "Wb") == 0, small = strcmp(val->name, "Wsmall") == 0;
+        cr_expect_eq(kn_weight_store_shares(m->weights, v), big || small, "%s", val->name);
+        cr_expect_eq(kn_weight_store_may_evict(m->weights, v), big, "%s", val->name);
     }
+    cr_expect_eq(stats(m).n_shared, 2);
     cr_expect_eq(stats(m).n_evictable, 1);
     kn_model_destroy(m);
 }
@@ -274,7 +277,7 @@ Test(weight_store, evicted_pages_leave_rss)
         cr_skip_test("/proc/self/status has no RssAnon here");
     int32_t w[3], n = 0;
     for (int32_t v = 0; v < m->graph->n_values; v++)
-        if (kn_weight_store_evictable(m->weights, v))
+        if (kn_weight_store_shares(m->weights, v))
             w[n++] = v;
     cr_assert_eq(n, 3);
     kn_err err = {0};

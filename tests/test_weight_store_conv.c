@@ -167,3 +167,74 @@ Test(weight_store_conv, sessions_share_conv_weights)
     kn_model_destroy(fresh);
     free(bytes.p);
 }
+
+/* Y = Conv1x1(X, W) with 64 x C floats of W: 64 KiB, shared but too small
+ * to evict. */
+#define NARROW 64
+static pbw small_conv_model(void)
+{
+    static const int64_t xd[] = {1, C, HW, HW}, yd[] = {1, NARROW, HW, HW};
+    static const int64_t wd[] = {NARROW, C, 1, 1};
+    pbw g = {0};
+    add_node(&g, "Conv", "c", L("X", "W"), L("Y"));
+    w_str(&g, 2, "small_conv");
+    add_weight(&g, "W", wd, 3);
+    add_vi(&g, 11, "X", 4, xd);
+    add_vi(&g, 12, "Y", 4, yd);
+    return mk_model(&g, 17);
+}
+
+static void run_small(kn_session *s, float *out)
+{
+    static const int64_t dims[] = {1, C, HW, HW};
+    kn_err err = {0};
+    cr_assert_eq(kn_session_bind(s, 0, KN_FLOAT, dims, 4, input, sizeof input, 0, &err), KN_OK,
+                 "%s", err.msg);
+    cr_assert_eq(kn_session_run(s, &err), KN_OK, "%s", err.msg);
+    const kn_tensor *y = kn_session_output(s, 0);
+    cr_assert(y && kn_tensor_numel(y) == NARROW * HW * HW);
+    memcpy(out, y->data, sizeof(float) * NARROW * HW * HW);
+}
+
+/* A plan of every new shape used to reorder weights under 1 MiB again
+ * (half of ResNet-18's): now they are shared too, only never evicted. */
+Test(weight_store_conv, small_weights_are_shared_but_kept_resident)
+{
+    int32_t dnnl = kn_backend_index("dnnl");
+    if (!(kn_backends_usable(0) & (1u << dnnl)))
+        cr_skip_test("oneDNN is not available here: convolution weights are never packed");
+    fill(input, C * HW * HW, 11, 2.0f);
+    pbw bytes = small_conv_model();
+    kn_model *m = load_conv(&bytes, 0);
+    cr_assert_eq(stats(m).n_shared, 1, "the 64 KiB weight is the store's");
+    cr_assert_eq(stats(m).n_evictable, 0, "but too small to give its pages back");
+
+    static float out_a[NARROW * HW * HW], out_b[NARROW * HW * HW], out_ref[NARROW * HW * HW];
+    kn_session *a = new_session(m);
+    run_small(a, out_a);
+    kn_weight_store_stats st = stats(m);
+    kn_session *b = new_session(m);
+    run_small(b, out_b);
+    kn_weight_store_stats st2 = stats(m);
+    cr_assert_eq(st2.n_packed, st.n_packed, "a second session packed its own copy");
+    cr_assert_eq(st2.packed_bytes, st.packed_bytes);
+    cr_assert_eq(st2.n_evicted, 0);
+    cr_assert_eq(memcmp(out_a, out_b, sizeof out_a), 0);
+
+    kn_model *fresh = load_conv(&bytes, 1u << dnnl);
+    kn_session *ref = new_session(fresh);
+    run_small(ref, out_ref);
+    double worst = 0, scale = 0;
+    for (int64_t i = 0; i < NARROW * HW * HW; i++) {
+        worst = fmax(worst, fabs((double)out_a[i] - out_ref[i]));
+        scale = fmax(scale, fabs((double)out_ref[i]));
+    }
+    cr_assert_leq(worst, 1e-4 * scale, "oneDNN and the CPU kernels differ by %g (max %g)", worst,
+                  scale);
+    kn_session_destroy(a);
+    kn_session_destroy(b);
+    kn_session_destroy(ref);
+    kn_model_destroy(m);
+    kn_model_destroy(fresh);
+    free(bytes.p);
+}

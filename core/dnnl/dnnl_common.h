@@ -108,8 +108,8 @@ void kn_dnnl_set_scratch_offset(kn_dnnl_prim *p, int arg, size_t offset);
 int kn_dnnl_add_const_weights(kn_dnnl_prim *p, const dnnl_memory_desc_t *have,
                               const dnnl_memory_desc_t *want, const void *data, kn_err *err);
 
-/* Weights input `input`, an evictable initializer of the model's store
- * (kn_weight_store_evictable(k->weights, value) holds): the store's shared
+/* Weights input `input`, an initializer the model's store shares
+ * (kn_weight_store_shares(k->weights, value) holds): the store's shared
  * copy packed as `want`, made once per model; or, when `want` is the
  * user's layout `have`, the raw bytes in place, kept resident while the
  * primitive lives. Adds the DNNL_ARG_WEIGHTS argument either way. one_way:

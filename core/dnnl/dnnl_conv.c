@@ -144,7 +144,7 @@ static int conv_build(kn_kctx *k, kn_dnnl_prim *p, int fused, int nhwc)
     /* W in the model's weight store: the direct kernels share one reordered
      * copy per model and layout (every session and every plan of new input
      * shapes), and the store may give the initializer's pages back. */
-    int shared = kn_weight_store_evictable(k->weights, k->node->inputs[1]);
+    int shared = kn_weight_store_shares(k->weights, k->node->inputs[1]);
     if (rc == KN_OK && wino) {
         kn_err direct = *k->err; /* a Winograd decline is no error */
         if (kn_conv_wino_build(k, &st->wino, &xmd, &ymd, &wmd_user, w->data, b ? &bmd : NULL,

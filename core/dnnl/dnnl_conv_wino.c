@@ -92,7 +92,7 @@ static int build(kn_kctx *k, kn_conv_wino *w, const dnnl_memory_desc_t *xmd,
     const dnnl_memory_desc_t *want = dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 0);
     /* Shared through the model's store when W is in it, as a one-way copy:
      * the transform cannot be undone exactly. */
-    rc = kn_weight_store_evictable(k->weights, k->node->inputs[1])
+    rc = kn_weight_store_shares(k->weights, k->node->inputs[1])
              ? kn_dnnl_add_shared_weights(&w->conv, k, 1, wmd_user, want, 1)
              : kn_dnnl_add_const_weights(&w->conv, wmd_user, want, w_data, k->err);
     dnnl_primitive_desc_t conv_pd = pd;

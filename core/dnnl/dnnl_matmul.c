@@ -206,8 +206,8 @@ static int mm_build(kn_kctx *k, kn_dnnl_prim *p, int gemm, int fused)
         rc = kn_dnnl_md_plain(&ymd, s.rank, s.y, 0, k->err);
     if (rc == KN_OK && s.bias_input >= 0)
         rc = kn_dnnl_md_plain(&cmd, s.rank, s.bias, 0, k->err);
-    /* an evictable initializer is packed into the model's shared store */
-    int shared = b->data && kn_weight_store_evictable(k->weights, k->node->inputs[1]);
+    /* a shared initializer is packed into the model's shared store */
+    int shared = b->data && kn_weight_store_shares(k->weights, k->node->inputs[1]);
     bmd = bmd_user;
     if (rc == KN_OK && b->data && (shared || kn_tensor_nbytes(b) <= KN_DNNL_PACK_MAX_BYTES)) {
         dnnl_dims_t d;
@@ -265,7 +265,7 @@ static int gemm_prepare(kn_kctx *k) { return mm_prepare_common(k, 1, 0); }
 static int fused_gemm_prepare(kn_kctx *k) { return mm_prepare_common(k, 1, 1); }
 
 /* KN_OP_PACKS_WEIGHTS: prepare takes B from the model's weight store
- * (kn_dnnl_add_shared_weights) when it is evictable there. */
+ * (kn_dnnl_add_shared_weights) when the store shares it. */
 #define MM_DEF(name, domain_arg, op, since, until, prep)                                               \
     const kn_op_def name = { \
     .domain = domain_arg, .op_type = op, .since_version = since, .until_version = until, \

@@ -164,7 +164,7 @@ static int is_foldable(const kn_plan *p, const kn_op_def *def, const kn_kctx *k)
     return 1;
 }
 
-/* Checks the packed-type rule, makes the raw bytes of evictable weights
+/* Checks the packed-type rule, makes the raw bytes of shared weights
  * the kernel reads resident, and runs def's prepare on k; *prepared says
  * whether prepare ran (and release is owed). */
 static int prepare_kernel(kn_plan *p, const kn_op_def *def, kn_kctx *k, int *prepared,

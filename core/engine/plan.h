@@ -88,7 +88,7 @@ typedef struct kn_plan {
     int32_t tuning_timings;
     struct kn_tuner *tuner;
     /* Per root value: how many of this plan's kernels read the raw bytes of
-     * an evictable weight (plan_weights.c); NULL until one does. */
+     * a shared weight (plan_weights.c); NULL until one does. */
     int32_t *raw_holds;
 } kn_plan;
 
@@ -128,7 +128,7 @@ int kn_plan_execute(kn_plan *plan, const atomic_uint_fast64_t *cancel_target, ui
                     kn_err *err);
 
 /* Evictable weights (core/engine/weight_store.h, plan_weights.c): before a kernel
- * without KN_OP_PACKS_WEIGHTS prepares, its evictable inputs are made
+ * without KN_OP_PACKS_WEIGHTS prepares, its shared inputs are made
  * resident and held until the plan is destroyed (release_raw); drop_raw
  * undoes one hold_raw early (a tuning candidate that was not kept);
  * evict_weights gives back the pages of weights no plan reads raw (run when

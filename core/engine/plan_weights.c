@@ -1,5 +1,5 @@
-/* A plan's references to the raw bytes of evictable weights: a kernel that
- * reads an evictable initializer in its file layout (anything but a kernel
+/* A plan's references to the raw bytes of shared weights: a kernel that
+ * reads a shared initializer in its file layout (anything but a kernel
  * that packs it) needs those bytes resident for as long as the plan lives.
  * Counted per value so the store sees one reference per plan. */
 #include "core/engine/plan.h"
@@ -27,7 +27,7 @@ int kn_plan_hold_raw(kn_plan *p, const kn_op_def *def, const kn_kctx *k, kn_err 
     kn_weight_store *ws = store_of(p);
     for (int32_t j = 0; j < k->n_in; j++) {
         int32_t v = k->node->inputs[j];
-        if (!kn_weight_store_evictable(ws, v))
+        if (!kn_weight_store_shares(ws, v))
             continue;
         if (!p->raw_holds && !(p->raw_holds = calloc((size_t)p->n_values, sizeof *p->raw_holds)))
             return kn_fail(err, KN_ERR_OUT_OF_MEMORY, "out of memory planning");
@@ -48,7 +48,7 @@ void kn_plan_drop_raw(kn_plan *p, const kn_op_def *def, const kn_kctx *k)
     kn_weight_store *ws = store_of(p);
     for (int32_t j = 0; j < k->n_in; j++) {
         int32_t v = k->node->inputs[j];
-        if (kn_weight_store_evictable(ws, v) && p->raw_holds[v] > 0 && --p->raw_holds[v] == 0) {
+        if (kn_weight_store_shares(ws, v) && p->raw_holds[v] > 0 && --p->raw_holds[v] == 0) {
             kn_weight_store_release_raw(ws, v);
             /* a timed candidate's weight: evicted before the next node's,
              * or tuning would hold every weight twice by the plan's end */

@@ -10,9 +10,14 @@
 
 #include "core/base/alloc.h"
 
-/* Smaller initializers are not worth the bookkeeping (and a per-session
- * packed copy of them costs little). */
+/* Below this a weight's packed copy is still shared (a plan of every new
+ * input shape would otherwise reorder it again: half of ResNet-18's
+ * convolution weights are under 1 MiB), but its raw pages are not given
+ * back: a few pages' saving is not worth restoring them for a CPU reader. */
 #define KN_EVICT_MIN_BYTES ((int64_t)1 << 20)
+/* Smaller weights are not worth a lock and a lookup per plan: reordering
+ * a few hundred floats costs less. */
+#define KN_SHARE_MIN_BYTES ((int64_t)4096)
 
 typedef struct packed_copy {
     struct packed_copy *next;
@@ -30,6 +35,7 @@ typedef struct raw_weight {
     unsigned char *data;         /* the initializer's bytes in the model's pool */
     size_t nbytes;
     int evicted;
+    int may_evict;               /* big enough to give its pages back */
     int32_t raw_refs;            /* plans whose kernels read the raw bytes */
     packed_copy *packed;         /* newest first */
 } raw_weight;
@@ -43,7 +49,7 @@ struct kn_weight_store {
     int64_t restores;
 };
 
-/* ---- which initializers are evictable ---------------------------------- */
+/* ---- which initializers the store shares -------------------------------- */
 
 static int is_default_domain(const char *d) { return !d || !d[0] || strcmp(d, "ai.onnx") == 0; }
 
@@ -138,11 +144,11 @@ static int shares_bytes(const kn_model *root, const kn_value *self)
     return 0;
 }
 
-static int is_evictable(const kn_model *root, int32_t v)
+static int is_shareable(const kn_model *root, int32_t v)
 {
     const kn_value *val = &root->graph->values[v];
     return val->is_initializer && !val->is_graph_input && !val->is_graph_output &&
-           val->dtype == KN_FLOAT && val->init_data && val->init_nbytes >= KN_EVICT_MIN_BYTES &&
+           val->dtype == KN_FLOAT && val->init_data && val->init_nbytes >= KN_SHARE_MIN_BYTES &&
            only_packable_uses(root->graph, v) && !named_in_subgraph(root, val->name) &&
            !shares_bytes(root, val);
 }
@@ -153,7 +159,7 @@ int kn_weight_store_create(const kn_model *root, kn_weight_store **out, kn_err *
     const kn_graph *g = root->graph;
     int32_t n = 0;
     for (int32_t v = 0; v < g->n_values; v++)
-        n += is_evictable(root, v);
+        n += is_shareable(root, v);
     if (n == 0)
         return KN_OK;
     kn_weight_store *ws = calloc(1, sizeof *ws);
@@ -173,12 +179,13 @@ int kn_weight_store_create(const kn_model *root, kn_weight_store **out, kn_err *
     ws->n_values = g->n_values;
     for (int32_t v = 0; v < g->n_values; v++) {
         ws->slot[v] = -1;
-        if (!is_evictable(root, v))
+        if (!is_shareable(root, v))
             continue;
         raw_weight *w = &ws->weights[ws->n_weights];
         w->value = v;
         w->data = (unsigned char *)g->values[v].init_data; /* the model's own, mutable pool */
         w->nbytes = (size_t)g->values[v].init_nbytes;
+        w->may_evict = g->values[v].init_nbytes >= KN_EVICT_MIN_BYTES;
         ws->slot[v] = ws->n_weights++;
     }
     *out = ws;
@@ -207,14 +214,19 @@ void kn_weight_store_destroy(kn_weight_store *ws)
     free(ws);
 }
 
-int kn_weight_store_evictable(const kn_weight_store *ws, int32_t value)
+int kn_weight_store_shares(const kn_weight_store *ws, int32_t value)
 {
     return ws && value >= 0 && value < ws->n_values && ws->slot[value] >= 0;
 }
 
+int kn_weight_store_may_evict(const kn_weight_store *ws, int32_t value)
+{
+    return kn_weight_store_shares(ws, value) && ws->weights[ws->slot[value]].may_evict;
+}
+
 static raw_weight *weight_of(kn_weight_store *ws, int32_t value)
 {
-    return kn_weight_store_evictable(ws, value) ? &ws->weights[ws->slot[value]] : NULL;
+    return kn_weight_store_shares(ws, value) ? &ws->weights[ws->slot[value]] : NULL;
 }
 
 /* ---- evicting and restoring (lock held) --------------------------------- */
@@ -252,7 +264,8 @@ static void maybe_evict(raw_weight *w)
 {
     uintptr_t lo;
     size_t len;
-    if (w->evicted || w->raw_refs > 0 || !restorable(w) || !page_span(w, &lo, &len))
+    if (!w->may_evict || w->evicted || w->raw_refs > 0 || !restorable(w) ||
+        !page_span(w, &lo, &len))
         return;
 #if defined(__linux__)
     /* Marked evicted even if madvise failed part way: a restore rewrites
@@ -426,10 +439,11 @@ void kn_weight_store_get_stats(kn_weight_store *ws, kn_weight_store_stats *out)
     if (!ws)
         return;
     pthread_mutex_lock(&ws->lock);
-    out->n_evictable = ws->n_weights;
+    out->n_shared = ws->n_weights;
     out->restores = ws->restores;
     for (int32_t i = 0; i < ws->n_weights; i++) {
         raw_weight *w = &ws->weights[i];
+        out->n_evictable += w->may_evict;
         uintptr_t lo;
         size_t len;
         if (w->evicted && page_span(w, &lo, &len)) {

@@ -1,17 +1,21 @@
-/* Big constant weights shared by every session of a model, held once.
+/* Constant weights shared by every session of a model, held once.
  *
- * A backend that prefers its own layout for a matrix product's constant B
- * (oneDNN's blocked layouts) keeps one packed copy per (value, layout) here,
- * in the root model, instead of one per session. The initializer's own bytes
- * are then dead weight for as long as no kernel reads them, so a value that
- * only ever serves as B of MatMul/Gemm is "evictable": once a packed copy
- * exists and no live plan reads the raw bytes, its whole pages inside the
- * tensor are given back to the system (madvise MADV_DONTNEED on the model's
- * private anonymous memory: they read as zeros afterwards). A plan whose
- * kernel reads the raw bytes (Kiln's CPU kernels, an in-place oneDNN read)
- * takes a raw reference first, which converts a packed copy back into the
- * same address when the bytes were evicted. The initializer's address never
- * changes, so every pointer plans hold stays valid.
+ * A backend that prefers its own layout for a matrix product's or a
+ * convolution's constant B/W (oneDNN's blocked layouts, Winograd) keeps one
+ * packed copy per (value, layout) here, in the root model, instead of one
+ * per plan: a session, and a plan of each new input shape, reuses it. The
+ * store holds every float initializer of 4 KiB or more that only ever
+ * serves as that input ("shared").
+ *
+ * The initializer's own bytes are then dead weight for as long as no kernel
+ * reads them, so a shared value of 1 MiB or more is also "evictable": once a
+ * packed copy exists and no live plan reads the raw bytes, its whole pages
+ * inside the tensor are given back to the system (madvise MADV_DONTNEED on
+ * the model's private anonymous memory: they read as zeros afterwards). A
+ * plan whose kernel reads the raw bytes (Kiln's CPU kernels, an in-place
+ * oneDNN read) takes a raw reference first, which converts a packed copy
+ * back into the same address when the bytes were evicted. The initializer's
+ * address never changes, so every pointer plans hold stays valid.
  *
  * Eviction happens right after a packed copy is made or reused, and for
  * every weight nobody reads raw when a plan is complete
@@ -45,8 +49,8 @@
 
 
 
-/* Marks the root graph's evictable initializers (the model is validated
- * and optimized). *out is NULL when there are none. */
+/* Marks the root graph's shared and evictable initializers (the model is
+ * validated and optimized). *out is NULL when there are none. */
 int kn_weight_store_create(const kn_model *root, kn_weight_store **out, kn_err *err);
 void kn_weight_store_destroy(kn_weight_store *ws); /* NULL-safe */
 
@@ -56,10 +60,14 @@ void kn_weight_store_destroy(kn_weight_store *ws); /* NULL-safe */
 void kn_weight_store_evict_unused(kn_weight_store *ws);
 void kn_weight_store_evict_value(kn_weight_store *ws, int32_t value);
 
+/* Whether shared `value` is big enough to be evicted (no lock: constant). */
+int kn_weight_store_may_evict(const kn_weight_store *ws, int32_t value);
+
 
 /* What the store holds now (for tests and diagnostics). */
 typedef struct kn_weight_store_stats {
-    int32_t n_evictable;     /* values marked evictable */
+    int32_t n_shared;        /* values the store shares */
+    int32_t n_evictable;     /* of those, the ones big enough to evict */
     int32_t n_packed;        /* packed copies held */
     int32_t n_packed_values; /* values with at least one packed copy */
     int64_t packed_bytes;    /* their bytes */

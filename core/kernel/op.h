@@ -85,8 +85,8 @@ typedef struct kn_kctx {
     const kn_engine_api *engine_api; /* subgraph services (see above) */
     void *engine;            /* first argument to engine_api calls */
     /* The model's shared weight store when the node is in the root graph,
-     * else NULL; in[j] of value node->inputs[j] is evictable there when
-     * kn_weight_store_evictable says so. Only KN_OP_PACKS_WEIGHTS kernels
+     * else NULL; in[j] of value node->inputs[j] is shared there when
+     * kn_weight_store_shares says so. Only KN_OP_PACKS_WEIGHTS kernels
      * use it. */
     struct kn_weight_store *weights;
     /* Tuning (core/engine/tuning.c): prepare builds variant `variant` of its

@@ -1,6 +1,6 @@
 /* What a kernel may ask of its model's shared weight store (kn_kctx.weights,
  * implemented in core/engine/weight_store.c, which says how the store
- * works): whether a constant is evictable, its raw bytes made resident, or
+ * works): whether it shares a constant, its raw bytes made resident, or
  * one packed copy of it shared by every session. Only KN_OP_PACKS_WEIGHTS
  * kernels use these. */
 #ifndef KN_WEIGHTS_H
@@ -19,16 +19,16 @@ typedef struct kn_weight_store kn_weight_store;
 typedef int (*kn_weight_convert_fn)(const void *key, size_t key_len, int to_packed,
                                     const void *src, void *dst, int32_t threads, kn_err *err);
 
-/* Whether root-graph value `value` is evictable (constant after create:
- * no lock). ws may be NULL. */
-int kn_weight_store_evictable(const kn_weight_store *ws, int32_t value);
+/* Whether the store shares root-graph value `value` (constant after
+ * create: no lock). ws may be NULL. */
+int kn_weight_store_shares(const kn_weight_store *ws, int32_t value);
 
-/* Makes the raw bytes of evictable `value` resident (converting a packed
+/* Makes the raw bytes of shared `value` resident (converting a packed
  * copy back when evicted) and counts a reader; release when done. */
 int kn_weight_store_acquire_raw(kn_weight_store *ws, int32_t value, int32_t threads, kn_err *err);
 void kn_weight_store_release_raw(kn_weight_store *ws, int32_t value);
 
-/* The packed copy of evictable `value` for this key, made with convert
+/* The packed copy of shared `value` for this key, made with convert
  * from the raw bytes when none exists yet (packed_bytes long, 64-byte
  * aligned). Valid until kn_weight_store_release_packed(ws, *packed).
  * one_way: convert cannot reproduce the raw bytes from this copy (a
