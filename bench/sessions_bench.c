@@ -147,8 +147,14 @@ int main(int argc, char **argv)
             kiln_session_set_input_value(s[i], 0, input) != KILN_OK ||
             kiln_session_run(s[i]) != KILN_OK || kiln_session_plan_bytes(s[i], &arena, NULL))
             return fail("session");
-        printf("RSS: %.1f MiB with %d session(s) (this one's arena %.1f MiB)\n", rss_mib(), i + 1,
-               (double)arena / 1048576.0);
+        int64_t weights = 0, prepared = 0, given_back = 0;
+        if (kiln_model_memory_info(m, &weights, &prepared, &given_back) != KILN_OK)
+            return fail("memory info");
+        printf("RSS: %.1f MiB with %d session(s) (this one's arena %.1f MiB; the model's "
+               "weights %.1f MiB, shared prepared copies %.1f MiB, %.1f MiB of raw weights "
+               "given back)\n",
+               rss_mib(), i + 1, (double)arena / 1048576.0, (double)weights / 1048576.0,
+               (double)prepared / 1048576.0, (double)given_back / 1048576.0);
     }
     double one = throughput(s, 1, runs);
     double many = throughput(s, sessions, runs);

@@ -6,6 +6,7 @@
 #include "api_internal.h"
 #include "core/engine/load.h"
 #include "core/engine/registry.h"
+#include "core/engine/weight_store.h"
 #include "core/opt/optimize.h"
 
 /* The engine's load options from the API's. */
@@ -240,5 +241,34 @@ int32_t kiln_model_node_supported(const kiln_model *m, int32_t index, int32_t *s
     (void)node;
     KILN_CHECK_ARG(supported, "supported is NULL");
     *supported = m->core->node_op[index] != NULL;
+    return KILN_OK;
+}
+
+static int64_t initializer_bytes(const kn_graph *g)
+{
+    int64_t n = 0;
+    for (int32_t v = 0; v < g->n_values; v++)
+        if (g->values[v].is_initializer && g->values[v].init_data)
+            n += g->values[v].init_nbytes;
+    return n;
+}
+
+int32_t kiln_model_memory_info(const kiln_model *m, int64_t *weight_bytes,
+                               int64_t *shared_prepared_bytes, int64_t *given_back_bytes)
+{
+    KILN_CHECK_ARG(m, "NULL model");
+    const kn_model *core = m->core;
+    if (weight_bytes) {
+        int64_t n = initializer_bytes(core->graph);
+        for (int32_t s = 0; s < core->n_subs; s++)
+            n += initializer_bytes(core->subs[s]->graph);
+        *weight_bytes = n;
+    }
+    kn_weight_store_stats st;
+    kn_weight_store_get_stats(core->weights, &st); /* zeros without a store */
+    if (shared_prepared_bytes)
+        *shared_prepared_bytes = st.packed_bytes;
+    if (given_back_bytes)
+        *given_back_bytes = st.evicted_bytes;
     return KILN_OK;
 }

@@ -238,6 +238,17 @@ KILN_API int32_t kiln_model_node_supported(const kiln_model *model, int32_t inde
  * (NULL model or kind, bad index). */
 KILN_API int32_t kiln_model_input_kind(const kiln_model *model, int32_t index, int32_t *kind);
 KILN_API int32_t kiln_model_output_kind(const kiln_model *model, int32_t index, int32_t *kind);
+/* Memory the model holds for all its sessions: the bytes of its weights
+ * (initializers, as loaded), the bytes of the prepared copies of them every
+ * session shares (oneDNN's reordered and Winograd-transformed weights, made
+ * by the first session that needs each), and the bytes of weights whose raw
+ * pages were given back to the system because only a shared copy is read.
+ * What a session adds on top is its arena (kiln_session_cache_info) and its
+ * kernels' small state. Thread-safe. Any out pointer may be NULL. Errors:
+ * INVALID_ARGUMENT (NULL model). */
+KILN_API int32_t kiln_model_memory_info(const kiln_model *model, int64_t *weight_bytes,
+                                        int64_t *shared_prepared_bytes,
+                                        int64_t *given_back_bytes);
 
 /* ---- session: per-run state (planned memory, bound inputs) ---- */
 

@@ -120,6 +120,10 @@ package kiln
 //     return kilngo_capture(kiln_model_output_kind(model, index, kind));
 // }
 //
+// static kilngo_status kilngo_model_memory_info(const kiln_model *model, int64_t *weight_bytes, int64_t *shared_prepared_bytes, int64_t *given_back_bytes) {
+//     return kilngo_capture(kiln_model_memory_info(model, weight_bytes, shared_prepared_bytes, given_back_bytes));
+// }
+//
 // static kilngo_status kilngo_session_create(kiln_model *model, const kiln_options *options, kiln_session **out) {
 //     return kilngo_capture(kiln_session_create(model, options, out));
 // }
@@ -411,6 +415,11 @@ func cModelInputKind(model *C.kiln_model, index C.int32_t, kind *C.int32_t) erro
 // cModelOutputKind wraps kiln_model_output_kind: kind of output `index` (KILN_KIND_*)
 func cModelOutputKind(model *C.kiln_model, index C.int32_t, kind *C.int32_t) error {
 	return statusError("kiln_model_output_kind", C.kilngo_model_output_kind(model, index, kind))
+}
+
+// cModelMemoryInfo wraps kiln_model_memory_info: weight bytes, bytes of prepared weights all sessions share, raw weight bytes given back
+func cModelMemoryInfo(model *C.kiln_model, weight_bytes *C.int64_t, shared_prepared_bytes *C.int64_t, given_back_bytes *C.int64_t) error {
+	return statusError("kiln_model_memory_info", C.kilngo_model_memory_info(model, weight_bytes, shared_prepared_bytes, given_back_bytes))
 }
 
 // cSessionCreate wraps kiln_session_create: plans memory and prepares kernels for a model; options may be NULL

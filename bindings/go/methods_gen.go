@@ -402,6 +402,20 @@ func (m *Model) OutputKind(index int32) (kind Kind, err error) {
 	return Kind(outKind), err
 }
 
+// MemoryInfo wraps kiln_model_memory_info: weight bytes, bytes of prepared weights all sessions share, raw weight bytes given back
+func (m *Model) MemoryInfo() (weightBytes int64, sharedPreparedBytes int64, givenBackBytes int64, err error) {
+	h, err := m.enter("kiln_model_memory_info")
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	defer m.leave()
+	var outWeightBytes C.int64_t
+	var outSharedPreparedBytes C.int64_t
+	var outGivenBackBytes C.int64_t
+	err = cModelMemoryInfo(h, &outWeightBytes, &outSharedPreparedBytes, &outGivenBackBytes)
+	return int64(outWeightBytes), int64(outSharedPreparedBytes), int64(outGivenBackBytes), err
+}
+
 // PlanBytes wraps kiln_session_plan_bytes: memory plan: arena bytes and the sum of all intermediate tensor sizes
 func (s *Session) PlanBytes() (arenaBytes int64, intermediateBytes int64, err error) {
 	h, err := s.enter("kiln_session_plan_bytes")

@@ -142,6 +142,16 @@ void model_queries(ffi_api *api, void *model)
     CHECK(value == K("KILN_KIND_TENSOR"), "input kind %d", value);
     OK("kiln_model_output_kind", PTR(model), I32(0), PTR(&value));
     CHECK(value == K("KILN_KIND_TENSOR"), "output kind %d", value);
+    int64_t weight_bytes = -1, prepared = -1, given_back = -1;
+    OK("kiln_model_memory_info", PTR(model), PTR(&weight_bytes), PTR(&prepared),
+       PTR(&given_back));
+    /* the digits model's weights: its classifier alone is 10 x 256 floats,
+     * all of them 15,272 bytes in the file */
+    CHECK(weight_bytes >= 10 * 256 * 4 && weight_bytes <= 4 * 15272 && prepared >= 0 &&
+              given_back >= 0,
+          "memory info: %lld weight bytes, %lld prepared, %lld given back",
+          (long long)weight_bytes, (long long)prepared, (long long)given_back);
+    OK("kiln_model_memory_info", PTR(model), PTR(NULL), PTR(NULL), PTR(NULL));
 
     OK("kiln_model_opset_count", PTR(model), PTR(&count));
     CHECK(count >= 1, "opset count %d", count);

@@ -6,12 +6,13 @@
 #include "jni_support.h"
 
 /* Classes of the functions that return several values. */
-#define KJ_RESULT_CLASSES 7
+#define KJ_RESULT_CLASSES 8
 static jclass kj_result_class[KJ_RESULT_CLASSES];
 static jmethodID kj_result_init[KJ_RESULT_CLASSES];
 static const char *const kj_result_names[][2] = {
     {"dev/kiln/KilnNative$ModelOpset", "(Ljava/lang/String;I)V"},
     {"dev/kiln/KilnNative$ModelNodeOp", "(Ljava/lang/String;Ljava/lang/String;)V"},
+    {"dev/kiln/KilnNative$ModelMemoryInfo", "(JJJ)V"},
     {"dev/kiln/KilnNative$SessionOutputInfo", "(I[J)V"},
     {"dev/kiln/KilnNative$SessionPlanBytes", "(JJ)V"},
     {"dev/kiln/KilnNative$SessionCacheInfo", "(IJJ)V"},
@@ -20,7 +21,7 @@ static const char *const kj_result_names[][2] = {
 };
 
 int kj_generated_init(JNIEnv *env) {
-    for (int i = 0; i < 7; i++) {
+    for (int i = 0; i < 8; i++) {
         jclass local = (*env)->FindClass(env, kj_result_names[i][0]);
         if (!local) return -1;
         kj_result_class[i] = (jclass)(*env)->NewGlobalRef(env, local);
@@ -550,6 +551,27 @@ done:
     return result;
 }
 
+/* kiln_model_memory_info: weight bytes, bytes of prepared weights all sessions share, raw weight bytes given back */
+JNIEXPORT jobject JNICALL Java_dev_kiln_KilnNative_modelMemoryInfo(JNIEnv *env, jclass cls, jlong j_model) {
+    (void)cls;
+    jobject result = NULL;
+    int32_t status = KILN_OK;
+    int64_t c_weight_bytes = 0;
+    int64_t c_shared_prepared_bytes = 0;
+    int64_t c_given_back_bytes = 0;
+    status = kiln_model_memory_info((const kiln_model *)(intptr_t)j_model, &c_weight_bytes, &c_shared_prepared_bytes, &c_given_back_bytes);
+    if (status != KILN_OK) {
+        kj_throw_status(env, status);
+        goto done;
+    }
+    jlong r_weight_bytes = (jlong)c_weight_bytes;
+    jlong r_shared_prepared_bytes = (jlong)c_shared_prepared_bytes;
+    jlong r_given_back_bytes = (jlong)c_given_back_bytes;
+    result = (*env)->NewObject(env, kj_result_class[2], kj_result_init[2], r_weight_bytes, r_shared_prepared_bytes, r_given_back_bytes);
+done:
+    return result;
+}
+
 /* kiln_session_create: plans memory and prepares kernels for a model; options may be NULL */
 JNIEXPORT jlong JNICALL Java_dev_kiln_KilnNative_sessionCreate(JNIEnv *env, jclass cls, jlong j_model, jlong j_options) {
     (void)cls;
@@ -648,7 +670,7 @@ JNIEXPORT jobject JNICALL Java_dev_kiln_KilnNative_sessionOutputInfo(JNIEnv *env
     jint r_dtype = (jint)c_dtype;
     jlongArray r_dims = kj_dims_out_array(env, &c_dims, c_rank);
     if ((*env)->ExceptionCheck(env)) goto done;
-    result = (*env)->NewObject(env, kj_result_class[2], kj_result_init[2], r_dtype, r_dims);
+    result = (*env)->NewObject(env, kj_result_class[3], kj_result_init[3], r_dtype, r_dims);
 done:
     kj_dims_out_release(&c_dims);
     return result;
@@ -705,7 +727,7 @@ JNIEXPORT jobject JNICALL Java_dev_kiln_KilnNative_sessionPlanBytes(JNIEnv *env,
     }
     jlong r_arena_bytes = (jlong)c_arena_bytes;
     jlong r_intermediate_bytes = (jlong)c_intermediate_bytes;
-    result = (*env)->NewObject(env, kj_result_class[3], kj_result_init[3], r_arena_bytes, r_intermediate_bytes);
+    result = (*env)->NewObject(env, kj_result_class[4], kj_result_init[4], r_arena_bytes, r_intermediate_bytes);
 done:
     return result;
 }
@@ -726,7 +748,7 @@ JNIEXPORT jobject JNICALL Java_dev_kiln_KilnNative_sessionCacheInfo(JNIEnv *env,
     jint r_plans_kept = (jint)c_plans_kept;
     jlong r_plans_built = (jlong)c_plans_built;
     jlong r_arena_bytes = (jlong)c_arena_bytes;
-    result = (*env)->NewObject(env, kj_result_class[4], kj_result_init[4], r_plans_kept, r_plans_built, r_arena_bytes);
+    result = (*env)->NewObject(env, kj_result_class[5], kj_result_init[5], r_plans_kept, r_plans_built, r_arena_bytes);
 done:
     return result;
 }
@@ -864,7 +886,7 @@ JNIEXPORT jobject JNICALL Java_dev_kiln_KilnNative_sessionProfileTime(JNIEnv *en
     }
     jlong r_total_ns = (jlong)c_total_ns;
     jlong r_runs = (jlong)c_runs;
-    result = (*env)->NewObject(env, kj_result_class[5], kj_result_init[5], r_total_ns, r_runs);
+    result = (*env)->NewObject(env, kj_result_class[6], kj_result_init[6], r_total_ns, r_runs);
 done:
     return result;
 }
@@ -961,7 +983,7 @@ JNIEXPORT jobject JNICALL Java_dev_kiln_KilnNative_tensorInfo(JNIEnv *env, jclas
     jint r_dtype = (jint)c_dtype;
     jlongArray r_dims = kj_dims_out_array(env, &c_dims, c_rank);
     if ((*env)->ExceptionCheck(env)) goto done;
-    result = (*env)->NewObject(env, kj_result_class[6], kj_result_init[6], r_dtype, r_dims);
+    result = (*env)->NewObject(env, kj_result_class[7], kj_result_init[7], r_dtype, r_dims);
 done:
     kj_dims_out_release(&c_dims);
     return result;

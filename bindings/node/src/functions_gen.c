@@ -356,6 +356,19 @@ static const kn_arg args_kiln_model_output_kind[] = {
     {"kind", KN_ROLE_SCALAR_OUT, KN_CT_I32, 0, {-1, -1, -1, -1}, NULL},
 };
 
+/* weight bytes, bytes of prepared weights all sessions share, raw weight bytes given back */
+static void call_kiln_model_memory_info(kn_slot *a, kn_slot *r)
+{
+    r->i32 = kiln_model_memory_info((const kiln_model *)a[0].p, (int64_t *)a[1].p,
+                                    (int64_t *)a[2].p, (int64_t *)a[3].p);
+}
+static const kn_arg args_kiln_model_memory_info[] = {
+    {"model", KN_ROLE_HANDLE, KN_CT_NONE, 0, {-1, -1, -1, -1}, "kiln_model"},
+    {"weight_bytes", KN_ROLE_SCALAR_OUT, KN_CT_I64, 0, {-1, -1, -1, -1}, NULL},
+    {"shared_prepared_bytes", KN_ROLE_SCALAR_OUT, KN_CT_I64, 0, {-1, -1, -1, -1}, NULL},
+    {"given_back_bytes", KN_ROLE_SCALAR_OUT, KN_CT_I64, 0, {-1, -1, -1, -1}, NULL},
+};
+
 /* plans memory and prepares kernels for a model; options may be NULL */
 static void call_kiln_session_create(kn_slot *a, kn_slot *r)
 {
@@ -823,6 +836,8 @@ const kn_function kn_functions[] = {
      call_kiln_model_input_kind},
     {"kiln_model_output_kind", KN_RESULT_STATUS, 0, 3, args_kiln_model_output_kind,
      call_kiln_model_output_kind},
+    {"kiln_model_memory_info", KN_RESULT_STATUS, 0, 4, args_kiln_model_memory_info,
+     call_kiln_model_memory_info},
     {"kiln_session_create", KN_RESULT_STATUS, 0, 3, args_kiln_session_create,
      call_kiln_session_create},
     {"kiln_session_destroy", KN_RESULT_NONE, 1, 1, args_kiln_session_destroy,

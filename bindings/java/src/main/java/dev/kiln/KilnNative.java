@@ -113,6 +113,9 @@ public final class KilnNative {
     /** kiln_model_output_kind: kind of output `index` (KILN_KIND_*) */
     public static native int modelOutputKind(long model, int index);
 
+    /** kiln_model_memory_info: weight bytes, bytes of prepared weights all sessions share, raw weight bytes given back */
+    public static native ModelMemoryInfo modelMemoryInfo(long model);
+
     /** kiln_session_create: plans memory and prepares kernels for a model; options may be NULL */
     public static native long sessionCreate(long model, long options);
 
@@ -228,6 +231,19 @@ public final class KilnNative {
         ModelNodeOp(String opType, String domain) {
             this.opType = opType;
             this.domain = domain;
+        }
+    }
+
+    /** Results of kiln_model_memory_info. */
+    public static final class ModelMemoryInfo {
+        public final long weightBytes;
+        public final long sharedPreparedBytes;
+        public final long givenBackBytes;
+
+        ModelMemoryInfo(long weightBytes, long sharedPreparedBytes, long givenBackBytes) {
+            this.weightBytes = weightBytes;
+            this.sharedPreparedBytes = sharedPreparedBytes;
+            this.givenBackBytes = givenBackBytes;
         }
     }
 
