@@ -197,7 +197,7 @@ func TestTensorEncodeDecodeRoundTrip(t *testing.T) {
 }
 
 // The plan cache through the Go API: two batch sizes planned once each,
-// and everything given back by ReleaseMemory.
+// and everything given back by ReleaseMemory; the model's weight bytes.
 func TestPlanCacheKeepsEachBatchSize(t *testing.T) {
 	_, model := openDigits(t)
 	session, err := model.NewSession(PlanCache(4))
@@ -229,5 +229,10 @@ func TestPlanCacheKeepsEachBatchSize(t *testing.T) {
 	}
 	if _, err := model.NewSession(PlanCache(0)); err == nil {
 		t.Fatal("PlanCache(0) was accepted")
+	}
+	weights, shared, givenBack, err := model.MemoryInfo()
+	if err != nil || weights <= 10*256*4 || shared < 0 || givenBack < 0 {
+		t.Fatalf("MemoryInfo = %d weight, %d shared prepared, %d given back bytes, %v; "+
+			"want > 10240, >= 0, >= 0", weights, shared, givenBack, err)
 	}
 }

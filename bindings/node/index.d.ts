@@ -54,10 +54,35 @@ export interface SessionOptions {
   maxArenaMB?: number;
   /** Record per-step times. */
   profile?: boolean;
+  /** Plans the session keeps, one per input signature (types and shapes),
+   * 1..1024 (default 8); going back to a kept signature costs no planning.
+   * The kept plans share one arena sized to the largest. */
+  planCache?: number;
   /** Runs whose last C time with the same input shapes was under this many
    * microseconds run on the JS thread (the thread-pool round trip costs
    * more than they do); 0 = always on the libuv thread pool. Default 20. */
   inlineBelowUs?: number;
+}
+
+/** Session.cacheInfo(): what the plan cache holds now. */
+export interface CacheInfo {
+  /** Plans kept now (at most planCache). */
+  plansKept: number;
+  /** Plans built so far: one per new input signature (one per run for a
+   * model whose shapes depend on input values). */
+  plansBuilt: number;
+  /** Bytes of the arena the kept plans share (0 after releaseMemory()). */
+  arenaBytes: number;
+}
+
+/** Model.memoryInfo(): what the model holds for all its sessions, in bytes. */
+export interface ModelMemoryInfo {
+  /** The weights (initializers) as loaded. */
+  weightBytes: number;
+  /** Prepared copies of weights (reordered, transformed) every session shares. */
+  sharedPreparedBytes: number;
+  /** Raw weight bytes given back to the system because only a shared copy is read. */
+  givenBackBytes: number;
 }
 
 /** Nothing to load natively; kept so code runs unchanged on the web. */
@@ -83,6 +108,9 @@ export class Model {
   readonly inputs: ReadonlyArray<TensorInfo>;
   readonly outputs: ReadonlyArray<TensorInfo>;
   createSession(options?: SessionOptions): Session;
+  /** Memory the model holds for all its sessions (a session adds its arena,
+   * see Session.cacheInfo()). */
+  memoryInfo(): ModelMemoryInfo;
   /** Frees the model and every session still open on it. */
   dispose(): void;
 }
@@ -96,6 +124,11 @@ export class Session {
   run(feeds: Record<string, Tensor>): Promise<Record<string, Tensor>>;
   /** run() on the calling thread (blocks the event loop). */
   runSync(feeds: Record<string, Tensor>): Record<string, Tensor>;
+  /** The plan cache now; throws (STATE) while a run is in flight. */
+  cacheInfo(): CacheInfo;
+  /** Gives back every kept plan and their arena; the next run plans again.
+   * Throws (STATE) while a run is in flight. */
+  releaseMemory(): void;
   /** A run in flight finishes first; queued runs then reject. */
   dispose(): void;
 }

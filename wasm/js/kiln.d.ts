@@ -88,6 +88,31 @@ export interface SessionOptions {
   maxArenaMB?: number;
   /** Record per-step times. */
   profile?: boolean;
+  /** Plans the session keeps, one per input signature (types and shapes),
+   * 1..1024 (default 8); going back to a kept signature costs no planning.
+   * The kept plans share one arena sized to the largest. */
+  planCache?: number;
+}
+
+/** Session.cacheInfo(): what the plan cache holds now. */
+export interface CacheInfo {
+  /** Plans kept now (at most planCache). */
+  readonly plansKept: number;
+  /** Plans built so far: one per new input signature (one per run for a
+   * model whose shapes depend on input values). */
+  readonly plansBuilt: number;
+  /** Bytes of the arena the kept plans share (0 after releaseMemory()). */
+  readonly arenaBytes: number;
+}
+
+/** Model.memoryInfo(): what the model holds for all its sessions, in bytes. */
+export interface ModelMemoryInfo {
+  /** The weights (initializers) as loaded. */
+  readonly weightBytes: number;
+  /** Prepared copies of weights every session shares. */
+  readonly sharedPreparedBytes: number;
+  /** Raw weight bytes given back because only a shared copy is read. */
+  readonly givenBackBytes: number;
 }
 
 export class Model {
@@ -96,6 +121,9 @@ export class Model {
   readonly inputs: readonly TensorInfo[];
   readonly outputs: readonly TensorInfo[];
   createSession(options?: SessionOptions): Session;
+  /** Memory the model holds for all its sessions (a session adds its
+   * arena, see Session.cacheInfo()). */
+  memoryInfo(): ModelMemoryInfo;
   /** Frees the model and its open sessions. */
   dispose(): void;
 }
@@ -106,6 +134,11 @@ export class Session {
   /** Inputs stay bound between runs until fed again. */
   run(feeds: Record<string, TensorInput>): Promise<Record<string, Tensor>>;
   runSync(feeds: Record<string, TensorInput>): Record<string, Tensor>;
+  /** The plan cache now. */
+  cacheInfo(): CacheInfo;
+  /** Gives back every kept plan and their arena; the next run plans again
+   * (inputs stay bound). */
+  releaseMemory(): void;
   dispose(): void;
 }
 

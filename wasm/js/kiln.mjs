@@ -20,7 +20,8 @@ export { createWorkerSession } from './kiln-worker-client.mjs';
 // Status codes and option keys of capi/kiln.h.
 const OK = 0, ERR_INVALID_ARGUMENT = 1, ERR_STATE = 9, ERR_BUFFER_TOO_SMALL = 12;
 const OPT_THREADS = 1, OPT_ALLOW_UNSUPPORTED = 2, OPT_MAX_MODEL_MB = 3, OPT_MAX_ARENA_MB = 4,
-  OPT_OPTIMIZE = 5, OPT_PROFILE = 8;
+  OPT_OPTIMIZE = 5, OPT_PROFILE = 8, OPT_PLAN_CACHE = 9;
+const MAX_PLAN_CACHE = 1024;
 const INPUT_BORROW = 0;
 const IMAGE_BGR = 1;
 const MAX_RANK = 8;
@@ -57,6 +58,7 @@ function heap() {
 function view() { return new DataView(memory.buffer); }
 const i32At = (p) => view().getInt32(p, true);
 const u32At = (p) => view().getUint32(p, true);
+const i64At = (p) => Number(view().getBigInt64(p, true));
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -311,12 +313,17 @@ export class Model {
   }
 
   /** A session holds the planned memory for runs; options: { maxArenaMB,
-   * profile }. */
+   * profile, planCache (plans kept, one per input signature, 1..1024,
+   * default 8) }. */
   createSession(options = {}) {
     if (!this.#handle) throw new KilnError('Model.createSession: the model was disposed', ERR_STATE, 'wrong call order');
+    const plans = options.planCache;
+    if (plans !== undefined && !(Number.isInteger(plans) && plans >= 1 && plans <= MAX_PLAN_CACHE))
+      throw argError(`createSession: planCache must be an integer from 1 to ${MAX_PLAN_CACHE}, got ${plans}`);
     const handle = withOptions([
       [OPT_MAX_ARENA_MB, options.maxArenaMB],
       [OPT_PROFILE, options.profile === undefined ? undefined : +!!options.profile],
+      [OPT_PLAN_CACHE, plans],
     ], (opts) => {
       check(core._kiln_session_create(this.#handle, opts, scratch + 8));
       return u32At(scratch + 8);
@@ -324,6 +331,16 @@ export class Model {
     const session = new Session(handle, this, () => this.#sessions.delete(session));
     this.#sessions.add(session);
     return session;
+  }
+
+  /** Memory the model holds for all its sessions, in bytes: { weightBytes
+   * (the weights as loaded), sharedPreparedBytes (prepared copies of them
+   * every session shares), givenBackBytes (raw weight bytes given back
+   * because only a shared copy is read) }. */
+  memoryInfo() {
+    if (!this.#handle) throw new KilnError('Model.memoryInfo: the model was disposed', ERR_STATE, 'wrong call order');
+    check(core._kiln_model_memory_info(this.#handle, scratch, scratch + 8, scratch + 16));
+    return { weightBytes: i64At(scratch), sharedPreparedBytes: i64At(scratch + 8), givenBackBytes: i64At(scratch + 16) };
   }
 
   /** Frees the model and every session still open on it. */
@@ -403,6 +420,24 @@ export class Session {
     const dataPtr = scratch + 8 + 8 * MAX_RANK, sizePtr = dataPtr + 4;
     check(core._kiln_session_output_view(this.#handle, index, dataPtr, sizePtr));
     return tensorFromHeap(dtype, dims, u32At(dataPtr), u32At(sizePtr));
+  }
+
+  /** The plan cache now: { plansKept, plansBuilt (so far: one per new
+   * input signature), arenaBytes (of the arena the kept plans share) }. */
+  cacheInfo() {
+    check(core._kiln_session_cache_info(this.#live('cacheInfo'), scratch, scratch + 8, scratch + 16));
+    return { plansKept: i32At(scratch), plansBuilt: i64At(scratch + 8), arenaBytes: i64At(scratch + 16) };
+  }
+
+  /** Gives back every kept plan and their arena; the next run plans again.
+   * Inputs stay bound. */
+  releaseMemory() {
+    check(core._kiln_session_release_memory(this.#live('releaseMemory')));
+  }
+
+  #live(what) {
+    if (!this.#handle) throw new KilnError(`Session.${what}: the session was disposed`, ERR_STATE, 'wrong call order');
+    return this.#handle;
   }
 
   /** Frees the session (its planned memory and input buffers). */

@@ -76,3 +76,55 @@ test('tensors encode and decode through TensorProto bytes', async () => {
   assert.deepEqual(back.dims, [2, 2]);
   assert.deepEqual([...back.data], [1n, -2n, 3n, 1n << 40n]);
 });
+
+test('planCache keeps each batch size; releaseMemory gives them back', async () => {
+  const model = await kiln.Model.load(modelPath);
+  const session = model.createSession({ planCache: 4 });
+  const images = digitSamples().slice(0, 3).map(({ file }) => kiln.decodeTensor(fs.readFileSync(file)));
+  const three = new Float32Array(3 * 64);
+  images.forEach((t, i) => three.set(t.data, i * 64));
+  const feeds = [{ image: images[0] }, { image: { type: 'float32', dims: [3, 1, 8, 8], data: three } }];
+  const first = [];
+  for (const i of [0, 1, 0, 1]) {
+    const { logits } = await session.run(feeds[i]);
+    if (first.length < 2) first.push(logits);
+    else assert.deepEqual(logits, first[i], `batch ${i}: a kept plan gives other logits`);
+  }
+  assert.deepEqual(first.map((l) => l.dims), [[1, 10], [3, 10]]);
+  const info = session.cacheInfo();
+  assert.equal(info.plansKept, 2, JSON.stringify(info));
+  assert.equal(info.plansBuilt, 2, JSON.stringify(info));
+  assert.equal(typeof info.arenaBytes, 'number');
+  assert.ok(info.arenaBytes > 0, JSON.stringify(info));
+
+  session.releaseMemory();
+  const released = session.cacheInfo();
+  assert.equal(released.plansKept, 0, JSON.stringify(released));
+  assert.equal(released.arenaBytes, 0, JSON.stringify(released));
+  assert.equal(released.plansBuilt, 2, JSON.stringify(released));
+  // The inputs stay bound: a run without feeds plans again for the batch of 3.
+  assert.deepEqual((await session.run({})).logits, first[1]);
+  assert.deepEqual(session.runSync(feeds[0]).logits, first[0]);
+  const again = session.cacheInfo();
+  assert.equal(again.plansKept, 2, JSON.stringify(again));
+  assert.equal(again.plansBuilt, 4, JSON.stringify(again));
+  assert.ok(again.arenaBytes > 0);
+
+  for (const bad of [0, 1025, 2.5, '4', -1]) {
+    assert.throws(() => model.createSession({ planCache: bad }),
+      (e) => e instanceof kiln.KilnError && e.code === 1 &&
+        /planCache must be an integer from 1 to 1024/.test(e.message), `planCache ${bad}`);
+  }
+  assert.equal(model.createSession({ planCache: 1024 }).cacheInfo().plansKept, 0);
+
+  // digits' initializers: 15,272 bytes of float32.
+  const mem = model.memoryInfo();
+  assert.ok(mem.weightBytes > 10 * 256 * 4, JSON.stringify(mem));
+  assert.ok(mem.sharedPreparedBytes >= 0, JSON.stringify(mem));
+  assert.ok(mem.givenBackBytes >= 0, JSON.stringify(mem));
+  console.log(`digits: cacheInfo ${JSON.stringify(info)}, memoryInfo ${JSON.stringify(mem)}`);
+  session.dispose();
+  assert.throws(() => session.cacheInfo(), (e) => e.code === 9 && /disposed/.test(e.message));
+  model.dispose();
+  assert.throws(() => model.memoryInfo(), (e) => e.code === 9 && /disposed/.test(e.message));
+});

@@ -10,6 +10,9 @@ const { typeName } = require('./tensor.js');
 const { Session } = require('./session.js');
 const settings = require('./settings.js');
 
+// Largest planCache the library takes (KILN_OPT_PLAN_CACHE: 1..1024).
+const MAX_PLAN_CACHE = 1024;
+
 const KIND_NAMES = { [KIND.TENSOR]: 'tensor', [KIND.SEQUENCE]: 'sequence', [KIND.OPTIONAL]: 'optional' };
 
 // A kiln_options handle holding the given [key, value] settings (undefined
@@ -114,13 +117,29 @@ class Model {
     }
   }
 
-  // options: maxArenaMB, profile, inlineBelowUs (see session.js).
+  // What the model holds for all its sessions, in bytes: its weights, the
+  // prepared copies of them every session shares, and the raw weight bytes
+  // given back to the system because only a shared copy is read.
+  memoryInfo() {
+    if (this.#disposed) throw kilnError(STATUS.STATE, 'Model.memoryInfo: the model was disposed');
+    const info = native.kiln_model_memory_info(this.#owner.handle);
+    return { weightBytes: info.weight_bytes, sharedPreparedBytes: info.shared_prepared_bytes,
+      givenBackBytes: info.given_back_bytes };
+  }
+
+  // options: maxArenaMB, profile, planCache (plans kept, one per input
+  // signature, 1..1024, default 8), inlineBelowUs (see session.js).
   createSession(options = {}) {
     if (this.#disposed) {
       throw kilnError(STATUS.STATE, 'Model.createSession: the model was disposed');
     }
+    const plans = options.planCache;
+    if (plans !== undefined && !(Number.isInteger(plans) && plans >= 1 && plans <= MAX_PLAN_CACHE)) {
+      throw kilnError(STATUS.INVALID_ARGUMENT,
+        `createSession: planCache must be an integer from 1 to ${MAX_PLAN_CACHE}, got ${plans}`);
+    }
     const sessionOptions = makeOptions([[OPTION.MAX_ARENA_MB, options.maxArenaMB],
-      [OPTION.PROFILE, flag(options.profile)]]);
+      [OPTION.PROFILE, flag(options.profile)], [OPTION.PLAN_CACHE, plans]]);
     let handle;
     try {
       handle = native.kiln_session_create(this.#owner.handle, sessionOptions);

@@ -116,6 +116,26 @@ class Session {
     return results;
   }
 
+  // The plan cache (createSession's planCache): plans kept now, plans built
+  // so far, and the bytes of the arena the kept plans share.
+  cacheInfo() {
+    const info = native.kiln_session_cache_info(this.#idle('cacheInfo'));
+    return { plansKept: info.plans_kept, plansBuilt: info.plans_built, arenaBytes: info.arena_bytes };
+  }
+
+  // Gives back every kept plan and their arena; the next run plans again.
+  releaseMemory() {
+    native.kiln_session_release_memory(this.#idle('releaseMemory'));
+    this.#fastShapes = null; // the next run plans: not on the JS thread
+  }
+
+  // The handle, for a call that must not overlap a run.
+  #idle(what) {
+    if (this.#disposed) throw kilnError(STATUS.STATE, `Session.${what}: the session was disposed`);
+    if (this.#busy) throw kilnError(STATUS.STATE, `Session.${what}: a run is in flight`);
+    return this.#owner.handle;
+  }
+
   // A run in flight finishes first; runs queued behind it then reject.
   dispose() {
     if (this.#disposed) return;

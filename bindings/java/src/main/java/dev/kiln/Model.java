@@ -130,6 +130,22 @@ public final class Model implements AutoCloseable {
         return op.domain.isEmpty() ? op.opType : op.domain + ":" + op.opType;
     }
 
+    /**
+     * Memory the model holds for all its sessions, in bytes: its weights as
+     * loaded, the prepared copies of them every session shares, and the raw
+     * weight bytes given back to the system because only a shared copy is read.
+     */
+    public record MemoryInfo(long weightBytes, long sharedPreparedBytes, long givenBackBytes) {}
+
+    /**
+     * What the model holds for all its sessions; a session adds its arena
+     * ({@link Session#cacheInfo()}).
+     */
+    public MemoryInfo memoryInfo() {
+        KilnNative.ModelMemoryInfo info = KilnNative.modelMemoryInfo(pointer());
+        return new MemoryInfo(info.weightBytes, info.sharedPreparedBytes, info.givenBackBytes);
+    }
+
     long pointer() {
         return handle.get("Model");
     }

@@ -126,6 +126,10 @@ class ApiTest {
             session.releaseMemory();
             assertEquals(0, session.cacheInfo().plansKept());
             assertEquals(0, session.cacheInfo().arenaBytes());
+            Model.MemoryInfo memory = model.memoryInfo();
+            assertTrue(memory.weightBytes() > 10 * 256 * 4, memory.toString());
+            assertTrue(memory.sharedPreparedBytes() >= 0, memory.toString());
+            assertTrue(memory.givenBackBytes() >= 0, memory.toString());
         }
         try (KilnRuntime runtime = new KilnRuntime();
              Model model = runtime.loadModel(TestSupport.source("examples/digits/digits.onnx"))) {
