@@ -9,6 +9,8 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdio.h>
+#include <unistd.h>
 
 #include "core/engine/load.h"
 #include "core/engine/registry.h"
@@ -236,5 +238,109 @@ Test(weight_store_conv, small_weights_are_shared_but_kept_resident)
     kn_session_destroy(ref);
     kn_model_destroy(m);
     kn_model_destroy(fresh);
+    free(bytes.p);
+}
+
+/* The model in a file of its own (removed by the caller). */
+static void write_model_file(const pbw *bytes, char *path, size_t cap)
+{
+    snprintf(path, cap, "/tmp/kiln_test_ws_conv_%d.onnx", (int)getpid());
+    FILE *f = fopen(path, "wb");
+    cr_assert(f, "cannot write %s", path);
+    cr_assert_eq(fwrite(bytes->p, 1, bytes->n, f), bytes->n);
+    fclose(f);
+}
+
+static kn_model *load_conv_file(const char *path)
+{
+    kn_err err = {0};
+    kn_model *m = NULL;
+    kn_load_options o = {.optimize = KN_OPT_ALL};
+    cr_assert_eq(kn_model_load_file(path, &o, &m, &err), KN_OK, "%s", err.msg);
+    return m;
+}
+
+/* Loaded from a file, the Winograd layer's raw weights go too (the file
+ * still holds them), and come back from it bit for bit. */
+Test(weight_store_conv, one_way_weights_are_read_back_from_the_model_file)
+{
+    int32_t dnnl = kn_backend_index("dnnl");
+    if (!(kn_backends_usable(0) & (1u << dnnl)))
+        cr_skip_test("oneDNN is not available here: convolution weights are never packed");
+    fill(input, C * HW * HW, 7, 2.0f);
+    pbw bytes = conv_model();
+    char path[64];
+    write_model_file(&bytes, path, sizeof path);
+    kn_model *m = load_conv_file(path);
+    kn_session *a = new_session(m);
+    float *out_a = run(a);
+    cr_assert_eq(stats(m).n_evicted, 2, "both layers' raw pages are given back from a file: "
+                 "%d evicted", (int)stats(m).n_evicted);
+
+    uint32_t usable = m->backends;
+    m->backends &= ~(1u << dnnl);
+    kn_session *cpu = new_session(m);
+    m->backends = usable;
+    float *out_cpu = run(cpu);
+    cr_assert_eq(stats(m).n_evicted, 0);
+    cr_assert_eq(stats(m).restores, 2, "one from the packed copy, one from the file");
+    kn_model *fresh = load_conv(&bytes, 1u << dnnl);
+    kn_session *ref = new_session(fresh);
+    float *out_ref = run(ref);
+    cr_assert_eq(memcmp(out_cpu, out_ref, sizeof(float) * WIDE * HW * HW), 0,
+                 "weights read back from the file differ from the model's own");
+    free(out_a);
+    free(out_cpu);
+    free(out_ref);
+    kn_session_destroy(a);
+    kn_session_destroy(cpu);
+    kn_session_destroy(ref);
+    kn_model_destroy(m);
+    kn_model_destroy(fresh);
+    remove(path);
+    free(bytes.p);
+}
+
+/* A file truncated after loading cannot give the weights back: the session
+ * that needs them fails with an error that says so, and the model stays
+ * usable for sessions that do not. */
+Test(weight_store_conv, a_truncated_model_file_is_an_error_not_a_crash)
+{
+    int32_t dnnl = kn_backend_index("dnnl");
+    if (!(kn_backends_usable(0) & (1u << dnnl)))
+        cr_skip_test("oneDNN is not available here: convolution weights are never packed");
+    fill(input, C * HW * HW, 7, 2.0f);
+    pbw bytes = conv_model();
+    char path[64];
+    write_model_file(&bytes, path, sizeof path);
+    kn_model *m = load_conv_file(path);
+    kn_session *a = new_session(m);
+    float *out_a = run(a);
+    cr_assert_eq(stats(m).n_evicted, 2);
+    FILE *f = fopen(path, "wb"); /* truncates it */
+    cr_assert(f);
+    fclose(f);
+
+    uint32_t usable = m->backends;
+    m->backends &= ~(1u << dnnl);
+    kn_session_config cfg = {0};
+    kn_session *cpu = NULL;
+    kn_err err = {0};
+    int rc = kn_session_create(m, NULL, &cfg, &cpu, &err);
+    m->backends = usable;
+    cr_assert_eq(rc, KN_ERR_IO, "rc %d: %s", rc, err.msg);
+    cr_assert(strstr(err.msg, "model file") && strstr(err.msg, path) && strstr(err.msg, "truncated"),
+              "%s", err.msg);
+    cr_assert_null(cpu);
+
+    kn_session *b = new_session(m); /* oneDNN's: served by the packed copies */
+    float *out_b = run(b);
+    cr_assert_eq(memcmp(out_a, out_b, sizeof(float) * WIDE * HW * HW), 0);
+    free(out_a);
+    free(out_b);
+    kn_session_destroy(a);
+    kn_session_destroy(b);
+    kn_model_destroy(m);
+    remove(path);
     free(bytes.p);
 }

@@ -12,11 +12,14 @@
 #include <unistd.h>
 
 #include "core/engine/load.h"
+#include "core/engine/model.h"
+#include "core/engine/weight_store.h"
 
 typedef struct file_bytes {
     void *p;
     size_t size;
     int mapped;
+    int fd; /* kept open while mapped: the weight store may read weights back */
 } file_bytes;
 
 static int read_model_file(const char *path, size_t max_bytes, file_bytes *fb, kn_err *err)
@@ -39,7 +42,7 @@ static int read_model_file(const char *path, size_t max_bytes, file_bytes *fb, k
     if (size > 0) {
         void *p = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
         if (p != MAP_FAILED) {
-            close(fd);
+            fb->fd = fd;
             fb->p = p;
             fb->mapped = 1;
             return KN_OK;
@@ -70,7 +73,7 @@ static int read_model_file(const char *path, size_t max_bytes, file_bytes *fb, k
 int kn_model_load_file(const char *path, const kn_load_options *o, kn_model **out, kn_err *err)
 {
     *out = NULL;
-    file_bytes fb = {0};
+    file_bytes fb = {.fd = -1};
     int rc = read_model_file(path, o->max_bytes, &fb, err);
     if (rc != KN_OK)
         return rc;
@@ -85,5 +88,9 @@ int kn_model_load_file(const char *path, const kn_load_options *o, kn_model **ou
         munmap(fb.p, fb.size);
     else
         free(fb.p);
+    /* the store reads evicted one-way weights back from the file */
+    if (fb.fd >= 0 && !(rc == KN_OK && kn_weight_store_attach_file((*out)->weights, fb.fd, path,
+                                                                   (*out)->ir->file_spans)))
+        close(fb.fd);
     return rc;
 }

@@ -1,11 +1,12 @@
 #include "core/engine/weight_store.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #if defined(__linux__)
 #include <sys/mman.h>
-#include <unistd.h>
 #endif
 
 #include "core/base/alloc.h"
@@ -36,6 +37,13 @@ typedef struct raw_weight {
     size_t nbytes;
     int evicted;
     int may_evict;               /* big enough to give its pages back */
+    /* Where the same bytes sit in the model file (kn_weight_store_attach_file),
+     * or -1: a weight whose only copy is one-way (Winograd) is read back
+     * from there. file_state: 0 not compared with the file yet, 1 equal
+     * (file_hash their hash), -1 different (an optimizer pass rewrote them). */
+    int64_t file_offset;
+    int file_state;
+    uint64_t file_hash;
     int32_t raw_refs;            /* plans whose kernels read the raw bytes */
     packed_copy *packed;         /* newest first */
 } raw_weight;
@@ -47,6 +55,8 @@ struct kn_weight_store {
     raw_weight *weights;
     int32_t n_weights;
     int64_t restores;
+    int fd;                      /* the model file, or -1 */
+    char *path;                  /* its name, for errors */
 };
 
 /* ---- which initializers the store shares -------------------------------- */
@@ -176,6 +186,7 @@ int kn_weight_store_create(const kn_model *root, kn_weight_store **out, kn_err *
         return kn_fail(err, KN_ERR_OUT_OF_MEMORY, "out of memory creating the model");
     }
     pthread_mutex_init(&ws->lock, NULL);
+    ws->fd = -1;
     ws->n_values = g->n_values;
     for (int32_t v = 0; v < g->n_values; v++) {
         ws->slot[v] = -1;
@@ -186,6 +197,7 @@ int kn_weight_store_create(const kn_model *root, kn_weight_store **out, kn_err *
         w->data = (unsigned char *)g->values[v].init_data; /* the model's own, mutable pool */
         w->nbytes = (size_t)g->values[v].init_nbytes;
         w->may_evict = g->values[v].init_nbytes >= KN_EVICT_MIN_BYTES;
+        w->file_offset = -1;
         ws->slot[v] = ws->n_weights++;
     }
     *out = ws;
@@ -208,6 +220,9 @@ void kn_weight_store_destroy(kn_weight_store *ws)
             next = c->next;
             free_copy(c);
         }
+    if (ws->fd >= 0)
+        close(ws->fd);
+    free(ws->path);
     pthread_mutex_destroy(&ws->lock);
     free(ws->weights);
     free(ws->slot);
@@ -251,6 +266,62 @@ static int page_span(const raw_weight *w, uintptr_t *lo, size_t *len)
 #endif
 }
 
+/* ---- the model file as a second source of raw bytes (lock held) ------- */
+
+/* FNV-1a, 64 bits: a restore from the file is checked against the bytes
+ * the model was loaded with, so a file changed on disk since is an error,
+ * not silently different weights. */
+static uint64_t hash_bytes(uint64_t h, const unsigned char *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ p[i]) * 1099511628211ull;
+    return h;
+}
+#define HASH_SEED 14695981039346656037ull
+
+/* Reads n bytes at offset of the model file into dst; 0 on success. */
+static int read_file_at(int fd, int64_t offset, unsigned char *dst, size_t n)
+{
+#if defined(__linux__)
+    while (n > 0) {
+        ssize_t got = pread(fd, dst, n, (off_t)offset);
+        if (got <= 0)
+            return -1;
+        dst += got;
+        n -= (size_t)got;
+        offset += got;
+    }
+    return 0;
+#else
+    (void)fd, (void)offset, (void)dst, (void)n;
+    return -1;
+#endif
+}
+
+/* Whether the file holds w's bytes as they are now: compared once, in
+ * chunks, on the first eviction that needs the file. */
+static int file_matches(kn_weight_store *ws, raw_weight *w)
+{
+    if (ws->fd < 0 || w->file_offset < 0 || w->file_state < 0)
+        return 0;
+    if (w->file_state > 0)
+        return 1;
+    enum { CHUNK = 1 << 20 };
+    unsigned char *buf = malloc(CHUNK);
+    uint64_t h = HASH_SEED;
+    int same = buf != NULL;
+    for (size_t at = 0; same && at < w->nbytes; at += CHUNK) {
+        size_t n = w->nbytes - at < CHUNK ? w->nbytes - at : CHUNK;
+        same = read_file_at(ws->fd, w->file_offset + (int64_t)at, buf, n) == 0 &&
+               memcmp(buf, w->data + at, n) == 0;
+        h = hash_bytes(h, w->data + at, n);
+    }
+    free(buf);
+    w->file_state = same ? 1 : -1;
+    w->file_hash = h;
+    return same;
+}
+
 /* The copy the raw bytes can be restored from, or NULL. */
 static const packed_copy *restorable(const raw_weight *w)
 {
@@ -260,12 +331,14 @@ static const packed_copy *restorable(const raw_weight *w)
     return NULL;
 }
 
-static void maybe_evict(raw_weight *w)
+static void maybe_evict(kn_weight_store *ws, raw_weight *w)
 {
     uintptr_t lo;
     size_t len;
-    if (!w->may_evict || w->evicted || w->raw_refs > 0 || !restorable(w) ||
-        !page_span(w, &lo, &len))
+    if (!w->may_evict || w->evicted || w->raw_refs > 0 || !page_span(w, &lo, &len))
+        return;
+    /* a packed copy that converts back, else the model file */
+    if (!restorable(w) && !(w->packed && file_matches(ws, w)))
         return;
 #if defined(__linux__)
     /* Marked evicted even if madvise failed part way: a restore rewrites
@@ -279,10 +352,24 @@ static int ensure_resident(kn_weight_store *ws, raw_weight *w, int32_t threads, 
 {
     if (!w->evicted)
         return KN_OK;
-    const packed_copy *c = restorable(w); /* evicted implies one */
-    int rc = c->convert(c->key, c->key_len, 0, c->data, w->data, threads, err);
-    if (rc != KN_OK)
-        return rc;
+    const packed_copy *c = restorable(w); /* evicted implies one, or the file */
+    if (c) {
+        int rc = c->convert(c->key, c->key_len, 0, c->data, w->data, threads, err);
+        if (rc != KN_OK)
+            return rc;
+    } else {
+        errno = 0;
+        int unread = read_file_at(ws->fd, w->file_offset, w->data, w->nbytes) != 0;
+        int os_error = unread ? errno : 0;
+        if (unread || hash_bytes(HASH_SEED, w->data, w->nbytes) != w->file_hash)
+            /* stays evicted: the next attempt reads again */
+            return kn_fail(err, KN_ERR_IO, "cannot read a %zu-byte weight back from the model "
+                           "file '%s' at offset %lld: %s", w->nbytes, ws->path,
+                           (long long)w->file_offset,
+                           os_error ? strerror(os_error)
+                                    : "the file was changed or truncated since the model was "
+                                      "loaded");
+    }
     w->evicted = 0;
     ws->restores++;
     return KN_OK;
@@ -320,7 +407,7 @@ void kn_weight_store_evict_value(kn_weight_store *ws, int32_t value)
     if (!w)
         return;
     pthread_mutex_lock(&ws->lock);
-    maybe_evict(w);
+    maybe_evict(ws, w);
     pthread_mutex_unlock(&ws->lock);
 }
 
@@ -330,7 +417,7 @@ void kn_weight_store_evict_unused(kn_weight_store *ws)
         return;
     pthread_mutex_lock(&ws->lock);
     for (int32_t i = 0; i < ws->n_weights; i++)
-        maybe_evict(&ws->weights[i]);
+        maybe_evict(ws, &ws->weights[i]);
     pthread_mutex_unlock(&ws->lock);
 }
 
@@ -413,7 +500,7 @@ int kn_weight_store_acquire_packed(kn_weight_store *ws, int32_t value, const voi
     }
     /* evict now rather than when the session is complete: the peak then
      * holds one weight twice at most, not the whole model */
-    maybe_evict(w);
+    maybe_evict(ws, w);
     pthread_mutex_unlock(&ws->lock);
     return rc;
 }
@@ -431,6 +518,35 @@ void kn_weight_store_release_packed(kn_weight_store *ws, const void *packed)
             }
 done:
     pthread_mutex_unlock(&ws->lock);
+}
+
+int kn_weight_store_attach_file(kn_weight_store *ws, int fd, const char *path,
+                                const kn_file_span *spans)
+{
+    if (!ws || fd < 0)
+        return 0;
+    char *name = strdup(path ? path : "?");
+    if (!name)
+        return 0; /* then the one-way weights just stay */
+    int32_t found = 0;
+    pthread_mutex_lock(&ws->lock);
+    for (int32_t i = 0; i < ws->n_weights; i++) {
+        raw_weight *w = &ws->weights[i];
+        for (const kn_file_span *s = spans; w->may_evict && s; s = s->next)
+            if (s->data == w->data && s->nbytes == (int64_t)w->nbytes) {
+                w->file_offset = s->offset;
+                found++;
+                break;
+            }
+    }
+    if (found) {
+        ws->fd = fd;
+        ws->path = name;
+    } else {
+        free(name);
+    }
+    pthread_mutex_unlock(&ws->lock);
+    return found > 0;
 }
 
 void kn_weight_store_get_stats(kn_weight_store *ws, kn_weight_store_stats *out)

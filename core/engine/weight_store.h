@@ -14,7 +14,10 @@
  * the model's private anonymous memory: they read as zeros afterwards). A
  * plan whose kernel reads the raw bytes (Kiln's CPU kernels, an in-place
  * oneDNN read) takes a raw reference first, which converts a packed copy
- * back into the same address when the bytes were evicted. The initializer's
+ * back into the same address when the bytes were evicted. A copy that
+ * cannot convert back (Winograd's transform) lets the bytes go only when
+ * the model was loaded from a file that still holds them: they are read
+ * from there again (kn_weight_store_attach_file). The initializer's
  * address never changes, so every pointer plans hold stays valid.
  *
  * Eviction happens right after a packed copy is made or reused, and for
@@ -59,6 +62,15 @@ void kn_weight_store_destroy(kn_weight_store *ws); /* NULL-safe */
  * evict_value: only that value's (when it is evictable now). */
 void kn_weight_store_evict_unused(kn_weight_store *ws);
 void kn_weight_store_evict_value(kn_weight_store *ws, int32_t value);
+
+/* The model was read from a file mapping of `path`, which fd (open for reading)
+ * refers to: weights whose bytes are still the file's (spans says where,
+ * checked on first use) may be given back even with only a one-way packed
+ * copy, and are read from the file again when a kernel needs them. The
+ * store owns fd when this returns 1 (some weight is in spans); else the
+ * caller keeps it. */
+int kn_weight_store_attach_file(kn_weight_store *ws, int fd, const char *path,
+                                const kn_file_span *spans);
 
 /* Whether shared `value` is big enough to be evicted (no lock: constant). */
 int kn_weight_store_may_evict(const kn_weight_store *ws, int32_t value);

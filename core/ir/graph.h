@@ -100,8 +100,20 @@ typedef struct kn_opset {
     int64_t version;
 } kn_opset;
 
+/* Where a tensor's bytes sit in the model file, when the reader copied them
+ * from a file mapping's raw_data (tensors of 1 MiB or more): the weight
+ * store can then give such a weight's pages back even when no packed copy
+ * can restore them, and read them from the file again. */
+typedef struct kn_file_span {
+    struct kn_file_span *next;
+    const void *data;     /* the copy in the model's memory */
+    int64_t offset;       /* of the raw_data bytes in the file */
+    int64_t nbytes;
+} kn_file_span;
+
 typedef struct kn_model_ir {
     kn_bump *bump;        /* owns everything below */
+    kn_file_span *file_spans; /* newest first; NULL unless read from a file mapping */
     int64_t ir_version;
     const char *producer_name;
     const char *producer_version;

@@ -190,7 +190,7 @@ static int read_model_from(const void *bytes, size_t size, const char *base_dir,
     *out = NULL;
     kn_err local = {0, {0}};
     kn_onnx_ctx c = {kn_bump_create(), kn_bump_create(), err ? err : &local, base_dir,
-                     max_bytes, mapped};
+                     max_bytes, mapped, mapped ? bytes : NULL, NULL};
     kn_model_ir *ir = NULL;
     int rc;
     if (!c.bump || !c.tmp) {
@@ -202,6 +202,7 @@ static int read_model_from(const void *bytes, size_t size, const char *base_dir,
     }
     if (rc == KN_OK) {
         ir->bump = c.bump;
+        c.spans = &ir->file_spans;
         rc = read_model(&c, bytes, size, ir);
     }
     kn_bump_destroy(c.tmp);

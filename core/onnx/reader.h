@@ -15,6 +15,10 @@ typedef struct kn_onnx_ctx {
     const char *base_dir; /* folder of external data; NULL = unsupported */
     size_t max_bytes;     /* limit set on bump (0 = none): failures are LIMIT */
     int source_mapped;    /* input bytes are a file mapping (kn_onnx_read_mapped_model) */
+    /* With source_mapped: the mapping's start, and where big raw tensors'
+     * file offsets are recorded (the IR's file_spans). */
+    const unsigned char *source_base;
+    kn_file_span **spans;
 } kn_onnx_ctx;
 
 /* A string as it sits in the input: not NUL-terminated. */

@@ -374,8 +374,20 @@ static int parse_tensor_reader(kn_onnx_ctx *c, pb_reader r, kn_tensor *out, cons
             return c->err->code;
         if (nbytes)
             memcpy(data, pb_data(&r, &s.raw), (size_t)nbytes);
-        if (c->source_mapped)
-            drop_mapped_pages(pb_data(&r, &s.raw), (size_t)nbytes);
+        if (c->source_mapped) {
+            const unsigned char *at = (const unsigned char *)pb_data(&r, &s.raw);
+            if (c->spans && c->source_base && nbytes >= ((int64_t)1 << 20)) {
+                kn_file_span *span = kn_onnx_alloc(c, c->bump, 1, sizeof *span, "tensor data");
+                if (!span)
+                    return c->err->code;
+                span->data = data;
+                span->offset = (int64_t)(at - c->source_base);
+                span->nbytes = nbytes;
+                span->next = *c->spans;
+                *c->spans = span;
+            }
+            drop_mapped_pages(at, (size_t)nbytes);
+        }
     } else if (typed_field) {
         typed_layout l = layout_for(t.dtype);
         if (l.field != typed_field)
@@ -430,6 +442,6 @@ int kn_onnx_read_tensor(kn_bump *bump, const void *bytes, size_t size, kn_tensor
     if (!bump || !out || (!bytes && size))
         return kn_fail(err, KN_ERR_INVALID_ARGUMENT, "kn_onnx_read_tensor: NULL argument");
     kn_err local = {0, {0}};
-    kn_onnx_ctx c = {bump, NULL, err ? err : &local, NULL, 0, 0};
+    kn_onnx_ctx c = {bump, NULL, err ? err : &local, NULL, 0, 0, NULL, NULL};
     return kn_onnx_parse_tensor_bytes(&c, bytes, size, out, name);
 }

@@ -238,7 +238,7 @@ int kn_onnx_read_value(kn_bump *bump, const void *bytes, size_t size, int32_t ki
     kn_bump *tmp = kn_bump_create();
     if (!tmp)
         return kn_fail(err, KN_ERR_OUT_OF_MEMORY, "out of memory decoding a value");
-    kn_onnx_ctx c = {bump, tmp, err ? err : &local, NULL, 0, 0};
+    kn_onnx_ctx c = {bump, tmp, err ? err : &local, NULL, 0, 0, NULL, NULL};
     pb_reader r;
     pb_init(&r, bytes, size, kind == KN_KIND_SEQUENCE ? &seq_desc : &opt_desc, c.err);
     int rc = parse_value(&c, tmp, r, kind, 0, bump, out, name);
