@@ -1,8 +1,17 @@
 #!/usr/bin/python3
 """Kiln vs ONNX Runtime on CPU, side by side, on the same inputs.
 
-    /usr/bin/python3 bench/side_by_side.py [--build build] [--models a,b]
-        [--threads 1,2] [--rounds 3] [--runs 50] [--json bench/results.json]
+    /usr/bin/python3 bench/side_by_side.py [--build build] [--set six|wide]
+        [--models a,b] [--threads 1,2] [--rounds 3] [--runs 50]
+        [--json bench/results.json]
+
+--set wide runs the wide set instead: the 20 architectures of
+tools/export_wide_models.py (detection, segmentation, video, optical flow,
+audio, NHWC Keras-style, transformers), exported into BUILD/models-wide.
+A model Kiln or ONNX Runtime cannot run is reported with the error and left
+out of the timings; a model whose Kiln/ORT median ratio is above 0.9 gets
+`kiln bench --profile` run on it, and its three costliest op types are
+printed under the table (where the time goes).
 
 For each model (exported by tools/export_models.py into BUILD/models when
 missing: resnet50, mobilenet_v2, squeezenet1_1, efficientnet_b0, vit_b_16,
@@ -43,11 +52,49 @@ def run_json(cmd):
     return json.loads(out.strip().splitlines()[-1])
 
 
-def export(models_dir, names):
-    missing = [n for n in names if not os.path.exists(os.path.join(models_dir, n, "model.onnx"))]
+EXPORTERS = {"six": "export_models.py", "wide": "export_wide_models.py"}
+MODELS_DIRS = {"six": "models", "wide": "models-wide"}
+MISS_RATIO = 0.9
+
+
+def export(models_dir, names, which):
+    """Exports the named models that are missing (names None: the whole set;
+    the exporter skips those present). A model that fails to export is left
+    out; the exporter says why."""
+    missing = None if names is None else \
+        [n for n in names if not os.path.exists(os.path.join(models_dir, n, "model.onnx"))]
+    if missing == []:
+        return
+    cmd = ["/usr/bin/python3", os.path.join(ROOT, "tools", EXPORTERS[which]), models_dir]
     if missing:
-        subprocess.run(["/usr/bin/python3", os.path.join(ROOT, "tools", "export_models.py"),
-                        models_dir, "--models", ",".join(missing)], check=True)
+        cmd += ["--models", ",".join(missing)]
+    subprocess.run(cmd, check=which == "six")
+
+
+def exported(models_dir):
+    return sorted(n for n in os.listdir(models_dir)
+                  if os.path.exists(os.path.join(models_dir, n, "model.onnx")))
+
+
+def top_ops(kiln, model_dir, threads, count=3):
+    """The costliest op types of `kiln bench --profile`: [(op, kernel, share %)]."""
+    model = os.path.join(model_dir, "model.onnx")
+    cmd = [kiln, "bench", model, "--threads", str(threads), "--runs", "10", "--profile",
+           "--top", "0", "--json"]
+    for f in sorted(f for f in os.listdir(model_dir) if f.startswith("input_")):
+        cmd += ["--input", os.path.join(model_dir, f)]
+    err = subprocess.run(cmd, capture_output=True, text=True).stderr.splitlines()
+    ops, in_table = [], False
+    for line in err:
+        if line.startswith("op type"):
+            in_table = True
+        elif in_table and not line.strip():
+            break
+        elif in_table:
+            f = line.split()
+            if len(f) >= 5 and f[-1].endswith("%"):
+                ops.append((f[0], f[1], float(f[-1].rstrip("%"))))
+    return ops[:count]
 
 
 def agree(kiln, model_dir):
@@ -95,8 +142,12 @@ def geomean(values):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
-    ap.add_argument("--models", default=DEFAULT_MODELS)
-    ap.add_argument("--models-dir", default=None, help="default BUILD/models")
+    ap.add_argument("--set", default="six", choices=sorted(EXPORTERS),
+                    help="six: the six benchmark models; wide: tools/export_wide_models.py's")
+    ap.add_argument("--models", default=None,
+                    help=f"comma-separated subset (six: default {DEFAULT_MODELS}; wide: all)")
+    ap.add_argument("--models-dir", default=None, help="default BUILD/models (six) or "
+                    "BUILD/models-wide (wide)")
     ap.add_argument("--threads", default="1,2")
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--runs", type=int, default=50)
@@ -104,36 +155,58 @@ def main():
     ap.add_argument("--json", default=os.path.join(HERE, "results.json"))
     a = ap.parse_args()
     kiln = os.path.join(a.build, "kiln")
-    models_dir = a.models_dir or os.path.join(a.build, "models")
-    names = [n for n in a.models.split(",") if n]
+    models_dir = a.models_dir or os.path.join(a.build, MODELS_DIRS[a.set])
+    models = a.models or (DEFAULT_MODELS if a.set == "six" else None)
+    names = [n for n in models.split(",") if n] if models else None
     threads = [int(t) for t in a.threads.split(",")]
-    export(models_dir, names)
+    export(models_dir, names, a.set)
+    names = [n for n in (names or exported(models_dir))
+             if os.path.exists(os.path.join(models_dir, n, "model.onnx"))]
 
     report = {"models": {}, "threads": threads, "rounds": a.rounds, "peak_gflops": {}}
     for t in threads:
         report["peak_gflops"][t] = peak_gflops(a.build, t)
     ok_all = True
+    timed = []
     for name in names:
         mdir = os.path.join(models_dir, name)
         ok, line = agree(kiln, mdir)
         print(f"check {line}", flush=True)
         ok_all &= ok
-        entry = {"agree": ok, "check": line, "gmacs": model_gmacs(mdir), "threads": {}}
-        for t in threads:
-            samples = {"kiln": [], "ort": []}
-            for _ in range(a.rounds):  # alternate so drift hits both engines alike
-                for engine in ("kiln", "ort"):
-                    samples[engine].append(bench_once(engine, kiln, mdir, t, a.runs,
-                                                      a.kiln_args.split()))
-            row = {e: {m: statistics.median(s[m] for s in samples[e]) for m in METRICS}
-                   for e in samples}
-            row["ratio"] = {m: row["kiln"][m] / row["ort"][m] for m in METRICS}
-            entry["threads"][t] = row
-            print(f"  {name} threads {t}: kiln {row['kiln']['median_ms']:.2f} ms, "
-                  f"ORT {row['ort']['median_ms']:.2f} ms", flush=True)
+        try:
+            gmacs = model_gmacs(mdir)
+        except subprocess.CalledProcessError:
+            gmacs = 0.0
+        entry = {"agree": ok, "check": line, "gmacs": gmacs, "threads": {}}
         report["models"][name] = entry
+        try:
+            for t in threads:
+                samples = {"kiln": [], "ort": []}
+                for _ in range(a.rounds):  # alternate so drift hits both engines alike
+                    for engine in ("kiln", "ort"):
+                        samples[engine].append(bench_once(engine, kiln, mdir, t, a.runs,
+                                                          a.kiln_args.split()))
+                row = {e: {m: statistics.median(s[m] for s in samples[e]) for m in METRICS}
+                       for e in samples}
+                row["ratio"] = {m: row["kiln"][m] / row["ort"][m] for m in METRICS}
+                entry["threads"][t] = row
+                print(f"  {name} threads {t}: kiln {row['kiln']['median_ms']:.2f} ms, "
+                      f"ORT {row['ort']['median_ms']:.2f} ms", flush=True)
+                if row["ratio"]["median_ms"] > MISS_RATIO and a.set == "wide":
+                    entry.setdefault("profile", {})[t] = top_ops(kiln, mdir, t)
+        except subprocess.CalledProcessError as e:
+            entry["error"] = (e.stderr or "").strip().splitlines()[-1:] or [str(e)]
+            print(f"  {name}: not timed: {entry['error'][0]}", flush=True)
+            continue
+        timed.append(name)
 
-    print_table(report, names, threads)
+    print_table(report, timed, threads)
+    for name in names:
+        for t, ops in report["models"][name].get("profile", {}).items():
+            shares = ", ".join(f"{op} ({kernel}) {share:.0f}%" for op, kernel, share in ops)
+            print(f"where {name} spends its time, threads {t}: {shares}")
+        if "error" in report["models"][name]:
+            print(f"{name}: not timed: {report['models'][name]['error'][0]}")
     with open(a.json, "w") as f:
         json.dump(report, f, indent=1)
     print(f"\nwrote {a.json}")

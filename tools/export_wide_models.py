@@ -24,7 +24,11 @@ otherwise the input is "input" float32 N(0, 1) and the output "output":
                         folded into the Conv, ReLU6 (Clip), ZeroPadding2D-style
                         asymmetric Pads and residual Adds in NHWC, then
                         GlobalAveragePooling2D (ReduceMean over axes 1,2) and a
-                        Dense layer as MatMul + Add; output [1,1000]
+                        Dense layer as MatMul + Add; output [1,1000]. torch's
+                        exporter drops the back-to-back Transpose pair between
+                        two Convs (7 places), and computes each Pad's pads
+                        with a small chain of shape ops where tf2onnx would
+                        write a constant.
   Video: r3d_18         input [1,3,8,112,112] (8 frames), output [1,400]
   Optical flow: raft_small
                         inputs "image1", "image2" [1,3,128,128]; 4 flow
@@ -61,11 +65,15 @@ every term of the graph matters: every BatchNorm gets random affine
 parameters and running statistics measured on one random calibration batch
 of the model's own input kind (images, clips, spectrogram features...);
 LayerNorms and GroupNorms get random affine parameters; parameters torch
-initialises to exactly zero get small random values. Two model-specific
+initialises to exactly zero get small random values. Three model-specific
 adjustments on top:
   - ConvNeXt initialises its per-channel layer scales to 1e-6, which makes
     every residual block a near-identity that a comparison cannot see; they
     are drawn U(0.1, 0.5) instead, the range of a trained ConvNeXt's.
+  - MobileNetV3's classifier Linears are initialised N(0, 0.01): the hidden
+    layer's values are ~0.01, where Hardswish is nearly linear, and the
+    logits' std is ~0.02. Both Linears are rescaled to output std 1 on the
+    calibration batch.
   - The detectors' classification layers (SSD's per-level class logits,
     Faster R-CNN's RPN objectness and box classifier) are rescaled so that
     their logits have std 2 on the calibration batch. At initialisation the
@@ -78,8 +86,13 @@ adjustments on top:
     outputs small.
 The output std checked against export_models.STD_FAIL is the first output's;
 for the detectors it is the std of boxes / image size (labels are integer
-class ids and are not checked; scores are softmax probabilities, small by
+class ids and are not checked; scores are probabilities, bounded by
 construction), and at least one detection must survive.
+
+Faster R-CNN needs one exporter fix: torchvision 0.14 exports roi_align
+without RoiAlign-16's coordinate_transformation_mode, which at opset 17 then
+defaults to the aligned=True convention; roi_align_opset16 below writes the
+mode, without which ONNX Runtime's detections differ from torch's.
 """
 import argparse
 import collections
@@ -219,6 +232,11 @@ class KerasConv(torch.nn.Module):
         return x.permute(0, 2, 3, 1)
 
 
+def relu6(x):
+    # One Clip(0, 6), as tf2onnx writes Keras' ReLU6 (F.relu6 exports as Relu + Clip).
+    return x.clamp(0, 6)
+
+
 class KerasInvertedResidual(torch.nn.Module):
     """MobileNetV2's block: 1x1 expand, ReLU6, 3x3 depthwise, ReLU6, 1x1
     linear projection, residual Add when the shape is kept; all in NHWC."""
@@ -232,8 +250,8 @@ class KerasInvertedResidual(torch.nn.Module):
         self.residual = stride == 1 and cin == cout
 
     def forward(self, x):
-        y = F.relu6(self.expand(x)) if self.expand is not None else x
-        y = self.project(F.relu6(self.depthwise(y)))
+        y = relu6(self.expand(x)) if self.expand is not None else x
+        y = self.project(relu6(self.depthwise(y)))
         return x + y if self.residual else y
 
 
@@ -256,8 +274,8 @@ class NhwcKeras(torch.nn.Module):
         self.dense_bias = torch.nn.Parameter(torch.zeros(self.CLASSES))
 
     def forward(self, x):
-        x = F.relu6(self.stem(x))
-        x = F.relu6(self.top(self.blocks(x)))
+        x = relu6(self.stem(x))
+        x = relu6(self.top(self.blocks(x)))
         x = x.mean(dim=(1, 2))  # GlobalAveragePooling2D over H, W of NHWC
         return x @ self.dense_kernel + self.dense_bias
 
@@ -326,6 +344,34 @@ def build_conformer():
         depthwise_conv_kernel_size=31))
 
 
+@torch.onnx.symbolic_helper.parse_args("v", "v", "f", "i", "i", "i", "i")
+def roi_align_opset16(g, features, rois, spatial_scale, pooled_height, pooled_width, sampling_ratio,
+                      aligned):
+    """torchvision 0.14's ONNX symbolic for roi_align, plus the
+    coordinate_transformation_mode attribute that opset 16 added.
+    torchvision registers its symbolic for opset 11 and up without it, so at
+    opset 17 every RoiAlign gets the new default "half_pixel" (aligned=True)
+    while Faster R-CNN pools with aligned=False ("output_half_pixel"): the
+    exported model then disagrees with torch's by a half-pixel shift of every
+    pooled box, and its detections differ."""
+    from torch.onnx.symbolic_opset9 import _cast_Long
+    from torch.onnx.symbolic_opset11 import select, squeeze
+
+    def column(*k):
+        return select(g, rois, 1, g.op("Constant", value_t=torch.tensor(k, dtype=torch.long)))
+
+    batch_indices = _cast_Long(g, squeeze(g, column(0), 1), False)
+    return g.op("RoiAlign", features, column(1, 2, 3, 4), batch_indices,
+                coordinate_transformation_mode_s="half_pixel" if aligned else "output_half_pixel",
+                spatial_scale_f=spatial_scale, output_height_i=pooled_height,
+                output_width_i=pooled_width,
+                sampling_ratio_i=max(sampling_ratio, 0))  # ONNX has no negative (adaptive) ratio
+
+
+# Registered for opset 16 and up, it takes precedence over torchvision's (11 and up) at opset 17.
+torch.onnx.register_custom_op_symbolic("torchvision::roi_align", roi_align_opset16, 16)
+
+
 def spread_logits(layers, target_std):
     """Returns an after_calibration step that rescales each layer's weight
     and bias so that its output std on the calibration batch is target_std
@@ -347,9 +393,14 @@ def spread_logits(layers, target_std):
                 layer.weight.mul_(target_std / std)
                 if layer.bias is not None:
                     layer.bias.mul_(target_std / std)
-        return f"{len(layers(model))} logit layers rescaled to std {target_std:g}"
+        return f"{len(layers(model))} layers rescaled to output std {target_std:g}"
 
     return step
+
+
+def mobilenet_v3_classifier_layers(model):
+    # Linear(960, 1280), Hardswish, Dropout, Linear(1280, 1000)
+    return [model.classifier[0], model.classifier[3]]
 
 
 def ssd_logit_layers(model):
@@ -377,7 +428,8 @@ MODELS = {
     "shufflenet_v2_x1_0": WideModel(tv(torchvision.models.shufflenet_v2_x1_0), [IMAGE], ["output"]),
     "densenet121": WideModel(tv(torchvision.models.densenet121), [IMAGE], ["output"]),
     "efficientnet_v2_s": WideModel(tv(torchvision.models.efficientnet_v2_s), [IMAGE], ["output"]),
-    "mobilenet_v3_large": WideModel(tv(torchvision.models.mobilenet_v3_large), [IMAGE], ["output"]),
+    "mobilenet_v3_large": WideModel(tv(torchvision.models.mobilenet_v3_large), [IMAGE], ["output"],
+                                    after_calibration=spread_logits(mobilenet_v3_classifier_layers, 1.0)),
     "nhwc_keras": WideModel(NhwcKeras, [Input("input", (1, 224, 224, 3))], ["output"]),
     "r3d_18": WideModel(tv(torchvision.models.video.r3d_18), [Input("input", (1, 3, 8, 112, 112))],
                         ["output"], calibration_batch=4),
