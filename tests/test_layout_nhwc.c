@@ -75,6 +75,16 @@ Test(layout_nhwc, stops_at_layout_dependent_ops)
     opt_free_inputs(&in);
 }
 
+Test(layout_nhwc, reads_a_keras_graphs_own_transposes_as_borders)
+{
+    opt_inputs in;
+    /* 4 transposes in the model; left: the one giving back c1 (a graph
+     * output) in NCHW. Before, each Conv ran between four. */
+    int t = check_layout(MODEL("layout_keras.onnx"), &in, 1, 1, 2, 1e-5);
+    cr_assert_eq(t, 1 - 4, "transposes left: %d more than the model's", t);
+    opt_free_inputs(&in);
+}
+
 Test(layout_nhwc, not_run_without_dnnl)
 {
     kiln_runtime *rt = kt_runtime(1);

@@ -83,6 +83,30 @@ def stops():
            helper.make_tensor_value_info("flat", F, [1, 336])])
 
 
+def keras():
+    """An NHWC graph as tf2onnx writes a Keras model: every Conv between a
+    Transpose to NCHW and one back, the activation and the residual Add in
+    NHWC. The pass reads the model's transposes as the borders they are; the
+    first Conv's NCHW output is also a graph output, so that one comes back."""
+    n = [
+        node("Transpose", ["x"], ["x_nchw"], perm=[0, 3, 1, 2]),
+        node("Conv", ["x_nchw", "w1", "b1"], ["c1"], pads=[1, 1, 1, 1]),
+        node("Transpose", ["c1"], ["c1_nhwc"], perm=[0, 2, 3, 1]),
+        node("Clip", ["c1_nhwc", "lo", "hi"], ["a1"]),
+        node("Transpose", ["a1"], ["a1_nchw"], perm=[0, 3, 1, 2]),
+        node("Conv", ["a1_nchw", "w2"], ["c2"]),
+        node("Transpose", ["c2"], ["c2_nhwc"], perm=[0, 2, 3, 1]),
+        node("Add", ["c2_nhwc", "a1"], ["y"]),
+    ]
+    inits = [init("w1", [8, 3, 3, 3]), init("b1", [8]), init("w2", [8, 8, 1, 1]),
+             numpy_helper.from_array(np.float32(0.0), "lo"),
+             numpy_helper.from_array(np.float32(6.0), "hi")]
+    write("layout_keras", n, inits, [helper.make_tensor_value_info("x", F, [1, 16, 16, 3])],
+          [helper.make_tensor_value_info("y", F, [1, 16, 16, 8]),
+           helper.make_tensor_value_info("c1", F, [1, 8, 16, 16])])
+
+
 if __name__ == "__main__":
     stack()
     stops()
+    keras()

@@ -18,7 +18,14 @@
  * some other node, a subgraph or the graph's caller reads it, and an NCHW
  * value gets an NHWC copy once, however many converted nodes read it. So
  * transposes appear only at the borders of the converted regions: no pair
- * of inverse transposes is ever created that would then need cancelling. */
+ * of inverse transposes is ever created that would then need cancelling.
+ *
+ * A graph converted from an NHWC framework (tf2onnx's Keras models) brings
+ * its own borders: Transpose NHWC->NCHW before every Conv and back after
+ * it. Those are the model's own, so the pass reads them as what they are:
+ * the input of a Transpose(0,3,1,2) is its output's NHWC twin, and a
+ * Transpose(0,2,3,1) of a value with a twin is that twin (the node goes).
+ * Without this, each Conv ran between four transposes, two of them ours. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -289,6 +296,37 @@ static int do_elementwise(layout *L, int32_t id)
     return replace(L, id, n.op_type, n.domain, in, n.n_inputs, attrs, n.n_attrs);
 }
 
+static int perm_is(const kn_node *n, const int64_t *perm)
+{
+    int32_t count = 0;
+    const int64_t *p = kn_attr_ints(n, "perm", &count);
+    return p && count == 4 && memcmp(p, perm, sizeof(int64_t) * 4) == 0;
+}
+
+/* The model's own layout Transposes (see the top of the file); returns 1
+ * when node id was one. */
+static int do_model_transpose(layout *L, int32_t id)
+{
+    kn_opt *o = L->o;
+    const kn_node *n = kn_opt_node(o, id);
+    if (!kn_opt_is_op(n, "Transpose") || n->n_inputs != 1 || n->n_outputs != 1)
+        return 0;
+    int32_t x = n->inputs[0], y = n->outputs[0];
+    /* any dtype (it is often not inferred yet): a twin only serves nodes
+     * that are converted on their own terms */
+    if (x < 0 || y < 0 || x >= L->n_values || y >= L->n_values)
+        return 0;
+    if (perm_is(n, to_nchw_perm) && twin(L, y) < 0) {
+        L->nhwc[y] = x; /* the node stays for any NCHW reader; unread, it goes */
+        return 1;
+    }
+    if (perm_is(n, to_nhwc_perm) && twin(L, x) >= 0 && kn_opt_bypass(o, L->nhwc[x], y)) {
+        kn_opt_remove(o, id);
+        return 1;
+    }
+    return 0;
+}
+
 int kn_pass_layout_nhwc(kn_opt *o)
 {
     /* Runs only when the oneDNN backend is usable for the model (its passes
@@ -310,7 +348,9 @@ int kn_pass_layout_nhwc(kn_opt *o)
         if (!kn_opt_live(o, id))
             continue;
         const char *pool_op = NULL;
-        if (convert_conv(&L, id)) {
+        if (do_model_transpose(&L, id)) {
+            continue;
+        } else if (convert_conv(&L, id)) {
             if (!converted++ && (rc = kn_opt_import_kiln(o)) != KN_OK)
                 break;
             rc = do_conv(&L, id);

@@ -39,6 +39,8 @@ static const opt_pass passes[] = {
     {.name = "dead_nodes", .level = KN_OPT_ALL, .run = kn_pass_dead_nodes},
     /* Layout passes run last, on the fused graph. */
     {.name = "(backends: layout)", .level = KN_OPT_BASIC, .slot = KN_PASS_SLOT_LAYOUT},
+    /* a layout pass may leave a model's own Transpose unread */
+    {.name = "dead_nodes", .level = KN_OPT_BASIC, .run = kn_pass_dead_nodes},
     /* After every fusion (an activation belongs in its producer's epilogue)
      * and after the layout passes, which move single elementwise ops into
      * NHWC regions by their op type. */
