@@ -152,17 +152,65 @@ static int make_box(const ra_state *st, const kn_tensor *rois, const kn_tensor *
     return b->batch >= 0 && b->batch < st->batch;
 }
 
-/* One item per (roi, channel): all output bins of that plane. */
+/* The sampling taps of one roi along each axis: they do not depend on the
+ * channel, so they are computed once per roi and reused for all its
+ * channels (a detector's RoiAlign has 256 of them per roi). A roi whose
+ * grid needs more taps than fit here computes them per channel. */
+#define RA_TAPS 512
+typedef struct ra_taps {
+    ra_tap y[RA_TAPS], x[RA_TAPS];
+    int ok;
+} ra_taps;
+
+static void roi_taps(const ra_state *st, const ra_box *b, ra_taps *t)
+{
+    t->ok = st->oh * b->grid_h <= RA_TAPS && st->ow * b->grid_w <= RA_TAPS;
+    for (int64_t ph = 0; t->ok && ph < st->oh; ph++)
+        for (int64_t iy = 0; iy < b->grid_h; iy++)
+            t->y[ph * b->grid_h + iy] = axis_tap(
+                b->y0 + (double)ph * b->bin_h + ((double)iy + 0.5) * b->bin_h / (double)b->grid_h,
+                st->height);
+    for (int64_t pw = 0; t->ok && pw < st->ow; pw++)
+        for (int64_t ix = 0; ix < b->grid_w; ix++)
+            t->x[pw * b->grid_w + ix] = axis_tap(
+                b->x0 + (double)pw * b->bin_w + ((double)ix + 0.5) * b->bin_w / (double)b->grid_w,
+                st->width);
+}
+
+static ra_tap tap_y(const ra_state *st, const ra_box *b, const ra_taps *t, int64_t ph, int64_t iy)
+{
+    return t->ok ? t->y[ph * b->grid_h + iy]
+                 : axis_tap(b->y0 + (double)ph * b->bin_h +
+                                ((double)iy + 0.5) * b->bin_h / (double)b->grid_h,
+                            st->height);
+}
+
+static ra_tap tap_x(const ra_state *st, const ra_box *b, const ra_taps *t, int64_t pw, int64_t ix)
+{
+    return t->ok ? t->x[pw * b->grid_w + ix]
+                 : axis_tap(b->x0 + (double)pw * b->bin_w +
+                                ((double)ix + 0.5) * b->bin_w / (double)b->grid_w,
+                            st->width);
+}
+
+/* One item per (roi, channel): all output bins of that plane. Items of one
+ * roi are consecutive, so its box and taps are made when the roi changes. */
 #define RA_DEFINE(arg, DT, T, ACC, SFX, LOAD, STORE)                                               \
     static void ra_range_##SFX(void *ctx, int64_t begin, int64_t end)                              \
     {                                                                                              \
         const ra_job *j = ctx;                                                                     \
         const ra_state *st = j->st;                                                                \
         const int64_t W = st->width;                                                               \
+        ra_taps taps;                                                                              \
+        ra_box b;                                                                                  \
+        int64_t roi = -1;                                                                          \
         for (int64_t item = begin; item < end; item++) {                                           \
             int64_t r = item / st->channels, c = item % st->channels;                              \
-            ra_box b;                                                                              \
-            make_box(st, j->rois, j->bi, r, &b);                                                   \
+            if (r != roi) {                                                                        \
+                roi = r;                                                                           \
+                make_box(st, j->rois, j->bi, r, &b);                                               \
+                roi_taps(st, &b, &taps);                                                           \
+            }                                                                                      \
             const T *x = (const T *)j->x + (b.batch * st->channels + c) * st->height * W;          \
             T *y = (T *)j->y + item * st->oh * st->ow;                                             \
             int64_t count = b.grid_h * b.grid_w > 0 ? b.grid_h * b.grid_w : 1;                     \
@@ -171,12 +219,9 @@ static int make_box(const ra_state *st, const kn_tensor *rois, const kn_tensor *
                     ACC acc = 0;                                                                   \
                     int first = 1;                                                                 \
                     for (int64_t iy = 0; iy < b.grid_h; iy++) {                                    \
-                        double yy = b.y0 + (double)ph * b.bin_h +                                  \
-                                    ((double)iy + 0.5) * b.bin_h / (double)b.grid_h;               \
+                        ra_tap ty = tap_y(st, &b, &taps, ph, iy);                                  \
                         for (int64_t ix = 0; ix < b.grid_w; ix++) {                                \
-                            double xx = b.x0 + (double)pw * b.bin_w +                              \
-                                        ((double)ix + 0.5) * b.bin_w / (double)b.grid_w;           \
-                            ra_tap ty = axis_tap(yy, st->height), tx = axis_tap(xx, W);            \
+                            ra_tap tx = tap_x(st, &b, &taps, pw, ix);                              \
                             ACC v1 = 0, v2 = 0, v3 = 0, v4 = 0;                                    \
                             if (ty.valid && tx.valid) {                                            \
                                 v1 = (ACC)(ty.wlo * tx.wlo) * (ACC)LOAD(x + ty.lo * W + tx.lo);    \
