@@ -52,5 +52,10 @@ const kn_backend kn_backend_dnnl = {
     .kernel_tables = dnnl_tables,
     .passes = dnnl_passes,
     .memory = {.kind = KN_MEMORY_HOST},
-    .flags = KN_BACKEND_TUNED | KN_BACKEND_NOT_EAGER,
+    /* Offered eager plans too (no KN_BACKEND_NOT_EAGER): rebuilt every run,
+     * they find their primitives in oneDNN's primitive cache and their
+     * packed weights in the model's store, so a detector whose output count
+     * depends on its data (Faster R-CNN: 242 -> 162 ms) runs its backbone
+     * on oneDNN like any other model. */
+    .flags = KN_BACKEND_TUNED,
 };
