@@ -3,8 +3,9 @@
 #   usage: scripts/install_deps.sh [build|test]
 #   build: compiler, CMake, Ninja (enough for the library, CLI and example)
 #   test:  also Criterion, ONNX test data, Python ONNX/NumPy/PyTorch (model
-#          export), Node.js (the ONNX Runtime comparison), valgrind, clang,
-#          the binding toolchains (Go, JDK + JUnit 5, libffi), Emscripten and
+#          export), pytest and venv/pip/setuptools/wheel (the Python binding
+#          and its wheel check), Node.js (the ONNX Runtime comparison),
+#          valgrind, clang, the binding toolchains (Go, JDK + JUnit 5, libffi), Emscripten and
 #          Chromium (the WebAssembly build and its browser tests)
 set -euo pipefail
 what=${1:-test}
@@ -12,7 +13,8 @@ what=${1:-test}
 # loader headers even for the CPU engine.
 packages=(build-essential cmake ninja-build pkg-config libdnnl-dev ocl-icd-opencl-dev)
 if [ "$what" = test ]; then
-  packages+=(libcriterion-dev libonnx-testdata python3-onnx python3-numpy python3-torch
+  packages+=(libcriterion-dev libonnx-testdata python3-onnx python3-numpy python3-pytest
+             python3-venv python3-pip python3-setuptools python3-wheel python3-torch
              python3-torchvision valgrind golang-go default-jdk-headless junit5 libffi-dev
              emscripten chromium)
   command -v node >/dev/null 2>&1 || packages+=(nodejs npm)
