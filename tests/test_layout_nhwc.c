@@ -85,6 +85,19 @@ Test(layout_nhwc, reads_a_keras_graphs_own_transposes_as_borders)
     opt_free_inputs(&in);
 }
 
+Test(layout_nhwc, a_batchnorm_of_an_nhwc_value_becomes_mul_and_add)
+{
+    opt_inputs in;
+    int t = check_layout(MODEL("layout_dense.onnx"), &in, 1, 1, 3, 1e-5);
+    cr_assert_eq(t, 2, "transposes added: %d (x in, y out)", t);
+    kiln_runtime *rt = kt_runtime(1);
+    kiln_model *m = opt_load_dnnl(rt, MODEL("layout_dense.onnx"), 2, 1);
+    cr_assert_eq(opt_count_op(m, "BatchNormalization", ""), 0);
+    kiln_model_destroy(m);
+    kiln_runtime_destroy(rt);
+    opt_free_inputs(&in);
+}
+
 Test(layout_nhwc, not_run_without_dnnl)
 {
     kiln_runtime *rt = kt_runtime(1);

@@ -23,6 +23,16 @@ Test(opt_basic, identity_dropout_and_dead_nodes_go)
     opt_check_same_outputs(MODEL("opt_basic.onnx"), 2, 0);
 }
 
+Test(opt_basic, a_pad_of_zero_pads_goes)
+{
+    kiln_runtime *rt;
+    kiln_model *m = opt_load_fresh(MODEL("opt_zero_pad.onnx"), 1, 0, &rt);
+    cr_assert_eq(opt_count_op(m, "Pad", ""), 1, "the all-zero Pad stayed, or the real one went");
+    cr_assert_eq(opt_node_count(m), 2);
+    opt_drop(m, rt);
+    opt_check_same_outputs(MODEL("opt_zero_pad.onnx"), 1, 0);
+}
+
 Test(opt_basic, constants_fold_at_load)
 {
     kiln_runtime *rt;

@@ -106,7 +106,27 @@ def keras():
            helper.make_tensor_value_info("c1", F, [1, 8, 16, 16])])
 
 
+def dense():
+    """DenseNet's pattern: Concat, then a BatchNormalization no Conv can
+    absorb, ReLU, Conv. The BN becomes Mul and Add in NHWC."""
+    n = [
+        node("Conv", ["x", "w1"], ["c1"], pads=[1, 1, 1, 1]),
+        node("Concat", ["c1", "c1b"], ["cat"], axis=1),
+        node("BatchNormalization", ["cat", "s", "b", "m", "v"], ["bn"], epsilon=1e-5),
+        node("Relu", ["bn"], ["r"]),
+        node("Conv", ["r", "w2"], ["y"]),
+    ]
+    n.insert(1, node("Conv", ["x", "w1b"], ["c1b"]))
+    inits = [init("w1", [4, 3, 3, 3]), init("w1b", [4, 3, 1, 1]), init("w2", [6, 8, 1, 1]),
+             init("s", [8]), init("b", [8]), init("m", [8]),
+             numpy_helper.from_array((np.abs(RNG.standard_normal(8)) + 0.5).astype(np.float32),
+                                     "v")]
+    write("layout_dense", n, inits, [helper.make_tensor_value_info("x", F, [1, 3, 12, 12])],
+          [helper.make_tensor_value_info("y", F, [1, 6, 12, 12])])
+
+
 if __name__ == "__main__":
     stack()
     stops()
     keras()
+    dense()

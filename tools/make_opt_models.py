@@ -360,6 +360,18 @@ def chains():
     save(m, os.path.join(OUT, "opt_kiln_bad_chain.onnx"))
 
 
+def zero_pads():
+    # torch writes a Pad of all-zero pads before every AvgPool2d: it goes;
+    # the real Pad stays.
+    write("opt_zero_pad.onnx", [
+        node("Pad", ["X", "zeros"], ["P0"], mode="constant"),
+        node("Relu", ["P0"], ["R"]),
+        node("Pad", ["R", "ones"], ["Y"], mode="constant"),
+    ], [vi("X", [1, 2, 4, 4])], [vi("Y", [1, 2, 6, 6])],
+        [numpy_helper.from_array(np.zeros(8, np.int64), "zeros"),
+         numpy_helper.from_array(np.array([0, 0, 1, 1, 0, 0, 1, 1], np.int64), "ones")])
+
+
 def main():
     os.makedirs(OUT, exist_ok=True)
     kiln_direct()
@@ -371,6 +383,7 @@ def main():
     conv_inplace()  # last, so the models above keep their random weights
     horizontal()  # (and these after it, for the same reason)
     chains()
+    zero_pads()
 
 
 if __name__ == "__main__":

@@ -11,7 +11,10 @@
  *  - ops that do not care about layout run on the NHWC values when all
  *    their computed inputs have them: unary elementwise ops, binary and
  *    n-ary elementwise ops (a constant operand is permuted to match, a
- *    scalar kept), and Concat (axis remapped).
+ *    scalar kept), and Concat (axis remapped);
+ *  - an inference BatchNormalization of an NHWC value (one no Conv could
+ *    absorb: DenseNet's, after each Concat) becomes Mul and Add by
+ *    per-channel constants, which then run on the NHWC value.
  *
  * Values walk forward in NHWC; a value gets its NCHW form back (a Transpose
  * writing the original value, so names and graph outputs stay) only where
@@ -26,6 +29,7 @@
  * the input of a Transpose(0,3,1,2) is its output's NHWC twin, and a
  * Transpose(0,2,3,1) of a value with a twin is that twin (the node goes).
  * Without this, each Conv ran between four transposes, two of them ours. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -327,6 +331,64 @@ static int do_model_transpose(layout *L, int32_t id)
     return 0;
 }
 
+/* Per-channel constant input j of BatchNormalization n (C floats), or NULL. */
+static const float *bn_param(kn_opt *o, const kn_node *n, int32_t j, int64_t c)
+{
+    int64_t count = 0;
+    const float *p = n->inputs[j] >= 0 ? kn_opt_const_floats(o, n->inputs[j], &count) : NULL;
+    return p && count == c ? p : NULL;
+}
+
+/* A constant [1, 1, 1, c] (NHWC per channel). */
+static int32_t channel_const(kn_opt *o, const char *hint, const float *v, int64_t c)
+{
+    const int64_t dims[4] = {1, 1, 1, c};
+    return kn_opt_add_initializer(o, hint, KN_FLOAT, 4, dims, v, sizeof(float) * (size_t)c);
+}
+
+/* BatchNormalization (inference) of an NHWC value: y = x * s + t with
+ * s = scale / sqrt(var + eps), t = B - mean * s, per channel. */
+static int do_batchnorm(layout *L, int32_t id)
+{
+    kn_opt *o = L->o;
+    kn_node n = *kn_opt_node(o, id);
+    if (!kn_opt_is_op(&n, "BatchNormalization") || n.n_inputs != 5 || n.n_outputs < 1 ||
+        n.outputs[0] < 0 || n.outputs[0] >= L->n_values || kn_attr_int(&n, "training_mode", 0))
+        return KN_OK;
+    for (int32_t j = 1; j < n.n_outputs; j++)
+        if (n.outputs[j] >= 0)
+            return KN_OK; /* running statistics asked for */
+    int32_t x = n.inputs[0];
+    if (x < 0 || !moved(L, x))
+        return KN_OK;
+    int64_t count = 0;
+    if (!kn_opt_const_floats(o, n.inputs[1], &count) || count <= 0)
+        return KN_OK;
+    const float *scale = bn_param(o, &n, 1, count), *bias = bn_param(o, &n, 2, count);
+    const float *mean = bn_param(o, &n, 3, count), *var = bn_param(o, &n, 4, count);
+    if (!scale || !bias || !mean || !var)
+        return KN_OK;
+    float eps = kn_attr_float(&n, "epsilon", 1e-5f);
+    float *s = malloc(sizeof(float) * 2 * (size_t)count);
+    if (!s)
+        return kn_opt_oom(o);
+    float *t = s + count;
+    for (int64_t c = 0; c < count; c++) {
+        s[c] = scale[c] / sqrtf(var[c] + eps);
+        t[c] = bias[c] - mean[c] * s[c];
+    }
+    const char *name = kn_opt_value(o, n.outputs[0])->name;
+    int32_t sv = channel_const(o, name, s, count), tv = channel_const(o, name, t, count);
+    free(s);
+    int32_t mid = kn_opt_add_value(o, name, KN_FLOAT);
+    if (sv < 0 || tv < 0 || mid < 0)
+        return kn_opt_oom(o);
+    int32_t mul_in[2] = {L->nhwc[x], sv}, add_in[2] = {mid, tv};
+    if (kn_opt_add_node(o, id, "Mul", "", mul_in, 2, &mid, 1, NULL, 0) < 0)
+        return o->err->code;
+    return replace(L, id, "Add", "", add_in, 2, NULL, 0);
+}
+
 int kn_pass_layout_nhwc(kn_opt *o)
 {
     /* Runs only when the oneDNN backend is usable for the model (its passes
@@ -358,6 +420,8 @@ int kn_pass_layout_nhwc(kn_opt *o)
             kn_node n = *kn_opt_node(o, id);
             int32_t x = L.nhwc[n.inputs[0]];
             rc = replace(&L, id, pool_op, KN_OPT_DOMAIN_NAME, &x, 1, n.attrs, n.n_attrs);
+        } else if (kn_opt_is_op(kn_opt_node(o, id), "BatchNormalization")) {
+            rc = do_batchnorm(&L, id);
         } else {
             rc = do_elementwise(&L, id);
         }
