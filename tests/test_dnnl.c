@@ -141,6 +141,25 @@ Test(dnnl_conv, fused_residual_each_activation)
     }
 }
 
+/* 3-D FusedConv with a residual and an activation: oneDNN runs it in a
+ * blocked layout (dnnl_conv_blocked.c), X and Z reordered in, Y out. */
+Test(dnnl_conv, three_d_blocked_with_residual)
+{
+    conv_spec s = {{1, 16, 4, 9, 7}, {32, 16, 3, 3, 3}, 5, 1, {1, 1, 1, 1, 1, 1}, .has_pads = 1,
+                   .bias = 1};
+    int64_t y[5] = {1, 32, 4, 9, 7};
+    static const char *const act[] = {"", "Relu"};
+    for (int a = 0; a < 2; a++) {
+        kh_case c;
+        conv_case(&c, "FusedConv", &s, 4, 31);
+        dt_input(&c, 3, y, 5, 77);
+        kh_attr_string(&c, "activation", act[a]);
+        dt_check(&c, 0x6, 1, act[a][0] ? "3-D FusedConv + Z + Relu" : "3-D FusedConv + Z");
+        dt_check(&c, 0x6, 2, "3-D FusedConv + Z, 2 threads");
+        dt_free_inputs(&c);
+    }
+}
+
 static void to_layout(const float *src, float *dst, const int64_t *d, int to_nhwc)
 {
     /* d: N, C, H, W */

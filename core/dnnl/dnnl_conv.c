@@ -16,6 +16,7 @@
 #include "core/kernel/weights.h"
 #include "core/kernel/fused_common.h"
 #include "core/kernel/fma_width.h"
+#include "core/dnnl/dnnl_conv_blocked.h"
 #include "core/dnnl/dnnl_conv_wino.h"
 #include "core/dnnl/dnnl_impl_choice.h"
 
@@ -24,6 +25,7 @@ typedef struct conv_state {
     int has_z;
     size_t y_bytes;
     kn_conv_wino wino;
+    kn_conv_blocked blocked; /* 3-D */
 } conv_state;
 
 /* 3x3, stride 1, undilated, ungrouped, channels in whole 16-blocks, no
@@ -154,6 +156,14 @@ static int conv_build(kn_kctx *k, kn_dnnl_prim *p, int fused, int nhwc)
         }
         *k->err = direct;
     }
+    if (rc == KN_OK && x->rank == 5 && !nhwc) {
+        kn_err plain = *k->err; /* a decline is no error */
+        if (kn_conv_blocked_build(k, &st->blocked, &xmd, &ymd, &wmd_user, w->data,
+                                  b ? &bmd : NULL, strides, dil, pad_l, pad_r, &act, z != NULL,
+                                  &st->prim.after) == KN_OK)
+            return KN_OK;
+        *k->err = plain;
+    }
     dnnl_convolution_desc_t cd;
     if (rc == KN_OK) {
         dnnl_status_t s = dnnl_dilated_convolution_forward_desc_init(
@@ -196,6 +206,8 @@ static int conv_run(kn_kctx *k)
     conv_state *st = k->state;
     if (st->wino.on)
         return kn_conv_wino_run(k, &st->wino);
+    if (st->blocked.on)
+        return kn_conv_blocked_run(k, &st->blocked);
     if (st->has_z && k->out[0]->data != k->in[3]->data)
         memmove(k->out[0]->data, k->in[3]->data, st->y_bytes);
     return kn_dnnl_execute(&st->prim, k);
@@ -204,8 +216,10 @@ static int conv_run(kn_kctx *k)
 static void conv_release(kn_kctx *k)
 {
     conv_state *st = k->state;
-    if (st)
+    if (st) {
         kn_conv_wino_destroy(&st->wino);
+        kn_conv_blocked_destroy(&st->blocked);
+    }
     kn_dnnl_release(k);
 }
 
