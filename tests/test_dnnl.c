@@ -307,6 +307,11 @@ Test(dnnl_conv, declines)
     conv_case(&c, "Conv", &tiny, 2, 5);
     dt_check_declines(&c, 0x2, "too small to pay for a oneDNN call");
     dt_free_inputs(&c);
+    /* a Conformer's depthwise 1-D layer: oneDNN would run it as GEMM */
+    conv_spec dw1d = {{1, 80, 200}, {80, 1, 31}, 3, 80, {15, 15}, .has_pads = 1, .bias = 1};
+    conv_case(&c, "Conv", &dw1d, 3, 5);
+    dt_check_declines(&c, 0x6, "grouped 1-D convolution");
+    dt_free_inputs(&c);
 }
 
 #else

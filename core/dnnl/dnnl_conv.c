@@ -180,11 +180,11 @@ static int conv_build(kn_kctx *k, kn_dnnl_prim *p, int fused, int nhwc)
         rc = kn_dnnl_pd_create(&cd, &act, z != NULL, prefer, &st->prim, &pd, k->err);
     if (rc != KN_OK)
         return rc;
-    /* oneDNN 2.6 runs a grouped convolution in plain layouts (1-D, e.g. a
-     * Conformer's depthwise kernel-31 layer) as im2col + GEMM: 8x slower
-     * than Kiln's direct kernel (0.34 vs 0.042 ms). */
+    /* oneDNN 2.6 runs a grouped 1-D convolution (a Conformer's depthwise
+     * kernel-31 layer) as im2col + GEMM: 8x slower than Kiln's direct
+     * kernel (0.34 vs 0.042 ms). 2-D ones mostly run NHWC, not measured. */
     const char *impl = NULL;
-    if (group > 1 && dnnl_primitive_desc_query(pd, dnnl_query_impl_info_str, 0, &impl) ==
+    if (group > 1 && x->rank == 3 && dnnl_primitive_desc_query(pd, dnnl_query_impl_info_str, 0, &impl) ==
                          dnnl_success && impl && strstr(impl, "gemm")) {
         dnnl_primitive_desc_destroy(pd);
         return kn_fail(k->err, KN_ERR_DECLINE, "oneDNN would run a grouped convolution as GEMM");
