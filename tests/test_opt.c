@@ -33,6 +33,17 @@ Test(opt_basic, a_pad_of_zero_pads_goes)
     opt_check_same_outputs(MODEL("opt_zero_pad.onnx"), 1, 0);
 }
 
+Test(opt_basic, zero_pads_fold_into_pools_and_convs)
+{
+    kiln_runtime *rt;
+    kiln_model *m = opt_load_fresh(MODEL("opt_pad_fold.onnx"), 1, 0, &rt);
+    cr_assert_eq(opt_count_op(m, "Pad", ""), 1, "only the reflect Pad stays");
+    cr_assert_eq(opt_count_op(m, "AveragePool", ""), 2);
+    cr_assert_eq(opt_count_op(m, "Conv", ""), 1);
+    opt_drop(m, rt);
+    opt_check_same_outputs(MODEL("opt_pad_fold.onnx"), 1, 0);
+}
+
 Test(opt_basic, constants_fold_at_load)
 {
     kiln_runtime *rt;

@@ -372,6 +372,23 @@ def zero_pads():
          numpy_helper.from_array(np.array([0, 0, 1, 1, 0, 0, 1, 1], np.int64), "ones")])
 
 
+def pad_fold():
+    # torch's avg_pool2d(padding=1) and tf2onnx's ZeroPadding2D + Conv: the
+    # zero Pads become the pool's (counted) and the Conv's own padding;
+    # the reflect Pad stays.
+    write("opt_pad_fold.onnx", [
+        node("Pad", ["X", "p1"], ["P1"], mode="constant"),
+        node("AveragePool", ["P1"], ["A"], kernel_shape=[3, 3]),
+        node("Pad", ["A", "p2"], ["P2"], mode="constant"),
+        node("Conv", ["P2", "W"], ["C"], pads=[1, 0, 0, 1]),
+        node("Pad", ["C", "p1"], ["P3"], mode="reflect"),
+        node("AveragePool", ["P3"], ["Y"], kernel_shape=[2, 2]),
+    ], [vi("X", [1, 3, 8, 8])], [vi("Y", [1, 4, 9, 10])],
+        [numpy_helper.from_array(np.array([0, 0, 1, 1, 0, 0, 1, 1], np.int64), "p1"),
+         numpy_helper.from_array(np.array([0, 0, 0, 2, 0, 0, 1, 0], np.int64), "p2"),
+         init("W", [4, 3, 3, 3])])
+
+
 def main():
     os.makedirs(OUT, exist_ok=True)
     kiln_direct()
@@ -384,6 +401,7 @@ def main():
     horizontal()  # (and these after it, for the same reason)
     chains()
     zero_pads()
+    pad_fold()
 
 
 if __name__ == "__main__":

@@ -22,6 +22,7 @@ static const opt_pass passes[] = {
      * later passes see Constant outputs and Clip bounds as initializers. */
     {.name = "const_fold", .level = KN_OPT_BASIC, .run = kn_pass_const_fold},
     {.name = "identity", .level = KN_OPT_BASIC, .run = kn_pass_identity},
+    {.name = "pad_fold", .level = KN_OPT_BASIC, .run = kn_pass_pad_fold},
     {.name = "conv_bn", .level = KN_OPT_BASIC, .run = kn_pass_conv_bn},
     {.name = "dead_nodes", .level = KN_OPT_BASIC, .run = kn_pass_dead_nodes},
     /* Level 2: fusion. Formulas into ops first (Gelu before the matrix

@@ -11,6 +11,7 @@ typedef int (*kn_opt_pass_fn)(kn_opt *o);
 /* Level 1 */
 int kn_pass_const_fold(kn_opt *o);     /* nodes whose inputs are all initializers */
 int kn_pass_identity(kn_opt *o);       /* Identity, inference-mode Dropout */
+int kn_pass_pad_fold(kn_opt *o);       /* zero Pad + AveragePool/Conv -> their own pads */
 int kn_pass_conv_bn(kn_opt *o);        /* BatchNormalization folded into Conv's W and B */
 int kn_pass_dead_nodes(kn_opt *o);     /* nodes nothing reads */
 /* Level 2 */
