@@ -13,6 +13,7 @@ typedef struct chunk {
 
 struct kn_bump {
     chunk *head;
+    chunk *spare;      /* chunks kept by kn_bump_rewind, reused before malloc */
     size_t total, limit;
 };
 
@@ -20,22 +21,54 @@ enum { CHUNK_MIN = 64 * 1024 };
 
 kn_bump *kn_bump_create(void) { return calloc(1, sizeof(kn_bump)); }
 
+static void free_chunks(chunk *c)
+{
+    for (chunk *next; c; c = next) {
+        next = c->next;
+        free(c);
+    }
+}
+
 void kn_bump_destroy(kn_bump *bump)
 {
     if (!bump)
         return;
-    for (chunk *c = bump->head, *next; c; c = next) {
-        next = c->next;
-        free(c);
-    }
+    free_chunks(bump->head);
+    free_chunks(bump->spare);
     free(bump);
+}
+
+void kn_bump_rewind(kn_bump *bump)
+{
+    while (bump->head) {
+        chunk *c = bump->head;
+        bump->head = c->next;
+        c->used = 0;
+        c->next = bump->spare;
+        bump->spare = c;
+    }
+    bump->total = 0;
+}
+
+/* The smallest spare chunk of at least cap bytes, unlinked, or NULL. */
+static chunk *take_spare(kn_bump *bump, size_t cap)
+{
+    chunk **best = NULL;
+    for (chunk **pp = &bump->spare; *pp; pp = &(*pp)->next)
+        if ((*pp)->cap >= cap && (!best || (*pp)->cap < (*best)->cap))
+            best = pp;
+    if (!best)
+        return NULL;
+    chunk *c = *best;
+    *best = c->next;
+    return c;
 }
 
 void kn_bump_set_limit(kn_bump *bump, size_t max_bytes) { bump->limit = max_bytes; }
 
 size_t kn_bump_used(const kn_bump *bump) { return bump->total; }
 
-void *kn_bump_alloc(kn_bump *bump, size_t size)
+void *kn_bump_alloc_uninit(kn_bump *bump, size_t size)
 {
     if (size > SIZE_MAX - 32)
         return NULL;
@@ -47,12 +80,14 @@ void *kn_bump_alloc(kn_bump *bump, size_t size)
         /* Large requests get a chunk of their own so small ones keep packing
          * into the current chunk. */
         size_t cap = size > CHUNK_MIN / 4 ? size : CHUNK_MIN;
-        chunk *n = malloc(sizeof(chunk) + cap);
-        if (!n)
-            return NULL;
-        n->cap = cap;
+        chunk *n = take_spare(bump, cap);
+        if (!n) {
+            if (!(n = malloc(sizeof(chunk) + cap)))
+                return NULL;
+            n->cap = cap;
+        }
         n->used = 0;
-        if (c && cap == size) { /* keep the partly used chunk at the head */
+        if (c && n->cap == size) { /* keep the partly used chunk at the head */
             n->next = c->next;
             c->next = n;
         } else {
@@ -64,7 +99,14 @@ void *kn_bump_alloc(kn_bump *bump, size_t size)
     void *p = c->data + c->used;
     c->used += size;
     bump->total += size;
-    memset(p, 0, size);
+    return p;
+}
+
+void *kn_bump_alloc(kn_bump *bump, size_t size)
+{
+    void *p = kn_bump_alloc_uninit(bump, size);
+    if (p)
+        memset(p, 0, kn_align_up(size, 16));
     return p;
 }
 

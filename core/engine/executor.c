@@ -6,14 +6,9 @@
 #include <stdint.h>
 #include <time.h>
 
+#include "core/base/clock.h"
 #include "core/engine/plan.h"
 
-static int64_t now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
 
 int kn_plan_execute(kn_plan *p, const atomic_uint_fast64_t *cancel_target, uint64_t run_id,
                     kn_err *err)
@@ -25,10 +20,10 @@ int kn_plan_execute(kn_plan *p, const atomic_uint_fast64_t *cancel_target, uint6
             return kn_fail(err, KN_ERR_CANCELLED, "run cancelled");
         kn_step *st = &p->steps[s];
         st->k.err = err;
-        int64_t t0 = p->step_ns ? now_ns() : 0;
+        int64_t t0 = p->step_ns ? kn_now_ns() : 0;
         int rc = st->def->run(&st->k);
         if (p->step_ns)
-            p->step_ns[s] += now_ns() - t0;
+            p->step_ns[s] += kn_now_ns() - t0;
         if (rc != KN_OK) {
             if (err->code == KN_OK)
                 kn_fail(err, rc, "kernel failed without a message");

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "core/base/alloc.h"
+#include "core/base/clock.h"
 #include "core/engine/registry.h"
 #include "core/engine/tuning.h"
 
@@ -133,7 +134,7 @@ static int fold(kn_plan *p, const kn_op_def *def, kn_kctx *k, kn_err *err)
         if (!k->out[j])
             continue;
         int64_t nb = kn_tensor_nbytes(k->out[j]);
-        k->out[j]->data = kn_bump_alloc(p->bump, nb > 0 ? (size_t)nb : 1);
+        k->out[j]->data = kn_bump_alloc_uninit(p->bump, nb > 0 ? (size_t)nb : 1);
         if (!k->out[j]->data && p->options.max_arena > 0)
             return kn_fail(err, KN_ERR_LIMIT, "computed constants need more than the memory "
                            "limit of %lld bytes", (long long)p->options.max_arena);
@@ -320,7 +321,14 @@ static int prepare_node(kn_plan *p, int32_t i, kn_threadpool *tp, int eager, kn_
     if (rc == KN_OK)
         rc = check_outputs(def, &k, err);
     if (rc == KN_OK && (eager || is_foldable(p, def, &k))) {
+        int64_t t0 = eager && p->eager_steps ? kn_now_ns() : 0;
         rc = fold(p, def, &k, err);
+        if (eager && p->eager_steps) {
+            int32_t e = p->n_eager_steps++;
+            p->step_ns[e] = kn_now_ns() - t0;
+            p->eager_steps[e] = (kn_step){.def = def, .backend = cand.c[at].backend, .k = k,
+                                          .node = i};
+        }
         if (def->release)
             def->release(&k);
     } else if (rc == KN_OK) {
@@ -365,13 +373,16 @@ int kn_plan_build(const kn_model *model, const kn_tensor *input_shapes, kn_threa
     const kn_graph *g = model->graph;
     size_t nv = g->n_values ? (size_t)g->n_values : 1, nn = g->n_nodes ? (size_t)g->n_nodes : 1;
     kn_plan *p = calloc(1, sizeof *p);
-    if (!p)
+    if (!p) {
+        kn_bump_destroy(o->recycle); /* the plan owns it from the call on */
         return kn_fail(err, KN_ERR_OUT_OF_MEMORY, "out of memory planning");
+    }
     p->model = model;
     p->options = *o;
+    p->options.recycle = NULL; /* taken over below, never passed on */
     p->threads = tp;
     p->n_values = g->n_values;
-    p->bump = kn_bump_create();
+    p->bump = o->recycle ? o->recycle : kn_bump_create();
     /* Folded constants and eagerly computed values count against the
      * session's memory limit like the arena does. */
     if (p->bump && o->max_arena > 0)
@@ -387,6 +398,13 @@ int kn_plan_build(const kn_model *model, const kn_tensor *input_shapes, kn_threa
         rc = kn_fail(err, KN_ERR_OUT_OF_MEMORY, "out of memory planning");
     if (rc == KN_OK)
         rc = init_values(p, input_shapes, o->eager, o->value_inputs, err);
+    if (rc == KN_OK && o->eager && o->profile) {
+        p->eager_steps = kn_bump_alloc(p->bump, sizeof *p->eager_steps * nn);
+        p->step_ns = kn_bump_alloc(p->bump, sizeof *p->step_ns * nn);
+        if (!p->eager_steps || !p->step_ns)
+            rc = kn_fail(err, KN_ERR_OUT_OF_MEMORY, "out of memory planning");
+        p->profile_runs = 1;
+    }
     if (rc == KN_OK && o->tune && !o->eager && any_tuned_backend(model))
         rc = kn_tuner_open(&p->tuner, model->root->ir, g, o->tuning_cache,
                            kn_threadpool_threads(tp), err);
@@ -424,17 +442,14 @@ int kn_plan_build(const kn_model *model, const kn_tensor *input_shapes, kn_threa
     return KN_OK;
 }
 
-void kn_plan_destroy(kn_plan *p)
+static void destroy_but_bump(kn_plan *p)
 {
-    if (!p)
-        return;
     for (int32_t s = 0; s < p->n_steps; s++)
         if (p->steps[s].def->release)
             p->steps[s].def->release(&p->steps[s].k);
     kn_plan_release_raw(p);
     if (p->owns_arena)
         kn_aligned_free(p->arena);
-    kn_bump_destroy(p->bump);
     free(p->vals);
     free(p->kind);
     free(p->root);
@@ -442,6 +457,26 @@ void kn_plan_destroy(kn_plan *p)
     free(p->steps);
     free(p->input_aliases);
     free(p);
+}
+
+void kn_plan_destroy(kn_plan *p)
+{
+    if (!p)
+        return;
+    kn_bump *b = p->bump; /* last: the kernels' releases read what is in it */
+    destroy_but_bump(p);
+    kn_bump_destroy(b);
+}
+
+kn_bump *kn_plan_destroy_keep(kn_plan *p)
+{
+    if (!p)
+        return NULL;
+    kn_bump *b = p->bump;
+    destroy_but_bump(p);
+    if (b)
+        kn_bump_rewind(b);
+    return b;
 }
 
 void kn_plan_bind_input(kn_plan *p, int32_t input_index, const void *data)

@@ -48,6 +48,10 @@ typedef struct kn_plan_options {
      * Resize size fed by the caller). The plan serves only runs with these
      * very values; the session keys its cache on them. */
     const uint8_t *value_inputs;
+    /* Eager mode: the previous eager plan's memory (kn_plan_destroy_keep),
+     * which the plan takes over (freed with it, also when the build fails)
+     * instead of allocating afresh; NULL: none. */
+    struct kn_bump *recycle;
 } kn_plan_options;
 
 typedef struct kn_step {
@@ -79,9 +83,14 @@ typedef struct kn_plan {
     int64_t intermediate_bytes; /* sum of all planned tensors, without reuse */
     kn_bump *bump;              /* folded constants and per-step arrays */
     /* Profiling (options.profile): time spent per step over profile_runs
-     * runs; NULL when off. */
+     * runs; NULL when off. An eager plan runs its nodes while it is built
+     * and keeps no steps: it records each node it ran in eager_steps (def,
+     * backend and node only; the kernel is gone) with its time, one run.
+     * kn_plan_profiled_steps gives whichever the plan has. */
     int64_t *step_ns;
     int64_t profile_runs;
+    kn_step *eager_steps;
+    int32_t n_eager_steps;
     /* Tuning (options.tune): nodes whose kernels were timed while this plan
      * was built (0 when every choice came from the tuning cache), and the
      * tuner, alive only during kn_plan_build. */
@@ -99,6 +108,17 @@ typedef struct kn_plan {
 int kn_plan_build(const kn_model *model, const kn_tensor *input_shapes, kn_threadpool *threads,
                   const kn_plan_options *options, kn_plan **out, kn_err *err);
 void kn_plan_destroy(kn_plan *plan); /* NULL-safe; releases kernel state */
+/* The same, but the plan's memory (its values, when eager) is rewound and
+ * returned for the next eager plan (kn_plan_options.recycle); NULL for a
+ * NULL plan. Destroy it with kn_bump_destroy when no plan takes it. */
+struct kn_bump *kn_plan_destroy_keep(kn_plan *plan);
+
+/* The steps step_ns times (see kn_plan.step_ns), *n of them. */
+static inline const kn_step *kn_plan_profiled_steps(const kn_plan *p, int32_t *n)
+{
+    *n = p->options.eager ? p->n_eager_steps : p->n_steps;
+    return p->options.eager ? p->eager_steps : p->steps;
+}
 
 /* The subgraph services kernels reach through kn_kctx (core/engine/subgraph.c). */
 extern const kn_engine_api kn_plan_engine_api;

@@ -212,8 +212,9 @@ static int build_plan(kn_session *s, int from_bound, uint64_t run_id, kn_err *er
         if (!s->eager && !(s->value_inputs && s->value_inputs[i]))
             s->shapes[i].data = NULL;
     }
+    struct kn_bump *recycle = NULL;
     if (s->eager) {
-        kn_plan_destroy(s->plan);
+        recycle = kn_plan_destroy_keep(s->plan); /* its pages serve this run */
         s->plan = NULL;
     } else if (s->n_cached == s->cache_capacity) {
         evict_one(s);
@@ -223,7 +224,8 @@ static int build_plan(kn_session *s, int from_bound, uint64_t run_id, kn_err *er
                          .cancel_target = &s->cancel_target, .run_id = run_id,
                          .tune = s->tune, .tuning_cache = s->tuning_cache,
                          .profile = s->profile, .shared_arena = !s->eager,
-                         .value_inputs = s->eager ? NULL : s->value_inputs};
+                         .value_inputs = s->eager ? NULL : s->value_inputs,
+                         .recycle = recycle};
     kn_plan *p = NULL;
     int rc = kn_plan_build(s->model, s->shapes, s->pool, &o, &p, err);
     s->plans_built += rc == KN_OK;
@@ -541,7 +543,9 @@ void kn_session_profile_reset(kn_session *s)
     kn_plan *p = s->plan;
     if (!p || !p->step_ns)
         return;
-    memset(p->step_ns, 0, sizeof *p->step_ns * (size_t)p->n_steps);
+    int32_t n = 0;
+    kn_plan_profiled_steps(p, &n);
+    memset(p->step_ns, 0, sizeof *p->step_ns * (size_t)n);
     p->profile_runs = 0;
 }
 

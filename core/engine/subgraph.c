@@ -35,6 +35,7 @@ static int run_subgraph(void *engine, const kn_graph *g, const kn_tensor *const 
     o.eager = 1;
     o.parent = parent;
     o.shared_arena = 0; /* a subgraph's plan lives only for this call: its own arena */
+    o.recycle = NULL;   /* the parent's memory is the parent's */
     int rc = kn_plan_build(sub, shapes, parent->threads, &o, &r->plan, err);
     free(shapes);
     if (rc != KN_OK) {

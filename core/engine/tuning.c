@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "core/base/alloc.h"
+#include "core/base/clock.h"
 
 struct kn_tuner {
     char *path;           /* cache file or NULL */
@@ -191,22 +192,16 @@ static const char *lookup(const kn_tuner *t, const char *key)
     return NULL;
 }
 
-static int64_t now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
 
 /* Best of a few runs of a prepared kernel (after one warm-up). */
 static int64_t time_kernel(const kn_op_def *def, kn_kctx *k)
 {
     int64_t best = INT64_MAX;
     for (int r = 0; r < 4; r++) {
-        int64_t t0 = now_ns();
+        int64_t t0 = kn_now_ns();
         if (def->run(k) != KN_OK)
             return INT64_MAX;
-        int64_t dt = now_ns() - t0;
+        int64_t dt = kn_now_ns() - t0;
         if (r > 0 && dt < best)
             best = dt;
     }

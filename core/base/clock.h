@@ -1,0 +1,15 @@
+/* The monotonic clock in nanoseconds: step profiles and kernel tuning. */
+#ifndef KN_CLOCK_H
+#define KN_CLOCK_H
+
+#include <stdint.h>
+#include <time.h>
+
+static inline int64_t kn_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+#endif
