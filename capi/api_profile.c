@@ -9,10 +9,12 @@ static int32_t profiled_step(const kiln_session *s, int32_t index, const kn_step
     const kn_plan *p = kn_session_plan(s->core);
     if (!p || !p->step_ns)
         return kiln_fail(KILN_ERR_STATE, "no profile: create the session with KILN_OPT_PROFILE = 1");
-    if (index < 0 || index >= p->n_steps)
+    int32_t n = 0;
+    const kn_step *steps = kn_plan_profiled_steps(p, &n);
+    if (index < 0 || index >= n)
         return kiln_fail(KILN_ERR_INVALID_ARGUMENT, "profile step %d out of range (0..%d)",
-                         (int)index, (int)p->n_steps - 1);
-    *step = &p->steps[index];
+                         (int)index, (int)n - 1);
+    *step = &steps[index];
     if (plan)
         *plan = p;
     return KILN_OK;
@@ -25,7 +27,7 @@ int32_t kiln_session_profile_count(const kiln_session *s, int32_t *count)
     const kn_plan *p = kn_session_plan(s->core);
     if (!p || !p->step_ns)
         return kiln_fail(KILN_ERR_STATE, "no profile: create the session with KILN_OPT_PROFILE = 1");
-    *count = p->n_steps;
+    kn_plan_profiled_steps(p, count);
     return KILN_OK;
 }
 
