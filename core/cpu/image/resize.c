@@ -599,7 +599,7 @@ static void horizontal(const rs_axis *last, const float *xr, int64_t width, floa
  * each input row is interpolated along the last axis once and kept while
  * output rows read it (an 8x upscale reads each row for ~16 output rows),
  * instead of once per output row and tap. The arithmetic is interp_rows'
- * for these tap counts, so the results are the same bits. */
+ * for these tap counts: the same products, summed in the same order. */
 static void linear_planes(void *ctx, int64_t begin, int64_t end)
 {
     const rs_job *j = ctx;
