@@ -386,3 +386,41 @@ int kn_dnnl_md_plain(dnnl_memory_desc_t *md, int32_t rank, const int64_t *dims,
                                                    channels_last ? last[rank] : plain[rank]);
     return s == dnnl_success ? KN_OK : kn_dnnl_fail(err, s, "memory descriptor");
 }
+
+size_t kn_dnnl_scratchpad_bytes(const_dnnl_primitive_desc_t pd)
+{
+    const dnnl_memory_desc_t *sp = dnnl_primitive_desc_query_md(pd, dnnl_query_scratchpad_md, 0);
+    return sp ? dnnl_memory_desc_get_size(sp) : 0;
+}
+
+int kn_dnnl_reorder_build(kn_kctx *k, kn_dnnl_prim *p, const dnnl_memory_desc_t *from,
+                          const dnnl_memory_desc_t *to, int32_t input, size_t *sp_bytes)
+{
+    int rc = kn_dnnl_prim_init(p, k);
+    if (rc != KN_OK)
+        return rc;
+    kn_activation none = {0};
+    dnnl_primitive_attr_t attr = NULL;
+    rc = kn_dnnl_attr_create(&none, 0, &attr, k->err);
+    dnnl_primitive_desc_t pd = NULL;
+    if (rc == KN_OK) {
+        dnnl_status_t s =
+            dnnl_reorder_primitive_desc_create(&pd, from, p->engine, to, p->engine, attr);
+        if (s != dnnl_success)
+            rc = kn_dnnl_fail(k->err, s, "layout reorder");
+    }
+    if (attr)
+        dnnl_primitive_attr_destroy(attr);
+    if (rc != KN_OK)
+        return rc;
+    *sp_bytes = kn_dnnl_scratchpad_bytes(pd);
+    rc = input >= 0 ? kn_dnnl_add_arg(p, DNNL_ARG_FROM, KN_DNNL_BIND_INPUT, input, from, k->err)
+                    : kn_dnnl_add_scratch_arg(p, DNNL_ARG_FROM, 0, from, k->err);
+    if (rc == KN_OK)
+        rc = input >= 0 ? kn_dnnl_add_scratch_arg(p, DNNL_ARG_TO, 0, to, k->err)
+                        : kn_dnnl_add_arg(p, DNNL_ARG_TO, KN_DNNL_BIND_OUTPUT, 0, to, k->err);
+    if (rc == KN_OK)
+        return kn_dnnl_finish(p, pd, k);
+    dnnl_primitive_desc_destroy(pd);
+    return rc;
+}

@@ -101,6 +101,15 @@ int kn_dnnl_add_scratch_arg(kn_dnnl_prim *p, int arg, size_t offset,
                             const dnnl_memory_desc_t *md, kn_err *err);
 void kn_dnnl_set_scratch_offset(kn_dnnl_prim *p, int arg, size_t offset);
 
+/* Bytes of the scratchpad pd asks for (0 if none). */
+size_t kn_dnnl_scratchpad_bytes(const_dnnl_primitive_desc_t pd);
+/* p (uninitialized) becomes a reorder from -> to inside one kernel: kernel
+ * input `input` into the scratch when input >= 0, else the scratch into
+ * output 0; the scratch side at offset 0 until kn_dnnl_set_scratch_offset
+ * places it. *sp_bytes: the reorder's own scratchpad. */
+int kn_dnnl_reorder_build(kn_kctx *k, kn_dnnl_prim *p, const dnnl_memory_desc_t *from,
+                          const dnnl_memory_desc_t *to, int32_t input, size_t *sp_bytes);
+
 /* Weights: when the primitive wants layout `want` other than the user's
  * `have`, reorders the constant data once into owned memory; else the
  * state keeps pointing at the constant (it lives as long as the model).

@@ -9,47 +9,6 @@
 #include "core/dnnl/dnnl_conv_blocked.h"
 #include "core/kernel/weights.h"
 
-static size_t scratchpad_bytes(dnnl_primitive_desc_t pd)
-{
-    const dnnl_memory_desc_t *sp = dnnl_primitive_desc_query_md(pd, dnnl_query_scratchpad_md, 0);
-    return sp ? dnnl_memory_desc_get_size(sp) : 0;
-}
-
-/* A reorder from -> to: kernel input `input` into scratch when input >= 0,
- * else scratch into output 0; the scratch side at offset 0 until
- * kn_dnnl_set_scratch_offset places it. */
-static int reorder_build(kn_kctx *k, kn_dnnl_prim *p, const dnnl_memory_desc_t *from,
-                         const dnnl_memory_desc_t *to, int32_t input, size_t *sp_bytes)
-{
-    int rc = kn_dnnl_prim_init(p, k);
-    if (rc != KN_OK)
-        return rc;
-    kn_activation none = {0};
-    dnnl_primitive_attr_t attr = NULL;
-    rc = kn_dnnl_attr_create(&none, 0, &attr, k->err);
-    dnnl_primitive_desc_t pd = NULL;
-    if (rc == KN_OK) {
-        dnnl_status_t s =
-            dnnl_reorder_primitive_desc_create(&pd, from, p->engine, to, p->engine, attr);
-        if (s != dnnl_success)
-            rc = kn_dnnl_fail(k->err, s, "layout reorder");
-    }
-    if (attr)
-        dnnl_primitive_attr_destroy(attr);
-    if (rc != KN_OK)
-        return rc;
-    *sp_bytes = scratchpad_bytes(pd);
-    rc = input >= 0 ? kn_dnnl_add_arg(p, DNNL_ARG_FROM, KN_DNNL_BIND_INPUT, input, from, k->err)
-                    : kn_dnnl_add_scratch_arg(p, DNNL_ARG_FROM, 0, from, k->err);
-    if (rc == KN_OK)
-        rc = input >= 0 ? kn_dnnl_add_scratch_arg(p, DNNL_ARG_TO, 0, to, k->err)
-                        : kn_dnnl_add_arg(p, DNNL_ARG_TO, KN_DNNL_BIND_OUTPUT, 0, to, k->err);
-    if (rc == KN_OK)
-        return kn_dnnl_finish(p, pd, k);
-    dnnl_primitive_desc_destroy(pd);
-    return rc;
-}
-
 static size_t max3(size_t a, size_t b, size_t c)
 {
     size_t m = a > b ? a : b;
@@ -93,15 +52,15 @@ static int build(kn_kctx *k, kn_conv_blocked *c, const dnnl_memory_desc_t *xmd,
     rc = kn_weight_store_shares(k->weights, k->node->inputs[1])
              ? kn_dnnl_add_shared_weights(&c->conv, k, 1, wmd_user, want, 0)
              : kn_dnnl_add_const_weights(&c->conv, wmd_user, want, w_data, k->err);
-    size_t sp = scratchpad_bytes(pd), sp_x = 0, sp_z = 0, sp_y = 0;
+    size_t sp = kn_dnnl_scratchpad_bytes(pd), sp_x = 0, sp_z = 0, sp_y = 0;
     /* The blocked X and Y go after the largest scratchpad, known once the
      * reorders are built: build them at offset 0, then move them. */
     if (rc == KN_OK)
-        rc = reorder_build(k, &c->x_in, xmd, &xb, 0, &sp_x);
+        rc = kn_dnnl_reorder_build(k, &c->x_in, xmd, &xb, 0, &sp_x);
     if (rc == KN_OK && with_z)
-        rc = reorder_build(k, &c->z_in, ymd, &yb, 3, &sp_z);
+        rc = kn_dnnl_reorder_build(k, &c->z_in, ymd, &yb, 3, &sp_z);
     if (rc == KN_OK)
-        rc = reorder_build(k, &c->y_out, &yb, ymd, -1, &sp_y);
+        rc = kn_dnnl_reorder_build(k, &c->y_out, &yb, ymd, -1, &sp_y);
     if (rc != KN_OK) {
         dnnl_primitive_desc_destroy(pd);
         return rc;

@@ -20,48 +20,6 @@
 #include "core/dnnl/dnnl_conv_wino.h"
 #include "core/kernel/weights.h"
 
-static size_t scratchpad_bytes(dnnl_primitive_desc_t pd)
-{
-    const dnnl_memory_desc_t *sp = dnnl_primitive_desc_query_md(pd, dnnl_query_scratchpad_md, 0);
-    return sp ? dnnl_memory_desc_get_size(sp) : 0;
-}
-
-/* A reorder from -> to: X (input 0) into scratch when into_scratch, else
- * scratch into Y (output 0); the scratch side at offset 0 until
- * kn_dnnl_set_scratch_offset places it. */
-static int reorder_build(kn_kctx *k, kn_dnnl_prim *p, const dnnl_memory_desc_t *from,
-                         const dnnl_memory_desc_t *to, int into_scratch, size_t *sp_bytes)
-{
-    int rc = kn_dnnl_prim_init(p, k);
-    if (rc != KN_OK)
-        return rc;
-    kn_activation none = {0};
-    dnnl_primitive_attr_t attr = NULL;
-    rc = kn_dnnl_attr_create(&none, 0, &attr, k->err);
-    dnnl_primitive_desc_t pd = NULL;
-    if (rc == KN_OK) {
-        dnnl_status_t s =
-            dnnl_reorder_primitive_desc_create(&pd, from, p->engine, to, p->engine, attr);
-        if (s != dnnl_success)
-            rc = kn_dnnl_fail(k->err, s, "layout reorder");
-    }
-    if (attr)
-        dnnl_primitive_attr_destroy(attr);
-    if (rc != KN_OK)
-        return rc;
-    *sp_bytes = scratchpad_bytes(pd);
-    rc = into_scratch
-             ? kn_dnnl_add_arg(p, DNNL_ARG_FROM, KN_DNNL_BIND_INPUT, 0, from, k->err)
-             : kn_dnnl_add_scratch_arg(p, DNNL_ARG_FROM, 0, from, k->err);
-    if (rc == KN_OK)
-        rc = into_scratch ? kn_dnnl_add_scratch_arg(p, DNNL_ARG_TO, 0, to, k->err)
-                          : kn_dnnl_add_arg(p, DNNL_ARG_TO, KN_DNNL_BIND_OUTPUT, 0, to, k->err);
-    if (rc == KN_OK)
-        return kn_dnnl_finish(p, pd, k);
-    dnnl_primitive_desc_destroy(pd);
-    return rc;
-}
-
 static int build(kn_kctx *k, kn_conv_wino *w, const dnnl_memory_desc_t *xmd,
                  const dnnl_memory_desc_t *ymd, const dnnl_memory_desc_t *wmd_user,
                  const void *w_data, const dnnl_memory_desc_t *bmd, const dnnl_dims_t pad_l,
@@ -87,7 +45,7 @@ static int build(kn_kctx *k, kn_conv_wino *w, const dnnl_memory_desc_t *xmd,
     rc = kn_dnnl_pd_create(&cd, act, 0, NULL, &w->conv, &pd, k->err);
     if (rc != KN_OK)
         return rc;
-    size_t sp = scratchpad_bytes(pd), sp_in = 0, sp_out = 0;
+    size_t sp = kn_dnnl_scratchpad_bytes(pd), sp_in = 0, sp_out = 0;
     size_t xb_bytes = dnnl_memory_desc_get_size(&xb), yb_bytes = dnnl_memory_desc_get_size(&yb);
     const dnnl_memory_desc_t *want = dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 0);
     /* Shared through the model's store when W is in it, as a one-way copy:
@@ -102,9 +60,9 @@ static int build(kn_kctx *k, kn_conv_wino *w, const dnnl_memory_desc_t *xmd,
     }
     /* The blocked X and Y go after the largest scratchpad, known once the
      * reorders are built: build them at offset 0, then move them. */
-    rc = reorder_build(k, &w->to_blocked, xmd, &xb, 1, &sp_in);
+    rc = kn_dnnl_reorder_build(k, &w->to_blocked, xmd, &xb, 0, &sp_in);
     if (rc == KN_OK)
-        rc = reorder_build(k, &w->from_blocked, &yb, ymd, 0, &sp_out);
+        rc = kn_dnnl_reorder_build(k, &w->from_blocked, &yb, ymd, -1, &sp_out);
     if (rc != KN_OK) {
         dnnl_primitive_desc_destroy(conv_pd);
         return rc;
