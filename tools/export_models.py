@@ -168,8 +168,10 @@ def randomize_layernorms(model):
     return len(norms)
 
 
-def calibrate_batchnorm(model):
-    """Random affine BN parameters, running stats from one random batch."""
+def calibrate_batchnorm(model, make_args=None):
+    """Random affine BN parameters, running stats from one random batch:
+    make_args(generator) -> the model's arguments (default: a batch of
+    CALIBRATION_BATCH random images)."""
     norms = [m for m in model.modules() if isinstance(m, torch.nn.modules.batchnorm._BatchNorm)]
     if not norms:
         return 0
@@ -185,7 +187,10 @@ def calibrate_batchnorm(model):
         model.eval()
         for bn in norms:
             bn.train()
-        model(torch.randn(CALIBRATION_BATCH, *IMAGE[1:], generator=gen))
+        if make_args is None:
+            model(torch.randn(CALIBRATION_BATCH, *IMAGE[1:], generator=gen))
+        else:
+            model(*make_args(gen))
     for bn in norms:
         bn.momentum = 0.1
     model.eval()

@@ -464,30 +464,11 @@ def randomize_groupnorms(model):
 
 
 def calibrate_batchnorm(model, calibration_args):
-    """export_models.calibrate_batchnorm for any input: random affine BN
-    parameters, running statistics from one forward pass of
-    calibration_args (a batch of the model's own input kind)."""
-    norms = [m for m in model.modules() if isinstance(m, torch.nn.modules.batchnorm._BatchNorm)]
-    if not norms:
-        return 0
-    gen = torch.Generator().manual_seed(em.CALIBRATION_SEED)
-    with torch.no_grad():
-        for bn in norms:
-            bn.weight.copy_(torch.rand(bn.weight.shape, generator=gen) + 0.5)   # U(0.5, 1.5)
-            bn.bias.copy_(torch.randn(bn.bias.shape, generator=gen) * 0.1)      # N(0, 0.1)
-            bn.reset_running_stats()
-            bn.momentum = 1.0  # running stats := this batch's stats
-        # Only the BatchNorms in training mode: dropout and stochastic depth
-        # would otherwise skew the statistics, and the detectors would take
-        # their training path (which wants targets).
-        model.eval()
-        for bn in norms:
-            bn.train()
-        model(*calibration_args)
-    for bn in norms:
-        bn.momentum = 0.1
-    model.eval()
-    return len(norms)
+    """export_models.calibrate_batchnorm on a batch of the model's own input
+    kind. In training mode only the BatchNorms run so: dropout and
+    stochastic depth would skew the statistics, and the detectors would
+    take their training path (which wants targets)."""
+    return em.calibrate_batchnorm(model, lambda gen: calibration_args)
 
 
 def output_check(spec, outs):
