@@ -100,7 +100,9 @@ def top_ops(kiln, model_dir, threads, count=3):
 def agree(kiln, model_dir):
     p = subprocess.run(["/usr/bin/python3", os.path.join(ROOT, "tools", "compare_with_ort.py"),
                         "--kiln", kiln, model_dir], capture_output=True, text=True)
-    line = (p.stdout.strip().splitlines() or ["(no output)"])[-1]
+    lines = p.stdout.strip().splitlines() or ["(no output)"]
+    # the model's own line (its max|diff| ratio), not the summary after it
+    line = next((l for l in lines if "max|diff|" in l), lines[-1])
     return p.returncode == 0, line
 
 
