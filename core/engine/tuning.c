@@ -8,6 +8,7 @@
 
 #include "core/base/alloc.h"
 #include "core/base/clock.h"
+#include "core/base/hash.h"
 
 struct kn_tuner {
     char *path;           /* cache file or NULL */
@@ -16,44 +17,36 @@ struct kn_tuner {
     int32_t n_lines, cap_lines, n_new;
 };
 
-static uint64_t fnv(uint64_t h, const void *data, size_t n)
-{
-    const unsigned char *p = data;
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ p[i]) * 1099511628211ull;
-    return h;
-}
-
 static uint64_t fnv_str(uint64_t h, const char *s)
 {
-    return fnv(h, s ? s : "", s ? strlen(s) + 1 : 1);
+    return kn_fnv1a(h, s ? s : "", s ? strlen(s) + 1 : 1);
 }
 
 /* Structure of the graph: ops, names, attributes' scalars, initializer
  * types and shapes (kernel choices depend on those, not on weight values). */
 static uint64_t model_hash(const kn_model_ir *ir, const kn_graph *g)
 {
-    uint64_t h = 14695981039346656037ull;
-    h = fnv(h, &ir->ir_version, sizeof ir->ir_version);
+    uint64_t h = KN_FNV_SEED;
+    h = kn_fnv1a(h, &ir->ir_version, sizeof ir->ir_version);
     for (int32_t i = 0; i < g->n_nodes; i++) {
         const kn_node *n = &g->nodes[i];
         h = fnv_str(fnv_str(fnv_str(h, n->op_type), n->domain), n->name);
         for (int32_t a = 0; a < n->n_attrs; a++) {
             h = fnv_str(h, n->attrs[a].name);
-            h = fnv(h, &n->attrs[a].i, sizeof n->attrs[a].i);
-            h = fnv(h, &n->attrs[a].f, sizeof n->attrs[a].f);
+            h = kn_fnv1a(h, &n->attrs[a].i, sizeof n->attrs[a].i);
+            h = kn_fnv1a(h, &n->attrs[a].f, sizeof n->attrs[a].f);
             if (n->attrs[a].type == KN_ATTR_INTS && n->attrs[a].ints)
-                h = fnv(h, n->attrs[a].ints, sizeof(int64_t) * (size_t)n->attrs[a].count);
+                h = kn_fnv1a(h, n->attrs[a].ints, sizeof(int64_t) * (size_t)n->attrs[a].count);
         }
         for (int32_t j = 0; j < n->n_inputs; j++)
-            h = fnv(h, &n->inputs[j], sizeof n->inputs[j]);
+            h = kn_fnv1a(h, &n->inputs[j], sizeof n->inputs[j]);
     }
     for (int32_t v = 0; v < g->n_values; v++) {
         const kn_value *val = &g->values[v];
         h = fnv_str(h, val->name);
-        h = fnv(h, &val->dtype, sizeof val->dtype);
+        h = kn_fnv1a(h, &val->dtype, sizeof val->dtype);
         if (val->is_initializer && val->rank > 0)
-            h = fnv(h, val->dims, sizeof(int64_t) * (size_t)val->rank);
+            h = kn_fnv1a(h, val->dims, sizeof(int64_t) * (size_t)val->rank);
     }
     return h;
 }

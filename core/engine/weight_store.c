@@ -10,6 +10,7 @@
 #endif
 
 #include "core/base/alloc.h"
+#include "core/base/hash.h"
 
 /* Below this a weight's packed copy is still shared (a plan of every new
  * input shape would otherwise reorder it again: half of ResNet-18's
@@ -268,16 +269,6 @@ static int page_span(const raw_weight *w, uintptr_t *lo, size_t *len)
 
 /* ---- the model file as a second source of raw bytes (lock held) ------- */
 
-/* FNV-1a, 64 bits: a restore from the file is checked against the bytes
- * the model was loaded with, so a file changed on disk since is an error,
- * not silently different weights. */
-static uint64_t hash_bytes(uint64_t h, const unsigned char *p, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ p[i]) * 1099511628211ull;
-    return h;
-}
-#define HASH_SEED 14695981039346656037ull
 
 /* Reads n bytes at offset of the model file into dst; 0 on success. */
 static int read_file_at(int fd, int64_t offset, unsigned char *dst, size_t n)
@@ -299,7 +290,9 @@ static int read_file_at(int fd, int64_t offset, unsigned char *dst, size_t n)
 }
 
 /* Whether the file holds w's bytes as they are now: compared once, in
- * chunks, on the first eviction that needs the file. */
+ * chunks, on the first eviction that needs the file. Their hash is kept so
+ * that a read back is checked too: a file changed on disk since is an
+ * error, not silently different weights. */
 static int file_matches(kn_weight_store *ws, raw_weight *w)
 {
     if (ws->fd < 0 || w->file_offset < 0 || w->file_state < 0)
@@ -308,13 +301,13 @@ static int file_matches(kn_weight_store *ws, raw_weight *w)
         return 1;
     enum { CHUNK = 1 << 20 };
     unsigned char *buf = malloc(CHUNK);
-    uint64_t h = HASH_SEED;
+    uint64_t h = KN_FNV_SEED;
     int same = buf != NULL;
     for (size_t at = 0; same && at < w->nbytes; at += CHUNK) {
         size_t n = w->nbytes - at < CHUNK ? w->nbytes - at : CHUNK;
         same = read_file_at(ws->fd, w->file_offset + (int64_t)at, buf, n) == 0 &&
                memcmp(buf, w->data + at, n) == 0;
-        h = hash_bytes(h, w->data + at, n);
+        h = kn_fnv1a(h, w->data + at, n);
     }
     free(buf);
     w->file_state = same ? 1 : -1;
@@ -361,7 +354,7 @@ static int ensure_resident(kn_weight_store *ws, raw_weight *w, int32_t threads, 
         errno = 0;
         int unread = read_file_at(ws->fd, w->file_offset, w->data, w->nbytes) != 0;
         int os_error = unread ? errno : 0;
-        if (unread || hash_bytes(HASH_SEED, w->data, w->nbytes) != w->file_hash)
+        if (unread || kn_fnv1a(KN_FNV_SEED, w->data, w->nbytes) != w->file_hash)
             /* stays evicted: the next attempt reads again */
             return kn_fail(err, KN_ERR_IO, "cannot read a %zu-byte weight back from the model "
                            "file '%s' at offset %lld: %s", w->nbytes, ws->path,
