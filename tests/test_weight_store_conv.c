@@ -260,22 +260,36 @@ static kn_model *load_conv_file(const char *path)
     return m;
 }
 
-/* Loaded from a file, the Winograd layer's raw weights go too (the file
- * still holds them), and come back from it bit for bit. */
-Test(weight_store_conv, one_way_weights_are_read_back_from_the_model_file)
+/* The two-layer model written to a file and loaded from it, one oneDNN
+ * session run on it (*a, its output *out): then both layers' raw pages are
+ * given back, the Winograd one's because the file still holds them. */
+static kn_model *evicted_file_model(pbw *bytes, char *path, size_t cap, kn_session **a,
+                                    float **out)
 {
     int32_t dnnl = kn_backend_index("dnnl");
     if (!(kn_backends_usable(0) & (1u << dnnl)))
         cr_skip_test("oneDNN is not available here: convolution weights are never packed");
     fill(input, C * HW * HW, 7, 2.0f);
-    pbw bytes = conv_model();
-    char path[64];
-    write_model_file(&bytes, path, sizeof path);
+    *bytes = conv_model();
+    write_model_file(bytes, path, cap);
     kn_model *m = load_conv_file(path);
-    kn_session *a = new_session(m);
-    float *out_a = run(a);
+    *a = new_session(m);
+    *out = run(*a);
     cr_assert_eq(stats(m).n_evicted, 2, "both layers' raw pages are given back from a file: "
                  "%d evicted", (int)stats(m).n_evicted);
+    return m;
+}
+
+/* Loaded from a file, the Winograd layer's raw weights go too (the file
+ * still holds them), and come back from it bit for bit. */
+Test(weight_store_conv, one_way_weights_are_read_back_from_the_model_file)
+{
+    pbw bytes;
+    char path[64];
+    kn_session *a;
+    float *out_a;
+    kn_model *m = evicted_file_model(&bytes, path, sizeof path, &a, &out_a);
+    int32_t dnnl = kn_backend_index("dnnl");
 
     uint32_t usable = m->backends;
     m->backends &= ~(1u << dnnl);
@@ -306,17 +320,12 @@ Test(weight_store_conv, one_way_weights_are_read_back_from_the_model_file)
  * usable for sessions that do not. */
 Test(weight_store_conv, a_truncated_model_file_is_an_error_not_a_crash)
 {
-    int32_t dnnl = kn_backend_index("dnnl");
-    if (!(kn_backends_usable(0) & (1u << dnnl)))
-        cr_skip_test("oneDNN is not available here: convolution weights are never packed");
-    fill(input, C * HW * HW, 7, 2.0f);
-    pbw bytes = conv_model();
+    pbw bytes;
     char path[64];
-    write_model_file(&bytes, path, sizeof path);
-    kn_model *m = load_conv_file(path);
-    kn_session *a = new_session(m);
-    float *out_a = run(a);
-    cr_assert_eq(stats(m).n_evicted, 2);
+    kn_session *a;
+    float *out_a;
+    kn_model *m = evicted_file_model(&bytes, path, sizeof path, &a, &out_a);
+    int32_t dnnl = kn_backend_index("dnnl");
     FILE *f = fopen(path, "wb"); /* truncates it */
     cr_assert(f);
     fclose(f);
