@@ -158,7 +158,7 @@ esac
 # ---- 3. limits, bad input, threads; fuzz regressions in this build ----
 log=$work/suites.log
 if ctest --test-dir "$build" --output-on-failure --no-tests=error -R '^(test_bad_input|test_hostile_limits|test_fuzz_replay_.*)$' >"$log" 2>&1; then
-    note PASS suites "$(grep -cE 'Test +#' "$log") ctest tests (test_bad_input, test_hostile_limits, fuzz replays)"
+    note PASS suites "$(grep -cE 'Test +#' "$log") suites run (test_bad_input, test_hostile_limits, fuzz replays)"
 else
     grep -E '\[FAIL\]|Assertion|Failed|\*\*\*' "$log" | head -20
     note FAIL suites "$(grep -E 'tests failed out of' "$log") (log: $log)"

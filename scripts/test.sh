@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Sets up a fresh Debian 12 machine and runs every test suite:
 #   1. a warnings-as-errors build with CMake's default generator and the full
-#      ctest run (unit suites, CLI, example, ONNX conformance counts,
+#      test run (unit suites, CLI, example, ONNX conformance counts,
 #      torchvision CNNs vs ONNX Runtime, bindings, WebAssembly);
 #   2. an AddressSanitizer + UndefinedBehaviorSanitizer build (Ninja) running
 #      the unit suites (reader with its malformed-model corpus, API, runtime,
