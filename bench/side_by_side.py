@@ -3,7 +3,7 @@
 
     /usr/bin/python3 bench/side_by_side.py [--build build] [--set six|wide]
         [--models a,b] [--threads 1,2] [--rounds 3] [--runs 50]
-        [--json bench/results.json]
+        [--json bench/results.json] [--svg bench/results.svg]
 
 --set wide runs the wide set instead: the 20 architectures of
 tools/export_wide_models.py (detection, segmentation, video, optical flow,
@@ -22,7 +22,9 @@ count, runs `kiln bench --json` and bench/ort_bench.mjs (onnxruntime-node
 process of its own, --rounds times, on the model's input_0.pb. Per engine it
 keeps the median over rounds of: median and p90 latency, create time (model
 load + session creation) and peak RSS. It prints a table of Kiln/ORT ratios
-with their geometric means and writes everything to the JSON file.
+with their geometric means, writes everything to the JSON file and draws the
+median ratios as an SVG bar chart (bench/ratio_chart.py; the CPU is in its
+title).
 
 When bench/dnnl_peak (built with oneDNN) is present, it also prints the
 practical peak (best oneDNN sgemm GFLOP/s at each thread count) and each
@@ -40,6 +42,8 @@ import os
 import statistics
 import subprocess
 import sys
+
+import ratio_chart
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -155,6 +159,8 @@ def main():
     ap.add_argument("--runs", type=int, default=50)
     ap.add_argument("--kiln-args", default="", help="extra `kiln bench` arguments")
     ap.add_argument("--json", default=os.path.join(HERE, "results.json"))
+    ap.add_argument("--svg", default=None, help="the ratio chart (default: the JSON path "
+                    "with .svg)")
     a = ap.parse_args()
     kiln = os.path.join(a.build, "kiln")
     models_dir = a.models_dir or os.path.join(a.build, MODELS_DIRS[a.set])
@@ -209,9 +215,15 @@ def main():
             print(f"where {name} spends its time, threads {t}: {shares}")
         if "error" in report["models"][name]:
             print(f"{name}: not timed: {report['models'][name]['error'][0]}")
+    report["cpu"] = ratio_chart.cpu_name()
     with open(a.json, "w") as f:
         json.dump(report, f, indent=1)
-    print(f"\nwrote {a.json}")
+    svg = a.svg or os.path.splitext(a.json)[0] + ".svg"
+    with open(svg, "w") as f:
+        f.write(ratio_chart.ratio_svg(
+            f"Kiln vs ONNX Runtime, {a.set} set, on {report['cpu']}", timed, threads,
+            lambda n, t: report["models"][n]["threads"][t]["ratio"]["median_ms"]))
+    print(f"\nwrote {a.json} and {svg} (CPU: {report['cpu']})")
     return 0 if ok_all else 1
 
 
