@@ -171,7 +171,8 @@ Test(calib_threshold, mse_clips_a_gaussian_near_four_sigma)
     kn_calib_choose(h, KN_CALIB_MSE, 0, 1, &q_mse, &err);
     kn_calib_choose(h, KN_CALIB_MINMAX, 0, 1, &q_minmax, &err);
     double s_mse = kn_calib_sqnr_db(h, &q_mse), s_minmax = kn_calib_sqnr_db(h, &q_minmax);
-    cr_assert(s_mse >= s_minmax, "MSE %.2f dB vs min-max (T %.2f) %.2f dB", s_mse, minmax, s_minmax);
+    cr_assert(s_mse >= s_minmax, "MSE %.2f dB vs min-max (T %.2f) %.2f dB", s_mse, minmax,
+              s_minmax);
     /* 8 bits over a 4-sigma Gaussian range: 6.02 b + 4.77 - 20 log10(4) = 41 dB, less clipping. */
     cr_assert(s_mse > 35 && s_mse < 45, "MSE SQNR %.1f dB", s_mse);
     free(h);
@@ -201,8 +202,8 @@ Test(calib_threshold, constant_and_uniform_tensors_keep_their_range)
         x[i] = 5.0f;
     kn_calib_hist_add(&h, x, 1000);
     for (int method = KN_CALIB_MINMAX; method <= KN_CALIB_MSE; method++)
-        cr_assert_float_eq(threshold(&h, method, 99.9, 127), 5.0, 0.01,
-                           "%s", kn_calib_method_name(method));
+        cr_assert_float_eq(threshold(&h, method, 99.9, 127), 5.0, 0.01, "%s",
+                           kn_calib_method_name(method));
 
     kn_calib_hist u;
     kn_calib_hist_init(&u);

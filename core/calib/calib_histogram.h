@@ -27,16 +27,16 @@
 #define KN_CALIB_BINS 2048
 
 typedef struct kn_calib_hist {
-    double range;                  /* bins cover [-range, range]; 0: none yet */
-    uint64_t pos[KN_CALIB_BINS];   /* bin i: magnitudes in [i w, (i + 1) w), w = range / BINS */
-    uint64_t neg[KN_CALIB_BINS];   /* the same for negative values */
-    uint64_t zeros_unbinned;       /* zeros seen while range is still 0 */
-    uint64_t zeros;                /* every exact zero seen (also binned once there is a
-                                    * range): zero quantizes without error */
-    uint64_t count;                /* finite values seen */
-    uint64_t nonfinite;            /* NaN and +-Inf seen (not binned) */
-    double min, max;               /* exact, over finite values; 0 when count is 0 */
-    double sum_squares;            /* exact signal power, for the SQNR */
+    double range;                /* bins cover [-range, range]; 0: none yet */
+    uint64_t pos[KN_CALIB_BINS]; /* bin i: magnitudes in [i w, (i + 1) w), w = range / BINS */
+    uint64_t neg[KN_CALIB_BINS]; /* the same for negative values */
+    uint64_t zeros_unbinned;     /* zeros seen while range is still 0 */
+    uint64_t zeros;              /* every exact zero seen (also binned once there is a
+                                  * range): zero quantizes without error */
+    uint64_t count;              /* finite values seen */
+    uint64_t nonfinite;          /* NaN and +-Inf seen (not binned) */
+    double min, max;             /* exact, over finite values; 0 when count is 0 */
+    double sum_squares;          /* exact signal power, for the SQNR */
 } kn_calib_hist;
 
 void kn_calib_hist_init(kn_calib_hist *h);

@@ -138,11 +138,10 @@ int kn_calib_threshold(const kn_calib_hist *h, int method, double percentile, in
     if (!kn_calib_method_name(method))
         return kn_fail(err, KN_ERR_INVALID_ARGUMENT, "unknown calibration method %d", method);
     if (method == KN_CALIB_PERCENTILE && !(percentile > 0 && percentile <= 100))
-        return kn_fail(err, KN_ERR_INVALID_ARGUMENT,
-                       "the percentile must be in (0, 100], got %g", percentile);
+        return kn_fail(err, KN_ERR_INVALID_ARGUMENT, "the percentile must be in (0, 100], got %g",
+                       percentile);
     if (levels < 1 || levels >= KN_CALIB_BINS)
-        return kn_fail(err, KN_ERR_INVALID_ARGUMENT, "calibration: %d quantization levels",
-                       levels);
+        return kn_fail(err, KN_ERR_INVALID_ARGUMENT, "calibration: %d quantization levels", levels);
     if (h->count == 0)
         return kn_fail(err, KN_ERR_STATE, "no finite values were seen");
     *threshold = 0;
