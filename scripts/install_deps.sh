@@ -10,8 +10,11 @@
 set -euo pipefail
 what=${1:-test}
 # oneDNN is optional for the library; its CMake config needs the OpenCL
-# loader headers even for the CPU engine.
-packages=(build-essential cmake ninja-build pkg-config libdnnl-dev ocl-icd-opencl-dev)
+# loader headers even for the CPU engine. The image libraries are optional
+# too (core/codec/: PNG, JPEG, WebP and JPEG 2000 decoding, `kiln run
+# --image`); the conformance minimum counts those ImageDecoder cases.
+packages=(build-essential cmake ninja-build pkg-config libdnnl-dev ocl-icd-opencl-dev
+          libjpeg62-turbo-dev libpng-dev libwebp-dev libopenjp2-7-dev)
 if [ "$what" = test ]; then
   packages+=(libcriterion-dev libonnx-testdata python3-onnx python3-numpy python3-pytest
              python3-venv python3-pip python3-setuptools python3-wheel python3-torch
