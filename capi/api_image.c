@@ -1,8 +1,10 @@
-/* kiln_image_to_tensor: argument checks in front of core/ir/image_prep.c. */
+/* kiln_image_to_tensor and kiln_image_decode: argument checks in front of
+ * core/ir/image_prep.c and core/codec/. */
 #include <math.h>
 #include <stdint.h>
 
 #include "api_internal.h"
+#include "core/codec/codec.h"
 #include "core/ir/image_prep.h"
 
 /* Every size must be positive and every buffer's byte count must fit in
@@ -83,5 +85,41 @@ int32_t kiln_image_to_tensor(const uint8_t *pixels, int32_t width, int32_t heigh
     kn_image_view src = {pixels, width, height, stride, channels};
     kn_image_to_tensor(&src, out_width, out_height, out_channels, mean, std,
                        (flags & KILN_IMAGE_BGR) != 0, out);
+    return KILN_OK;
+}
+
+int32_t kiln_image_decode(const void *data, size_t size, int32_t channels, void *pixels,
+                          size_t cap, size_t *needed, int32_t *width, int32_t *height)
+{
+    KILN_CHECK_ARG(data, "data is NULL");
+    KILN_CHECK_ARG(width && height, "width or height is NULL");
+    if (channels != 1 && channels != 3)
+        return kiln_fail(KILN_ERR_INVALID_ARGUMENT,
+                         "kiln_image_decode: channels is %d; expected 1 (gray) or 3 (RGB)",
+                         (int)channels);
+    kn_err err = {0};
+    int64_t w = 0, h = 0;
+    if (kn_image_probe(data, size, &w, &h, &err) != KN_OK) {
+        kn_err_prefix(&err, "kiln_image_decode");
+        return kiln_fail_err(&err);
+    }
+    /* The codec caps images at 2^28 pixels, so both sides fit in int32_t
+     * and the byte count in size_t, even under WebAssembly. */
+    size_t bytes = (size_t)w * (size_t)h * (size_t)channels;
+    *width = (int32_t)w;
+    *height = (int32_t)h;
+    if (needed)
+        *needed = bytes;
+    if (!pixels && cap == 0)
+        return KILN_OK; /* the size query */
+    if (!pixels || cap < bytes)
+        return kiln_fail(KILN_ERR_BUFFER_TOO_SMALL,
+                         "kiln_image_decode: a %lldx%lld image with %d channel(s) needs %zu "
+                         "bytes, the buffer has %zu", (long long)w, (long long)h, (int)channels,
+                         bytes, pixels ? cap : 0);
+    if (kn_image_decode(data, size, channels, pixels, bytes, &err) != KN_OK) {
+        kn_err_prefix(&err, "kiln_image_decode");
+        return kiln_fail_err(&err);
+    }
     return KILN_OK;
 }

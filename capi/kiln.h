@@ -371,6 +371,22 @@ KILN_API int32_t kiln_image_to_tensor(const uint8_t *pixels, int32_t width, int3
                                       int32_t out_height, int32_t out_channels, const float *mean,
                                       const float *std, int32_t flags, float *out,
                                       size_t out_bytes);
+/* Decodes an encoded image (size bytes at data: BMP, binary PNM, baseline
+ * TIFF, PNG, JPEG, WebP or JPEG 2000, told apart by their first bytes) into
+ * 8-bit pixels, rows top to bottom, channels interleaved: channels 3 gives
+ * R, G, B; 1 gives luma (ITU-R 601 weights, as PIL's convert("L")). Alpha is
+ * dropped. Two-call pattern: with pixels NULL and cap 0 it sets *width,
+ * *height and *needed (= width * height * channels) and returns KILN_OK;
+ * then call again with a buffer of cap >= needed bytes. needed may be NULL.
+ * Errors: INVALID_ARGUMENT (NULL data, width or height; channels not 1 or
+ * 3; an unrecognised, truncated or corrupt image: the message names the
+ * format and the defect), UNSUPPORTED (a format this build has no library
+ * for, naming the library, e.g. "Kiln was built without libjpeg"; or a
+ * variant such as CMYK JPEG or animated WebP), LIMIT (more than 2^28
+ * pixels), BUFFER_TOO_SMALL (cap < needed; *needed is set),
+ * OUT_OF_MEMORY. */
+KILN_API int32_t kiln_image_decode(const void *data, size_t size, int32_t channels, void *pixels,
+                                   size_t cap, size_t *needed, int32_t *width, int32_t *height);
 
 /* ---- tensor files: ONNX TensorProto (the .pb files of ONNX test data) ---- */
 

@@ -204,6 +204,10 @@ package kiln
 //     return kilngo_capture(kiln_image_to_tensor(pixels, width, height, stride, channels, out_width, out_height, out_channels, mean, std, flags, out, out_bytes));
 // }
 //
+// static kilngo_status kilngo_image_decode(const void *data, size_t size, int32_t channels, void *pixels, size_t cap, size_t *needed, int32_t *width, int32_t *height) {
+//     return kilngo_capture(kiln_image_decode(data, size, channels, pixels, cap, needed, width, height));
+// }
+//
 // static kilngo_status kilngo_tensor_decode(const void *data, size_t size, kiln_tensor **out) {
 //     return kilngo_capture(kiln_tensor_decode(data, size, out));
 // }
@@ -525,6 +529,11 @@ func cSessionProfileReset(session *C.kiln_session) error {
 // cImageToTensor wraps kiln_image_to_tensor: 8-bit pixels to a normalized float NCHW tensor [1, out_channels, out_height, out_width]
 func cImageToTensor(pixels *C.uint8_t, width C.int32_t, height C.int32_t, stride C.int32_t, channels C.int32_t, out_width C.int32_t, out_height C.int32_t, out_channels C.int32_t, mean *C.float, std *C.float, flags C.int32_t, out *C.float, out_bytes C.size_t) error {
 	return statusError("kiln_image_to_tensor", C.kilngo_image_to_tensor(pixels, width, height, stride, channels, out_width, out_height, out_channels, mean, std, flags, out, out_bytes))
+}
+
+// cImageDecode wraps kiln_image_decode: decodes a BMP, PNM, TIFF, PNG, JPEG, WebP or JPEG 2000 image to 8-bit HWC pixels (channels 3 = RGB, 1 = luma); pixels NULL and cap 0 only sets width, height and needed
+func cImageDecode(data unsafe.Pointer, size C.size_t, channels C.int32_t, pixels unsafe.Pointer, cap C.size_t, needed *C.size_t, width *C.int32_t, height *C.int32_t) error {
+	return statusError("kiln_image_decode", C.kilngo_image_decode(data, size, channels, pixels, cap, needed, width, height))
 }
 
 // cTensorDecode wraps kiln_tensor_decode: decodes a serialized ONNX TensorProto

@@ -6,7 +6,7 @@
 #include "jni_support.h"
 
 /* Classes of the functions that return several values. */
-#define KJ_RESULT_CLASSES 8
+#define KJ_RESULT_CLASSES 9
 static jclass kj_result_class[KJ_RESULT_CLASSES];
 static jmethodID kj_result_init[KJ_RESULT_CLASSES];
 static const char *const kj_result_names[][2] = {
@@ -17,11 +17,12 @@ static const char *const kj_result_names[][2] = {
     {"dev/kiln/KilnNative$SessionPlanBytes", "(JJ)V"},
     {"dev/kiln/KilnNative$SessionCacheInfo", "(IJJ)V"},
     {"dev/kiln/KilnNative$SessionProfileTime", "(JJ)V"},
+    {"dev/kiln/KilnNative$ImageDecode", "(JII)V"},
     {"dev/kiln/KilnNative$TensorInfo", "(I[J)V"},
 };
 
 int kj_generated_init(JNIEnv *env) {
-    for (int i = 0; i < 8; i++) {
+    for (int i = 0; i < 9; i++) {
         jclass local = (*env)->FindClass(env, kj_result_names[i][0]);
         if (!local) return -1;
         kj_result_class[i] = (jclass)(*env)->NewGlobalRef(env, local);
@@ -935,6 +936,34 @@ done:
     return;
 }
 
+/* kiln_image_decode: decodes a BMP, PNM, TIFF, PNG, JPEG, WebP or JPEG 2000 image to 8-bit HWC pixels (channels 3 = RGB, 1 = luma); pixels NULL and cap 0 only sets width, height and needed */
+JNIEXPORT jobject JNICALL Java_dev_kiln_KilnNative_imageDecode(JNIEnv *env, jclass cls, jobject j_data, jint j_channels, jobject j_pixels) {
+    (void)cls;
+    jobject result = NULL;
+    int32_t status = KILN_OK;
+    void *c_data = NULL;
+    size_t c_data_size = 0;
+    void *c_pixels = NULL;
+    size_t c_pixels_size = 0;
+    size_t c_needed = 0;
+    int32_t c_width = 0;
+    int32_t c_height = 0;
+    if (kj_direct_buffer(env, j_data, "data", &c_data, &c_data_size)) goto done;
+    if (kj_direct_buffer(env, j_pixels, "pixels", &c_pixels, &c_pixels_size)) goto done;
+    status = kiln_image_decode(c_data, c_data_size, (int32_t)j_channels, c_pixels, c_pixels_size, &c_needed, &c_width, &c_height);
+    if (status == KILN_ERR_BUFFER_TOO_SMALL && !c_pixels) status = KILN_OK; /* a size query */
+    if (status != KILN_OK) {
+        kj_throw_status(env, status);
+        goto done;
+    }
+    jlong r_pixels = (jlong)c_needed;
+    jint r_width = (jint)c_width;
+    jint r_height = (jint)c_height;
+    result = (*env)->NewObject(env, kj_result_class[7], kj_result_init[7], r_pixels, r_width, r_height);
+done:
+    return result;
+}
+
 /* kiln_tensor_decode: decodes a serialized ONNX TensorProto */
 JNIEXPORT jlong JNICALL Java_dev_kiln_KilnNative_tensorDecode(JNIEnv *env, jclass cls, jobject j_data) {
     (void)cls;
@@ -983,7 +1012,7 @@ JNIEXPORT jobject JNICALL Java_dev_kiln_KilnNative_tensorInfo(JNIEnv *env, jclas
     jint r_dtype = (jint)c_dtype;
     jlongArray r_dims = kj_dims_out_array(env, &c_dims, c_rank);
     if ((*env)->ExceptionCheck(env)) goto done;
-    result = (*env)->NewObject(env, kj_result_class[7], kj_result_init[7], r_dtype, r_dims);
+    result = (*env)->NewObject(env, kj_result_class[8], kj_result_init[8], r_dtype, r_dims);
 done:
     kj_dims_out_release(&c_dims);
     return result;

@@ -642,6 +642,23 @@ static const kn_arg args_kiln_image_to_tensor[] = {
     {"out_bytes", KN_ROLE_COMPANION, KN_CT_SIZE, 0, {-1, -1, -1, -1}, NULL},
 };
 
+/* decodes a BMP, PNM, TIFF, PNG, JPEG, WebP or JPEG 2000 image to 8-bit HWC pixels (channels 3 = RGB, 1 = luma); pixels NULL and cap 0 only sets width, height and needed */
+static void call_kiln_image_decode(kn_slot *a, kn_slot *r)
+{
+    r->i32 = kiln_image_decode((const void *)a[0].p, a[1].z, a[2].i32, (void *)a[3].p, a[4].z,
+                               (size_t *)a[5].p, (int32_t *)a[6].p, (int32_t *)a[7].p);
+}
+static const kn_arg args_kiln_image_decode[] = {
+    {"data", KN_ROLE_BYTES_IN, KN_CT_NONE, 0, {1, -1, -1, -1}, NULL},
+    {"size", KN_ROLE_COMPANION, KN_CT_SIZE, 0, {-1, -1, -1, -1}, NULL},
+    {"channels", KN_ROLE_SCALAR, KN_CT_I32, 0, {-1, -1, -1, -1}, NULL},
+    {"pixels", KN_ROLE_BYTES_OUT, KN_CT_NONE, 0, {4, 5, -1, -1}, NULL},
+    {"cap", KN_ROLE_COMPANION, KN_CT_SIZE, 0, {-1, -1, -1, -1}, NULL},
+    {"needed", KN_ROLE_COMPANION, KN_CT_SIZE, KN_ARG_NULLABLE, {-1, -1, -1, -1}, NULL},
+    {"width", KN_ROLE_SCALAR_OUT, KN_CT_I32, 0, {-1, -1, -1, -1}, NULL},
+    {"height", KN_ROLE_SCALAR_OUT, KN_CT_I32, 0, {-1, -1, -1, -1}, NULL},
+};
+
 /* decodes a serialized ONNX TensorProto */
 static void call_kiln_tensor_decode(kn_slot *a, kn_slot *r)
 {
@@ -879,6 +896,7 @@ const kn_function kn_functions[] = {
      call_kiln_session_profile_reset},
     {"kiln_image_to_tensor", KN_RESULT_STATUS, 0, 13, args_kiln_image_to_tensor,
      call_kiln_image_to_tensor},
+    {"kiln_image_decode", KN_RESULT_STATUS, 0, 8, args_kiln_image_decode, call_kiln_image_decode},
     {"kiln_tensor_decode", KN_RESULT_STATUS, 0, 3, args_kiln_tensor_decode,
      call_kiln_tensor_decode},
     {"kiln_tensor_destroy", KN_RESULT_NONE, 1, 1, args_kiln_tensor_destroy,

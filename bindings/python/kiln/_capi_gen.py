@@ -457,6 +457,17 @@ SIGNATURES: Dict[str, Tuple[Optional[type], List[type]]] = {
         ctypes.c_void_p,  # float * out (floats_out)
         ctypes.c_size_t,  # size_t out_bytes (nbytes)
     ]),
+    # kiln_image_decode(data, size, channels, pixels, cap, needed, width, height): decodes a BMP, PNM, TIFF, PNG, JPEG, WebP or JPEG 2000 image to 8-bit HWC pixels (channels 3 = RGB, 1 = luma); pixels NULL and cap 0 only sets width, height and needed
+    "kiln_image_decode": (ctypes.c_int32, [
+        ctypes.c_void_p,  # const void * data (bytes_in)
+        ctypes.c_size_t,  # size_t size (nbytes)
+        ctypes.c_int32,  # int32_t channels (scalar)
+        ctypes.c_void_p,  # void * pixels (bytes_out)
+        ctypes.c_size_t,  # size_t cap (bytes_cap)
+        ctypes.POINTER(ctypes.c_size_t),  # size_t * needed (bytes_needed)
+        ctypes.POINTER(ctypes.c_int32),  # int32_t * width (scalar_out)
+        ctypes.POINTER(ctypes.c_int32),  # int32_t * height (scalar_out)
+    ]),
     # kiln_tensor_decode(data, size, out): decodes a serialized ONNX TensorProto
     "kiln_tensor_decode": (ctypes.c_int32, [
         ctypes.c_void_p,  # const void * data (bytes_in)
@@ -580,6 +591,7 @@ STATUS_FUNCTIONS: FrozenSet[str] = frozenset([
     "kiln_session_profile_time",
     "kiln_session_profile_reset",
     "kiln_image_to_tensor",
+    "kiln_image_decode",
     "kiln_tensor_decode",
     "kiln_tensor_info",
     "kiln_tensor_data",

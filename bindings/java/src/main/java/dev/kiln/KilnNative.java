@@ -179,6 +179,9 @@ public final class KilnNative {
     /** kiln_image_to_tensor: 8-bit pixels to a normalized float NCHW tensor [1, out_channels, out_height, out_width] */
     public static native void imageToTensor(byte[] pixels, int width, int height, int stride, int channels, int outWidth, int outHeight, int outChannels, float[] mean, float[] std, int flags, float[] out);
 
+    /** kiln_image_decode: decodes a BMP, PNM, TIFF, PNG, JPEG, WebP or JPEG 2000 image to 8-bit HWC pixels (channels 3 = RGB, 1 = luma); pixels NULL and cap 0 only sets width, height and needed */
+    public static native ImageDecode imageDecode(java.nio.ByteBuffer data, int channels, java.nio.ByteBuffer pixels);
+
     /** kiln_tensor_decode: decodes a serialized ONNX TensorProto */
     public static native long tensorDecode(java.nio.ByteBuffer data);
 
@@ -290,6 +293,19 @@ public final class KilnNative {
         SessionProfileTime(long totalNs, long runs) {
             this.totalNs = totalNs;
             this.runs = runs;
+        }
+    }
+
+    /** Results of kiln_image_decode. */
+    public static final class ImageDecode {
+        public final long needed;
+        public final int width;
+        public final int height;
+
+        ImageDecode(long needed, int width, int height) {
+            this.needed = needed;
+            this.width = width;
+            this.height = height;
         }
     }
 
