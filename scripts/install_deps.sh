@@ -5,7 +5,7 @@
 #   test:  also Criterion, ONNX test data, Python ONNX/NumPy/PyTorch (model
 #          export), pytest and venv/pip/setuptools/wheel (the Python binding
 #          and its wheel check), Node.js (the ONNX Runtime comparison),
-#          valgrind, clang, the binding toolchains (Go, JDK + JUnit 5, libffi), Emscripten and
+#          valgrind, Graphviz (kiln info --svg), clang, the binding toolchains (Go, JDK + JUnit 5, libffi), Emscripten and
 #          Chromium (the WebAssembly build and its browser tests)
 set -euo pipefail
 what=${1:-test}
@@ -19,7 +19,7 @@ if [ "$what" = test ]; then
   packages+=(libcriterion-dev libonnx-testdata python3-onnx python3-numpy python3-pytest
              python3-venv python3-pip python3-setuptools python3-wheel python3-torch
              python3-torchvision valgrind golang-go default-jdk-headless junit5 libffi-dev
-             emscripten chromium)
+             emscripten chromium graphviz)
   command -v node >/dev/null 2>&1 || packages+=(nodejs npm)
 fi
 missing=()
