@@ -14,7 +14,7 @@ from typing import Optional
 from ._capi_gen import ABI_VERSION, DType, ImageFlag, InputFlag, Kind, Option, Status, StringOption
 from ._core import (CacheInfo, MemoryInfo, Model, NodeInfo, PlanBytes, ProfileStep, Runtime,
                     Session, ValueInfo, default_runtime)
-from ._image import image_to_tensor
+from ._image import decode_image, image_to_tensor
 from ._lib import LibraryError, library_path
 from ._tensor_io import decode_tensor, encode_tensor, load_tensor, save_tensor
 from .errors import (BufferTooSmallError, CancelledError, DTypeError, FileReadError,
@@ -46,7 +46,7 @@ def InferenceSession(path_or_bytes, runtime: Optional[Runtime] = None, **options
 __all__ = [
     "ABI_VERSION", "DType", "ImageFlag", "InputFlag", "Kind", "Option", "Status", "StringOption",
     "CacheInfo", "MemoryInfo", "Model", "NodeInfo", "PlanBytes", "ProfileStep", "Runtime",
-    "Session", "ValueInfo", "default_runtime", "image_to_tensor", "LibraryError",
+    "Session", "ValueInfo", "default_runtime", "decode_image", "image_to_tensor", "LibraryError",
     "library_path", "decode_tensor", "encode_tensor", "load_tensor", "save_tensor",
     "BufferTooSmallError", "CancelledError", "DTypeError", "FileReadError", "InternalError",
     "InvalidArgumentError", "InvalidModelError", "KilnError", "LimitError", "NotFoundError",

@@ -1,7 +1,11 @@
 """image_to_tensor: 8-bit pixels to a normalized float32 NCHW tensor, by the C
 library's kiln_image_to_tensor (bilinear resize with half-pixel centres, like
-ONNX Resize, then (pixel / 255 - mean[c]) / std[c]; RGB, BGR or luma)."""
-from typing import Any, Optional, Sequence
+ONNX Resize, then (pixel / 255 - mean[c]) / std[c]; RGB, BGR or luma).
+decode_image: an encoded image (PNG, JPEG, WebP, JPEG 2000, BMP, PNM, TIFF) to
+8-bit pixels, by kiln_image_decode."""
+import ctypes
+import os
+from typing import Any, Optional, Sequence, Union
 
 import numpy as np
 
@@ -24,6 +28,50 @@ def _per_channel(name: str, values: Optional[Sequence[float]], channels: int) ->
     return arr, arr.ctypes.data
 
 
+def _encoded_bytes(source: Any) -> bytes:
+    """The bytes of a path (str or os.PathLike; OSError if unreadable) or of a
+    bytes-like object."""
+    if isinstance(source, (str, os.PathLike)):
+        with open(source, "rb") as f:
+            return f.read()
+    if isinstance(source, (bytes, bytearray, memoryview)):
+        return bytes(source)
+    raise _lib.fail(Status.INVALID_ARGUMENT, "decode_image",
+                    "expected a path or bytes, got %s" % type(source).__name__)
+
+
+def decode_image(source: Union[str, "os.PathLike[str]", bytes, bytearray, memoryview],
+                 channels: int = 3) -> np.ndarray:
+    """Decodes an image file (a path) or its bytes into a uint8 array of shape
+    (height, width, channels): channels 3 gives R, G, B; 1 gives luma (ITU-R
+    601 weights, as PIL's convert("L")). Alpha is dropped. The format (PNG,
+    JPEG, WebP, JPEG 2000, BMP, PNM or TIFF) is told by the first bytes.
+
+    Raises InvalidArgumentError for a corrupt or unrecognised image (the
+    message names the format and the defect), UnsupportedError for a format
+    this build of libkiln has no library for (naming the library),
+    LimitError past 2**28 pixels; OSError when a path cannot be read.
+    """
+    if channels not in (1, 3) or isinstance(channels, bool):
+        raise _lib.fail(Status.INVALID_ARGUMENT, "decode_image",
+                        "channels must be 1 or 3, got %r" % (channels,))
+    data = _encoded_bytes(source)
+    buf = ctypes.create_string_buffer(data, max(len(data), 1))  # never NULL: "empty" says why
+    needed = ctypes.c_size_t(0)
+    width, height = ctypes.c_int32(0), ctypes.c_int32(0)
+    capi = _lib.lib()
+    st = capi.kiln_image_decode(buf, len(data), channels, None, 0, ctypes.byref(needed),
+                                ctypes.byref(width), ctypes.byref(height))
+    if st:
+        raise _lib.error(st, "decode_image")
+    out = np.empty((height.value, width.value, channels), np.uint8)
+    st = capi.kiln_image_decode(buf, len(data), channels, out.ctypes.data, out.nbytes,
+                                ctypes.byref(needed), ctypes.byref(width), ctypes.byref(height))
+    if st:
+        raise _lib.error(st, "decode_image")
+    return out
+
+
 def image_to_tensor(pixels: Any, out_width: Optional[int] = None,
                     out_height: Optional[int] = None, *, out_channels: int = 3,
                     mean: Optional[Sequence[float]] = None, std: Optional[Sequence[float]] = None,
@@ -33,13 +81,16 @@ def image_to_tensor(pixels: Any, out_width: Optional[int] = None,
 
     pixels: a uint8 array (height, width) for gray or (height, width, channels)
     with 1 (gray), 3 (RGB) or 4 (RGBA; alpha ignored) channels, e.g.
-    np.asarray(PIL.Image.open(path)). Rows may be strided (a crop of a bigger
+    np.asarray(PIL.Image.open(path)); or an image file's path or bytes, decoded
+    first by decode_image. Rows may be strided (a crop of a bigger
     image); pixels within a row must be contiguous. out_width/out_height
     default to the image's size. out_channels 1 takes luma (0.299 R + 0.587 G
     + 0.114 B), 3 takes R, G, B (B, G, R with bgr=True; a gray image is
     repeated). mean and std have out_channels values each (defaults 0 and 1),
     applied to pixel / 255.
     """
+    if isinstance(pixels, (str, os.PathLike, bytes, bytearray, memoryview)):
+        pixels = decode_image(pixels, 3)
     arr = np.asarray(pixels)
     if arr.dtype != np.uint8:
         raise _lib.fail(Status.DTYPE, _WHERE, "pixels must be uint8, got %s" % arr.dtype)
