@@ -39,7 +39,8 @@ RECEIVERS = {"kiln_model": ("m", "Model"), "kiln_session": ("s", "Session")}
 ENUM_TYPES = {"dtype": "DType", "kind": "Kind"}
 # Exported Go names of the constant groups (prefix + camel of the short name).
 CONST_PREFIX = {"dtype": "DType", "kind": "Kind", "option": "Opt",
-                "string_option": "StringOpt", "input_flag": "Input", "image_flag": "Image"}
+                "string_option": "StringOpt", "input_flag": "Input", "image_flag": "Image",
+                "calib_method": "Calib", "calib_tensor": "CalibTensor"}
 # Go spells initialisms in one case.
 INITIALISMS = {"Io": "IO", "Dtype": "DType", "Bgr": "BGR", "Dnnl": "DNNL", "Mb": "MB"}
 GO_KEYWORDS = {"break", "case", "chan", "const", "continue", "default", "defer", "else",
@@ -82,8 +83,11 @@ def doc_comment(name, fn, indent=""):
 
 # ---- part 1: C shims ----
 
+# cgo asks pkg-config for kiln's flags: the kiln.pc that `cmake --install`
+# writes (PKG_CONFIG_PATH=PREFIX/lib/pkgconfig), or the build tree's
+# BUILD/packaging/build-tree/kiln.pc for the in-repo tests.
 PREAMBLE = """\
-#cgo LDFLAGS: -lkiln
+#cgo pkg-config: kiln
 #include <stdlib.h>
 #include <kiln.h>
 
@@ -249,6 +253,36 @@ def quote(text):
 
 # ---- constants ----
 
+# The element-type constants Go code uses are the hand-written ones in
+# bindings/go/dtype.go (Float32, Int64, Float8E4M3FN, ...: the names DType's
+# String prints). The generated DTypeXxx names are kept only so that code
+# written against them compiles; they are deprecated aliases of these. A dtype
+# added to the spec must be added here and in dtype.go.
+GO_DTYPE_NAMES = {
+    "FLOAT": "Float32", "DOUBLE": "Float64", "FLOAT16": "Float16", "BFLOAT16": "BFloat16",
+    "INT8": "Int8", "INT16": "Int16", "INT32": "Int32", "INT64": "Int64",
+    "UINT8": "Uint8", "UINT16": "Uint16", "UINT32": "Uint32", "UINT64": "Uint64",
+    "BOOL": "Bool", "STRING": "String",
+    "FLOAT8E4M3FN": "Float8E4M3FN", "FLOAT8E4M3FNUZ": "Float8E4M3FNUZ",
+    "FLOAT8E5M2": "Float8E5M2", "FLOAT8E5M2FNUZ": "Float8E5M2FNUZ", "FLOAT8E8M0": "Float8E8M0",
+    "UINT4": "Uint4", "INT4": "Int4", "FLOAT4E2M1": "Float4E2M1", "UINT2": "Uint2", "INT2": "Int2",
+}
+
+
+def deprecated_dtype_block(consts):
+    lines = ["// Deprecated element-type names, kept so that existing code compiles;",
+             "// use the constants of dtype.go (Float32, Int64, ...).", "const ("]
+    for c in consts:
+        if c["short"] not in GO_DTYPE_NAMES:
+            raise SystemExit("emit_go.py: dtype %s has no Go name in GO_DTYPE_NAMES (add it "
+                             "there and to bindings/go/dtype.go)" % c["name"])
+        canonical = GO_DTYPE_NAMES[c["short"]]
+        lines.append("\t// Deprecated: use %s (%s)." % (canonical, c["doc"]))
+        lines.append("\tDType%s = %s" % (go_name(c["short"]), canonical))
+    lines.append(")")
+    return "\n".join(lines) + "\n"
+
+
 def const_block(title, go_type, consts, prefix):
     rows = [("%s%s" % (prefix, go_name(c["short"])), c["value"], c["doc"]) for c in consts]
     lines = ["// %s" % title, "const ("]
@@ -277,10 +311,14 @@ def constants_section(api):
               "option": ("Integer option keys (IntOption).", "int32"),
               "string_option": ("String option keys.", "int32"),
               "input_flag": ("Flags for binding inputs.", "int32"),
-              "image_flag": ("Flags for image conversion.", "int32")}
+              "image_flag": ("Flags for image conversion.", "int32"),
+              "calib_method": ("Calibration methods (OptCalibMethod).", "int32"),
+              "calib_tensor": ("Calibration report line kinds.", "int32")}
     for group, prefix in CONST_PREFIX.items():
         consts = kspec.constants(api, group)
-        if consts:
+        if group == "dtype":
+            parts.append(deprecated_dtype_block(consts))
+        elif consts:
             title, go_type = titles[group]
             parts.append(const_block(title, go_type, consts, prefix))
     return parts

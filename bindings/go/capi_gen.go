@@ -3,7 +3,7 @@
 
 package kiln
 
-// #cgo LDFLAGS: -lkiln
+// #cgo pkg-config: kiln
 // #include <stdlib.h>
 // #include <kiln.h>
 //

@@ -43,56 +43,57 @@ var (
 	ErrLimit = sentinel(13)
 )
 
-// Element types (ONNX TensorProto.DataType numbers).
+// Deprecated element-type names, kept so that existing code compiles;
+// use the constants of dtype.go (Float32, Int64, ...).
 const (
-	// DTypeFloat: float32
-	DTypeFloat DType = 1
-	// DTypeUint8: uint8
-	DTypeUint8 DType = 2
-	// DTypeInt8: int8
-	DTypeInt8 DType = 3
-	// DTypeUint16: uint16
-	DTypeUint16 DType = 4
-	// DTypeInt16: int16
-	DTypeInt16 DType = 5
-	// DTypeInt32: int32
-	DTypeInt32 DType = 6
-	// DTypeInt64: int64
-	DTypeInt64 DType = 7
-	// DTypeString: byte strings (kiln_tensor_string; not for set_input)
-	DTypeString DType = 8
-	// DTypeBool: bool, one byte per element
-	DTypeBool DType = 9
-	// DTypeFloat16: IEEE half, 2 bytes
-	DTypeFloat16 DType = 10
-	// DTypeDouble: float64
-	DTypeDouble DType = 11
-	// DTypeUint32: uint32
-	DTypeUint32 DType = 12
-	// DTypeUint64: uint64
-	DTypeUint64 DType = 13
-	// DTypeBfloat16: bfloat16, 2 bytes
-	DTypeBfloat16 DType = 16
-	// DTypeFloat8e4m3fn: float8 E4M3FN, 1 byte (max 448, no inf)
-	DTypeFloat8e4m3fn DType = 17
-	// DTypeFloat8e4m3fnuz: float8 E4M3FNUZ, 1 byte (max 240)
-	DTypeFloat8e4m3fnuz DType = 18
-	// DTypeFloat8e5m2: float8 E5M2, 1 byte (IEEE-like, max 57344)
-	DTypeFloat8e5m2 DType = 19
-	// DTypeFloat8e5m2fnuz: float8 E5M2FNUZ, 1 byte (max 57344)
-	DTypeFloat8e5m2fnuz DType = 20
-	// DTypeFloat8e8m0: float8 E8M0, 1 byte (unsigned powers of two)
-	DTypeFloat8e8m0 DType = 24
-	// DTypeUint4: packed 4-bit unsigned, 2 per byte, element 0 in the low bits
-	DTypeUint4 DType = 21
-	// DTypeInt4: packed 4-bit signed, 2 per byte, element 0 in the low bits
-	DTypeInt4 DType = 22
-	// DTypeFloat4e2m1: packed 4-bit float E2M1, 2 per byte
-	DTypeFloat4e2m1 DType = 23
-	// DTypeUint2: packed 2-bit unsigned, 4 per byte
-	DTypeUint2 DType = 25
-	// DTypeInt2: packed 2-bit signed, 4 per byte
-	DTypeInt2 DType = 26
+	// Deprecated: use Float32 (float32).
+	DTypeFloat = Float32
+	// Deprecated: use Uint8 (uint8).
+	DTypeUint8 = Uint8
+	// Deprecated: use Int8 (int8).
+	DTypeInt8 = Int8
+	// Deprecated: use Uint16 (uint16).
+	DTypeUint16 = Uint16
+	// Deprecated: use Int16 (int16).
+	DTypeInt16 = Int16
+	// Deprecated: use Int32 (int32).
+	DTypeInt32 = Int32
+	// Deprecated: use Int64 (int64).
+	DTypeInt64 = Int64
+	// Deprecated: use String (byte strings (kiln_tensor_string; not for set_input)).
+	DTypeString = String
+	// Deprecated: use Bool (bool, one byte per element).
+	DTypeBool = Bool
+	// Deprecated: use Float16 (IEEE half, 2 bytes).
+	DTypeFloat16 = Float16
+	// Deprecated: use Float64 (float64).
+	DTypeDouble = Float64
+	// Deprecated: use Uint32 (uint32).
+	DTypeUint32 = Uint32
+	// Deprecated: use Uint64 (uint64).
+	DTypeUint64 = Uint64
+	// Deprecated: use BFloat16 (bfloat16, 2 bytes).
+	DTypeBfloat16 = BFloat16
+	// Deprecated: use Float8E4M3FN (float8 E4M3FN, 1 byte (max 448, no inf)).
+	DTypeFloat8e4m3fn = Float8E4M3FN
+	// Deprecated: use Float8E4M3FNUZ (float8 E4M3FNUZ, 1 byte (max 240)).
+	DTypeFloat8e4m3fnuz = Float8E4M3FNUZ
+	// Deprecated: use Float8E5M2 (float8 E5M2, 1 byte (IEEE-like, max 57344)).
+	DTypeFloat8e5m2 = Float8E5M2
+	// Deprecated: use Float8E5M2FNUZ (float8 E5M2FNUZ, 1 byte (max 57344)).
+	DTypeFloat8e5m2fnuz = Float8E5M2FNUZ
+	// Deprecated: use Float8E8M0 (float8 E8M0, 1 byte (unsigned powers of two)).
+	DTypeFloat8e8m0 = Float8E8M0
+	// Deprecated: use Uint4 (packed 4-bit unsigned, 2 per byte, element 0 in the low bits).
+	DTypeUint4 = Uint4
+	// Deprecated: use Int4 (packed 4-bit signed, 2 per byte, element 0 in the low bits).
+	DTypeInt4 = Int4
+	// Deprecated: use Float4E2M1 (packed 4-bit float E2M1, 2 per byte).
+	DTypeFloat4e2m1 = Float4E2M1
+	// Deprecated: use Uint2 (packed 2-bit unsigned, 4 per byte).
+	DTypeUint2 = Uint2
+	// Deprecated: use Int2 (packed 2-bit signed, 4 per byte).
+	DTypeInt2 = Int2
 )
 
 // What a model input or output holds.

@@ -5,13 +5,28 @@ package kiln
 import "C"
 
 import (
+	"fmt"
 	"os"
 	"runtime"
 	"unsafe"
 )
 
-// Kind says what a model input or output holds.
+// Kind says what a model input or output holds (KindTensor, KindSequence,
+// KindOptional).
 type Kind int32
+
+// String is the kind's name: "tensor", "sequence" or "optional".
+func (k Kind) String() string {
+	switch k {
+	case KindTensor:
+		return "tensor"
+	case KindSequence:
+		return "sequence"
+	case KindOptional:
+		return "optional"
+	}
+	return fmt.Sprintf("kind(%d)", int32(k))
+}
 
 // ValueInfo describes a model input or output as the model declares it.
 type ValueInfo struct {

@@ -1,6 +1,6 @@
 #!/bin/sh
 # Checks of the Go binding, run by ctest (bindings/go/CMakeLists.txt sets the
-# environment: GOFLAGS, GOCACHE, CGO_CFLAGS/CGO_LDFLAGS for the built
+# environment: GOFLAGS, GOCACHE, PKG_CONFIG_PATH and an rpath for the built
 # libkiln, KILN_SOURCE_DIR, KILN_CLI, KILN_MODELS_DIR).
 #
 #   run_tests.sh binding    gofmt, go vet, go test -race of bindings/go

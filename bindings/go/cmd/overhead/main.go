@@ -7,7 +7,7 @@
 package main
 
 /*
-#cgo LDFLAGS: -lkiln
+#cgo pkg-config: kiln
 #include <stdlib.h>
 #include <time.h>
 #include <kiln.h>
