@@ -67,6 +67,14 @@ def main():
          helper.make_node("FrobnicateTensor", ["A"], ["Y"], name="frob")],
         [helper.make_tensor_value_info("X", f, [2])],
         [helper.make_tensor_value_info("Y", f, [2])]))
+    # One float input cast to a double and an int32 output, for the bindings'
+    # typed output getters.
+    write("cast_outputs.onnx", model(
+        [helper.make_node("Cast", ["X"], ["D"], name="to_double", to=TensorProto.DOUBLE),
+         helper.make_node("Cast", ["X"], ["I"], name="to_int32", to=TensorProto.INT32)],
+        [helper.make_tensor_value_info("X", f, [2, 3])],
+        [helper.make_tensor_value_info("D", TensorProto.DOUBLE, [2, 3]),
+         helper.make_tensor_value_info("I", TensorProto.INT32, [2, 3])]))
 
 
 if __name__ == "__main__":

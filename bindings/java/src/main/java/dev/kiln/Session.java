@@ -181,6 +181,16 @@ public final class Session implements AutoCloseable {
         return KilnNative.sessionOutputInfo(live(), index).dims;
     }
 
+    /** Element type of the named output after the last run. */
+    public DType outputDType(String name) {
+        return outputDType(model.outputIndex(name));
+    }
+
+    /** Shape of the named output after the last run. */
+    public long[] outputShape(String name) {
+        return outputShape(model.outputIndex(name));
+    }
+
     /** The library's bytes of output index, checked to hold wanted elements. */
     private ByteBuffer view(int index, DType wanted) {
         long session = live();
@@ -205,6 +215,10 @@ public final class Session implements AutoCloseable {
         return Buffers.toDoubles(view(index, DType.DOUBLE));
     }
 
+    public double[] getOutputDoubles(String name) {
+        return getOutputDoubles(model.outputIndex(name));
+    }
+
     public synchronized long[] getOutputLongs(int index) {
         return Buffers.toLongs(view(index, DType.INT64));
     }
@@ -215,6 +229,10 @@ public final class Session implements AutoCloseable {
 
     public synchronized int[] getOutputInts(int index) {
         return Buffers.toInts(view(index, DType.INT32));
+    }
+
+    public int[] getOutputInts(String name) {
+        return getOutputInts(model.outputIndex(name));
     }
 
     /** The raw bytes of output index, whatever its element type. */

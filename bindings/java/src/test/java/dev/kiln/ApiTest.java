@@ -210,4 +210,26 @@ class ApiTest {
             assertArrayEquals(new float[] {11, 11, 11, 11, 11, 11}, session.getOutputFloats("Z"));
         }
     }
+
+    @Test
+    void outputsAreReadByNameAsByIndex() {
+        try (KilnRuntime runtime = new KilnRuntime();
+             Model model = runtime.loadModel(TestSupport.source("tests/data/models/cast_outputs.onnx"));
+             Session session = model.newSession()) {
+            session.setInput("X", new float[] {1.5f, -2, 3, 0, 7.25f, -8}, 2, 3);
+            session.run();
+            double[] doubles = session.getOutputDoubles("D");
+            assertArrayEquals(new double[] {1.5, -2, 3, 0, 7.25, -8}, doubles);
+            assertArrayEquals(session.getOutputDoubles(0), doubles);
+            int[] ints = session.getOutputInts("I");
+            assertArrayEquals(new int[] {1, -2, 3, 0, 7, -8}, ints);
+            assertArrayEquals(session.getOutputInts(1), ints);
+            assertArrayEquals(new long[] {2, 3}, session.outputShape("D"));
+            assertArrayEquals(session.outputShape(1), session.outputShape("I"));
+            assertEquals(DType.DOUBLE, session.outputDType("D"));
+            assertEquals(DType.INT32, session.outputDType("I"));
+            KilnException e = assertThrows(KilnException.class, () -> session.outputShape("missing"));
+            assertEquals(Status.NOT_FOUND, e.getStatus());
+        }
+    }
 }
