@@ -160,8 +160,23 @@ export interface ImageOptions {
 /** 8-bit pixels to a float32 [1, outChannels, outHeight, outWidth] tensor:
  * bilinear resize (half-pixel centres), then (pixel / 255 - mean) / std. */
 export function imageToTensor(
-  pixels: Uint8Array | Uint8ClampedArray | { data: Uint8Array | Uint8ClampedArray; width: number; height: number },
+  pixels: Uint8Array | Uint8ClampedArray | DecodedImage |
+    { data: Uint8Array | Uint8ClampedArray; width: number; height: number },
   opts: ImageOptions): Tensor;
+
+/** A decoded image: height rows of width pixels, channels interleaved. */
+export interface DecodedImage {
+  data: Uint8Array;
+  width: number;
+  height: number;
+  /** 3: R, G, B; 1: luma. */
+  channels: 1 | 3;
+}
+
+/** Decodes a PNG, JPEG, WebP, JPEG 2000, BMP, PNM or TIFF image (a file path
+ * or its bytes) into 8-bit pixels; imageToTensor takes the result as it is. */
+export function decodeImage(source: string | Uint8Array | ArrayBuffer,
+  opts?: { channels?: 1 | 3 }): DecodedImage;
 
 /** Decodes an ONNX TensorProto (.pb) into a tensor with its name. */
 export function decodeTensor(bytes: Uint8Array | ArrayBuffer): Tensor & { name: string };

@@ -9,7 +9,7 @@ const { Model } = require('./model.js');
 const { Session } = require('./session.js');
 const { DTYPES } = require('./tensor.js');
 const { decodeTensor, encodeTensor } = require('./tensor_io.js');
-const { imageToTensor } = require('./image.js');
+const { imageToTensor, decodeImage } = require('./image.js');
 const settings = require('./settings.js');
 
 /** How the engine runs: filled in by init(). */
@@ -42,5 +42,6 @@ function version() {
 }
 
 module.exports = {
-  init, env, version, Model, Session, KilnError, imageToTensor, decodeTensor, encodeTensor, DTYPES,
+  init, env, version, Model, Session, KilnError, imageToTensor, decodeImage, decodeTensor,
+  encodeTensor, DTYPES,
 };

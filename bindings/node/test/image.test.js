@@ -57,3 +57,51 @@ test('bad arguments are INVALID_ARGUMENT KilnErrors', () => {
   bad(() => kiln.imageToTensor(new Float32Array(12), base), /Uint8Array/);
   bad(() => kiln.imageToTensor(px, { ...base, outWidth: 0 }));
 });
+
+// decodeImage over C's kiln_image_decode, on the committed test images
+// (tests/data/images/make_images.py draws the 7x5 pattern).
+const path = require('node:path');
+const IMAGES = path.join(__dirname, '..', '..', '..', 'tests', 'data', 'images');
+
+function patternPixel(x, y) {
+  return [(37 * x) % 256, (53 * y) % 256, (11 * x * y + 7) % 256];
+}
+
+test('decodeImage: PNG from a path and from bytes, exact pixels', (t) => {
+  let img;
+  try {
+    img = kiln.decodeImage(path.join(IMAGES, 'pattern.png'));
+  } catch (e) {
+    if (e.status === 'unsupported') return t.skip(e.message); // built without libpng
+    throw e;
+  }
+  assert.equal(img.width, 7);
+  assert.equal(img.height, 5);
+  assert.equal(img.channels, 3);
+  for (let y = 0; y < 5; y++) {
+    for (let x = 0; x < 7; x++) {
+      assert.deepEqual(Array.from(img.data.subarray((y * 7 + x) * 3, (y * 7 + x) * 3 + 3)),
+        patternPixel(x, y), `pixel ${x},${y}`);
+    }
+  }
+  const bytes = require('node:fs').readFileSync(path.join(IMAGES, 'pattern.png'));
+  const fromBytes = kiln.decodeImage(bytes);
+  assert.deepEqual(fromBytes.data, img.data);
+  // imageToTensor takes the decoded image as it is
+  const tensor = kiln.imageToTensor(img, { outWidth: 7, outHeight: 5 });
+  assert.deepEqual(tensor.dims, [1, 3, 5, 7]);
+  assert.ok(Math.abs(tensor.data[1] - patternPixel(1, 0)[0] / 255) < 1e-6);
+});
+
+test('decodeImage: one channel, and corrupt input names the format', () => {
+  const gray = kiln.decodeImage(path.join(IMAGES, 'pattern.bmp'), { channels: 1 });
+  assert.equal(gray.channels, 1);
+  assert.equal(gray.data.length, 35);
+  const bmp = require('node:fs').readFileSync(path.join(IMAGES, 'pattern.bmp'));
+  assert.throws(() => kiln.decodeImage(bmp.subarray(0, 100)),
+    (e) => e instanceof KilnError && e.status === 'invalid argument' &&
+      /BMP image: truncated/.test(e.message));
+  assert.throws(() => kiln.decodeImage(new Uint8Array([1, 2, 3, 4])),
+    (e) => e instanceof KilnError && /unrecognised image format/.test(e.message));
+  assert.throws(() => kiln.decodeImage(bmp, { channels: 4 }), /channels must be 1 or 3/);
+});
