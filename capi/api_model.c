@@ -244,6 +244,41 @@ int32_t kiln_model_node_supported(const kiln_model *m, int32_t index, int32_t *s
     return KILN_OK;
 }
 
+int32_t kiln_model_node_io_count(const kiln_model *m, int32_t index, int32_t *input_count,
+                                 int32_t *output_count)
+{
+    NODE_OR_FAIL(node, m, index);
+    KILN_CHECK_ARG(input_count && output_count, "NULL argument");
+    *input_count = node->n_inputs;
+    *output_count = node->n_outputs;
+    return KILN_OK;
+}
+
+/* The name of the value in `slot` of a node's inputs or outputs. */
+static int32_t node_value_name(const kiln_model *m, int32_t index, int is_output, int32_t slot,
+                               char *buf, int32_t cap, int32_t *needed)
+{
+    NODE_OR_FAIL(node, m, index);
+    int32_t n = is_output ? node->n_outputs : node->n_inputs;
+    if (slot < 0 || slot >= n)
+        return kiln_fail(KILN_ERR_INVALID_ARGUMENT, "node %d has %d %s; slot %d is out of range",
+                         (int)index, (int)n, is_output ? "outputs" : "inputs", (int)slot);
+    int32_t v = is_output ? node->outputs[slot] : node->inputs[slot];
+    return kiln_copy_string(v < 0 ? "" : graph_of(m)->values[v].name, buf, cap, needed);
+}
+
+int32_t kiln_model_node_input(const kiln_model *m, int32_t index, int32_t slot, char *buf,
+                              int32_t cap, int32_t *needed)
+{
+    return node_value_name(m, index, 0, slot, buf, cap, needed);
+}
+
+int32_t kiln_model_node_output(const kiln_model *m, int32_t index, int32_t slot, char *buf,
+                               int32_t cap, int32_t *needed)
+{
+    return node_value_name(m, index, 1, slot, buf, cap, needed);
+}
+
 static int64_t initializer_bytes(const kn_graph *g)
 {
     int64_t n = 0;

@@ -249,6 +249,20 @@ KILN_API int32_t kiln_model_output_kind(const kiln_model *model, int32_t index, 
 KILN_API int32_t kiln_model_memory_info(const kiln_model *model, int64_t *weight_bytes,
                                         int64_t *shared_prepared_bytes,
                                         int64_t *given_back_bytes);
+/* How many inputs and outputs node `index` has (omitted optional ones
+ * included), so tools can draw the graph's edges. Thread-safe. Errors:
+ * INVALID_ARGUMENT (NULL argument, bad index). */
+KILN_API int32_t kiln_model_node_io_count(const kiln_model *model, int32_t index,
+                                          int32_t *input_count, int32_t *output_count);
+/* Name of the value that input (or output) `slot` of node `index` reads (or
+ * writes); "" for an omitted optional one. Two-call pattern. Values with the
+ * same name are the same tensor: an edge from the node writing it to each
+ * node reading it. Errors: INVALID_ARGUMENT (bad index or slot),
+ * BUFFER_TOO_SMALL. */
+KILN_API int32_t kiln_model_node_input(const kiln_model *model, int32_t index, int32_t slot,
+                                       char *buf, int32_t cap, int32_t *needed);
+KILN_API int32_t kiln_model_node_output(const kiln_model *model, int32_t index, int32_t slot,
+                                        char *buf, int32_t cap, int32_t *needed);
 
 /* ---- session: per-run state (planned memory, bound inputs) ---- */
 

@@ -124,6 +124,18 @@ package kiln
 //     return kilngo_capture(kiln_model_memory_info(model, weight_bytes, shared_prepared_bytes, given_back_bytes));
 // }
 //
+// static kilngo_status kilngo_model_node_io_count(const kiln_model *model, int32_t index, int32_t *input_count, int32_t *output_count) {
+//     return kilngo_capture(kiln_model_node_io_count(model, index, input_count, output_count));
+// }
+//
+// static kilngo_status kilngo_model_node_input(const kiln_model *model, int32_t index, int32_t slot, char *buf, int32_t cap, int32_t *needed) {
+//     return kilngo_capture(kiln_model_node_input(model, index, slot, buf, cap, needed));
+// }
+//
+// static kilngo_status kilngo_model_node_output(const kiln_model *model, int32_t index, int32_t slot, char *buf, int32_t cap, int32_t *needed) {
+//     return kilngo_capture(kiln_model_node_output(model, index, slot, buf, cap, needed));
+// }
+//
 // static kilngo_status kilngo_session_create(kiln_model *model, const kiln_options *options, kiln_session **out) {
 //     return kilngo_capture(kiln_session_create(model, options, out));
 // }
@@ -424,6 +436,21 @@ func cModelOutputKind(model *C.kiln_model, index C.int32_t, kind *C.int32_t) err
 // cModelMemoryInfo wraps kiln_model_memory_info: weight bytes, bytes of prepared weights all sessions share, raw weight bytes given back
 func cModelMemoryInfo(model *C.kiln_model, weight_bytes *C.int64_t, shared_prepared_bytes *C.int64_t, given_back_bytes *C.int64_t) error {
 	return statusError("kiln_model_memory_info", C.kilngo_model_memory_info(model, weight_bytes, shared_prepared_bytes, given_back_bytes))
+}
+
+// cModelNodeIoCount wraps kiln_model_node_io_count: how many inputs and outputs node `index` has
+func cModelNodeIoCount(model *C.kiln_model, index C.int32_t, input_count *C.int32_t, output_count *C.int32_t) error {
+	return statusError("kiln_model_node_io_count", C.kilngo_model_node_io_count(model, index, input_count, output_count))
+}
+
+// cModelNodeInput wraps kiln_model_node_input: name of the value input `slot` of node `index` reads ("" if omitted; two-call pattern)
+func cModelNodeInput(model *C.kiln_model, index C.int32_t, slot C.int32_t, buf *C.char, cap C.int32_t, needed *C.int32_t) error {
+	return statusError("kiln_model_node_input", C.kilngo_model_node_input(model, index, slot, buf, cap, needed))
+}
+
+// cModelNodeOutput wraps kiln_model_node_output: name of the value output `slot` of node `index` writes ("" if omitted; two-call pattern)
+func cModelNodeOutput(model *C.kiln_model, index C.int32_t, slot C.int32_t, buf *C.char, cap C.int32_t, needed *C.int32_t) error {
+	return statusError("kiln_model_node_output", C.kilngo_model_node_output(model, index, slot, buf, cap, needed))
 }
 
 // cSessionCreate wraps kiln_session_create: plans memory and prepares kernels for a model; options may be NULL

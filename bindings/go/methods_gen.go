@@ -417,6 +417,53 @@ func (m *Model) MemoryInfo() (weightBytes int64, sharedPreparedBytes int64, give
 	return int64(outWeightBytes), int64(outSharedPreparedBytes), int64(outGivenBackBytes), err
 }
 
+// NodeIOCount wraps kiln_model_node_io_count: how many inputs and outputs node `index` has
+func (m *Model) NodeIOCount(index int32) (inputCount int32, outputCount int32, err error) {
+	h, err := m.enter("kiln_model_node_io_count")
+	if err != nil {
+		return 0, 0, err
+	}
+	defer m.leave()
+	var outInputCount C.int32_t
+	var outOutputCount C.int32_t
+	err = cModelNodeIoCount(h, C.int32_t(index), &outInputCount, &outOutputCount)
+	return int32(outInputCount), int32(outOutputCount), err
+}
+
+// NodeInput wraps kiln_model_node_input: name of the value input `slot` of node `index` reads ("" if omitted; two-call pattern)
+func (m *Model) NodeInput(index int32, slot int32) (buf string, err error) {
+	h, err := m.enter("kiln_model_node_input")
+	if err != nil {
+		return "", err
+	}
+	defer m.leave()
+	var outNeeded C.int32_t
+	err = cModelNodeInput(h, C.int32_t(index), C.int32_t(slot), nil, 0, &outNeeded)
+	if err != nil && !isCode(err, C.KILN_ERR_BUFFER_TOO_SMALL) {
+		return "", err
+	}
+	bufBuf := make([]byte, maxInt(int(outNeeded), 1))
+	err = cModelNodeInput(h, C.int32_t(index), C.int32_t(slot), (*C.char)(unsafe.Pointer(&bufBuf[0])), C.int32_t(len(bufBuf)), &outNeeded)
+	return cBufString(bufBuf), err
+}
+
+// NodeOutput wraps kiln_model_node_output: name of the value output `slot` of node `index` writes ("" if omitted; two-call pattern)
+func (m *Model) NodeOutput(index int32, slot int32) (buf string, err error) {
+	h, err := m.enter("kiln_model_node_output")
+	if err != nil {
+		return "", err
+	}
+	defer m.leave()
+	var outNeeded C.int32_t
+	err = cModelNodeOutput(h, C.int32_t(index), C.int32_t(slot), nil, 0, &outNeeded)
+	if err != nil && !isCode(err, C.KILN_ERR_BUFFER_TOO_SMALL) {
+		return "", err
+	}
+	bufBuf := make([]byte, maxInt(int(outNeeded), 1))
+	err = cModelNodeOutput(h, C.int32_t(index), C.int32_t(slot), (*C.char)(unsafe.Pointer(&bufBuf[0])), C.int32_t(len(bufBuf)), &outNeeded)
+	return cBufString(bufBuf), err
+}
+
 // PlanBytes wraps kiln_session_plan_bytes: memory plan: arena bytes and the sum of all intermediate tensor sizes
 func (s *Session) PlanBytes() (arenaBytes int64, intermediateBytes int64, err error) {
 	h, err := s.enter("kiln_session_plan_bytes")

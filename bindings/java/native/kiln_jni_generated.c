@@ -6,13 +6,14 @@
 #include "jni_support.h"
 
 /* Classes of the functions that return several values. */
-#define KJ_RESULT_CLASSES 9
+#define KJ_RESULT_CLASSES 10
 static jclass kj_result_class[KJ_RESULT_CLASSES];
 static jmethodID kj_result_init[KJ_RESULT_CLASSES];
 static const char *const kj_result_names[][2] = {
     {"dev/kiln/KilnNative$ModelOpset", "(Ljava/lang/String;I)V"},
     {"dev/kiln/KilnNative$ModelNodeOp", "(Ljava/lang/String;Ljava/lang/String;)V"},
     {"dev/kiln/KilnNative$ModelMemoryInfo", "(JJJ)V"},
+    {"dev/kiln/KilnNative$ModelNodeIoCount", "(II)V"},
     {"dev/kiln/KilnNative$SessionOutputInfo", "(I[J)V"},
     {"dev/kiln/KilnNative$SessionPlanBytes", "(JJ)V"},
     {"dev/kiln/KilnNative$SessionCacheInfo", "(IJJ)V"},
@@ -22,7 +23,7 @@ static const char *const kj_result_names[][2] = {
 };
 
 int kj_generated_init(JNIEnv *env) {
-    for (int i = 0; i < 9; i++) {
+    for (int i = 0; i < 10; i++) {
         jclass local = (*env)->FindClass(env, kj_result_names[i][0]);
         if (!local) return -1;
         kj_result_class[i] = (jclass)(*env)->NewGlobalRef(env, local);
@@ -573,6 +574,71 @@ done:
     return result;
 }
 
+/* kiln_model_node_io_count: how many inputs and outputs node `index` has */
+JNIEXPORT jobject JNICALL Java_dev_kiln_KilnNative_modelNodeIoCount(JNIEnv *env, jclass cls, jlong j_model, jint j_index) {
+    (void)cls;
+    jobject result = NULL;
+    int32_t status = KILN_OK;
+    int32_t c_input_count = 0;
+    int32_t c_output_count = 0;
+    status = kiln_model_node_io_count((const kiln_model *)(intptr_t)j_model, (int32_t)j_index, &c_input_count, &c_output_count);
+    if (status != KILN_OK) {
+        kj_throw_status(env, status);
+        goto done;
+    }
+    jint r_input_count = (jint)c_input_count;
+    jint r_output_count = (jint)c_output_count;
+    result = (*env)->NewObject(env, kj_result_class[3], kj_result_init[3], r_input_count, r_output_count);
+done:
+    return result;
+}
+
+/* kiln_model_node_input: name of the value input `slot` of node `index` reads ("" if omitted; two-call pattern) */
+JNIEXPORT jstring JNICALL Java_dev_kiln_KilnNative_modelNodeInput(JNIEnv *env, jclass cls, jlong j_model, jint j_index, jint j_slot) {
+    (void)cls;
+    jstring result = NULL;
+    int32_t status = KILN_OK;
+    kj_strbuf c_buf;
+    kj_strbuf_init(&c_buf);
+    int32_t c_needed = 0;
+    for (int attempt = 0;; attempt++) {
+        status = kiln_model_node_input((const kiln_model *)(intptr_t)j_model, (int32_t)j_index, (int32_t)j_slot, c_buf.data, c_buf.cap, &c_needed);
+        if (status != KILN_ERR_BUFFER_TOO_SMALL || attempt > 0) break;
+        if (kj_strbuf_grow(env, &c_buf, c_needed)) goto done;
+    }
+    if (status != KILN_OK) {
+        kj_throw_status(env, status);
+        goto done;
+    }
+    result = kj_strbuf_string(env, &c_buf);
+done:
+    kj_strbuf_release(&c_buf);
+    return result;
+}
+
+/* kiln_model_node_output: name of the value output `slot` of node `index` writes ("" if omitted; two-call pattern) */
+JNIEXPORT jstring JNICALL Java_dev_kiln_KilnNative_modelNodeOutput(JNIEnv *env, jclass cls, jlong j_model, jint j_index, jint j_slot) {
+    (void)cls;
+    jstring result = NULL;
+    int32_t status = KILN_OK;
+    kj_strbuf c_buf;
+    kj_strbuf_init(&c_buf);
+    int32_t c_needed = 0;
+    for (int attempt = 0;; attempt++) {
+        status = kiln_model_node_output((const kiln_model *)(intptr_t)j_model, (int32_t)j_index, (int32_t)j_slot, c_buf.data, c_buf.cap, &c_needed);
+        if (status != KILN_ERR_BUFFER_TOO_SMALL || attempt > 0) break;
+        if (kj_strbuf_grow(env, &c_buf, c_needed)) goto done;
+    }
+    if (status != KILN_OK) {
+        kj_throw_status(env, status);
+        goto done;
+    }
+    result = kj_strbuf_string(env, &c_buf);
+done:
+    kj_strbuf_release(&c_buf);
+    return result;
+}
+
 /* kiln_session_create: plans memory and prepares kernels for a model; options may be NULL */
 JNIEXPORT jlong JNICALL Java_dev_kiln_KilnNative_sessionCreate(JNIEnv *env, jclass cls, jlong j_model, jlong j_options) {
     (void)cls;
@@ -671,7 +737,7 @@ JNIEXPORT jobject JNICALL Java_dev_kiln_KilnNative_sessionOutputInfo(JNIEnv *env
     jint r_dtype = (jint)c_dtype;
     jlongArray r_dims = kj_dims_out_array(env, &c_dims, c_rank);
     if ((*env)->ExceptionCheck(env)) goto done;
-    result = (*env)->NewObject(env, kj_result_class[3], kj_result_init[3], r_dtype, r_dims);
+    result = (*env)->NewObject(env, kj_result_class[4], kj_result_init[4], r_dtype, r_dims);
 done:
     kj_dims_out_release(&c_dims);
     return result;
@@ -728,7 +794,7 @@ JNIEXPORT jobject JNICALL Java_dev_kiln_KilnNative_sessionPlanBytes(JNIEnv *env,
     }
     jlong r_arena_bytes = (jlong)c_arena_bytes;
     jlong r_intermediate_bytes = (jlong)c_intermediate_bytes;
-    result = (*env)->NewObject(env, kj_result_class[4], kj_result_init[4], r_arena_bytes, r_intermediate_bytes);
+    result = (*env)->NewObject(env, kj_result_class[5], kj_result_init[5], r_arena_bytes, r_intermediate_bytes);
 done:
     return result;
 }
@@ -749,7 +815,7 @@ JNIEXPORT jobject JNICALL Java_dev_kiln_KilnNative_sessionCacheInfo(JNIEnv *env,
     jint r_plans_kept = (jint)c_plans_kept;
     jlong r_plans_built = (jlong)c_plans_built;
     jlong r_arena_bytes = (jlong)c_arena_bytes;
-    result = (*env)->NewObject(env, kj_result_class[5], kj_result_init[5], r_plans_kept, r_plans_built, r_arena_bytes);
+    result = (*env)->NewObject(env, kj_result_class[6], kj_result_init[6], r_plans_kept, r_plans_built, r_arena_bytes);
 done:
     return result;
 }
@@ -887,7 +953,7 @@ JNIEXPORT jobject JNICALL Java_dev_kiln_KilnNative_sessionProfileTime(JNIEnv *en
     }
     jlong r_total_ns = (jlong)c_total_ns;
     jlong r_runs = (jlong)c_runs;
-    result = (*env)->NewObject(env, kj_result_class[6], kj_result_init[6], r_total_ns, r_runs);
+    result = (*env)->NewObject(env, kj_result_class[7], kj_result_init[7], r_total_ns, r_runs);
 done:
     return result;
 }
@@ -959,7 +1025,7 @@ JNIEXPORT jobject JNICALL Java_dev_kiln_KilnNative_imageDecode(JNIEnv *env, jcla
     jlong r_pixels = (jlong)c_needed;
     jint r_width = (jint)c_width;
     jint r_height = (jint)c_height;
-    result = (*env)->NewObject(env, kj_result_class[7], kj_result_init[7], r_pixels, r_width, r_height);
+    result = (*env)->NewObject(env, kj_result_class[8], kj_result_init[8], r_pixels, r_width, r_height);
 done:
     return result;
 }
@@ -1012,7 +1078,7 @@ JNIEXPORT jobject JNICALL Java_dev_kiln_KilnNative_tensorInfo(JNIEnv *env, jclas
     jint r_dtype = (jint)c_dtype;
     jlongArray r_dims = kj_dims_out_array(env, &c_dims, c_rank);
     if ((*env)->ExceptionCheck(env)) goto done;
-    result = (*env)->NewObject(env, kj_result_class[8], kj_result_init[8], r_dtype, r_dims);
+    result = (*env)->NewObject(env, kj_result_class[9], kj_result_init[9], r_dtype, r_dims);
 done:
     kj_dims_out_release(&c_dims);
     return result;

@@ -369,6 +369,49 @@ static const kn_arg args_kiln_model_memory_info[] = {
     {"given_back_bytes", KN_ROLE_SCALAR_OUT, KN_CT_I64, 0, {-1, -1, -1, -1}, NULL},
 };
 
+/* how many inputs and outputs node `index` has */
+static void call_kiln_model_node_io_count(kn_slot *a, kn_slot *r)
+{
+    r->i32 = kiln_model_node_io_count((const kiln_model *)a[0].p, a[1].i32, (int32_t *)a[2].p,
+                                      (int32_t *)a[3].p);
+}
+static const kn_arg args_kiln_model_node_io_count[] = {
+    {"model", KN_ROLE_HANDLE, KN_CT_NONE, 0, {-1, -1, -1, -1}, "kiln_model"},
+    {"index", KN_ROLE_SCALAR, KN_CT_I32, 0, {-1, -1, -1, -1}, NULL},
+    {"input_count", KN_ROLE_SCALAR_OUT, KN_CT_I32, 0, {-1, -1, -1, -1}, NULL},
+    {"output_count", KN_ROLE_SCALAR_OUT, KN_CT_I32, 0, {-1, -1, -1, -1}, NULL},
+};
+
+/* name of the value input `slot` of node `index` reads ("" if omitted; two-call pattern) */
+static void call_kiln_model_node_input(kn_slot *a, kn_slot *r)
+{
+    r->i32 = kiln_model_node_input((const kiln_model *)a[0].p, a[1].i32, a[2].i32, (char *)a[3].p,
+                                   a[4].i32, (int32_t *)a[5].p);
+}
+static const kn_arg args_kiln_model_node_input[] = {
+    {"model", KN_ROLE_HANDLE, KN_CT_NONE, 0, {-1, -1, -1, -1}, "kiln_model"},
+    {"index", KN_ROLE_SCALAR, KN_CT_I32, 0, {-1, -1, -1, -1}, NULL},
+    {"slot", KN_ROLE_SCALAR, KN_CT_I32, 0, {-1, -1, -1, -1}, NULL},
+    {"buf", KN_ROLE_STRBUF, KN_CT_NONE, 0, {4, 5, -1, -1}, NULL},
+    {"cap", KN_ROLE_COMPANION, KN_CT_I32, 0, {-1, -1, -1, -1}, NULL},
+    {"needed", KN_ROLE_COMPANION, KN_CT_I32, 0, {-1, -1, -1, -1}, NULL},
+};
+
+/* name of the value output `slot` of node `index` writes ("" if omitted; two-call pattern) */
+static void call_kiln_model_node_output(kn_slot *a, kn_slot *r)
+{
+    r->i32 = kiln_model_node_output((const kiln_model *)a[0].p, a[1].i32, a[2].i32, (char *)a[3].p,
+                                    a[4].i32, (int32_t *)a[5].p);
+}
+static const kn_arg args_kiln_model_node_output[] = {
+    {"model", KN_ROLE_HANDLE, KN_CT_NONE, 0, {-1, -1, -1, -1}, "kiln_model"},
+    {"index", KN_ROLE_SCALAR, KN_CT_I32, 0, {-1, -1, -1, -1}, NULL},
+    {"slot", KN_ROLE_SCALAR, KN_CT_I32, 0, {-1, -1, -1, -1}, NULL},
+    {"buf", KN_ROLE_STRBUF, KN_CT_NONE, 0, {4, 5, -1, -1}, NULL},
+    {"cap", KN_ROLE_COMPANION, KN_CT_I32, 0, {-1, -1, -1, -1}, NULL},
+    {"needed", KN_ROLE_COMPANION, KN_CT_I32, 0, {-1, -1, -1, -1}, NULL},
+};
+
 /* plans memory and prepares kernels for a model; options may be NULL */
 static void call_kiln_session_create(kn_slot *a, kn_slot *r)
 {
@@ -855,6 +898,12 @@ const kn_function kn_functions[] = {
      call_kiln_model_output_kind},
     {"kiln_model_memory_info", KN_RESULT_STATUS, 0, 4, args_kiln_model_memory_info,
      call_kiln_model_memory_info},
+    {"kiln_model_node_io_count", KN_RESULT_STATUS, 0, 4, args_kiln_model_node_io_count,
+     call_kiln_model_node_io_count},
+    {"kiln_model_node_input", KN_RESULT_STATUS, 0, 6, args_kiln_model_node_input,
+     call_kiln_model_node_input},
+    {"kiln_model_node_output", KN_RESULT_STATUS, 0, 6, args_kiln_model_node_output,
+     call_kiln_model_node_output},
     {"kiln_session_create", KN_RESULT_STATUS, 0, 3, args_kiln_session_create,
      call_kiln_session_create},
     {"kiln_session_destroy", KN_RESULT_NONE, 1, 1, args_kiln_session_destroy,

@@ -308,6 +308,31 @@ SIGNATURES: Dict[str, Tuple[Optional[type], List[type]]] = {
         ctypes.POINTER(ctypes.c_int64),  # int64_t * shared_prepared_bytes (scalar_out)
         ctypes.POINTER(ctypes.c_int64),  # int64_t * given_back_bytes (scalar_out)
     ]),
+    # kiln_model_node_io_count(model, index, input_count, output_count): how many inputs and outputs node `index` has
+    "kiln_model_node_io_count": (ctypes.c_int32, [
+        ctypes.POINTER(kiln_model),  # const kiln_model * model (handle)
+        ctypes.c_int32,  # int32_t index (scalar)
+        ctypes.POINTER(ctypes.c_int32),  # int32_t * input_count (scalar_out)
+        ctypes.POINTER(ctypes.c_int32),  # int32_t * output_count (scalar_out)
+    ]),
+    # kiln_model_node_input(model, index, slot, buf, cap, needed): name of the value input `slot` of node `index` reads ("" if omitted; two-call pattern)
+    "kiln_model_node_input": (ctypes.c_int32, [
+        ctypes.POINTER(kiln_model),  # const kiln_model * model (handle)
+        ctypes.c_int32,  # int32_t index (scalar)
+        ctypes.c_int32,  # int32_t slot (scalar)
+        ctypes.POINTER(ctypes.c_char),  # char * buf (strbuf)
+        ctypes.c_int32,  # int32_t cap (strcap)
+        ctypes.POINTER(ctypes.c_int32),  # int32_t * needed (needed)
+    ]),
+    # kiln_model_node_output(model, index, slot, buf, cap, needed): name of the value output `slot` of node `index` writes ("" if omitted; two-call pattern)
+    "kiln_model_node_output": (ctypes.c_int32, [
+        ctypes.POINTER(kiln_model),  # const kiln_model * model (handle)
+        ctypes.c_int32,  # int32_t index (scalar)
+        ctypes.c_int32,  # int32_t slot (scalar)
+        ctypes.POINTER(ctypes.c_char),  # char * buf (strbuf)
+        ctypes.c_int32,  # int32_t cap (strcap)
+        ctypes.POINTER(ctypes.c_int32),  # int32_t * needed (needed)
+    ]),
     # kiln_session_create(model, options, out): plans memory and prepares kernels for a model; options may be NULL
     "kiln_session_create": (ctypes.c_int32, [
         ctypes.POINTER(kiln_model),  # kiln_model * model (handle)
@@ -571,6 +596,9 @@ STATUS_FUNCTIONS: FrozenSet[str] = frozenset([
     "kiln_model_input_kind",
     "kiln_model_output_kind",
     "kiln_model_memory_info",
+    "kiln_model_node_io_count",
+    "kiln_model_node_input",
+    "kiln_model_node_output",
     "kiln_session_create",
     "kiln_session_set_input",
     "kiln_session_set_input_at",

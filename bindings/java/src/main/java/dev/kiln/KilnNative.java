@@ -116,6 +116,15 @@ public final class KilnNative {
     /** kiln_model_memory_info: weight bytes, bytes of prepared weights all sessions share, raw weight bytes given back */
     public static native ModelMemoryInfo modelMemoryInfo(long model);
 
+    /** kiln_model_node_io_count: how many inputs and outputs node `index` has */
+    public static native ModelNodeIoCount modelNodeIoCount(long model, int index);
+
+    /** kiln_model_node_input: name of the value input `slot` of node `index` reads ("" if omitted; two-call pattern) */
+    public static native String modelNodeInput(long model, int index, int slot);
+
+    /** kiln_model_node_output: name of the value output `slot` of node `index` writes ("" if omitted; two-call pattern) */
+    public static native String modelNodeOutput(long model, int index, int slot);
+
     /** kiln_session_create: plans memory and prepares kernels for a model; options may be NULL */
     public static native long sessionCreate(long model, long options);
 
@@ -247,6 +256,17 @@ public final class KilnNative {
             this.weightBytes = weightBytes;
             this.sharedPreparedBytes = sharedPreparedBytes;
             this.givenBackBytes = givenBackBytes;
+        }
+    }
+
+    /** Results of kiln_model_node_io_count. */
+    public static final class ModelNodeIoCount {
+        public final int inputCount;
+        public final int outputCount;
+
+        ModelNodeIoCount(int inputCount, int outputCount) {
+            this.inputCount = inputCount;
+            this.outputCount = outputCount;
         }
     }
 
