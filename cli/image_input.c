@@ -10,23 +10,22 @@
 
 void image_usage(FILE *out)
 {
-    fprintf(out,
-            "  --image [NAME=]FILE      an image (PNG, JPEG, WebP, JPEG 2000, BMP, PNM,\n"
-            "                           TIFF) as float input NAME (default: the first\n"
-            "                           rank-4 float input no -i gave), shape [1, C, H, W]:\n"
-            "                           decoded, resized bilinearly, then per channel\n"
-            "                           (pixel / scale - mean) / std (repeatable)\n"
-            "  --size WxH               resize to W x H (default: the input's declared H\n"
-            "                           and W, else the image's own size)\n"
-            "  --layout nchw|nhwc       [1, C, H, W] or [1, H, W, C] (default: nhwc when\n"
-            "                           the input's last dim, not its second, is 1 or 3)\n"
-            "  --bgr                    channels in B, G, R order (default R, G, B; a\n"
-            "                           1-channel input gets luma)\n"
-            "  --mean A[,B,C]           subtracted per channel after scaling (default 0)\n"
-            "  --std A[,B,C]            divides per channel after the mean (default 1)\n"
-            "  --scale 255|1            255: pixels become 0..1 before mean/std (the\n"
-            "                           default; ImageNet's 0.485,0.456,0.406 fit it);\n"
-            "                           1: pixels stay 0..255\n");
+    fprintf(out, "  --image [NAME=]FILE      an image (PNG, JPEG, WebP, JPEG 2000, BMP, PNM,\n"
+                 "                           TIFF) as float input NAME (default: the first\n"
+                 "                           rank-4 float input no -i gave), shape [1, C, H, W]:\n"
+                 "                           decoded, resized bilinearly, then per channel\n"
+                 "                           (pixel / scale - mean) / std (repeatable)\n"
+                 "  --size WxH               resize to W x H (default: the input's declared H\n"
+                 "                           and W, else the image's own size)\n"
+                 "  --layout nchw|nhwc       [1, C, H, W] or [1, H, W, C] (default: nhwc when\n"
+                 "                           the input's last dim, not its second, is 1 or 3)\n"
+                 "  --bgr                    channels in B, G, R order (default R, G, B; a\n"
+                 "                           1-channel input gets luma)\n"
+                 "  --mean A[,B,C]           subtracted per channel after scaling (default 0)\n"
+                 "  --std A[,B,C]            divides per channel after the mean (default 1)\n"
+                 "  --scale 255|1            255: pixels become 0..1 before mean/std (the\n"
+                 "                           default; ImageNet's 0.485,0.456,0.406 fit it);\n"
+                 "                           1: pixels stay 0..255\n");
 }
 
 /* "a" or "a,b,c" into values; returns the count (1 or 3) or -1. */
@@ -156,15 +155,16 @@ static int32_t find_input(const kiln_model *model, const char *name, const char 
         cli_error("--image %s=%s: the model has no input '%s'", name, path, name);
     else
         cli_error("--image %s: no float input of rank 4 is left to feed (name one with "
-                  "--image NAME=FILE)", path);
+                  "--image NAME=FILE)",
+                  path);
     return -1;
 }
 
 /* The tensor's layout, channels and size from the input's declared shape
  * and the options. Returns 0, or -1 after printing why. */
 static int plan_tensor(const kiln_model *model, int32_t index, const image_options *o,
-                       int32_t image_w, int32_t image_h, const char *path, int *nhwc,
-                       int32_t *c, int32_t *h, int32_t *w)
+                       int32_t image_w, int32_t image_h, const char *path, int *nhwc, int32_t *c,
+                       int32_t *h, int32_t *w)
 {
     int32_t dtype = 0;
     shape s = {-1, NULL};
@@ -183,16 +183,18 @@ static int plan_tensor(const kiln_model *model, int32_t index, const image_optio
     *w = o->width ? o->width : dw > 0 ? (int32_t)dw : image_w;
     if (dtype != KILN_DTYPE_FLOAT || (s.rank != 4 && s.rank != -1))
         cli_error("--image %s: input '%s' is %s of rank %d; an image feeds a float32 "
-                  "tensor of rank 4", path, name ? name : "?", dtype_name(dtype), (int)s.rank);
+                  "tensor of rank 4",
+                  path, name ? name : "?", dtype_name(dtype), (int)s.rank);
     else if (*c != 1 && *c != 3)
         cli_error("--image %s: input '%s' has %d channels; an image gives 1 or 3 (wrong "
-                  "--layout?)", path, name ? name : "?", (int)*c);
+                  "--layout?)",
+                  path, name ? name : "?", (int)*c);
     else if (d[0] > 1)
-        cli_error("--image %s: input '%s' wants a batch of %lld; an image is a batch of 1",
-                  path, name ? name : "?", (long long)d[0]);
+        cli_error("--image %s: input '%s' wants a batch of %lld; an image is a batch of 1", path,
+                  name ? name : "?", (long long)d[0]);
     else if ((o->mean_count == 3 || o->std_count == 3) && *c == 1)
-        cli_error("--image %s: input '%s' has one channel; give --mean and --std one value",
-                  path, name ? name : "?");
+        cli_error("--image %s: input '%s' has one channel; give --mean and --std one value", path,
+                  name ? name : "?");
     else
         rc = 0;
     free(name);
@@ -239,7 +241,8 @@ static int bind_one(const kiln_model *model, kiln_session *session, const image_
     int32_t index = -1;
     if (!bytes) {
         cli_error("cannot read %s: %s", path, strerror(errno));
-    } else if ((status = kiln_image_decode(bytes, size, 3, NULL, 0, &needed, &iw, &ih)) != KILN_OK ||
+    } else if ((status = kiln_image_decode(bytes, size, 3, NULL, 0, &needed, &iw, &ih)) !=
+                   KILN_OK ||
                !(pixels = malloc(needed)) ||
                (status = kiln_image_decode(bytes, size, 3, pixels, needed, NULL, &iw, &ih)) !=
                    KILN_OK) {
@@ -295,8 +298,7 @@ done:
     return rc;
 }
 
-int image_bind_inputs(const kiln_model *model, kiln_session *session, image_options *o,
-                      char *bound)
+int image_bind_inputs(const kiln_model *model, kiln_session *session, image_options *o, char *bound)
 {
     if (o->count == 0)
         return 0;

@@ -13,13 +13,13 @@
 typedef struct image_options {
     const char **specs; /* each --image argument, [NAME=]FILE */
     int count, cap;
-    int width, height;  /* --size WxH; 0: the model's H and W (else the image's) */
-    int layout;         /* IMAGE_LAYOUT_* */
-    int bgr;            /* --bgr */
+    int width, height; /* --size WxH; 0: the model's H and W (else the image's) */
+    int layout;        /* IMAGE_LAYOUT_* */
+    int bgr;           /* --bgr */
     float mean[3], std[3];
     int mean_count, std_count; /* 0: not given (0 and 1); 1 or 3 values */
-    int raw_scale;      /* --scale 1: pixels stay 0..255 (default 255: divided by 255) */
-    float **tensors;    /* bound inputs, kept until the run returns */
+    int raw_scale;             /* --scale 1: pixels stay 0..255 (default 255: divided by 255) */
+    float **tensors;           /* bound inputs, kept until the run returns */
 } image_options;
 
 enum { IMAGE_LAYOUT_AUTO, IMAGE_LAYOUT_NCHW, IMAGE_LAYOUT_NHWC };

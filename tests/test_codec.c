@@ -27,8 +27,8 @@ typedef struct image_file {
     const char *name;
     const char *format;  /* as error messages name it */
     const char *library; /* NULL: decoded by Kiln itself */
-    int lossy; /* 0: exact; else the largest mean error allowed, in levels */
-    int gray; /* pixels are the pattern's R in every channel */
+    int lossy;           /* 0: exact; else the largest mean error allowed, in levels */
+    int gray;            /* pixels are the pattern's R in every channel */
 } image_file;
 
 static const image_file files[] = {
@@ -61,10 +61,7 @@ static uint8_t *load(const char *name, size_t *size)
     return data;
 }
 
-static void last_error(char *msg, size_t cap)
-{
-    kiln_last_error(msg, (int32_t)cap);
-}
+static void last_error(char *msg, size_t cap) { kiln_last_error(msg, (int32_t)cap); }
 
 /* 1 when this build decodes the file's format; otherwise asserts the
  * refusal names the library and returns 0. */
@@ -156,8 +153,8 @@ Test(codec, one_channel_is_pil_luma)
                 uint8_t c[3];
                 pattern_pixel(x, y, c);
                 /* convert("L"): 601 weights in 16-bit fixed point */
-                unsigned want = f->gray ? c[0]
-                                        : (c[0] * 19595u + c[1] * 38470u + c[2] * 7471u + 0x8000u) >> 16;
+                unsigned want =
+                    f->gray ? c[0] : (c[0] * 19595u + c[1] * 38470u + c[2] * 7471u + 0x8000u) >> 16;
                 cr_expect_eq(px[y * W + x], want, "%s: luma at (%d, %d) is %d, expected %u",
                              f->name, x, y, px[y * W + x], want);
             }
@@ -195,8 +192,7 @@ static void expect_named_failure(const image_file *f, int32_t rc, const char *wh
 {
     char msg[512];
     last_error(msg, sizeof msg);
-    cr_expect(rc == KILN_ERR_INVALID_ARGUMENT || rc == KILN_ERR_UNSUPPORTED ||
-                  rc == KILN_ERR_LIMIT,
+    cr_expect(rc == KILN_ERR_INVALID_ARGUMENT || rc == KILN_ERR_UNSUPPORTED || rc == KILN_ERR_LIMIT,
               "%s %s: status %d (%s)", f->name, what, (int)rc, msg);
     char want[64];
     snprintf(want, sizeof want, "kiln_image_decode: %s image", f->format);
@@ -230,8 +226,8 @@ Test(codec, every_truncation_fails_cleanly)
             if (rc != KILN_OK)
                 expect_named_failure(f, rc, "cut short");
             else
-                cr_expect(strcmp(f->format, "JPEG 2000") == 0,
-                          "%s cut to %zu of %zu bytes decoded", f->name, n, size);
+                cr_expect(strcmp(f->format, "JPEG 2000") == 0, "%s cut to %zu of %zu bytes decoded",
+                          f->name, n, size);
             free(cut);
         }
         free(px);
@@ -267,8 +263,8 @@ Test(codec, every_corrupted_byte_fails_cleanly_or_decodes)
                     char msg[512];
                     last_error(msg, sizeof msg);
                     cr_expect(rc != KILN_ERR_INTERNAL && strlen(msg) > 0,
-                              "%s with byte %zu changed: status %d (%s)", f->name, at,
-                              (int)rc, msg);
+                              "%s with byte %zu changed: status %d (%s)", f->name, at, (int)rc,
+                              msg);
                 }
                 free(bad);
             }

@@ -22,9 +22,12 @@ static int parse(const uint8_t *p, size_t n, bmp *m, kn_err *err)
     if (dib < 40 || w <= 0 || h == 0 || h == INT32_MIN)
         return kn_fail(err, KN_ERR_INVALID_ARGUMENT, "bad header (DIB size %u, %dx%d)",
                        (unsigned)dib, (int)w, (int)h);
-    if (!(m->bpp == 24 || m->bpp == 32 || m->bpp == 8) || !(comp == 0 || (comp == 3 && m->bpp == 32)))
-        return kn_fail(err, KN_ERR_UNSUPPORTED, "%d-bit compression %u: only uncompressed 8-, "
-                       "24- and 32-bit BMP is supported", m->bpp, (unsigned)comp);
+    if (!(m->bpp == 24 || m->bpp == 32 || m->bpp == 8) ||
+        !(comp == 0 || (comp == 3 && m->bpp == 32)))
+        return kn_fail(err, KN_ERR_UNSUPPORTED,
+                       "%d-bit compression %u: only uncompressed 8-, "
+                       "24- and 32-bit BMP is supported",
+                       m->bpp, (unsigned)comp);
     m->w = w;
     m->h = h < 0 ? -(int64_t)h : h;
     m->top_down = h < 0;
@@ -36,8 +39,10 @@ static int parse(const uint8_t *p, size_t n, bmp *m, kn_err *err)
             return kn_fail(err, KN_ERR_INVALID_ARGUMENT, "truncated palette");
     }
     if (m->stride > n / (size_t)m->h || !kn_codec_has(n, m->data, m->stride * (size_t)m->h))
-        return kn_fail(err, KN_ERR_INVALID_ARGUMENT, "truncated pixels (%zu bytes for %lld "
-                       "rows of %zu)", n, (long long)m->h, m->stride);
+        return kn_fail(err, KN_ERR_INVALID_ARGUMENT,
+                       "truncated pixels (%zu bytes for %lld "
+                       "rows of %zu)",
+                       n, (long long)m->h, m->stride);
     return KN_OK;
 }
 

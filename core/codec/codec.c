@@ -39,8 +39,8 @@ static int find(const uint8_t *data, size_t size, const kn_codec **codec, kn_err
                        "PNM, TIFF, PNG, JPEG, WebP or JPEG 2000)");
     if (!(*codec)->probe)
         return kn_fail(err, KN_ERR_UNSUPPORTED,
-                       "Kiln was built without %s: %s images are not supported",
-                       (*codec)->library, (*codec)->name);
+                       "Kiln was built without %s: %s images are not supported", (*codec)->library,
+                       (*codec)->name);
     return KN_OK;
 }
 
@@ -65,8 +65,7 @@ static int probe(const kn_codec *codec, const uint8_t *data, size_t size, int64_
     return KN_OK;
 }
 
-int kn_image_probe(const uint8_t *data, size_t size, int64_t *width, int64_t *height,
-                   kn_err *err)
+int kn_image_probe(const uint8_t *data, size_t size, int64_t *width, int64_t *height, kn_err *err)
 {
     const kn_codec *codec = NULL;
     int rc = find(data, size, &codec, err);
@@ -85,8 +84,8 @@ int kn_image_decode(const uint8_t *data, size_t size, int channels, uint8_t *pix
                     size_t pixels_bytes, kn_err *err)
 {
     if (channels != 1 && channels != 3)
-        return kn_fail(err, KN_ERR_INVALID_ARGUMENT,
-                       "channels is %d; expected 1 (gray) or 3 (RGB)", channels);
+        return kn_fail(err, KN_ERR_INVALID_ARGUMENT, "channels is %d; expected 1 (gray) or 3 (RGB)",
+                       channels);
     const kn_codec *codec = NULL;
     int64_t w = 0, h = 0;
     int rc = find(data, size, &codec, err);
@@ -98,8 +97,9 @@ int kn_image_decode(const uint8_t *data, size_t size, int channels, uint8_t *pix
     if (!pixels || pixels_bytes != count * (size_t)channels)
         return kn_fail(err, KN_ERR_INVALID_ARGUMENT,
                        "the pixel buffer holds %zu bytes; a %lldx%lld image with %d "
-                       "channel(s) needs %zu", pixels_bytes, (long long)w, (long long)h,
-                       channels, count * (size_t)channels);
+                       "channel(s) needs %zu",
+                       pixels_bytes, (long long)w, (long long)h, channels,
+                       count * (size_t)channels);
     /* Formats decode to RGB; gray output needs room for that first. */
     uint8_t *rgb = channels == 3 ? pixels : malloc(count * 3);
     if (!rgb)

@@ -28,8 +28,7 @@
 #define KN_IMAGE_MAX_PIXELS ((int64_t)1 << 28)
 
 /* Reads the header only: the image's width and height (both > 0). */
-int kn_image_probe(const uint8_t *data, size_t size, int64_t *width, int64_t *height,
-                   kn_err *err);
+int kn_image_probe(const uint8_t *data, size_t size, int64_t *width, int64_t *height, kn_err *err);
 
 /* Decodes the whole image into pixels, which holds exactly
  * width * height * channels bytes (the sizes kn_image_probe reports);

@@ -17,12 +17,11 @@ typedef struct kn_codec {
     /* Width and height from the header. Messages name only the defect;
      * the dispatcher puts the format's name in front. NULL when built
      * without the library. */
-    int (*probe)(const uint8_t *data, size_t size, int64_t *width, int64_t *height,
-                 kn_err *err);
+    int (*probe)(const uint8_t *data, size_t size, int64_t *width, int64_t *height, kn_err *err);
     /* The whole image as R, G, B bytes into rgb (width * height * 3, the
      * probed sizes, already checked against KN_IMAGE_MAX_PIXELS). */
-    int (*decode_rgb)(const uint8_t *data, size_t size, int64_t width, int64_t height,
-                      uint8_t *rgb, kn_err *err);
+    int (*decode_rgb)(const uint8_t *data, size_t size, int64_t width, int64_t height, uint8_t *rgb,
+                      kn_err *err);
 } kn_codec;
 
 extern const kn_codec kn_codec_bmp, kn_codec_pnm, kn_codec_tiff;

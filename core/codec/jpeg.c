@@ -103,5 +103,4 @@ static int decode_rgb(const uint8_t *p, size_t n, int64_t w, int64_t h, uint8_t 
 }
 
 const kn_codec kn_codec_jpeg = {
-    .name = "JPEG", .library = "libjpeg", .probe = probe, .decode_rgb = decode_rgb
-};
+    .name = "JPEG", .library = "libjpeg", .probe = probe, .decode_rgb = decode_rgb};

@@ -182,5 +182,4 @@ static int decode_rgb(const uint8_t *p, size_t n, int64_t w, int64_t h, uint8_t 
 }
 
 const kn_codec kn_codec_jpeg2000 = {
-    .name = "JPEG 2000", .library = "libopenjp2", .probe = probe, .decode_rgb = decode_rgb
-};
+    .name = "JPEG 2000", .library = "libopenjp2", .probe = probe, .decode_rgb = decode_rgb};

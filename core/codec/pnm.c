@@ -34,7 +34,8 @@ static int parse(const uint8_t *p, size_t n, pnm *m, kn_err *err)
     size_t pos = 2;
     int64_t w = number(p, n, &pos), h = number(p, n, &pos), maxval = number(p, n, &pos);
     if (w <= 0 || h <= 0 || maxval <= 0 || pos >= n)
-        return kn_fail(err, KN_ERR_INVALID_ARGUMENT, "bad header (width, height and maxval "
+        return kn_fail(err, KN_ERR_INVALID_ARGUMENT,
+                       "bad header (width, height and maxval "
                        "must be positive numbers)");
     if (maxval > 255)
         return kn_fail(err, KN_ERR_UNSUPPORTED, "maxval %lld: only 8-bit P5/P6 is supported",

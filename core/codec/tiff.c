@@ -15,7 +15,8 @@ typedef struct tiff {
  * outside the file. */
 static int value(const tiff *m, size_t entry, int64_t i, uint32_t *v)
 {
-    uint32_t type = kn_codec_rd16(m->p, entry + 2, m->big), count = kn_codec_rd32(m->p, entry + 4, m->big);
+    uint32_t type = kn_codec_rd16(m->p, entry + 2, m->big),
+             count = kn_codec_rd32(m->p, entry + 4, m->big);
     size_t size = type == 3 ? 2 : type == 4 ? 4 : 0;
     if (!size || i < 0 || (uint64_t)i >= count)
         return 0;
@@ -63,8 +64,10 @@ static int parse(tiff *m, kn_err *err)
             return bad(err, "bad width or height entry");
     }
     if (comp != 1)
-        return kn_fail(err, KN_ERR_UNSUPPORTED, "compression %u: only uncompressed TIFF is "
-                       "supported", (unsigned)comp);
+        return kn_fail(err, KN_ERR_UNSUPPORTED,
+                       "compression %u: only uncompressed TIFF is "
+                       "supported",
+                       (unsigned)comp);
     if (bits != 8 || planar != 1 || photo > 2 || (photo == 2 ? spp < 3 : spp < 1) || spp > 4)
         return kn_fail(err, KN_ERR_UNSUPPORTED, "only 8-bit chunky RGB or gray TIFF is supported");
     if (!w || !h || !m->strip_off_entry || !m->strip_cnt_entry)

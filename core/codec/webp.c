@@ -19,9 +19,10 @@ static const char *status_text(VP8StatusCode s)
 
 static int fail(kn_err *err, VP8StatusCode s)
 {
-    return kn_fail(err, s == VP8_STATUS_OUT_OF_MEMORY ? KN_ERR_OUT_OF_MEMORY
-                        : s == VP8_STATUS_UNSUPPORTED_FEATURE ? KN_ERR_UNSUPPORTED
-                                                              : KN_ERR_INVALID_ARGUMENT,
+    return kn_fail(err,
+                   s == VP8_STATUS_OUT_OF_MEMORY         ? KN_ERR_OUT_OF_MEMORY
+                   : s == VP8_STATUS_UNSUPPORTED_FEATURE ? KN_ERR_UNSUPPORTED
+                                                         : KN_ERR_INVALID_ARGUMENT,
                    "%s", status_text(s));
 }
 
@@ -54,5 +55,4 @@ static int decode_rgb(const uint8_t *p, size_t n, int64_t w, int64_t h, uint8_t 
 }
 
 const kn_codec kn_codec_webp = {
-    .name = "WebP", .library = "libwebp", .probe = probe, .decode_rgb = decode_rgb
-};
+    .name = "WebP", .library = "libwebp", .probe = probe, .decode_rgb = decode_rgb};

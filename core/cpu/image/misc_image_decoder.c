@@ -17,8 +17,10 @@ static const char *const op = "ImageDecoder";
 static int pixel_format(const kn_kctx *k)
 {
     const char *fmt = kn_attr_string(k->node, "pixel_format", "RGB");
-    return strcmp(fmt, "RGB") == 0 ? OUT_RGB : strcmp(fmt, "BGR") == 0 ? OUT_BGR
-           : strcmp(fmt, "Grayscale") == 0 ? OUT_GRAY : -1;
+    return strcmp(fmt, "RGB") == 0         ? OUT_RGB
+           : strcmp(fmt, "BGR") == 0       ? OUT_BGR
+           : strcmp(fmt, "Grayscale") == 0 ? OUT_GRAY
+                                           : -1;
 }
 
 static int decoder_prepare(kn_kctx *k)
@@ -30,8 +32,10 @@ static int decoder_prepare(kn_kctx *k)
         return kn_fail(k->err, KN_ERR_DTYPE, "%s: encoded_stream must be 1-D uint8", op);
     int out = pixel_format(k);
     if (out < 0)
-        return kn_fail(k->err, KN_ERR_INVALID_MODEL, "%s: pixel_format must be RGB, BGR or "
-                       "Grayscale, not '%s'", op, kn_attr_string(k->node, "pixel_format", ""));
+        return kn_fail(k->err, KN_ERR_INVALID_MODEL,
+                       "%s: pixel_format must be RGB, BGR or "
+                       "Grayscale, not '%s'",
+                       op, kn_attr_string(k->node, "pixel_format", ""));
     if (!x->data)
         return kn_fail(k->err, KN_ERR_NEEDS_VALUE,
                        "%s: output shape depends on the value of input 'encoded_stream'", op);
@@ -71,7 +75,8 @@ static int decoder_run(kn_kctx *k)
     return KN_OK;
 }
 
-const kn_op_def kn_op_ImageDecoder = {
-    .op_type = "ImageDecoder", .since_version = 20, .dtypes = KN_BIT(KN_UINT8),
-    .prepare = decoder_prepare, .run = decoder_run
-};
+const kn_op_def kn_op_ImageDecoder = {.op_type = "ImageDecoder",
+                                      .since_version = 20,
+                                      .dtypes = KN_BIT(KN_UINT8),
+                                      .prepare = decoder_prepare,
+                                      .run = decoder_run};
