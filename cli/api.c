@@ -1,6 +1,8 @@
 /* Helpers over the public API (see api.h). */
 #include "api.h"
 
+#include "util.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,9 +24,9 @@ void report_error(const char *what, const char *subject, int32_t status)
     char message[1200];
     format_error(status, message, sizeof message);
     if (subject)
-        fprintf(stderr, "kiln: %s %s: %s\n", what, subject, message);
+        cli_error("%s %s: %s", what, subject, message);
     else
-        fprintf(stderr, "kiln: %s: %s\n", what, message);
+        cli_error("%s: %s", what, message);
 }
 
 void shape_free(shape *s)
@@ -90,6 +92,32 @@ char *model_output_name(const kiln_model *model, int32_t index, int32_t *status)
 char *model_node_name(const kiln_model *model, int32_t index, int32_t *status)
 {
     return indexed_string(kiln_model_node_name, model, index, status);
+}
+
+char *model_node_value(const kiln_model *model, int32_t index, int is_output, int32_t slot,
+                       int32_t *status_out)
+{
+    /* The same two calls as indexed_string, with the slot in between. */
+    int32_t (*fn)(const kiln_model *, int32_t, int32_t, char *, int32_t, int32_t *) =
+        is_output ? kiln_model_node_output : kiln_model_node_input;
+    char small[256];
+    int32_t needed = 0;
+    int32_t status = fn(model, index, slot, small, (int32_t)sizeof small, &needed);
+    char *result = NULL;
+    if (status == KILN_OK) {
+        result = strdup(small);
+    } else if (status == KILN_ERR_BUFFER_TOO_SMALL && needed > 0) {
+        result = malloc((size_t)needed);
+        if (result && (status = fn(model, index, slot, result, needed, &needed)) != KILN_OK) {
+            free(result);
+            result = NULL;
+        }
+    }
+    if (status == KILN_OK && !result)
+        status = KILN_ERR_OUT_OF_MEMORY;
+    if (status_out)
+        *status_out = status;
+    return result;
 }
 
 int32_t model_opset(const kiln_model *model, int32_t index, char **domain, int32_t *version)
@@ -287,10 +315,18 @@ kiln_runtime *open_runtime(int threads)
 int32_t load_model(kiln_runtime *runtime, const char *path, int allow_unsupported,
                    kiln_model **out)
 {
+    return load_model_optimized(runtime, path, allow_unsupported, -1, out);
+}
+
+int32_t load_model_optimized(kiln_runtime *runtime, const char *path, int allow_unsupported,
+                             int optimize, kiln_model **out)
+{
     kiln_options *options = NULL;
     int32_t status = kiln_options_create(&options);
     if (status == KILN_OK && allow_unsupported)
         status = kiln_options_set_int(options, KILN_OPT_ALLOW_UNSUPPORTED, 1);
+    if (status == KILN_OK && optimize >= 0)
+        status = kiln_options_set_int(options, KILN_OPT_OPTIMIZE, optimize);
     if (status == KILN_OK)
         status = kiln_model_load_file(runtime, path, options, out);
     kiln_options_destroy(options);
@@ -327,7 +363,7 @@ int32_t resolve_input(const kiln_model *model, const char *given_name,
     int32_t index = -1;
     if (given_name) {
         if (kiln_model_input_index(model, given_name, &index) != KILN_OK) {
-            fprintf(stderr, "kiln: the model has no input named '%s'\n", given_name);
+            cli_error("the model has no input named '%s'", given_name);
             return -1;
         }
         return index;
@@ -338,8 +374,8 @@ int32_t resolve_input(const kiln_model *model, const char *given_name,
     if (found)
         return index;
     if (position >= input_count) {
-        fprintf(stderr, "kiln: input file %d has no matching name and the model has only %d "
-                        "inputs\n", position + 1, (int)input_count);
+        cli_error("input file %d has no matching name and the model has only %d "
+                  "inputs", position + 1, (int)input_count);
         return -1;
     }
     return position;

@@ -12,7 +12,7 @@
 /* "status name: last error message" for a status just returned on this
  * thread, into buf (truncated to cap). */
 void format_error(int32_t status, char *buf, size_t cap);
-/* Prints "kiln: <what> <subject>: <status name>: <message>" to stderr;
+/* Prints "kiln <command>: <what> <subject>: <status name>: <message>" to stderr;
  * subject may be NULL. */
 void report_error(const char *what, const char *subject, int32_t status);
 
@@ -37,6 +37,10 @@ int32_t model_opset(const kiln_model *model, int32_t index, char **domain, int32
 /* Node op type and domain, both malloc'd. */
 int32_t model_node_op(const kiln_model *model, int32_t index, char **op, char **domain);
 char *model_node_name(const kiln_model *model, int32_t index, int32_t *status);
+/* Name of the value input (is_output 0) or output (1) `slot` of node
+ * `index` reads or writes ("" when omitted), malloc'd. */
+char *model_node_value(const kiln_model *model, int32_t index, int is_output, int32_t slot,
+                       int32_t *status);
 
 /* Output dtype and shape after a run. */
 int32_t session_output_shape(const kiln_session *session, int32_t index, int32_t *dtype,
@@ -58,6 +62,10 @@ kiln_options *make_options(int32_t key, int32_t value);
  * report_error/format_error. */
 int32_t load_model(kiln_runtime *runtime, const char *path, int allow_unsupported,
                    kiln_model **out);
+/* The same at graph optimization level `optimize` (KILN_OPT_OPTIMIZE: 0 =
+ * the graph as in the file; -1 = the library's default). */
+int32_t load_model_optimized(kiln_runtime *runtime, const char *path, int allow_unsupported,
+                             int optimize, kiln_model **out);
 
 /* Which model input a tensor file given as [NAME=]FILE feeds: input NAME
  * when given, else the input named like the tensor, else the one at the

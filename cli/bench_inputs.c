@@ -7,6 +7,29 @@
 #include <stdlib.h>
 #include <string.h>
 
+int parse_shape_option(const char *value, shape_override *o)
+{
+    const char *dims = NULL;
+    if (!value || parse_name_value(value, &o->name, &dims) != 0) {
+        cli_error("--shape needs NAME=DIMS, e.g. x=1x3x224x224");
+        return -1;
+    }
+    if (parse_shape(dims, &o->shape.dims, &o->shape.rank) != 0) {
+        cli_error("bad shape '%s' (want e.g. 1x3x224x224)", dims);
+        return -1;
+    }
+    return 0;
+}
+
+void free_shape_options(shape_override *shapes, int count)
+{
+    for (int i = 0; shapes && i < count; i++) {
+        free(shapes[i].name);
+        shape_free(&shapes[i].shape);
+    }
+    free(shapes);
+}
+
 /* Fills count elements of dtype with random values; -1 if the dtype cannot
  * be generated. */
 static int fill_random(rng *r, int32_t dtype, void *buf, int64_t count)
@@ -79,8 +102,8 @@ int make_inputs(const kiln_model *model, shape_override *shapes, int shape_count
                 memcpy(b->shape.dims, given->dims, sizeof(int64_t) * (size_t)given->rank);
         }
         if (b->shape.rank < 0) {
-            fprintf(stderr, "kiln bench: input '%s' has no declared rank; give --shape %s=...\n",
-                    b->name, b->name);
+            cli_error("input '%s' has no declared rank; give --shape %s=...",
+                      b->name, b->name);
             return -1;
         }
         for (int32_t d = 0; d < b->shape.rank; d++)
@@ -89,21 +112,21 @@ int make_inputs(const kiln_model *model, shape_override *shapes, int shape_count
         int64_t elements = shape_elements(&b->shape);
         size_t size = dtype_size(b->dtype);
         if (size == 0) {
-            fprintf(stderr, "kiln bench: cannot generate %s data for input '%s'\n",
-                    dtype_name(b->dtype), b->name);
+            cli_error("cannot generate %s data for input '%s'",
+                      dtype_name(b->dtype), b->name);
             return -1;
         }
         b->nbytes = (size_t)elements * size;
         b->data = malloc(b->nbytes ? b->nbytes : 1);
         if (!b->data || fill_random(r, b->dtype, b->data, elements) != 0) {
-            fprintf(stderr, "kiln bench: cannot generate data for input '%s'\n", b->name);
+            cli_error("cannot generate data for input '%s'", b->name);
             return -1;
         }
     }
     for (int k = 0; k < shape_count; k++) {
         if (!shapes[k].used) {
-            fprintf(stderr, "kiln bench: the model has no input named '%s'\n",
-                    shapes[k].name);
+            cli_error("the model has no input named '%s'",
+                      shapes[k].name);
             return -1;
         }
     }

@@ -1,4 +1,4 @@
-/* Inputs for `kiln bench`: seeded random data of each input's declared
+/* Inputs for `kiln bench` (and for `kiln info --plan --shape`): seeded random data of each input's declared
  * shape (or a shape given on the command line), optionally replaced by
  * tensors read from files so that another engine can be fed the very same
  * bytes. */
@@ -22,6 +22,12 @@ typedef struct bench_input {
     void *data;
     size_t nbytes;
 } bench_input;
+
+/* Parses a --shape value "NAME=1x3x224x224" into o (o->name malloc'd);
+ * prints the problem and returns -1 when malformed. */
+int parse_shape_option(const char *value, shape_override *o);
+/* Frees the names and shapes of count overrides and the array itself. */
+void free_shape_options(shape_override *shapes, int count);
 
 /* Decides the shape and dtype of every input and generates its data;
  * prints the problem and returns -1 on failure (*out still needs freeing). */

@@ -18,12 +18,12 @@ static int parse_line(char *line, shape_override *o, int cap, int *n)
          tok = strtok_r(NULL, ";", &save)) {
         const char *dims = NULL;
         if (*n == cap || parse_name_value(tok, &o[*n].name, &dims) != 0) {
-            fprintf(stderr, "kiln bench: bad shapes line part '%s' (want NAME=DIMS)\n", tok);
+            cli_error("bad shapes line part '%s' (want NAME=DIMS)", tok);
             return -1;
         }
         (*n)++;
         if (parse_shape(dims, &o[*n - 1].shape.dims, &o[*n - 1].shape.rank) != 0) {
-            fprintf(stderr, "kiln bench: bad shape '%s'\n", dims);
+            cli_error("bad shape '%s'", dims);
             return -1;
         }
     }
@@ -83,7 +83,7 @@ int bench_novel(const kiln_model *model, kiln_session *session, const bench_nove
     fclose(f);
     if (!times || runs == 0) {
         if (rc == 0)
-            fprintf(stderr, "kiln bench: no shapes in '%s'\n", a->shapes_file);
+            cli_error("no shapes in '%s'", a->shapes_file);
         free(times);
         return -1;
     }

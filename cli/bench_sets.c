@@ -33,8 +33,8 @@ static int load_set(const kiln_model *model, const char *text, set_state *st)
             files[n++] = tok;
         rc = make_inputs(model, NULL, 0, &r, &st->inputs, &st->count);
         if (rc == 0 && n != st->count) {
-            fprintf(stderr, "kiln bench: --set '%s' names %d files, the model has %d inputs\n",
-                    text, n, (int)st->count);
+            cli_error("--set '%s' names %d files, the model has %d inputs",
+                      text, n, (int)st->count);
             rc = -1;
         }
         if (rc == 0)

@@ -7,6 +7,7 @@
 #include "bench_profile.h"
 #include "bench_novel.h"
 #include "bench_sets.h"
+#include "progress.h"
 #include "util.h"
 
 #include <math.h>
@@ -61,7 +62,7 @@ static void usage(FILE *out)
 typedef struct bench_args {
     const char *model;
     int threads, warmup, runs, json;
-    int optimize, no_dnnl, tune, profile, top;
+    int optimize, no_dnnl, tune, profile, top, top_given;
     const char *tuning_cache;
     shape_override *shapes;
     int shape_count;
@@ -74,11 +75,7 @@ typedef struct bench_args {
 
 static void free_args(bench_args *a)
 {
-    for (int i = 0; i < a->shape_count; i++) {
-        free(a->shapes[i].name);
-        shape_free(&a->shapes[i].shape);
-    }
-    free(a->shapes);
+    free_shape_options(a->shapes, a->shape_count);
     free(a->input_files);
     free(a->sets);
 }
@@ -112,74 +109,72 @@ static int parse_args(int argc, char **argv, bench_args *a)
             a->tune = 1;
         } else if ((m = arg_value(argc, argv, &i, "--tuning-cache", NULL, &v)) != 0) {
             if (m < 0) {
-                fprintf(stderr, "kiln bench: --tuning-cache needs a file name\n");
+                cli_error("--tuning-cache needs a file name");
                 return -1;
             }
             a->tuning_cache = v;
         } else if ((m = arg_value(argc, argv, &i, "--input", "-i", &v)) != 0) {
             if (m < 0) {
-                fprintf(stderr, "kiln bench: --input needs [NAME=]FILE\n");
+                cli_error("--input needs [NAME=]FILE");
                 return -1;
             }
             a->input_files[a->input_file_count++] = v;
         } else if ((m = arg_value(argc, argv, &i, "--shapes-file", NULL, &v)) != 0) {
             if (m < 0) {
-                fprintf(stderr, "kiln bench: --shapes-file needs a file\n");
+                cli_error("--shapes-file needs a file");
                 return -1;
             }
             a->shapes_file = v;
         } else if ((m = arg_value(argc, argv, &i, "--set", NULL, &v)) != 0) {
             if (m < 0) {
-                fprintf(stderr, "kiln bench: --set needs [NAME=]FILE[,[NAME=]FILE...]\n");
+                cli_error("--set needs [NAME=]FILE[,[NAME=]FILE...]");
                 return -1;
             }
             a->sets[a->set_count++] = v;
         } else if ((m = arg_value(argc, argv, &i, "--optimize", NULL, &v)) != 0) {
             if (m < 0 || parse_count(v, &a->optimize) != 0 || a->optimize > 2) {
-                fprintf(stderr, "kiln bench: --optimize needs 0, 1 or 2\n");
+                cli_error("--optimize needs 0, 1 or 2");
                 return -1;
             }
         } else if ((m = arg_value(argc, argv, &i, "--threads", NULL, &v)) != 0) {
             if (m < 0 || parse_positive_int(v, &a->threads) != 0) {
-                fprintf(stderr, "kiln bench: --threads needs a positive number\n");
+                cli_error("--threads needs a positive number");
                 return -1;
             }
         } else if ((m = arg_value(argc, argv, &i, "--warmup", NULL, &v)) != 0) {
             if (m < 0 || parse_count(v, &a->warmup) != 0) {
-                fprintf(stderr, "kiln bench: --warmup needs a number\n");
+                cli_error("--warmup needs a number");
                 return -1;
             }
         } else if ((m = arg_value(argc, argv, &i, "--top", NULL, &v)) != 0) {
             if (m < 0 || parse_count(v, &a->top) != 0) {
-                fprintf(stderr, "kiln bench: --top needs a number (0: every step)\n");
+                cli_error("--top needs a number (0: every step)");
                 return -1;
             }
+            a->top_given = 1;
         } else if ((m = arg_value(argc, argv, &i, "--runs", NULL, &v)) != 0) {
             if (m < 0 || parse_positive_int(v, &a->runs) != 0) {
-                fprintf(stderr, "kiln bench: --runs needs a positive number\n");
+                cli_error("--runs needs a positive number");
                 return -1;
             }
         } else if ((m = arg_value(argc, argv, &i, "--shape", NULL, &v)) != 0) {
-            shape_override *o = &a->shapes[a->shape_count];
-            const char *dims = NULL;
-            if (m < 0 || parse_name_value(v, &o->name, &dims) != 0) {
-                fprintf(stderr, "kiln bench: --shape needs NAME=DIMS, e.g. x=1x3x224x224\n");
+            /* counted before parsing: a half-parsed override still needs freeing */
+            if (parse_shape_option(m < 0 ? NULL : v, &a->shapes[a->shape_count++]) != 0)
                 return -1;
-            }
-            a->shape_count++;
-            if (parse_shape(dims, &o->shape.dims, &o->shape.rank) != 0) {
-                fprintf(stderr, "kiln bench: bad shape '%s' (want e.g. 1x3x224x224)\n", dims);
-                return -1;
-            }
         } else if (is_option(argv[i]) || a->model) {
-            fprintf(stderr, "kiln bench: unexpected argument '%s'\n", argv[i]);
+            cli_error("unexpected argument '%s'", argv[i]);
             return -1;
         } else {
             a->model = argv[i];
         }
     }
     if (!a->model) {
-        fprintf(stderr, "kiln bench: MODEL is required\n");
+        cli_error("MODEL is required");
+        return -1;
+    }
+    if (a->top_given && !a->profile) {
+        /* --top only shapes the profile; alone it would do nothing */
+        cli_error("--top needs --profile");
         return -1;
     }
     return 0;
@@ -272,6 +267,7 @@ int cmd_bench(int argc, char **argv)
     bench_input *inputs = NULL;
     int32_t count = 0, status;
     int runs = 0;
+    progress bar = {0};
     double start = 0, create_ms = 0, elapsed = 0, spent = 0;
     rng r;
     double *times = calloc((size_t)a.runs, sizeof *times);
@@ -280,6 +276,8 @@ int cmd_bench(int argc, char **argv)
     if (!runtime || !times || !options)
         goto done;
 
+    progress_begin(&bar, 0);
+    progress_show(&bar, 0, a.tune ? "loading, tuning kernels" : "loading", 1);
     start = now_ms();
     if ((status = kiln_model_load_file(runtime, a.model, options, &model)) != KILN_OK) {
         report_error("cannot load", a.model, status);
@@ -290,6 +288,7 @@ int cmd_bench(int argc, char **argv)
         goto done;
     }
     create_ms = now_ms() - start;
+    progress_end(&bar);
 
     if (a.shapes_file) {
         bench_novel_args na = {.model = a.model, .shapes_file = a.shapes_file,
@@ -309,19 +308,25 @@ int cmd_bench(int argc, char **argv)
         apply_input_files(model, a.input_files, a.input_file_count, inputs, count) != 0)
         goto done;
 
+    progress_begin(&bar, a.warmup);
     for (int i = 0; i < a.warmup && (i == 0 || spent < TIME_BUDGET_MS); i++) {
+        progress_show(&bar, i + 1, "warmup", 0);
         if (bench_run_once(session, inputs, count, &elapsed) != KILN_OK)
             goto done;
         spent += elapsed;
     }
+    progress_clear(&bar);
+    progress_begin(&bar, a.runs);
     spent = 0;
     if (a.profile) /* only the timed runs count */
         kiln_session_profile_reset(session);
     while (runs < a.runs && (runs < MIN_RUNS || spent < TIME_BUDGET_MS)) {
+        progress_show(&bar, runs + 1, "timed runs", 0);
         if (bench_run_once(session, inputs, count, &times[runs]) != KILN_OK)
             goto done;
         spent += times[runs++];
     }
+    progress_end(&bar);
     report(&a, inputs, count, create_ms, times, runs);
     rc = EXIT_OK;
     if (a.profile && (status = print_profile(session, a.top, a.json ? stderr : stdout)) != KILN_OK) {
@@ -329,6 +334,7 @@ int cmd_bench(int argc, char **argv)
         rc = EXIT_FAIL;
     }
 done:
+    progress_end(&bar);
     free_inputs(inputs, count);
     kiln_session_destroy(session);
     kiln_model_destroy(model);

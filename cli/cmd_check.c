@@ -7,6 +7,7 @@
 
 #include "api.h"
 #include "compare.h"
+#include "progress.h"
 #include "testdata.h"
 #include "util.h"
 
@@ -90,7 +91,7 @@ static int parse_args(int argc, char **argv, check_args *a)
             a->allow_failures = 1;
         } else if ((m = arg_value(argc, argv, &i, "--threads", NULL, &v)) != 0) {
             if (m < 0 || parse_positive_int(v, &a->threads) != 0) {
-                fprintf(stderr, "kiln check: --threads needs a positive number\n");
+                cli_error("--threads needs a positive number");
                 return -1;
             }
         } else if ((m = arg_value(argc, argv, &i, "--filter", NULL, &v)) != 0) {
@@ -103,21 +104,21 @@ static int parse_args(int argc, char **argv, check_args *a)
             char *copy = text ? realloc(text, size + 1) : NULL;
             if (!copy) {
                 free(text);
-                fprintf(stderr, "kiln check: cannot read the skip list '%s'\n", m < 0 ? "" : v);
+                cli_error("cannot read the skip list '%s'", m < 0 ? "" : v);
                 return -1;
             }
             copy[size] = '\0';
             free(a->skip_list);
             a->skip_list = copy;
         } else if (is_option(argv[i])) {
-            fprintf(stderr, "kiln check: unexpected argument '%s'\n", argv[i]);
+            cli_error("unexpected argument '%s'", argv[i]);
             return -1;
         } else {
             a->dirs[a->dir_count++] = argv[i];
         }
     }
     if (a->dir_count == 0) {
-        fprintf(stderr, "kiln check: give at least one DIR\n");
+        cli_error("give at least one DIR");
         return -1;
     }
     return 0;
@@ -415,7 +416,7 @@ int cmd_check(int argc, char **argv)
     check_args a = {0};
     a.dirs = calloc((size_t)argc, sizeof *a.dirs);
     if (!a.dirs) {
-        fprintf(stderr, "kiln: out of memory\n");
+        cli_error("out of memory");
         return EXIT_FAIL;
     }
     int parsed = parse_args(argc, argv, &a);
@@ -435,31 +436,52 @@ int cmd_check(int argc, char **argv)
 
     int counts[3] = {0, 0, 0}, bad_dir = 0;
     case_result result;
+    /* Every folder's cases are listed first, so the progress line can show
+     * the total. */
+    char ***cases = calloc((size_t)a.dir_count, sizeof *cases);
+    int *case_count = calloc((size_t)a.dir_count, sizeof *case_count);
+    int total = 0, done = 0;
+    if (!cases || !case_count) {
+        cli_error("out of memory");
+        bad_dir = 1;
+        a.dir_count = 0;
+    }
     for (int d = 0; d < a.dir_count; d++) {
-        char **cases = NULL;
-        int n = find_cases(a.dirs[d], &cases);
-        if (n <= 0) {
-            fprintf(stderr, "kiln check: %s: %s\n", a.dirs[d],
-                    n < 0 ? "not a readable directory" : "no test cases (no model.onnx)");
+        case_count[d] = find_cases(a.dirs[d], &cases[d]);
+        if (case_count[d] <= 0) {
+            cli_error("%s: %s", a.dirs[d],
+                      case_count[d] < 0 ? "not a readable directory"
+                                        : "no test cases (no model.onnx)");
             bad_dir = 1;
+            case_count[d] = 0;
         }
-        for (int i = 0; i < n; i++) {
-            char *name = path_basename(cases[i]);
+        total += case_count[d];
+    }
+    progress bar;
+    progress_begin(&bar, total);
+    for (int d = 0; d < a.dir_count; d++) {
+        for (int i = 0; i < case_count[d]; i++) {
+            char *name = path_basename(cases[d][i]);
+            progress_show(&bar, ++done, name, 1);
             if (name && (!a.filter || strstr(name, a.filter))) {
                 char why[sizeof result.reason];
                 if (skip_reason(&a, name, why, sizeof why)) {
                     result.verdict = SKIP;
                     snprintf(result.reason, sizeof result.reason, "%s", why);
                 } else {
-                    run_case(runtime, cases[i], &result);
+                    run_case(runtime, cases[d][i], &result);
                 }
                 counts[result.verdict]++;
+                progress_clear(&bar);
                 print_result(name, &result, &a);
             }
             free(name);
         }
-        free_names(cases, n > 0 ? n : 0);
+        free_names(cases[d], case_count[d]);
     }
+    progress_end(&bar);
+    free(cases);
+    free(case_count);
     printf("%d passed, %d failed, %d skipped\n", counts[PASS], counts[FAIL], counts[SKIP]);
     kiln_runtime_destroy(runtime);
     free(a.dirs);

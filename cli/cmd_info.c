@@ -1,9 +1,12 @@
-/* `kiln info MODEL [--plan]`: what a model takes and gives, which opsets
- * and ops it uses, which of those Kiln cannot run, and (with --plan) how
- * much the memory planner saves. */
+/* `kiln info MODEL [--optimize L] [--plan [--shape ...]] [--dot FILE]`: what
+ * a model takes and gives, which opsets and ops it uses (in the graph as
+ * optimized at level L), which of those Kiln cannot run, (with --plan) how
+ * much the memory planner saves, and (with --dot) a picture of the graph. */
 #include "commands.h"
 
 #include "api.h"
+#include "bench_inputs.h"
+#include "info_graph.h"
 #include "util.h"
 
 #include <stdio.h>
@@ -13,12 +16,22 @@
 static void usage(FILE *out)
 {
     fprintf(out,
-            "usage: kiln info MODEL [--plan]\n\n"
+            "usage: kiln info MODEL [--optimize L] [--plan [--shape NAME=1x3x224x224]...]\n"
+            "                 [--dot FILE.dot] [--svg FILE.svg]\n\n"
             "Prints the model's inputs and outputs (name, dtype, shape; '?' marks a\n"
             "dynamic dim), its opset imports, how often each op type occurs, and the\n"
             "nodes whose op Kiln does not support.\n\n"
-            "  --plan   also create a session and print the arena size next to the sum\n"
-            "           of all intermediate tensor sizes (needs static input shapes)\n");
+            "  --optimize L  show the graph at optimization level L: 0 = as in the file,\n"
+            "                1 = basic, 2 = all, with fused nodes (default 2, what runs)\n"
+            "  --plan        also create a session and print the arena size next to the\n"
+            "                sum of all intermediate tensor sizes\n"
+            "  --shape NAME=S  with --plan: the shape of input NAME for the plan (dynamic\n"
+            "                dims not given become 1); the model runs once on random data\n"
+            "  --dot FILE    write the graph as Graphviz DOT; nodes the optimizer made\n"
+            "                (fused) are orange and list the ops they stand for. A name\n"
+            "                ending in .svg writes an SVG instead\n"
+            "  --svg FILE    render the graph to SVG with Graphviz's dot program (the\n"
+            "                graphviz package), which must be on PATH\n");
 }
 
 /* ---- op histogram ---- */
@@ -222,9 +235,28 @@ static int has_dynamic_inputs(const kiln_model *model)
     return 0;
 }
 
+/* A plan for given shapes exists once the session has run on them, so it
+ * runs once on seeded random data of those shapes. Returns a status, or
+ * -1 after printing why the inputs could not be made. */
+static int32_t plan_for_shapes(kiln_model *model, kiln_session *session, shape_override *shapes,
+                               int shape_count)
+{
+    rng r;
+    rng_seed(&r, 1);
+    bench_input *inputs = NULL;
+    int32_t count = 0;
+    double elapsed = 0;
+    int32_t status = -1;
+    if (make_inputs(model, shapes, shape_count, &r, &inputs, &count) == 0)
+        status = bench_run_once(session, inputs, count, &elapsed);
+    free_inputs(inputs, count);
+    return status;
+}
+
 /* Returns 0 when the plan was printed or cannot exist for dynamic shapes,
  * 1 when planning failed for another reason. */
-static int print_plan(kiln_model *model, int unsupported)
+static int print_plan(kiln_model *model, int unsupported, shape_override *shapes,
+                      int shape_count)
 {
     if (unsupported > 0) {
         printf("memory plan: not available (the model has unsupported ops)\n");
@@ -233,14 +265,21 @@ static int print_plan(kiln_model *model, int unsupported)
     kiln_session *session = NULL;
     int64_t arena = 0, intermediates = 0;
     int32_t status = kiln_session_create(model, NULL, &session);
+    if (status == KILN_OK && shape_count > 0)
+        status = plan_for_shapes(model, session, shapes, shape_count);
+    if (status < 0) { /* the inputs could not be made; make_inputs said why */
+        kiln_session_destroy(session);
+        return EXIT_FAIL;
+    }
     if (status == KILN_OK)
         status = kiln_session_plan_bytes(session, &arena, &intermediates);
     kiln_session_destroy(session);
     if (status != KILN_OK) {
         char why[1200];
         format_error(status, why, sizeof why);
-        if (has_dynamic_inputs(model)) {
-            printf("memory plan: not available: the input shapes are dynamic (%s)\n", why);
+        if (shape_count == 0 && has_dynamic_inputs(model)) {
+            printf("memory plan: not available: the input shapes are dynamic; give them with "
+                   "--shape NAME=DIMS (%s)\n", why);
             return EXIT_OK;
         }
         printf("memory plan: not available: %s\n", why);
@@ -257,51 +296,109 @@ static int print_plan(kiln_model *model, int unsupported)
     return EXIT_OK;
 }
 
-int cmd_info(int argc, char **argv)
+typedef struct info_args {
+    const char *path;
+    int plan, optimize;
+    shape_override *shapes;
+    int shape_count;
+    graph_files graph;
+} info_args;
+
+/* Returns 0, 1 after --help, or -1 on bad usage (printed). */
+static int parse_args(int argc, char **argv, info_args *a)
 {
-    const char *path = NULL;
-    int plan = 0;
+    a->optimize = 2;
+    /* There cannot be more --shape options than arguments. */
+    if (!(a->shapes = calloc((size_t)argc, sizeof *a->shapes))) {
+        cli_error("out of memory");
+        return -1;
+    }
     for (int i = 1; i < argc; i++) {
+        const char *v = NULL;
+        int m;
         if (is_help(argv[i])) {
             usage(stdout);
-            return EXIT_OK;
+            return 1;
         } else if (strcmp(argv[i], "--plan") == 0) {
-            plan = 1;
-        } else if (is_option(argv[i]) || path) {
-            fprintf(stderr, "kiln info: unexpected argument '%s'\n", argv[i]);
-            usage(stderr);
-            return EXIT_USAGE;
+            a->plan = 1;
+        } else if ((m = arg_value(argc, argv, &i, "--optimize", NULL, &v)) != 0) {
+            if (m < 0 || parse_count(v, &a->optimize) != 0 || a->optimize > 2) {
+                cli_error("--optimize needs 0, 1 or 2");
+                return -1;
+            }
+        } else if ((m = arg_value(argc, argv, &i, "--shape", NULL, &v)) != 0) {
+            if (parse_shape_option(m < 0 ? NULL : v, &a->shapes[a->shape_count++]) != 0)
+                return -1;
+        } else if ((m = arg_value(argc, argv, &i, "--dot", NULL, &v)) != 0) {
+            if (m < 0)
+                return -1;
+            a->graph.dot = v;
+        } else if ((m = arg_value(argc, argv, &i, "--svg", NULL, &v)) != 0) {
+            if (m < 0)
+                return -1;
+            a->graph.svg = v;
+        } else if (is_option(argv[i]) || a->path) {
+            cli_error("unexpected argument '%s'", argv[i]);
+            return -1;
         } else {
-            path = argv[i];
+            a->path = argv[i];
         }
     }
-    if (!path) {
-        usage(stderr);
-        return EXIT_USAGE;
+    if (!a->path) {
+        cli_error("MODEL is required");
+        return -1;
+    }
+    if (a->shape_count > 0 && !a->plan) {
+        /* the shapes only feed the plan; alone they would do nothing */
+        cli_error("--shape needs --plan");
+        return -1;
+    }
+    return 0;
+}
+
+int cmd_info(int argc, char **argv)
+{
+    info_args a = {0};
+    int parsed = parse_args(argc, argv, &a);
+    if (parsed != 0) {
+        if (parsed < 0)
+            usage(stderr);
+        free_shape_options(a.shapes, a.shape_count);
+        return parsed > 0 ? EXIT_OK : EXIT_USAGE;
     }
 
     kiln_runtime *runtime = open_runtime(1);
-    if (!runtime)
+    if (!runtime) {
+        free_shape_options(a.shapes, a.shape_count);
         return EXIT_FAIL;
+    }
     kiln_model *model = NULL;
     /* Load past unsupported ops so they can be listed instead of stopping at
      * the first one. */
-    int32_t status = load_model(runtime, path, 1, &model);
+    int32_t status = load_model_optimized(runtime, a.path, 1, a.optimize, &model);
     if (status != KILN_OK) {
-        report_error("cannot load", path, status);
+        report_error("cannot load", a.path, status);
         kiln_runtime_destroy(runtime);
+        free_shape_options(a.shapes, a.shape_count);
         return EXIT_FAIL;
     }
     int rc = EXIT_OK;
-    printf("model: %s\n", path);
+    printf("model: %s\n", a.path);
+    printf("graph: %s\n", a.optimize == 0 ? "as in the file (--optimize 0)"
+                          : a.optimize == 1 ? "basic optimizations (--optimize 1)"
+                                            : "optimized, as it runs (--optimize 2)");
     print_opsets(model);
     int unsupported = -1;
     if (print_io(model, 1) != 0 || print_io(model, 0) != 0 ||
         (unsupported = print_ops(model)) < 0)
         rc = EXIT_FAIL;
-    else if (plan)
-        rc = print_plan(model, unsupported);
+    else if (a.plan)
+        rc = print_plan(model, unsupported, a.shapes, a.shape_count);
+    if (unsupported >= 0 && (a.graph.dot || a.graph.svg) &&
+        write_graph_files(runtime, a.path, model, a.optimize, a.graph) != 0)
+        rc = EXIT_FAIL;
     kiln_model_destroy(model);
     kiln_runtime_destroy(runtime);
+    free_shape_options(a.shapes, a.shape_count);
     return rc;
 }

@@ -1,10 +1,13 @@
-/* `kiln run MODEL -i [NAME=]FILE.pb ... -o DIR`: runs a model once on
- * TensorProto files and writes each output as DIR/output_K.pb, the layout
- * of the ONNX test data, so results can be diffed or fed back in. */
+/* `kiln run MODEL -i [NAME=]FILE.pb ... [-o DIR]`: runs a model once on
+ * TensorProto files and prints each output's values; with -o it also writes
+ * each output as DIR/output_K.pb, the layout of the ONNX test data, so
+ * results can be diffed or fed back in. */
 #include "commands.h"
 
 #include "api.h"
+#include "image_input.h"
 #include "util.h"
+#include "value_print.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -14,14 +17,18 @@
 static void usage(FILE *out)
 {
     fprintf(out,
-            "usage: kiln run MODEL -i [NAME=]FILE.pb ... -o DIR [--threads N]\n\n"
+            "usage: kiln run MODEL -i [NAME=]FILE.pb ... [-o DIR] [--threads N]\n\n"
             "Runs MODEL once. Each -i (--input) names an ONNX TensorProto file; it binds\n"
             "to input NAME if given, else to the input named like the tensor itself, else\n"
-            "to the input at the same position among the -i options. Each output K is\n"
-            "written to DIR/output_K.pb (DIR is created if missing) and printed.\n\n"
+            "to the input at the same position among the -i options. Every input must be\n"
+            "given. Each output is printed: its name, dtype, shape and values (all of\n"
+            "them up to 32, else the first and last 8), and for a 1-D or 2-D output the\n"
+            "argmax of each row (the class of a classifier).\n\n"
             "  -i, --input [NAME=]FILE  an input tensor (repeatable)\n"
-            "  -o, --output DIR         where to write the outputs\n"
+            "  -o, --output DIR         also write output K to DIR/output_K.pb (DIR is\n"
+            "                           created if missing) and print one line per output\n"
             "  --threads N              worker threads (default 1)\n");
+    image_usage(out);
 }
 
 typedef struct run_args {
@@ -30,6 +37,7 @@ typedef struct run_args {
     int input_count;
     const char *out_dir;
     int threads;
+    image_options images; /* --image and its settings: image_input.h */
 } run_args;
 
 static int parse_args(int argc, char **argv, run_args *a)
@@ -50,35 +58,36 @@ static int parse_args(int argc, char **argv, run_args *a)
             if (m < 0)
                 return -1;
             a->out_dir = v;
+        } else if ((m = image_parse_option(argc, argv, &i, &a->images)) != 0) {
+            if (m < 0)
+                return -1;
         } else if ((m = arg_value(argc, argv, &i, "--threads", NULL, &v)) != 0) {
             if (m < 0 || parse_positive_int(v, &a->threads) != 0) {
-                fprintf(stderr, "kiln run: --threads needs a positive number\n");
+                cli_error("--threads needs a positive number");
                 return -1;
             }
         } else if (is_option(argv[i]) || a->model) {
-            fprintf(stderr, "kiln run: unexpected argument '%s'\n", argv[i]);
+            cli_error("unexpected argument '%s'", argv[i]);
             return -1;
         } else {
             a->model = argv[i];
         }
     }
-    if (!a->model || !a->out_dir) {
-        fprintf(stderr, "kiln run: %s\n", a->model ? "-o DIR is required" : "MODEL is required");
+    if (!a->model) {
+        cli_error("MODEL is required");
         return -1;
     }
     return 0;
 }
 
-/* Reads, decodes and binds every -i file. Tensors stay alive in tensors[]
- * because set_input borrows their bytes until the run returns. */
+/* Reads, decodes and binds every -i file, marking bound[index] for each
+ * input it binds. Tensors stay alive in tensors[] because set_input borrows
+ * their bytes until the run returns. */
 static int bind_inputs(kiln_model *model, kiln_session *session, const run_args *a,
-                       kiln_tensor **tensors)
+                       kiln_tensor **tensors, char *bound)
 {
     int32_t input_count = 0;
     kiln_model_input_count(model, &input_count);
-    char *bound = calloc((size_t)input_count + 1, 1);
-    if (!bound)
-        return -1;
     int rc = 0;
     for (int k = 0; k < a->input_count && rc == 0; k++) {
         char *name = NULL;
@@ -89,7 +98,7 @@ static int bind_inputs(kiln_model *model, kiln_session *session, const run_args 
         int32_t status;
         rc = -1;
         if (!bytes) {
-            fprintf(stderr, "kiln: cannot read %s: %s\n", path, strerror(errno));
+            cli_error("cannot read %s: %s", path, strerror(errno));
         } else if ((status = kiln_tensor_decode(bytes, size, &tensors[k])) != KILN_OK) {
             report_error("cannot decode", path, status);
         } else {
@@ -102,8 +111,8 @@ static int bind_inputs(kiln_model *model, kiln_session *session, const run_args 
                 /* resolve_input said why */
             } else if (bound[index]) {
                 char *input = model_input_name(model, index, NULL);
-                fprintf(stderr, "kiln: input '%s' is given more than once\n",
-                        input ? input : "?");
+                cli_error("input '%s' is given more than once",
+                          input ? input : "?");
                 free(input);
             } else if ((status = tensor_shape(tensors[k], &dtype, &s)) != KILN_OK ||
                        (status = kiln_tensor_data(tensors[k], &data, &nbytes)) != KILN_OK ||
@@ -120,13 +129,43 @@ static int bind_inputs(kiln_model *model, kiln_session *session, const run_args 
         free(bytes);
         free(name);
     }
-    free(bound);
     return rc;
 }
 
-/* Writes output `index` to DIR/output_K.pb and prints its summary. */
-static int write_output(const kiln_model *model, const kiln_session *session, int32_t index,
-                        const char *dir)
+/* Names each input no option gave, with its dtype and shape and how to give
+ * it; returns how many are missing. */
+static int report_missing_inputs(const kiln_model *model, const char *bound)
+{
+    int32_t input_count = 0;
+    kiln_model_input_count(model, &input_count);
+    int missing = 0;
+    for (int32_t i = 0; i < input_count; i++) {
+        if (bound[i])
+            continue;
+        missing++;
+        char *name = model_input_name(model, i, NULL);
+        int32_t dtype = 0;
+        shape s = {-1, NULL};
+        kiln_model_input_dtype(model, i, &dtype);
+        model_input_shape(model, i, &s);
+        char dims[512];
+        format_dims(s.dims, s.rank, dims, sizeof dims);
+        /* A float input of rank 4 is most likely an image batch. */
+        int image = dtype == KILN_DTYPE_FLOAT && s.rank == 4;
+        cli_error("missing input '%s' (%s, %s): give it with -i %s=FILE.pb%s%s%s",
+                  name ? name : "?", dtype ? dtype_name(dtype) : "any dtype", dims,
+                  name ? name : "NAME", image ? " or --image " : "", image && name ? name : "",
+                  image ? "=FILE.png" : "");
+        shape_free(&s);
+        free(name);
+    }
+    return missing;
+}
+
+/* Prints output `index` (name, dtype, shape, values) or, with a folder,
+ * writes it to DIR/output_K.pb and prints a one-line summary. */
+static int show_output(const kiln_model *model, const kiln_session *session, int32_t index,
+                       const char *dir)
 {
     int32_t status;
     char *name = model_output_name(model, index, &status);
@@ -139,24 +178,27 @@ static int write_output(const kiln_model *model, const kiln_session *session, in
         status = session_output_shape(session, index, &dtype, &s);
     if (status == KILN_OK)
         status = kiln_session_output_view(session, index, &data, &nbytes);
-    if (status == KILN_OK)
+    if (status == KILN_OK && dir)
         status = encode_tensor(name, dtype, &s, data, nbytes, &encoded, &size);
     int rc = 0;
+    char dims[512];
+    format_shape(s.dims, s.rank, dims, sizeof dims);
     if (status != KILN_OK) {
         char what[64];
         snprintf(what, sizeof what, "cannot get output %d", (int)index);
         report_error(what, name, status);
         rc = -1;
+    } else if (!dir) {
+        printf("%s: %s %s\n", name, dtype_name(dtype), dims);
+        print_values(stdout, dtype, &s, data, nbytes);
     } else {
         char file[32];
         snprintf(file, sizeof file, "output_%d.pb", (int)index);
         char *path = path_join(dir, file);
         if (!path || write_file(path, encoded, size) != 0) {
-            fprintf(stderr, "kiln: cannot write %s: %s\n", path ? path : file, strerror(errno));
+            cli_error("cannot write %s: %s", path ? path : file, strerror(errno));
             rc = -1;
         } else {
-            char dims[512];
-            format_shape(s.dims, s.rank, dims, sizeof dims);
             printf("%s: %s %s -> %s\n", name, dtype_name(dtype), dims, path);
         }
         free(path);
@@ -176,7 +218,7 @@ int cmd_run(int argc, char **argv)
     if (!a.inputs || !tensors) {
         free(a.inputs);
         free(tensors);
-        fprintf(stderr, "kiln: out of memory\n");
+        cli_error("out of memory");
         return EXIT_FAIL;
     }
     int parsed = parse_args(argc, argv, &a);
@@ -185,6 +227,7 @@ int cmd_run(int argc, char **argv)
             usage(stderr);
         free(a.inputs);
         free(tensors);
+        image_options_free(&a.images);
         return parsed > 0 ? EXIT_OK : EXIT_USAGE;
     }
 
@@ -193,7 +236,8 @@ int cmd_run(int argc, char **argv)
     kiln_session *session = NULL;
     kiln_runtime *runtime = open_runtime(a.threads);
     int32_t status;
-    int32_t outputs = 0;
+    int32_t inputs = 0, outputs = 0;
+    char *bound = NULL; /* bound[i]: input i has been given */
     if (!runtime)
         goto done;
     if ((status = load_model(runtime, a.model, 0, &model)) != KILN_OK) {
@@ -204,22 +248,30 @@ int cmd_run(int argc, char **argv)
         report_error("cannot create a session for", a.model, status);
         goto done;
     }
-    if (bind_inputs(model, session, &a, tensors) != 0)
+    kiln_model_input_count(model, &inputs);
+    if (!(bound = calloc((size_t)inputs + 1, 1))) {
+        cli_error("out of memory");
+        goto done;
+    }
+    if (bind_inputs(model, session, &a, tensors, bound) != 0 ||
+        image_bind_inputs(model, session, &a.images, bound) != 0 ||
+        report_missing_inputs(model, bound) > 0)
         goto done;
     if ((status = kiln_session_run(session)) != KILN_OK) {
         report_error("run failed", NULL, status);
         goto done;
     }
-    if (make_dirs(a.out_dir) != 0) {
-        fprintf(stderr, "kiln: cannot create %s: %s\n", a.out_dir, strerror(errno));
+    if (a.out_dir && make_dirs(a.out_dir) != 0) {
+        cli_error("cannot create %s: %s", a.out_dir, strerror(errno));
         goto done;
     }
     kiln_model_output_count(model, &outputs);
     rc = EXIT_OK;
     for (int32_t k = 0; k < outputs; k++)
-        if (write_output(model, session, k, a.out_dir) != 0)
+        if (show_output(model, session, k, a.out_dir) != 0)
             rc = EXIT_FAIL;
 done:
+    free(bound);
     kiln_session_destroy(session);
     for (int k = 0; k < a.input_count; k++)
         kiln_tensor_destroy(tensors[k]);
@@ -227,5 +279,6 @@ done:
     kiln_runtime_destroy(runtime);
     free(tensors);
     free(a.inputs);
+    image_options_free(&a.images);
     return rc;
 }

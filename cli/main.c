@@ -3,6 +3,7 @@
 #include "commands.h"
 
 #include "kiln.h"
+#include "util.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -34,8 +35,8 @@ int main(int argc, char **argv)
     /* The CLI links the shared library like any binding does, so it makes
      * the same check: refuse to run against an incompatible library. */
     if (kiln_abi_version() != KILN_ABI_VERSION) {
-        fprintf(stderr, "kiln: library ABI version %d, this program needs %d\n",
-                (int)kiln_abi_version(), KILN_ABI_VERSION);
+        cli_error("library ABI version %d, this program needs %d", (int)kiln_abi_version(),
+                  KILN_ABI_VERSION);
         return EXIT_FAIL;
     }
     if (argc < 2) {
@@ -52,9 +53,11 @@ int main(int argc, char **argv)
         return EXIT_OK;
     }
     for (size_t i = 0; i < COMMAND_COUNT; i++)
-        if (strcmp(name, commands[i].name) == 0)
+        if (strcmp(name, commands[i].name) == 0) {
+            cli_set_command(commands[i].name);
             return commands[i].run(argc - 1, argv + 1);
-    fprintf(stderr, "kiln: unknown command '%s'\n\n", name);
+        }
+    cli_error("unknown command '%s'\n", name);
     usage(stderr);
     return EXIT_USAGE;
 }

@@ -6,10 +6,30 @@
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+
+/* ---- messages ---- */
+
+static const char *current_command; /* set once by main, before any thread */
+
+void cli_set_command(const char *name) { current_command = name; }
+
+void cli_error(const char *format, ...)
+{
+    if (current_command)
+        fprintf(stderr, "kiln %s: ", current_command);
+    else
+        fputs("kiln: ", stderr);
+    va_list args;
+    va_start(args, format);
+    vfprintf(stderr, format, args);
+    va_end(args);
+    fputc('\n', stderr);
+}
 
 /* ---- arguments ---- */
 
@@ -32,7 +52,7 @@ int arg_value(int argc, char **argv, int *i, const char *name, const char *alt,
         if (arg[len] != '\0')
             continue;
         if (*i + 1 >= argc) {
-            fprintf(stderr, "kiln: option %s needs a value\n", n);
+            cli_error("option %s needs a value", n);
             return -1;
         }
         *i += 1;
@@ -483,6 +503,24 @@ void format_shape(const int64_t *dims, int32_t rank, char *buf, size_t cap)
     }
     if (len < cap)
         snprintf(buf + len, cap - len, "]");
+}
+
+void format_dims(const int64_t *dims, int32_t rank, char *buf, size_t cap)
+{
+    if (cap == 0)
+        return;
+    if (rank <= 0) {
+        snprintf(buf, cap, "%s", rank < 0 ? "unknown shape" : "scalar");
+        return;
+    }
+    size_t len = 0;
+    for (int32_t i = 0; i < rank && len < cap; i++) {
+        const char *sep = i ? "x" : "";
+        if (dims[i] < 0)
+            len += (size_t)snprintf(buf + len, cap - len, "%s?", sep);
+        else
+            len += (size_t)snprintf(buf + len, cap - len, "%s%lld", sep, (long long)dims[i]);
+    }
 }
 
 /* ---- random numbers ---- */

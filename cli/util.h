@@ -8,6 +8,15 @@
 #include <stdint.h>
 #include <stdio.h>
 
+/* ---- messages ---- */
+
+/* Names the command being run ("bench") so that cli_error says
+ * "kiln bench: ..."; before a command is known (NULL) it says "kiln: ...".
+ * One convention for every message the tool prints to stderr. */
+void cli_set_command(const char *name);
+/* Prints "kiln <command>: <message>" and a newline to stderr. */
+void cli_error(const char *format, ...) __attribute__((format(printf, 1, 2)));
+
 /* ---- arguments ---- */
 
 /* Matches argv[*i] against an option that takes a value, spelled either
@@ -93,6 +102,9 @@ int dtype_bits(int32_t dtype);
 int64_t dtype_nbytes(int32_t dtype, int64_t elements);
 /* Formats dims as "[1, 3, ?, ?]" (-1 shown as '?') into buf. */
 void format_shape(const int64_t *dims, int32_t rank, char *buf, size_t cap);
+/* Formats dims the way --shape takes them, "1x3x224x224" ('?' for a dynamic
+ * dim, "scalar" for rank 0, "unknown shape" for rank -1). */
+void format_dims(const int64_t *dims, int32_t rank, char *buf, size_t cap);
 
 /* ---- random numbers ---- */
 
