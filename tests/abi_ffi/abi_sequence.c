@@ -177,6 +177,21 @@ void model_queries(ffi_api *api, void *model)
         check_string(api, "kiln_model_node_name", model, 1, i, NULL);
         OK("kiln_model_node_supported", PTR(model), I32(i), PTR(&value));
         CHECK(value == 1, "node %d (%s) unsupported", i, op);
+        /* The graph's edges: every digits node reads and writes a named
+         * value, and the slot past the last one is refused. */
+        int32_t n_in = 0, n_out = 0;
+        char value_name[256] = "";
+        OK("kiln_model_node_io_count", PTR(model), I32(i), PTR(&n_in), PTR(&n_out));
+        CHECK(n_in >= 1 && n_out >= 1, "node %d (%s): %d inputs, %d outputs", i, op, n_in, n_out);
+        OK("kiln_model_node_input", PTR(model), I32(i), I32(0), PTR(value_name),
+           I32(sizeof value_name), PTR(&needed));
+        CHECK(value_name[0] && strlen(value_name) + 1 == (size_t)needed, "node %d input 0: \"%s\"",
+              i, value_name);
+        OK("kiln_model_node_output", PTR(model), I32(i), I32(n_out - 1), PTR(value_name),
+           I32(sizeof value_name), PTR(&needed));
+        CHECK(value_name[0] != '\0', "node %d output %d has no name", i, n_out - 1);
+        EXPECT(api, "KILN_ERR_INVALID_ARGUMENT", "kiln_model_node_output", PTR(model), I32(i),
+               I32(n_out), PTR(value_name), I32(sizeof value_name), PTR(&needed));
     }
 }
 
