@@ -1,6 +1,7 @@
 #include "bench_novel.h"
 
 #include "bench_inputs.h"
+#include "progress.h"
 #include "util.h"
 
 #include <stdio.h>
@@ -53,6 +54,8 @@ int bench_novel(const kiln_model *model, kiln_session *session, const bench_nove
     char line[4096];
     rng r;
     rng_seed(&r, SEED);
+    progress bar;
+    progress_begin(&bar, 0); /* the line count is not known ahead */
     while (rc == 0 && times && fgets(line, sizeof line, f)) {
         line[strcspn(line, "\r\n")] = 0;
         if (!line[0])
@@ -70,6 +73,9 @@ int bench_novel(const kiln_model *model, kiln_session *session, const bench_nove
             else
                 times = grown;
         }
+        char label[48];
+        snprintf(label, sizeof label, "%d runs of new shapes", runs + 1);
+        progress_show(&bar, runs + 1, label, 0);
         if (rc == 0 && bench_run_once(session, in, count, &times[runs]) != KILN_OK)
             rc = -1;
         if (rc == 0) {
@@ -80,6 +86,7 @@ int bench_novel(const kiln_model *model, kiln_session *session, const bench_nove
         free_inputs(in, count);
         free_overrides(o, n);
     }
+    progress_end(&bar);
     fclose(f);
     if (!times || runs == 0) {
         if (rc == 0)

@@ -1,6 +1,7 @@
 #include "bench_sets.h"
 
 #include "bench_inputs.h"
+#include "progress.h"
 #include "util.h"
 
 #include <stdio.h>
@@ -92,9 +93,12 @@ int bench_sets(const kiln_model *model, kiln_session *session, const bench_sets_
             if (bench_run_once(session, st[s].inputs, st[s].count, &elapsed) != KILN_OK)
                 rc = -1;
     /* Rounds of one run per set, in turn: every run follows another shape. */
+    progress bar;
+    progress_begin(&bar, a->runs);
     for (int round = 0; rc == 0 && round < a->runs &&
                         (round < MIN_ROUNDS || spent < TIME_BUDGET_MS * a->set_count);
          round++) {
+        progress_show(&bar, round + 1, "rounds over the sets", 0);
         for (int s = 0; rc == 0 && s < a->set_count; s++) {
             double *t = &st[s].times[st[s].runs];
             if (bench_run_once(session, st[s].inputs, st[s].count, t) != KILN_OK)
@@ -103,6 +107,7 @@ int bench_sets(const kiln_model *model, kiln_session *session, const bench_sets_
                 spent += *t, st[s].runs++;
         }
     }
+    progress_end(&bar);
     for (int s = 0; rc == 0 && s < a->set_count; s++)
         report_set(a, s, &st[s]);
     if (rc == 0 && a->json) {

@@ -35,14 +35,12 @@ static int write_dot(FILE *out, kiln_runtime *runtime, const char *path,
     if (status != KILN_OK) {
         report_error("cannot read the graph of", path, status);
     } else {
-        char *base = path_basename(path);
-        char title[512];
+        /* The path as given: model zoos name every file model.onnx. */
+        char title[4200];
         if (optimize > 0)
-            snprintf(title, sizeof title, "%s, optimized (level %d)", base ? base : path,
-                     optimize);
+            snprintf(title, sizeof title, "%s, optimized (level %d)", path, optimize);
         else
-            snprintf(title, sizeof title, "%s, as in the file", base ? base : path);
-        free(base);
+            snprintf(title, sizeof title, "%s, as in the file", path);
         fused = graph_write_dot(out, &g, optimize > 0 ? &original : NULL, title);
         if (fused < 0)
             cli_error("out of memory");
