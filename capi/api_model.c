@@ -102,12 +102,19 @@ static const kn_value *io_value(const kiln_model *m, int is_output, int32_t inde
     return &g->values[is_output ? g->outputs[index] : g->inputs[index]];
 }
 
+static int32_t io_index_out_of_range(const kiln_model *m, int is_output, int32_t index)
+{
+    int32_t n = is_output ? graph_of(m)->n_outputs : graph_of(m)->n_inputs;
+    const char *what = is_output ? "output" : "input";
+    return kiln_fail(KILN_ERR_INVALID_ARGUMENT, "%s index %d out of range: the model has %d %s%s",
+                     what, (int)index, (int)n, what, n == 1 ? "" : "s");
+}
+
 #define IO_VALUE_OR_FAIL(v, m, is_output, index)                                           \
     KILN_CHECK_ARG(m, "model is NULL");                                                   \
     const kn_value *v = io_value(m, is_output, index);                                    \
     if (!v)                                                                               \
-        return kiln_fail(KILN_ERR_INVALID_ARGUMENT, "%s index %d out of range",           \
-                         is_output ? "output" : "input", (int)index)
+        return io_index_out_of_range(m, is_output, index)
 
 static int32_t io_name(const kiln_model *m, int is_output, int32_t index, char *buf, int32_t cap,
                        int32_t *needed)
@@ -145,6 +152,31 @@ static int32_t io_shape(const kiln_model *m, int is_output, int32_t index, int64
     return kiln_copy_shape(v->dims, v->rank, dims, cap, rank);
 }
 
+/* A name the model does not have: the message lists the names it does
+ * have, since the usual cause is a typo ("unknown input 'imgae'; the
+ * model's inputs are: 'image'"). */
+static int32_t unknown_name(const kiln_model *m, int is_output, const char *name)
+{
+    const kn_graph *g = graph_of(m);
+    int32_t n = is_output ? g->n_outputs : g->n_inputs;
+    const char *what = is_output ? "output" : "input";
+    char list[640];
+    size_t used = 0;
+    list[0] = 0;
+    for (int32_t i = 0; i < n && used < sizeof list; i++) {
+        int w = snprintf(list + used, sizeof list - used, "%s'%s'", i ? ", " : "",
+                         io_value(m, is_output, i)->name);
+        if (w < 0)
+            break;
+        used += (size_t)w;
+    }
+    if (n == 0)
+        return kiln_fail(KILN_ERR_NOT_FOUND, "unknown %s '%s'; the model has no %ss", what, name,
+                         what);
+    return kiln_fail(KILN_ERR_NOT_FOUND, "unknown %s '%s'; the model's %ss are: %s", what, name,
+                     what, list);
+}
+
 static int32_t io_index(const kiln_model *m, int is_output, const char *name, int32_t *index)
 {
     KILN_CHECK_ARG(m && name && index, "NULL argument");
@@ -156,8 +188,7 @@ static int32_t io_index(const kiln_model *m, int is_output, const char *name, in
             return KILN_OK;
         }
     }
-    return kiln_fail(KILN_ERR_NOT_FOUND, "the model has no %s named '%s'",
-                     is_output ? "output" : "input", name);
+    return unknown_name(m, is_output, name);
 }
 
 int32_t kiln_model_input_name(const kiln_model *m, int32_t i, char *b, int32_t c, int32_t *n)

@@ -102,8 +102,10 @@ int32_t kiln_session_set_input_value(kiln_session *s, int32_t index, const kiln_
     KILN_CHECK_ARG(s && value, "NULL argument");
     const kn_value *v = input_value(s, index);
     if (!v)
-        return kiln_fail(KILN_ERR_INVALID_ARGUMENT, "input index %d out of range (%d inputs)",
-                         (int)index, (int)s->model->core->graph->n_inputs);
+        return kiln_fail(KILN_ERR_INVALID_ARGUMENT,
+                         "input index %d out of range: the model has %d input%s", (int)index,
+                         (int)s->model->core->graph->n_inputs,
+                         s->model->core->graph->n_inputs == 1 ? "" : "s");
     const kn_tensor *t = &value->t;
     kn_tensor wrapped = {0};
     void *buf = NULL;
@@ -140,8 +142,9 @@ static int32_t output_or_fail(const kiln_session *s, int32_t index, const kn_ten
     KILN_CHECK_ARG(s, "session is NULL");
     int32_t n = s->model->core->graph->n_outputs;
     if (index < 0 || index >= n)
-        return kiln_fail(KILN_ERR_INVALID_ARGUMENT, "output index %d out of range (%d outputs)",
-                         (int)index, (int)n);
+        return kiln_fail(KILN_ERR_INVALID_ARGUMENT,
+                         "output index %d out of range: the model has %d output%s", (int)index,
+                         (int)n, n == 1 ? "" : "s");
     *t = kn_session_output(s->core, index);
     if (!*t)
         return kiln_fail(KILN_ERR_STATE, "no outputs: the session has not run successfully");

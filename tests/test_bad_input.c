@@ -118,7 +118,10 @@ Test(bad_input, null_and_short_buffers)
              KILN_ERR_INVALID_ARGUMENT);
     KT_FAILS(kiln_session_set_input(s, "image", KILN_DTYPE_FLOAT, dims, 4, x, 255, 0),
              KILN_ERR_INVALID_ARGUMENT);
-    message_names("256");
+    message_names("255 bytes is not a whole number of float32 elements");
+    KT_FAILS(kiln_session_set_input(s, "image", KILN_DTYPE_FLOAT, dims, 4, x, 252, 0),
+             KILN_ERR_INVALID_ARGUMENT);
+    message_names("63 float32 elements given, the shape 1x1x8x8 needs 64");
     KT_FAILS(kiln_session_set_input(s, "image", KILN_DTYPE_FLOAT, dims, 4, x, 0, 0),
              KILN_ERR_INVALID_ARGUMENT);
     KT_FAILS(kiln_session_set_input(s, "image", KILN_DTYPE_FLOAT, dims, 4, x, 260, 0),

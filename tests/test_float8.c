@@ -517,7 +517,7 @@ Test(float8_cast, errors)
     kh_init(&c, "Cast", 21, 1, 1);
     kh_attr_int(&c, "to", 27);
     kh_input(&c, 0, KN_FLOAT, DIMS(1), (float[]){1});
-    expect_fail(&c, KN_ERR_UNSUPPORTED, "float to element type 27 is not supported");
+    expect_fail(&c, KN_ERR_UNSUPPORTED, "float32 to element type 27 is not supported");
     kh_free(&c);
 }
 

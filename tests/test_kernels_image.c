@@ -313,7 +313,7 @@ Test(pad, errors)
     kh_input(&c, 0, KN_FLOAT, DIMS(3), x);
     kh_input(&c, 1, KN_INT64, DIMS(2), (const int64_t[]){1, 1});
     kh_input(&c, 2, KN_DOUBLE, (const int64_t[]){1}, 0, (const double[]){1});
-    expect_fail(&c, KN_ERR_DTYPE, "constant_value is double");
+    expect_fail(&c, KN_ERR_DTYPE, "constant_value is float64");
 }
 
 Test(pad, center_crop_pad)

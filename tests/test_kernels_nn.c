@@ -387,7 +387,7 @@ Test(conv, errors)
     kh_init(&c, "Conv", 11, 2, 1);
     kh_input(&c, 0, KN_FLOAT, xd, 4, data);
     kh_input(&c, 1, KN_DOUBLE, wd_ok, 4, data);
-    expect_error(&c, KN_ERR_DTYPE, "W is double");
+    expect_error(&c, KN_ERR_DTYPE, "W is float64");
 
     kh_init(&c, "Conv", 11, 2, 1);
     kh_input(&c, 0, KN_FLOAT, xd, 4, data);
@@ -1072,7 +1072,7 @@ Test(matmul, integer_overflow_wraps_and_errors)
     kh_init(&c, "MatMul", 13, 2, 1);
     kh_input(&c, 0, KN_FLOAT, x, 2, d);
     kh_input(&c, 1, KN_DOUBLE, x, 2, d);
-    expect_error(&c, KN_ERR_DTYPE, "B is double");
+    expect_error(&c, KN_ERR_DTYPE, "B is float64");
 }
 
 /* ---- Softmax, LogSoftmax, Hardmax -------------------------------------- */
@@ -1289,7 +1289,7 @@ Test(half, matmul_is_the_float_result_rounded)
     kh_init(&c, "MatMul", 13, 2, 1);
     kh_input(&c, 0, KN_FLOAT16, a2, 2, d);
     kh_input(&c, 1, KN_FLOAT, b2, 2, d);
-    expect_error(&c, KN_ERR_DTYPE, "input 1 is float");
+    expect_error(&c, KN_ERR_DTYPE, "input 1 is float32");
     kh_init(&c, "MatMul", 13, 2, 1);
     kh_input(&c, 0, KN_FLOAT16, a2, 2, d);
     kh_input(&c, 1, KN_FLOAT16, a2, 2, d);
@@ -1496,5 +1496,5 @@ Test(half, gemm_and_pools_are_the_float_result_rounded)
     kh_input(&c, 0, KN_FLOAT16, g2, 2, d);
     kh_input(&c, 1, KN_FLOAT16, g2, 2, d);
     kh_input(&c, 2, KN_DOUBLE, g2, 2, d);
-    expect_error(&c, KN_ERR_DTYPE, "input 2 is double");
+    expect_error(&c, KN_ERR_DTYPE, "input 2 is float64");
 }

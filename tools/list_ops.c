@@ -28,7 +28,7 @@ static void print_dtypes(uint32_t mask)
     const char *sep = "";
     for (int32_t d = 1; d < 32; d++) {
         if (mask & KN_BIT(d)) {
-            printf("%s%s", sep, kn_dtype_name(d));
+            printf("%s%s", sep, kn_dtype_onnx_name(d));
             sep = ", ";
         }
     }

@@ -15,6 +15,9 @@ typedef struct kn_load_options {
     int32_t optimize; /* KN_OPT_* level */
     int32_t allow_unsupported;
     uint32_t backends_off; /* backends the caller switched off (kn_backend_index bits) */
+    /* The file the bytes came from, for messages ("'x.onnx' is not a valid
+     * ONNX model: ..."); NULL: they came from memory. */
+    const char *source;
 } kn_load_options;
 
 /* data/size: the model's bytes; base_dir resolves external data (NULL:

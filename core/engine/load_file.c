@@ -29,8 +29,12 @@ static int read_model_file(const char *path, size_t max_bytes, file_bytes *fb, k
         return kn_fail(err, KN_ERR_IO, "cannot open '%s': %s", path, strerror(errno));
     struct stat st;
     if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        /* a folder opens for reading; say so in the OS's own words */
+        const char *why = fstat(fd, &st) != 0   ? strerror(errno)
+                          : S_ISDIR(st.st_mode) ? strerror(EISDIR)
+                                                : "not a regular file";
         close(fd);
-        return kn_fail(err, KN_ERR_IO, "cannot read '%s' (not a regular file?)", path);
+        return kn_fail(err, KN_ERR_IO, "cannot read '%s': %s", path, why);
     }
     size_t size = (size_t)st.st_size;
     if (max_bytes && size > max_bytes) {
@@ -81,7 +85,9 @@ int kn_model_load_file(const char *path, const kn_load_options *o, kn_model **ou
     char *slash = dir ? strrchr(dir, '/') : NULL;
     if (slash)
         *slash = 0;
-    rc = dir ? kn_model_load(fb.p, fb.size, slash ? dir : ".", fb.mapped, o, out, err)
+    kn_load_options named = *o;
+    named.source = path;
+    rc = dir ? kn_model_load(fb.p, fb.size, slash ? dir : ".", fb.mapped, &named, out, err)
              : kn_fail(err, KN_ERR_OUT_OF_MEMORY, "out of memory");
     free(dir);
     if (fb.mapped)

@@ -333,6 +333,26 @@ static const char *kind_name(int32_t kind)
                                                                               : "a tensor";
 }
 
+/* The buffer's length disagrees with the shape: said in elements, as the
+ * caller counted them ("10 float32 elements given, the shape 1x1x8x8
+ * needs 64"); in bytes only where an element is not a whole byte or the
+ * length is not a whole number of elements. */
+static int length_mismatch(const char *name, int32_t dtype, const char *shape, size_t nbytes,
+                           int64_t need, kn_err *err)
+{
+    const char *dt = kn_dtype_name(dtype);
+    size_t size = kn_dtype_size(dtype);
+    if (kn_dtype_is_packed(dtype) || size == 0)
+        return kn_fail(err, KN_ERR_INVALID_ARGUMENT, "input '%s': %zu bytes of %s given, the "
+                       "shape %s needs %lld", name, nbytes, dt, shape, (long long)need);
+    if (nbytes % size != 0)
+        return kn_fail(err, KN_ERR_INVALID_ARGUMENT, "input '%s': %zu bytes is not a whole number "
+                       "of %s elements (%zu bytes each)", name, nbytes, dt, size);
+    return kn_fail(err, KN_ERR_INVALID_ARGUMENT, "input '%s': %zu %s element%s given, the shape "
+                   "%s needs %lld", name, nbytes / size, dt, nbytes / size == 1 ? "" : "s", shape,
+                   (long long)need / (long long)size);
+}
+
 /* The dtype of every tensor in a sequence blob must be the declared one. */
 static int check_seq_dtypes(const kn_tensor *seq, int32_t want, const char *name, kn_err *err)
 {
@@ -398,23 +418,25 @@ static int check_input(const kn_session *s, int32_t index, int32_t dtype, const 
     if (v->dtype != KN_UNDEFINED && v->dtype != dtype)
         return kn_fail(err, KN_ERR_DTYPE, "input '%s' expects %s, got %s", name,
                        kn_dtype_name(v->dtype), kn_dtype_name(dtype));
-    if (v->rank >= 0 && v->rank != rank)
-        return kn_fail(err, KN_ERR_SHAPE, "input '%s' expects rank %d, got rank %d", name,
-                       (int)v->rank, (int)rank);
-    for (int32_t d = 0; d < rank; d++) {
+    for (int32_t d = 0; d < rank; d++)
         if (dims[d] < 0)
-            return kn_fail(err, KN_ERR_SHAPE, "input '%s': dim %d is negative", name, (int)d);
+            return kn_fail(err, KN_ERR_SHAPE, "input '%s': dim %d is negative (%lld)", name,
+                           (int)d, (long long)dims[d]);
+    char want[KN_SHAPE_TEXT], got[KN_SHAPE_TEXT];
+    kn_shape_format(v->dims, v->rank, want, sizeof want);
+    kn_shape_format(dims, rank, got, sizeof got);
+    if (v->rank >= 0 && v->rank != rank)
+        return kn_fail(err, KN_ERR_SHAPE, "input '%s' expects shape %s (rank %d), got %s (rank %d)",
+                       name, want, (int)v->rank, got, (int)rank);
+    for (int32_t d = 0; d < rank; d++)
         if (v->rank >= 0 && v->dims[d] >= 0 && v->dims[d] != dims[d])
-            return kn_fail(err, KN_ERR_SHAPE, "input '%s' dim %d must be %lld, got %lld", name,
-                           (int)d, (long long)v->dims[d], (long long)dims[d]);
-    }
+            return kn_fail(err, KN_ERR_SHAPE, "input '%s' expects shape %s, got %s (dim %d must be "
+                           "%lld)", name, want, got, (int)d, (long long)v->dims[d]);
     int64_t need = kn_shape_nbytes(dtype, dims, rank);
     if (need < 0)
-        return kn_fail(err, KN_ERR_SHAPE, "input '%s': shape is too large", name);
+        return kn_fail(err, KN_ERR_SHAPE, "input '%s': shape %s is too large", name, got);
     if ((uint64_t)need != (uint64_t)nbytes)
-        return kn_fail(err, KN_ERR_INVALID_ARGUMENT,
-                       "input '%s': buffer has %zu bytes, the shape needs %lld", name, nbytes,
-                       (long long)need);
+        return length_mismatch(name, dtype, got, nbytes, need, err);
     if (!data && need > 0)
         return kn_fail(err, KN_ERR_INVALID_ARGUMENT, "input '%s': data is NULL", name);
     return KN_OK;
@@ -491,12 +513,25 @@ static int32_t find_cached(const kn_session *s)
     return -1;
 }
 
+/* Run before input i was given a value: name it with what it wants. */
+static int not_set(const kn_session *s, int32_t i, kn_err *err)
+{
+    const kn_value *v = &s->model->graph->values[s->model->graph->inputs[i]];
+    if (v->kind != KN_KIND_TENSOR)
+        return kn_fail(err, KN_ERR_STATE, "input '%s' (%s) has no value: set it before running",
+                       v->name, kind_name(v->kind));
+    char shape[KN_SHAPE_TEXT];
+    kn_shape_format(v->dims, v->rank, shape, sizeof shape);
+    return kn_fail(err, KN_ERR_STATE, "input '%s' (%s, shape %s) has no value: set it before "
+                   "running", v->name, kn_dtype_name(v->dtype), v->rank < 0 ? "unknown" : shape);
+}
+
 int kn_session_run(kn_session *s, kn_err *err)
 {
     const kn_graph *g = s->model->graph;
     for (int32_t i = 0; i < g->n_inputs; i++)
         if (!s->inputs[i].bound)
-            return kn_fail(err, KN_ERR_STATE, "input '%s' is not bound", input_name(s, i));
+            return not_set(s, i, err);
     pthread_mutex_lock(&s->run_lock);
     uint64_t id = atomic_fetch_add(&s->run_id, 1) + 1; /* odd: running */
     int rc = KN_OK;

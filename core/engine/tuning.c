@@ -1,5 +1,6 @@
 #include "core/engine/tuning.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -111,6 +112,13 @@ int kn_tuner_open(kn_tuner **out, const kn_model_ir *ir, const kn_graph *g, cons
     snprintf(t->prefix, sizeof t->prefix, "%016llx|%s|%s|t%d",
              (unsigned long long)model_hash(ir, g), cpu, isa_name(), (int)threads);
     FILE *f = cache_path ? fopen(cache_path, "r") : NULL;
+    if (cache_path && !f && errno != ENOENT) { /* a missing cache is written on close */
+        int os_error = errno;
+        t->n_new = 0;
+        kn_tuner_close(t, NULL);
+        return kn_fail(err, KN_ERR_IO, "cannot read the tuning cache '%s': %s", cache_path,
+                       strerror(os_error));
+    }
     char line[1024];
     int rc = KN_OK;
     while (rc == KN_OK && f && fgets(line, sizeof line, f)) {
@@ -142,6 +150,7 @@ int kn_tuner_close(kn_tuner *t, kn_err *err)
         /* write a sibling file and rename it: readers never see half a file */
         char tmp[4200];
         snprintf(tmp, sizeof tmp, "%s.%ld.tmp", t->path, (long)getpid());
+        errno = 0;
         FILE *f = fopen(tmp, "w");
         int ok = f != NULL && fputs("# kiln tuning cache v1: <model|cpu|isa|threads|node|shapes> "
                                     "<backend>\n", f) >= 0;
@@ -150,8 +159,10 @@ int kn_tuner_close(kn_tuner *t, kn_err *err)
         if (f && fclose(f) != 0)
             ok = 0;
         if (!ok || rename(tmp, t->path) != 0) {
+            int os_error = errno;
             remove(tmp);
-            rc = kn_fail(err, KN_ERR_IO, "cannot write the tuning cache '%s'", t->path);
+            rc = kn_fail(err, KN_ERR_IO, "cannot write the tuning cache '%s': %s", t->path,
+                         os_error ? strerror(os_error) : "write failed");
         }
     }
     for (int32_t i = 0; i < t->n_lines; i++)

@@ -46,7 +46,7 @@ int32_t kn_dtype_bits(int32_t dtype)
     return 8 * (int32_t)kn_dtype_size(dtype);
 }
 
-const char *kn_dtype_name(int32_t dtype)
+const char *kn_dtype_onnx_name(int32_t dtype)
 {
     if (dtype == KN_SEQUENCE)
         return "sequence";
@@ -57,10 +57,22 @@ const char *kn_dtype_name(int32_t dtype)
                : "unknown";
 }
 
+/* Every binding (NumPy, JS typed arrays, Go, Java) says float32 and
+ * float64, so messages do too; the other names are the same in both. */
+const char *kn_dtype_name(int32_t dtype)
+{
+    if (dtype == KN_FLOAT)
+        return "float32";
+    if (dtype == KN_DOUBLE)
+        return "float64";
+    return kn_dtype_onnx_name(dtype);
+}
+
 int32_t kn_dtype_from_name(const char *name)
 {
     for (int32_t d = 1; d < KN_DTYPE_COUNT; d++)
-        if (dtype_table[d].name && strcmp(dtype_table[d].name, name) == 0)
+        if (dtype_table[d].name &&
+            (strcmp(dtype_table[d].name, name) == 0 || strcmp(kn_dtype_name(d), name) == 0))
             return d;
     return KN_UNDEFINED;
 }

@@ -121,9 +121,13 @@ size_t kn_dtype_size(int32_t dtype);
 int32_t kn_dtype_bits(int32_t dtype);
 /* 1 for the packed sub-byte types (KN_MASK_PACKED). */
 int kn_dtype_is_packed(int32_t dtype);
-/* ONNX spelling ("float", "int64", ...); "unknown" for bad values. */
+/* The name users see, in messages and in every binding: "float32",
+ * "float64", "int64", "float16", ...; "unknown" for bad values. */
 const char *kn_dtype_name(int32_t dtype);
-/* Parses the ONNX spelling; returns KN_UNDEFINED if not recognised. */
+/* ONNX's own spelling (TensorProto.DataType in lower case: "float",
+ * "double", "int64", ...), as the operator docs list type constraints. */
+const char *kn_dtype_onnx_name(int32_t dtype);
+/* Parses either spelling; returns KN_UNDEFINED if not recognised. */
 int32_t kn_dtype_from_name(const char *name);
 
 /* Deep copies of string tensors: total character bytes of n refs (-1 on
@@ -141,7 +145,10 @@ int64_t kn_shape_nbytes(int32_t dtype, const int64_t *dims, int32_t rank);
 int64_t kn_tensor_numel(const kn_tensor *t);
 int64_t kn_tensor_nbytes(const kn_tensor *t);
 int kn_shape_equal(const int64_t *a, int32_t ra, const int64_t *b, int32_t rb);
-/* Writes "1x3x224x224" (or "scalar") into buf. */
+/* Room for a formatted shape in a message (longer ones are cut short). */
+#define KN_SHAPE_TEXT 256
+/* Writes "1x3x224x224" (or "scalar") into buf; a dynamic (negative) dim
+ * is written "?", as every binding writes one. */
 void kn_shape_format(const int64_t *dims, int32_t rank, char *buf, size_t cap);
 
 /* IEEE half and bfloat16 conversions (round to nearest even). */
