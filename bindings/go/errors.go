@@ -3,7 +3,10 @@ package kiln
 // #include <kiln.h>
 import "C"
 
-import "fmt"
+import (
+	"fmt"
+	"regexp"
+)
 
 // Error is a failure reported by libkiln (or by this package, for misuse it
 // detects before calling C, with the code C would have used).
@@ -11,14 +14,20 @@ type Error struct {
 	Code    int32  // KILN_ERR_* status code; never 0
 	Status  string // short name of the code, e.g. "shape mismatch"
 	Message string // what went wrong, e.g. which input and which dims
-	Op      string // the C function that failed, e.g. "kiln_session_run"
+	// Op is the C function that failed, e.g. "kiln_session_run", for logs
+	// and bug reports. Error() leaves it out: the caller knows which
+	// method it called, and C's names are not this package's.
+	Op string
 }
 
+// A C function name leading one of the library's messages
+// ("kiln_tensor_string: index 3 out of range").
+var cFunctionPrefix = regexp.MustCompile(`^kiln_[a-z0-9_]+: `)
+
+// Error reads "kiln: <status>: <message>", e.g. "kiln: dtype mismatch:
+// input 'image' expects float32, got float64".
 func (e *Error) Error() string {
-	if e.Op == "" {
-		return fmt.Sprintf("kiln: %s: %s", e.Status, e.Message)
-	}
-	return fmt.Sprintf("kiln: %s: %s: %s", e.Op, e.Status, e.Message)
+	return fmt.Sprintf("kiln: %s: %s", e.Status, cFunctionPrefix.ReplaceAllString(e.Message, ""))
 }
 
 // Is makes errors.Is(err, ErrShape) true for every *Error with that code:

@@ -2,6 +2,7 @@ package kiln
 
 import (
 	"errors"
+	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -153,5 +154,77 @@ func TestFinalizersReleaseForgottenHandles(t *testing.T) {
 	}
 	if live := liveHandles.Load(); live > before {
 		t.Fatalf("%d of 300 forgotten handles are still alive after collections", live-before)
+	}
+}
+
+// The texts of the mistakes users commonly make: the C library's words
+// (tests/test_error_texts.c) behind "kiln: <status>: ", with no C function
+// names.
+func TestErrorTexts(t *testing.T) {
+	want := func(what string, err error, text string) {
+		t.Helper()
+		if err == nil || err.Error() != text {
+			t.Fatalf("%s:\n got %v\nwant %s", what, err, text)
+		}
+	}
+	wantPrefix := func(what string, err error, prefix string) {
+		t.Helper()
+		if err == nil || !strings.HasPrefix(err.Error(), prefix) || len(err.Error()) == len(prefix) {
+			t.Fatalf("%s:\n got %v\nwant %s...", what, err, prefix)
+		}
+	}
+	rt, model := openDigits(t)
+	dir := t.TempDir()
+	missing := filepath.Join(dir, "nope.onnx")
+	_, err := rt.LoadModel(missing)
+	want("missing file", err, "kiln: i/o error: cannot open '"+missing+"': No such file or directory")
+	notes := filepath.Join(dir, "notes.txt")
+	if err := os.WriteFile(notes, []byte("this is not an ONNX model\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err = rt.LoadModel(notes)
+	wantPrefix("not a model", err, "kiln: invalid model: '"+notes+"' is not a valid ONNX model: ")
+	good, err := os.ReadFile(repoPath("examples", "digits", "digits.onnx"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = rt.LoadModelBytes(good[:len(good)/2])
+	wantPrefix("truncated model", err, "kiln: invalid model: the model bytes are not a valid ONNX model: ")
+	sample := repoPath("examples", "digits", "samples", "digit_12_label_2.pb")
+	_, err = rt.LoadModel(sample)
+	want("tensor file", err, "kiln: invalid model: '"+sample+"' is an ONNX tensor file, not a model")
+	_, err = rt.LoadModel(repoPath("tests", "data", "models", "unsupported_op.onnx"))
+	wantPrefix("unsupported op", err, "kiln: unsupported: unsupported op ")
+
+	session, err := model.NewSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer session.Close()
+	want("run before setting", session.Run(),
+		"kiln: wrong call order: input 'image' (float32, shape ?x1x8x8) has no value: set it before running")
+	want("unknown input", session.SetInput("imgae", make([]float32, 64), 1, 1, 8, 8),
+		"kiln: not found: unknown input 'imgae'; the model's inputs are: 'image'")
+	want("wrong dtype", session.SetInput("image", make([]float64, 64), 1, 1, 8, 8),
+		"kiln: dtype mismatch: input 'image' expects float32, got float64")
+	want("wrong element count", session.SetInput("image", make([]float32, 10), 1, 1, 8, 8),
+		"kiln: invalid argument: input 'image': 10 float32 elements given, the shape 1x1x8x8 needs 64")
+	want("wrong dim", session.SetInput("image", make([]float32, 72), 1, 1, 8, 9),
+		"kiln: shape mismatch: input 'image' expects shape ?x1x8x8, got 1x1x8x9 (dim 3 must be 8)")
+	want("wrong rank", session.SetInput("image", make([]float32, 64), 8, 8),
+		"kiln: shape mismatch: input 'image' expects shape ?x1x8x8 (rank 4), got 8x8 (rank 2)")
+	if err := session.SetInput("image", make([]float32, 64), 1, 1, 8, 8); err != nil {
+		t.Fatal(err)
+	}
+	if err := session.Run(); err != nil {
+		t.Fatal(err)
+	}
+	_, err = session.OutputByName("probs")
+	want("unknown output", err, "kiln: not found: unknown output 'probs'; the model's outputs are: 'logits'")
+	_, err = session.Output(3)
+	want("output index", err, "kiln: invalid argument: output index 3 out of range: the model has 1 output")
+	var e *Error
+	if errors.As(err, &e) && e.Op == "" {
+		t.Errorf("Op should still name the C function for logs: %#v", e)
 	}
 }

@@ -7,6 +7,7 @@ import "C"
 import (
 	"context"
 	"runtime"
+	"strings"
 	"sync"
 	"unsafe"
 )
@@ -265,7 +266,13 @@ func (s *Session) OutputByName(name string) (*Tensor, error) {
 			return s.Output(i)
 		}
 	}
-	return nil, newError("kiln_model_output_index", C.KILN_ERR_NOT_FOUND, "no output named %q", name)
+	names := make([]string, len(s.model.outputs))
+	for i, v := range s.model.outputs {
+		names[i] = "'" + v.Name + "'"
+	}
+	// the C library's words for an unknown name
+	return nil, newError("kiln_model_output_index", C.KILN_ERR_NOT_FOUND,
+		"unknown output '%s'; the model's outputs are: %s", name, strings.Join(names, ", "))
 }
 
 // OutputAs copies output index out as a []T (T must match the output's

@@ -18,13 +18,20 @@ export function threadsUnavailableReason() {
 
 const ioError = (message) => new KilnError(message, 3, 'i/o error');
 
+// The OS's reason as the C library words it ("No such file or directory"):
+// Node's message is "ENOENT: no such file or directory, open '/x'".
+function osReason(e) {
+  const m = /^E[A-Z]+: ([^,]+)/.exec(e.message);
+  return m ? m[1][0].toUpperCase() + m[1].slice(1) : e.message;
+}
+
 export async function readUrl(url) {
   if (isNode && url.protocol === 'file:') {
     const fs = await import(/* webpackIgnore: true */ /* @vite-ignore */ 'node:fs/promises');
     try {
       return await fs.readFile(url);
     } catch (e) {
-      throw ioError(`cannot read ${decodeURIComponent(url.pathname)}: ${e.message}`);
+      throw ioError(`cannot open '${decodeURIComponent(url.pathname)}': ${osReason(e)}`);
     }
   }
   let response;

@@ -18,7 +18,7 @@ export { KilnError };
 export { createWorkerSession } from './kiln-worker-client.mjs';
 
 // Status codes and option keys of capi/kiln.h.
-const OK = 0, ERR_INVALID_ARGUMENT = 1, ERR_STATE = 9, ERR_BUFFER_TOO_SMALL = 12;
+const OK = 0, ERR_INVALID_ARGUMENT = 1, ERR_NOT_FOUND = 8, ERR_STATE = 9, ERR_BUFFER_TOO_SMALL = 12;
 const OPT_THREADS = 1, OPT_ALLOW_UNSUPPORTED = 2, OPT_MAX_MODEL_MB = 3, OPT_MAX_ARENA_MB = 4,
   OPT_OPTIMIZE = 5, OPT_PROFILE = 8, OPT_PLAN_CACHE = 9;
 const MAX_PLAN_CACHE = 1024;
@@ -278,6 +278,26 @@ function tensorInfos(handle, which) {
   return Object.freeze(infos);
 }
 
+// A misspelled key is named as such, before any input is reported missing
+// (the misspelling is the cause); an input never fed is missing (one fed
+// before stays bound). The texts are the C library's and the Node binding's.
+function checkFeedNames(feeds, inputs, bound) {
+  const quoted = inputs.map((input) => `'${input.name}'`).join(', ');
+  for (const name of Object.keys(feeds)) {
+    if (!inputs.some((input) => input.name === name)) {
+      throw new KilnError(`Session.run: unknown input '${name}'; the model's inputs are: ${quoted}`,
+        ERR_NOT_FOUND, 'not found');
+    }
+  }
+  for (const input of inputs) {
+    if (!Object.prototype.hasOwnProperty.call(feeds, input.name) && !bound.has(input.name)) {
+      const shape = input.dims === null ? 'unknown'
+        : input.dims.length === 0 ? 'scalar' : input.dims.map((d) => (d === null ? '?' : d)).join('x');
+      throw argError(`Session.run: input '${input.name}' (${input.type}, shape ${shape}) is missing from the feeds`);
+    }
+  }
+}
+
 /** A loaded ONNX model. Create sessions from it to run it. */
 export class Model {
   #handle;
@@ -298,18 +318,31 @@ export class Model {
     await init();
     const p = allocBytes(bytes);
     try {
-      const handle = withOptions([
-        [OPT_OPTIMIZE, options.optimize],
-        [OPT_ALLOW_UNSUPPORTED, options.allowUnsupported === undefined ? undefined : +!!options.allowUnsupported],
-        [OPT_MAX_MODEL_MB, options.maxModelMB],
-      ], (opts) => {
-        check(core._kiln_model_load_memory(runtime, p, bytes.byteLength, opts, scratch + 8));
-        return u32At(scratch + 8);
-      });
-      return new Model(handle);
+      return Model.#fromBytes(p, bytes, options);
+    } catch (e) {
+      // The engine saw bytes; name the file they came from, as the C library does.
+      const from = typeof source === 'string' ? source : source instanceof URL ? source.href : null;
+      if (from !== null && e instanceof KilnError && e.message.startsWith('the model bytes are ')) {
+        const what = e.message.slice('the model bytes are '.length).replace(/^an ONNX tensor,/, 'an ONNX tensor file,');
+        throw new KilnError(`'${from}' is ${what}`, e.code, e.status);
+      }
+      throw e;
     } finally {
       core._free(p);
     }
+  }
+
+  // The model in `bytes`, already copied to the engine's heap at p.
+  static #fromBytes(p, bytes, options) {
+    const handle = withOptions([
+      [OPT_OPTIMIZE, options.optimize],
+      [OPT_ALLOW_UNSUPPORTED, options.allowUnsupported === undefined ? undefined : +!!options.allowUnsupported],
+      [OPT_MAX_MODEL_MB, options.maxModelMB],
+    ], (opts) => {
+      check(core._kiln_model_load_memory(runtime, p, bytes.byteLength, opts, scratch + 8));
+      return u32At(scratch + 8);
+    });
+    return new Model(handle);
   }
 
   /** A session holds the planned memory for runs; options: { maxArenaMB,
@@ -379,6 +412,7 @@ export class Session {
   runSync(feeds) {
     if (!this.#handle) throw new KilnError('Session.run: the session was disposed', ERR_STATE, 'wrong call order');
     if (!feeds || typeof feeds !== 'object') throw argError('Session.run: feeds must be an object of tensors');
+    checkFeedNames(feeds, this.inputs, this.#buffers);
     for (const [name, t] of Object.entries(feeds)) this.#bind(name, t);
     check(core._kiln_session_run(this.#handle));
     const result = {};

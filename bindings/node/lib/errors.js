@@ -4,7 +4,9 @@
 
 class KilnError extends Error {
   constructor(message, code, status) {
-    super(message);
+    // A few library messages lead with a C function's name
+    // ("kiln_tensor_string: ..."); JS callers know which method they called.
+    super(String(message).replace(/^kiln_[a-z0-9_]+: /, ''));
     this.name = 'KilnError';
     this.code = code;
     this.status = status;

@@ -86,13 +86,7 @@ class Session {
       throw kilnError(STATUS.INVALID_ARGUMENT, 'Session.run: feeds must be an object of tensors');
     }
     const handle = this.#owner.handle;
-    // Every input is bound on every run: a binding left from an earlier run
-    // would point at memory that may be gone.
-    for (const input of this.#model.inputs) {
-      if (!Object.prototype.hasOwnProperty.call(feeds, input.name)) {
-        throw kilnError(STATUS.STATE, `Session.run: input '${input.name}' is missing from the feeds`);
-      }
-    }
+    checkFeedNames(feeds, this.#model.inputs);
     const arrays = [];
     const shapes = withShapes ? [] : null;
     for (const name of Object.keys(feeds)) {
@@ -146,6 +140,28 @@ class Session {
 }
 
 // Whether two [name, dtype, dims, ...] lists describe the same feeds.
+// A misspelled key is named as such (before any input is reported missing,
+// since the misspelling is the cause); then every input must be fed: a
+// binding left from an earlier run would point at memory that may be gone.
+// The texts are the C library's, so every binding reads the same.
+function checkFeedNames(feeds, inputs) {
+  const quoted = inputs.map((input) => `'${input.name}'`).join(', ');
+  for (const name of Object.keys(feeds)) {
+    if (!inputs.some((input) => input.name === name)) {
+      throw kilnError(STATUS.NOT_FOUND, `Session.run: unknown input '${name}'; ` +
+        `the model's inputs are: ${quoted}`);
+    }
+  }
+  for (const input of inputs) {
+    if (!Object.prototype.hasOwnProperty.call(feeds, input.name)) {
+      const shape = input.dims === null ? 'unknown'
+        : input.dims.length === 0 ? 'scalar' : input.dims.map((d) => (d === null ? '?' : d)).join('x');
+      throw kilnError(STATUS.INVALID_ARGUMENT, `Session.run: input '${input.name}' ` +
+        `(${input.type}, shape ${shape}) is missing from the feeds`);
+    }
+  }
+}
+
 function sameShapes(a, b) {
   if (a.length !== b.length) return false;
   for (let i = 0; i < a.length; i += 3) {

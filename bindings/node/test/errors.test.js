@@ -72,7 +72,7 @@ test('feeds: wrong dtype, wrong shape, unknown and missing inputs', async () => 
   // Unknown input name.
   await assert.rejects(session.run({ image, nope: image }), isKilnError(CODES.NOT_FOUND, /nope/));
   // Missing input.
-  await assert.rejects(session.run({}), isKilnError(CODES.STATE, /image/));
+  await assert.rejects(session.run({}), isKilnError(CODES.INVALID_ARGUMENT, /image/));
   // Unknown type name.
   await assert.rejects(session.run({ image: { ...image, type: 'float33' } }),
     isKilnError(CODES.INVALID_ARGUMENT));
@@ -81,6 +81,62 @@ test('feeds: wrong dtype, wrong shape, unknown and missing inputs', async () => 
   assert.deepEqual(out.logits.dims, [1, 10]);
   model.dispose();
 });
+
+// The texts of the mistakes users commonly make: the C library's words
+// (tests/test_error_texts.c), with JavaScript's dtype names.
+test('error texts name the file, the input, the dtype and the element count', async () => {
+  const dir = tempDir('kiln-node-texts-');
+  const missing = path.join(dir, 'nope.onnx');
+  await assert.rejects(kiln.Model.load(missing), isKilnError(CODES.IO,
+    exactly(`cannot open '${missing}': No such file or directory`)));
+  const notes = path.join(dir, 'notes.txt');
+  fs.writeFileSync(notes, 'this is not an ONNX model\n');
+  await assert.rejects(kiln.Model.load(notes), isKilnError(CODES.INVALID_MODEL,
+    startsWith(`'${notes}' is not a valid ONNX model: `)));
+  const good = fs.readFileSync(DIGITS_MODEL);
+  const half = path.join(dir, 'half.onnx');
+  fs.writeFileSync(half, good.subarray(0, good.length >> 1));
+  await assert.rejects(kiln.Model.load(half), isKilnError(CODES.INVALID_MODEL,
+    startsWith(`'${half}' is not a valid ONNX model: `)));
+  await assert.rejects(kiln.Model.load(good.subarray(0, good.length >> 1)),
+    isKilnError(CODES.INVALID_MODEL, startsWith('the model bytes are not a valid ONNX model: ')));
+  const sample = digitSamples()[0].file;
+  await assert.rejects(kiln.Model.load(sample), isKilnError(CODES.INVALID_MODEL,
+    exactly(`'${sample}' is an ONNX tensor file, not a model`)));
+  const unsupported = path.join(SOURCE_DIR, 'tests', 'data', 'models', 'unsupported_op.onnx');
+  await assert.rejects(kiln.Model.load(unsupported), isKilnError(CODES.UNSUPPORTED,
+    /^unsupported op \w+ \(domain '[\w.]*', opset \d+\) at node '/));
+  fs.rmSync(dir, { recursive: true });
+
+  const model = await kiln.Model.load(DIGITS_MODEL);
+  const session = model.createSession();
+  const image = digitSamples()[0].tensor;
+  await assert.rejects(session.run({ imgae: image }), isKilnError(CODES.NOT_FOUND,
+    exactly("Session.run: unknown input 'imgae'; the model's inputs are: 'image'")));
+  await assert.rejects(session.run({}), isKilnError(CODES.INVALID_ARGUMENT,
+    exactly("Session.run: input 'image' (float32, shape ?x1x8x8) is missing from the feeds")));
+  await assert.rejects(session.run({ image: { type: 'float64', dims: [1, 1, 8, 8],
+    data: new Float64Array(64) } }), isKilnError(CODES.DTYPE,
+    exactly("input 'image' expects float32, got float64")));
+  await assert.rejects(session.run({ image: { type: 'float32', dims: [1, 1, 8, 8],
+    data: new Float32Array(10) } }), isKilnError(CODES.INVALID_ARGUMENT,
+    exactly("input 'image': 10 float32 elements given, the shape 1x1x8x8 needs 64")));
+  await assert.rejects(session.run({ image: { type: 'float32', dims: [1, 1, 8, 9],
+    data: new Float32Array(72) } }), isKilnError(CODES.SHAPE,
+    exactly("input 'image' expects shape ?x1x8x8, got 1x1x8x9 (dim 3 must be 8)")));
+  await assert.rejects(session.run({ image: { type: 'float32', dims: [8, 8],
+    data: new Float32Array(64) } }), isKilnError(CODES.SHAPE,
+    exactly("input 'image' expects shape ?x1x8x8 (rank 4), got 8x8 (rank 2)")));
+  model.dispose();
+});
+
+function exactly(text) {
+  return new RegExp(`^${text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`);
+}
+
+function startsWith(text) {
+  return new RegExp(`^${text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}.`);
+}
 
 test('disposed sessions and models refuse work; dispose twice is fine', async () => {
   const model = await kiln.Model.load(DIGITS_MODEL);

@@ -396,13 +396,23 @@ class _Input:
 
 
 def _shape_text(shape: Optional[Sequence[Optional[int]]]) -> str:
+    """A shape as the C library writes it: 1x3x224x224, ? for a dynamic dim."""
     if shape is None:
-        return "any shape"
-    return "[%s]" % ", ".join("?" if d is None else str(d) for d in shape)
+        return "unknown"
+    if len(shape) == 0:
+        return "scalar"
+    return "x".join("?" if d is None else str(d) for d in shape)
 
 
 def _names(infos: Iterable[ValueInfo]) -> str:
-    return ", ".join(repr(i.name) for i in infos) or "none"
+    return ", ".join("'%s'" % i.name for i in infos)
+
+
+def _unknown_name(side: str, name: Any, infos: Sequence[ValueInfo]) -> str:
+    """The C library's text for a name the model does not have."""
+    if not infos:
+        return "unknown %s %r; the model has no %ss" % (side, name, side)
+    return "unknown %s %r; the model's %ss are: %s" % (side, name, side, _names(infos))
 
 
 class Session(_Handle):
@@ -517,8 +527,8 @@ class Session(_Handle):
         for name in names:
             index = self._outputs.get(name)
             if index is None:
-                raise _lib.fail(Status.NOT_FOUND, "Session.run", "the model has no output named "
-                                "%r; its outputs are: %s" % (name, _names(self.model.outputs)))
+                raise _lib.fail(Status.NOT_FOUND, "Session.run",
+                                _unknown_name("output", name, self.model.outputs))
             indices.append(index)
         return indices
 
@@ -551,11 +561,12 @@ class Session(_Handle):
     def _feed_names_error(self, feeds: Mapping[str, Any]) -> None:
         for name in feeds:
             if name not in self._inputs:
-                raise _lib.fail(Status.NOT_FOUND, "Session.run", "the model has no input named "
-                                "%r; its inputs are: %s" % (name, _names(self.model.inputs)))
-        missing = [i.name for i in self.model.inputs if i.name not in feeds]
-        raise _lib.fail(Status.STATE, "Session.run", "input %r is missing from the feeds (the "
-                        "model's inputs are: %s)" % (missing[0], _names(self.model.inputs)))
+                raise _lib.fail(Status.NOT_FOUND, "Session.run",
+                                _unknown_name("input", name, self.model.inputs))
+        missing = [i for i in self.model.inputs if i.name not in feeds][0]
+        raise _lib.fail(Status.INVALID_ARGUMENT, "Session.run", "input %r (%s, shape %s) is "
+                        "missing from the feeds" % (missing.name, missing.type or missing.kind,
+                                                    _shape_text(missing.shape)))
 
     def _convert(self, inp: _Input, value: Any) -> np.ndarray:
         where = "Session.run"
@@ -598,10 +609,10 @@ class Session(_Handle):
         declared = inp.declared
         if declared is not None and inp.static_count >= 0 and tuple(shape) != declared:
             if arr.size != inp.static_count:
-                raise _lib.fail(Status.SHAPE, "Session.run", "input %r has %d elements (shape "
-                                "%s); the model expects %d (shape %s)"
-                                % (inp.name, arr.size, _shape_text(shape), inp.static_count,
-                                   _shape_text(declared)))
+                raise _lib.fail(Status.SHAPE, "Session.run", "input %r: %d %s elements given "
+                                "(shape %s), the model's shape %s needs %d"
+                                % (inp.name, arr.size, inp.dtype.name, _shape_text(shape),
+                                   _shape_text(declared), inp.static_count))
             raise _lib.fail(Status.SHAPE, "Session.run", "input %r has shape %s; the model "
                             "expects %s (same %d elements: reshape it)"
                             % (inp.name, _shape_text(shape), _shape_text(declared), arr.size))

@@ -129,17 +129,14 @@ ERROR_CLASSES: Dict[int, Type[KilnError]] = {
         InternalError, BufferTooSmallError, LimitError)
 }
 
-# C's element type names that NumPy spells differently.
-_C_DTYPE_WORDS = re.compile(r"\b(float|double)\b(?![-.]\d)")
-_NUMPY_NAMES = {"float": "float32", "double": "float64"}
 # A C function name leading a message ("kiln_options_set_int: options is NULL").
 _C_PREFIX = re.compile(r"^kiln_[a-z0-9_]+: ")
 
 
 def user_message(text: str) -> str:
-    """The C library's message in Python terms: NumPy dtype names, no C function names."""
-    text = _C_PREFIX.sub("", text)
-    return _C_DTYPE_WORDS.sub(lambda m: _NUMPY_NAMES[m.group(1)], text)
+    """The C library's message in Python terms: no C function names. (Its
+    dtype names, float32 and float64, are already NumPy's.)"""
+    return _C_PREFIX.sub("", text)
 
 
 def error_for(code: int, message: str) -> KilnError:

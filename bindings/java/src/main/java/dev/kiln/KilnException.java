@@ -13,8 +13,15 @@ public class KilnException extends RuntimeException {
 
     /** code: one of the KILN_ERR_* values (see {@link Status}). */
     public KilnException(int code, String message) {
-        super(message);
+        super(withoutCFunctionName(message));
         this.code = code;
+    }
+
+    /* A few library messages lead with the C function's name
+     * ("kiln_tensor_string: ..."); Java callers know which method they
+     * called, and C's names are not this binding's. */
+    private static String withoutCFunctionName(String message) {
+        return message == null ? null : message.replaceFirst("^kiln_[a-z0-9_]+: ", "");
     }
 
     /** The status code, a KILN_ERR_* value. */

@@ -12,6 +12,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.function.Executable;
+import org.junit.jupiter.api.io.TempDir;
 
 /** Bad input raises KilnException with the C API's status and message. */
 class ErrorTest {
@@ -111,6 +112,58 @@ class ErrorTest {
         expect(Status.INVALID_ARGUMENT, () -> new KilnRuntime(new Options().set(999, 1)));
         expect(Status.INVALID_MODEL, () -> Tensor.decode(new byte[] {(byte) 0xff, (byte) 0xff}));
         expect(Status.INVALID_ARGUMENT, () -> Tensor.decode(new byte[0], ValueKind.SEQUENCE).element(0));
+    }
+
+    /* The texts of the mistakes users commonly make: the C library's words
+     * (tests/test_error_texts.c), with no C function names. */
+    private static void expectText(Status status, String text, Executable call) {
+        assertEquals(text, expect(status, call).getMessage());
+    }
+
+    private static void expectLead(Status status, String lead, Executable call) {
+        String message = expect(status, call).getMessage();
+        assertTrue(message.startsWith(lead) && message.length() > lead.length(), message);
+    }
+
+    @Test
+    void errorTextsNameTheFileTheInputTheDtypeAndTheCount(@TempDir Path dir) throws Exception {
+        Path missing = dir.resolve("nope.onnx");
+        expectText(Status.IO, "cannot open '" + missing + "': No such file or directory",
+                () -> runtime.loadModel(missing));
+        Path notes = dir.resolve("notes.txt");
+        Files.writeString(notes, "this is not an ONNX model\n");
+        expectLead(Status.INVALID_MODEL, "'" + notes + "' is not a valid ONNX model: ",
+                () -> runtime.loadModel(notes));
+        byte[] good = Files.readAllBytes(TestSupport.source("examples/digits/digits.onnx"));
+        byte[] truncated = java.util.Arrays.copyOf(good, good.length / 2);
+        expectLead(Status.INVALID_MODEL, "the model bytes are not a valid ONNX model: ",
+                () -> runtime.loadModel(truncated));
+        Path sample = TestSupport.source("examples/digits/samples/digit_12_label_2.pb");
+        expectText(Status.INVALID_MODEL, "'" + sample + "' is an ONNX tensor file, not a model",
+                () -> runtime.loadModel(sample));
+        expectLead(Status.UNSUPPORTED, "unsupported op FrobnicateTensor (domain ",
+                () -> runtime.loadModel(TestSupport.source("tests/data/models/unsupported_op.onnx")));
+
+        expectText(Status.STATE,
+                "input 'image' (float32, shape ?x1x8x8) has no value: set it before running",
+                () -> session.run());
+        expectText(Status.NOT_FOUND, "unknown input 'imgae'; the model's inputs are: 'image'",
+                () -> session.setInput("imgae", new float[64], 1, 1, 8, 8));
+        expectText(Status.NOT_FOUND, "unknown output 'probs'; the model's outputs are: 'logits'",
+                () -> session.getOutputFloats("probs"));
+        expectText(Status.DTYPE, "input 'image' expects float32, got float64",
+                () -> session.setInput("image", new double[64], 1, 1, 8, 8));
+        expectText(Status.INVALID_ARGUMENT,
+                "input 'image': 10 float32 elements given, the shape 1x1x8x8 needs 64",
+                () -> session.setInput("image", new float[10], 1, 1, 8, 8));
+        expectText(Status.SHAPE, "input 'image' expects shape ?x1x8x8, got 1x1x8x9 (dim 3 must be 8)",
+                () -> session.setInput("image", new float[72], 1, 1, 8, 9));
+        expectText(Status.SHAPE, "input 'image' expects shape ?x1x8x8 (rank 4), got 8x8 (rank 2)",
+                () -> session.setInput("image", new float[64], 8, 8));
+        session.setInput("image", new float[64], 1, 1, 8, 8);
+        session.run();
+        expectText(Status.INVALID_ARGUMENT, "output index 3 out of range: the model has 1 output",
+                () -> session.getOutputFloats(3));
     }
 
     @Test
