@@ -21,6 +21,13 @@ struct kiln_options {
     int32_t profile;
     int32_t plan_cache;      /* KILN_OPT_PLAN_CACHE; 0 = the engine's default */
     char *tuning_cache;      /* owned copy, or NULL */
+    /* Calibrators (kiln_calibrator_*): method, activations int8 symmetric,
+     * the percentile, and the nodes or op types kept in float (owned,
+     * comma-separated, or NULL). */
+    int32_t calib_method;
+    int32_t calib_symmetric;
+    double calib_percentile;
+    char *calib_keep_float;
 };
 
 struct kiln_runtime {

@@ -13,6 +13,8 @@ int32_t kiln_options_create(kiln_options **out)
     (*out)->threads = 1;
     (*out)->optimize = 2;
     (*out)->use_dnnl = 1;
+    (*out)->calib_method = KILN_CALIB_MSE;
+    (*out)->calib_percentile = 99.99;
     return KILN_OK;
 }
 
@@ -21,6 +23,7 @@ void kiln_options_destroy(kiln_options *options)
     if (!options)
         return;
     free(options->tuning_cache);
+    free(options->calib_keep_float);
     free(options);
 }
 
@@ -70,22 +73,56 @@ int32_t kiln_options_set_int(kiln_options *o, int32_t key, int32_t value)
         else
             o->max_arena_mb = value;
         return KILN_OK;
+    case KILN_OPT_CALIB_METHOD:
+        if (value < KILN_CALIB_MINMAX || value > KILN_CALIB_MSE)
+            return kiln_fail(KILN_ERR_INVALID_ARGUMENT,
+                             "calib_method must be 1 (minmax), 2 (percentile), 3 (entropy) or "
+                             "4 (mse), got %d", (int)value);
+        o->calib_method = value;
+        return KILN_OK;
+    case KILN_OPT_CALIB_SYMMETRIC:
+        return set_flag(&o->calib_symmetric, value, "calib_symmetric");
     default:
         return kiln_fail(KILN_ERR_INVALID_ARGUMENT, "unknown option key %d", (int)key);
     }
 }
 
-int32_t kiln_options_set_string(kiln_options *o, int32_t key, const char *value)
+/* Replaces an owned string option with a copy of value (NULL clears it). */
+static int32_t set_owned(char **field, const char *value)
 {
-    KILN_CHECK_ARG(o, "options is NULL");
-    if (key != KILN_SOPT_TUNING_CACHE)
-        return kiln_fail(KILN_ERR_INVALID_ARGUMENT, "unknown string option key %d", (int)key);
     char *copy = NULL;
     if (value && !(copy = strdup(value)))
         return kiln_fail(KILN_ERR_OUT_OF_MEMORY, "out of memory");
-    free(o->tuning_cache);
-    o->tuning_cache = copy;
+    free(*field);
+    *field = copy;
     return KILN_OK;
+}
+
+static int32_t set_percentile(kiln_options *o, const char *value)
+{
+    char *end = NULL;
+    double p = value ? strtod(value, &end) : 0;
+    if (!value || end == value || *end || !(p > 0 && p <= 100))
+        return kiln_fail(KILN_ERR_INVALID_ARGUMENT,
+                         "calib_percentile must be a number in (0, 100], got '%s'",
+                         value ? value : "(null)");
+    o->calib_percentile = p;
+    return KILN_OK;
+}
+
+int32_t kiln_options_set_string(kiln_options *o, int32_t key, const char *value)
+{
+    KILN_CHECK_ARG(o, "options is NULL");
+    switch (key) {
+    case KILN_SOPT_TUNING_CACHE:
+        return set_owned(&o->tuning_cache, value);
+    case KILN_SOPT_CALIB_PERCENTILE:
+        return set_percentile(o, value);
+    case KILN_SOPT_CALIB_KEEP_FLOAT:
+        return set_owned(&o->calib_keep_float, value);
+    default:
+        return kiln_fail(KILN_ERR_INVALID_ARGUMENT, "unknown string option key %d", (int)key);
+    }
 }
 
 int32_t kiln_runtime_create(const kiln_options *options, kiln_runtime **out)

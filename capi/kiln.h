@@ -127,11 +127,41 @@ extern "C" {
  * session keeps, 1..1024; going back to a kept signature costs no planning.
  * The kept plans share one arena sized to the largest. Default 8. */
 #define KILN_OPT_PLAN_CACHE 9
+/* Calibrator: how each activation's range is chosen (KILN_CALIB_*).
+ * Default KILN_CALIB_MSE (the least expected error per tensor; entropy
+ * needs many batches before its search measures clipping, not noise). */
+#define KILN_OPT_CALIB_METHOD 10
+/* Calibrator: 1 = activations int8 symmetric (zero point 0); 0 = uint8
+ * asymmetric over the range seen (a Relu's output spends all 256 levels on
+ * [0, max]). Weights are always int8 symmetric per output channel. Default 0. */
+#define KILN_OPT_CALIB_SYMMETRIC 11
 
 /* ---- option keys for kiln_options_set_string ---- */
 /* Session: path of the kernel tuning cache file, keyed inside by model and
  * machine. Read at session creation; written after tuning. */
 #define KILN_SOPT_TUNING_CACHE 1
+/* Calibrator: the percentile of KILN_CALIB_PERCENTILE, a decimal number in
+ * (0, 100]. Default "99.99". */
+#define KILN_SOPT_CALIB_PERCENTILE 2
+/* Calibrator: comma-separated node names or op types left in float (their
+ * inputs are not quantized for them). Default none. */
+#define KILN_SOPT_CALIB_KEEP_FLOAT 3
+
+/* ---- calibration methods (KILN_OPT_CALIB_METHOD) ---- */
+/* The largest magnitude seen. */
+#define KILN_CALIB_MINMAX 1
+/* The magnitude below which KILN_SOPT_CALIB_PERCENTILE % of the values lie. */
+#define KILN_CALIB_PERCENTILE 2
+/* TensorRT's: the clipping threshold that loses the least information (KL
+ * divergence over 2048 histogram bins folded to 128 levels). */
+#define KILN_CALIB_ENTROPY 3
+/* The threshold of least expected squared quantization error. */
+#define KILN_CALIB_MSE 4
+
+/* ---- calibration report line kinds (kiln_calibrator_report_stats) ---- */
+#define KILN_CALIB_TENSOR_ACTIVATION 0
+#define KILN_CALIB_TENSOR_WEIGHT 1
+#define KILN_CALIB_TENSOR_BIAS 2
 
 /* ---- flags for kiln_session_set_input ---- */
 /* Copy the data now instead of borrowing the pointer until the run ends. */
@@ -142,6 +172,7 @@ typedef struct kiln_runtime kiln_runtime;
 typedef struct kiln_model kiln_model;
 typedef struct kiln_session kiln_session;
 typedef struct kiln_tensor kiln_tensor;
+typedef struct kiln_calibrator kiln_calibrator;
 
 /* ---- library ---- */
 
@@ -453,6 +484,68 @@ KILN_API int32_t kiln_tensor_element(const kiln_tensor *value, int32_t index,
  * DTYPE (not a string tensor), BUFFER_TOO_SMALL, LIMIT (over 2 GiB). */
 KILN_API int32_t kiln_tensor_string(const kiln_tensor *tensor, int32_t index, char *buf,
                                     int32_t cap, int32_t *needed);
+
+/* ---- INT8 calibration: a standard QDQ model from calibration batches ---- */
+
+/* A calibrator loads a model (from its file, or its bytes) without graph
+ * optimization, runs it on calibration batches and keeps one fixed-size
+ * histogram per float tensor, tapped inside the runtime: memory does not
+ * grow with the number of batches. It then writes the model again with
+ * QuantizeLinear/DequantizeLinear pairs (activations uint8 asymmetric or
+ * int8 symmetric; weights int8 symmetric per output channel; biases int32),
+ * which ONNX Runtime and other runtimes load too. Options:
+ * KILN_OPT_CALIB_METHOD, KILN_OPT_CALIB_SYMMETRIC,
+ * KILN_SOPT_CALIB_PERCENTILE, KILN_SOPT_CALIB_KEEP_FLOAT, plus the model
+ * load options (KILN_OPT_MAX_MODEL_MB, KILN_OPT_USE_DNNL). Errors: those of
+ * kiln_model_load_file; UNSUPPORTED for a model below opset 13 (per-channel
+ * QuantizeLinear). One thread at a time per calibrator. */
+KILN_API int32_t kiln_calibrator_create(kiln_runtime *runtime, const char *path,
+                                        const kiln_options *options, kiln_calibrator **out);
+KILN_API int32_t kiln_calibrator_create_memory(kiln_runtime *runtime, const void *data,
+                                               size_t size, const kiln_options *options,
+                                               kiln_calibrator **out);
+KILN_API void kiln_calibrator_destroy(kiln_calibrator *calibrator);
+/* Changes the calibration options (method, symmetry, percentile, nodes kept
+ * in float) for the next write; the histograms stay, so one set of batches
+ * can be written with every method. */
+KILN_API int32_t kiln_calibrator_configure(kiln_calibrator *calibrator,
+                                           const kiln_options *options);
+/* Sets input `name` of the next batch, as kiln_session_set_input does (the
+ * bytes are copied). Errors: NOT_FOUND (no such input, the message lists
+ * the model's inputs), DTYPE, SHAPE, INVALID_ARGUMENT. */
+KILN_API int32_t kiln_calibrator_set_input(kiln_calibrator *calibrator, const char *name,
+                                           int32_t dtype, const int64_t *dims, int32_t rank,
+                                           const void *data, size_t nbytes);
+/* Runs the model on the inputs set and adds every float tensor it computes
+ * to its histogram. NaN and infinite values are left out and counted (the
+ * report shows them). Errors: those of kiln_session_run. */
+KILN_API int32_t kiln_calibrator_add_batch(kiln_calibrator *calibrator);
+/* Batches added so far. */
+KILN_API int32_t kiln_calibrator_batch_count(const kiln_calibrator *calibrator, int32_t *count);
+/* Writes the QDQ model to a file. Errors: STATE (no batch added yet), IO
+ * (the file and the OS reason), OUT_OF_MEMORY. */
+KILN_API int32_t kiln_calibrator_write_file(kiln_calibrator *calibrator, const char *path);
+/* The QDQ model's bytes, two-call pattern (cap 0: BUFFER_TOO_SMALL with
+ * *needed set; the model is built once and kept for the second call).
+ * Errors: STATE, BUFFER_TOO_SMALL, OUT_OF_MEMORY. */
+KILN_API int32_t kiln_calibrator_write_memory(kiln_calibrator *calibrator, void *buf, size_t cap,
+                                              size_t *needed);
+/* The report of the last write: one line per quantized tensor. */
+KILN_API int32_t kiln_calibrator_report_count(const kiln_calibrator *calibrator, int32_t *count);
+/* Name of the tensor on report line `index` (two-call pattern). */
+KILN_API int32_t kiln_calibrator_report_name(const kiln_calibrator *calibrator, int32_t index,
+                                             char *buf, int32_t cap, int32_t *needed);
+/* Report line `index`: its kind (KILN_CALIB_TENSOR_*), zero point, the
+ * count of NaN/Inf values left out, and up to five floats in stats: the
+ * smallest and largest value seen (activations) or present (weights), the
+ * chosen clipping magnitude, the scale (a per-channel weight's first
+ * channel) and the signal-to-quantization-noise ratio in dB (estimated from
+ * the histogram for activations, exact for weights; +inf when exact).
+ * Errors: STATE (no write yet), INVALID_ARGUMENT (bad index). */
+KILN_API int32_t kiln_calibrator_report_stats(const kiln_calibrator *calibrator, int32_t index,
+                                              int32_t *kind, int32_t *zero_point,
+                                              int64_t *nonfinite, float *stats,
+                                              size_t stats_bytes);
 
 #ifdef __cplusplus
 }

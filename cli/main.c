@@ -17,6 +17,7 @@ static const struct {
     {"run", cmd_run, "run a model on TensorProto files and write its outputs"},
     {"bench", cmd_bench, "time a model on random inputs"},
     {"check", cmd_check, "run ONNX backend test-case folders"},
+    {"quantize", cmd_quantize, "calibrate on sample inputs and write an INT8 QDQ model"},
 };
 
 #define COMMAND_COUNT (sizeof commands / sizeof commands[0])
@@ -25,7 +26,7 @@ static void usage(FILE *out)
 {
     fprintf(out, "usage: kiln COMMAND [ARGS...]\n\ncommands:\n");
     for (size_t i = 0; i < COMMAND_COUNT; i++)
-        fprintf(out, "  %-6s %s\n", commands[i].name, commands[i].summary);
+        fprintf(out, "  %-8s %s\n", commands[i].name, commands[i].summary);
     fprintf(out, "\n'kiln COMMAND --help' describes a command; 'kiln --version' prints the "
                  "library version.\n");
 }

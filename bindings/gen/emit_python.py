@@ -29,6 +29,8 @@ GROUPS = {
     "string_option": ("StringOption", "enum.IntEnum"),
     "input_flag": ("InputFlag", "enum.IntFlag"),
     "image_flag": ("ImageFlag", "enum.IntFlag"),
+    "calib_method": ("CalibMethod", "enum.IntEnum"),
+    "calib_tensor": ("CalibTensor", "enum.IntEnum"),
 }
 # C type text -> ctypes expression (handle types are handled separately).
 CTYPES = {

@@ -259,6 +259,50 @@ package kiln
 // static kilngo_status kilngo_tensor_string(const kiln_tensor *tensor, int32_t index, char *buf, int32_t cap, int32_t *needed) {
 //     return kilngo_capture(kiln_tensor_string(tensor, index, buf, cap, needed));
 // }
+//
+// static kilngo_status kilngo_calibrator_create(kiln_runtime *runtime, const char *path, const kiln_options *options, kiln_calibrator **out) {
+//     return kilngo_capture(kiln_calibrator_create(runtime, path, options, out));
+// }
+//
+// static kilngo_status kilngo_calibrator_create_memory(kiln_runtime *runtime, const void *data, size_t size, const kiln_options *options, kiln_calibrator **out) {
+//     return kilngo_capture(kiln_calibrator_create_memory(runtime, data, size, options, out));
+// }
+//
+// static kilngo_status kilngo_calibrator_configure(kiln_calibrator *calibrator, const kiln_options *options) {
+//     return kilngo_capture(kiln_calibrator_configure(calibrator, options));
+// }
+//
+// static kilngo_status kilngo_calibrator_set_input(kiln_calibrator *calibrator, const char *name, int32_t dtype, const int64_t *dims, int32_t rank, const void *data, size_t nbytes) {
+//     return kilngo_capture(kiln_calibrator_set_input(calibrator, name, dtype, dims, rank, data, nbytes));
+// }
+//
+// static kilngo_status kilngo_calibrator_add_batch(kiln_calibrator *calibrator) {
+//     return kilngo_capture(kiln_calibrator_add_batch(calibrator));
+// }
+//
+// static kilngo_status kilngo_calibrator_batch_count(const kiln_calibrator *calibrator, int32_t *count) {
+//     return kilngo_capture(kiln_calibrator_batch_count(calibrator, count));
+// }
+//
+// static kilngo_status kilngo_calibrator_write_file(kiln_calibrator *calibrator, const char *path) {
+//     return kilngo_capture(kiln_calibrator_write_file(calibrator, path));
+// }
+//
+// static kilngo_status kilngo_calibrator_write_memory(kiln_calibrator *calibrator, void *buf, size_t cap, size_t *needed) {
+//     return kilngo_capture(kiln_calibrator_write_memory(calibrator, buf, cap, needed));
+// }
+//
+// static kilngo_status kilngo_calibrator_report_count(const kiln_calibrator *calibrator, int32_t *count) {
+//     return kilngo_capture(kiln_calibrator_report_count(calibrator, count));
+// }
+//
+// static kilngo_status kilngo_calibrator_report_name(const kiln_calibrator *calibrator, int32_t index, char *buf, int32_t cap, int32_t *needed) {
+//     return kilngo_capture(kiln_calibrator_report_name(calibrator, index, buf, cap, needed));
+// }
+//
+// static kilngo_status kilngo_calibrator_report_stats(const kiln_calibrator *calibrator, int32_t index, int32_t *kind, int32_t *zero_point, int64_t *nonfinite, float *stats, size_t stats_bytes) {
+//     return kilngo_capture(kiln_calibrator_report_stats(calibrator, index, kind, zero_point, nonfinite, stats, stats_bytes));
+// }
 import "C"
 
 import "unsafe"
@@ -616,4 +660,64 @@ func cTensorElement(value *C.kiln_tensor, index C.int32_t, out **C.kiln_tensor) 
 // cTensorString wraps kiln_tensor_string: bytes of element `index` of a string tensor (two-call pattern; may contain NULs)
 func cTensorString(tensor *C.kiln_tensor, index C.int32_t, buf *C.char, cap C.int32_t, needed *C.int32_t) error {
 	return statusError("kiln_tensor_string", C.kilngo_tensor_string(tensor, index, buf, cap, needed))
+}
+
+// cCalibratorCreate wraps kiln_calibrator_create: loads a model file for calibration (no graph optimization)
+func cCalibratorCreate(runtime *C.kiln_runtime, path *C.char, options *C.kiln_options, out **C.kiln_calibrator) error {
+	return statusError("kiln_calibrator_create", C.kilngo_calibrator_create(runtime, path, options, out))
+}
+
+// cCalibratorCreateMemory wraps kiln_calibrator_create_memory: the same from the model's bytes
+func cCalibratorCreateMemory(runtime *C.kiln_runtime, data unsafe.Pointer, size C.size_t, options *C.kiln_options, out **C.kiln_calibrator) error {
+	return statusError("kiln_calibrator_create_memory", C.kilngo_calibrator_create_memory(runtime, data, size, options, out))
+}
+
+// cCalibratorDestroy wraps kiln_calibrator_destroy: frees the calibrator (NULL-safe)
+func cCalibratorDestroy(calibrator *C.kiln_calibrator) {
+	C.kiln_calibrator_destroy(calibrator)
+}
+
+// cCalibratorConfigure wraps kiln_calibrator_configure: changes method, symmetry, percentile and float-kept nodes for the next write
+func cCalibratorConfigure(calibrator *C.kiln_calibrator, options *C.kiln_options) error {
+	return statusError("kiln_calibrator_configure", C.kilngo_calibrator_configure(calibrator, options))
+}
+
+// cCalibratorSetInput wraps kiln_calibrator_set_input: sets input `name` of the next batch (copied)
+func cCalibratorSetInput(calibrator *C.kiln_calibrator, name *C.char, dtype C.int32_t, dims *C.int64_t, rank C.int32_t, data unsafe.Pointer, nbytes C.size_t) error {
+	return statusError("kiln_calibrator_set_input", C.kilngo_calibrator_set_input(calibrator, name, dtype, dims, rank, data, nbytes))
+}
+
+// cCalibratorAddBatch wraps kiln_calibrator_add_batch: runs the batch and adds every float tensor to its histogram
+func cCalibratorAddBatch(calibrator *C.kiln_calibrator) error {
+	return statusError("kiln_calibrator_add_batch", C.kilngo_calibrator_add_batch(calibrator))
+}
+
+// cCalibratorBatchCount wraps kiln_calibrator_batch_count: batches added so far
+func cCalibratorBatchCount(calibrator *C.kiln_calibrator, count *C.int32_t) error {
+	return statusError("kiln_calibrator_batch_count", C.kilngo_calibrator_batch_count(calibrator, count))
+}
+
+// cCalibratorWriteFile wraps kiln_calibrator_write_file: writes the QDQ model to a file
+func cCalibratorWriteFile(calibrator *C.kiln_calibrator, path *C.char) error {
+	return statusError("kiln_calibrator_write_file", C.kilngo_calibrator_write_file(calibrator, path))
+}
+
+// cCalibratorWriteMemory wraps kiln_calibrator_write_memory: the QDQ model's bytes (two-call pattern)
+func cCalibratorWriteMemory(calibrator *C.kiln_calibrator, buf unsafe.Pointer, cap C.size_t, needed *C.size_t) error {
+	return statusError("kiln_calibrator_write_memory", C.kilngo_calibrator_write_memory(calibrator, buf, cap, needed))
+}
+
+// cCalibratorReportCount wraps kiln_calibrator_report_count: lines in the last write's report
+func cCalibratorReportCount(calibrator *C.kiln_calibrator, count *C.int32_t) error {
+	return statusError("kiln_calibrator_report_count", C.kilngo_calibrator_report_count(calibrator, count))
+}
+
+// cCalibratorReportName wraps kiln_calibrator_report_name: tensor name of report line `index` (two-call pattern)
+func cCalibratorReportName(calibrator *C.kiln_calibrator, index C.int32_t, buf *C.char, cap C.int32_t, needed *C.int32_t) error {
+	return statusError("kiln_calibrator_report_name", C.kilngo_calibrator_report_name(calibrator, index, buf, cap, needed))
+}
+
+// cCalibratorReportStats wraps kiln_calibrator_report_stats: kind, zero point, NaN/Inf count and min, max, threshold, scale, SQNR dB of report line `index`
+func cCalibratorReportStats(calibrator *C.kiln_calibrator, index C.int32_t, kind *C.int32_t, zero_point *C.int32_t, nonfinite *C.int64_t, stats *C.float, stats_bytes C.size_t) error {
+	return statusError("kiln_calibrator_report_stats", C.kilngo_calibrator_report_stats(calibrator, index, kind, zero_point, nonfinite, stats, stats_bytes))
 }

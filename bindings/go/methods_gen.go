@@ -126,12 +126,20 @@ const (
 	OptProfile int32 = 8
 	// OptPlanCache: session: plans kept, one per input signature, sharing one arena (1..1024, default 8)
 	OptPlanCache int32 = 9
+	// OptCalibMethod: calibrator: how activation ranges are chosen (KILN_CALIB_*; default mse)
+	OptCalibMethod int32 = 10
+	// OptCalibSymmetric: calibrator: 1 = int8 symmetric activations, 0 = uint8 asymmetric (default)
+	OptCalibSymmetric int32 = 11
 )
 
 // String option keys.
 const (
 	// StringOptTuningCache: session: path of the kernel tuning cache file
 	StringOptTuningCache int32 = 1
+	// StringOptCalibPercentile: calibrator: the percentile of KILN_CALIB_PERCENTILE, in (0, 100] (default "99.99")
+	StringOptCalibPercentile int32 = 2
+	// StringOptCalibKeepFloat: calibrator: comma-separated node names or op types left in float
+	StringOptCalibKeepFloat int32 = 3
 )
 
 // Flags for binding inputs.
@@ -144,6 +152,28 @@ const (
 const (
 	// ImageBGR: kiln_image_to_tensor: write channels in B, G, R order
 	ImageBGR int32 = 1
+)
+
+// Calibration methods (OptCalibMethod).
+const (
+	// CalibMinmax: the largest magnitude seen
+	CalibMinmax int32 = 1
+	// CalibPercentile: the magnitude below which the given percent of values lie
+	CalibPercentile int32 = 2
+	// CalibEntropy: least KL divergence (2048 bins folded to 128 levels)
+	CalibEntropy int32 = 3
+	// CalibMse: least expected squared quantization error
+	CalibMse int32 = 4
+)
+
+// Calibration report line kinds.
+const (
+	// CalibTensorActivation: a computed tensor (or graph input), quantized by its calibrated range
+	CalibTensorActivation int32 = 0
+	// CalibTensorWeight: a constant weight, int8 symmetric per output channel
+	CalibTensorWeight int32 = 1
+	// CalibTensorBias: a constant bias, int32 at input scale x weight scale
+	CalibTensorBias int32 = 2
 )
 
 // InputCount wraps kiln_model_input_count: number of model inputs

@@ -13,9 +13,10 @@
  *     clipping error of the values beyond T plus a rounding error of
  *     step^2 / 12 for every nonzero value within it.
  * The range then follows from the target: symmetric int8 takes [-T, T]
- * (zero point 0); asymmetric uint8 takes the seen [min, max] clipped to
- * [-T, T] and widened to hold zero, with all 255 steps searched over when
- * the tensor is never negative (after a Relu). */
+ * over both sides folded (zero point 0); asymmetric uint8 chooses each end
+ * on its own side's values, the 255 steps shared in proportion to the
+ * sides' extents (all of them above zero after a Relu), and always holds
+ * zero. */
 #ifndef KN_CALIB_THRESHOLD_H
 #define KN_CALIB_THRESHOLD_H
 

@@ -1,7 +1,7 @@
 /* The executor: runs a finished plan's steps in order. Everything it
  * touches was placed when the plan was built, so a run allocates nothing;
  * it checks for cancellation between steps and, when profiling, times
- * each step. */
+ * each step; a tap (calibration) sees each step's outputs. */
 #include <stdatomic.h>
 #include <stdint.h>
 #include <time.h>
@@ -30,6 +30,9 @@ int kn_plan_execute(kn_plan *p, const atomic_uint_fast64_t *cancel_target, uint6
             kn_err_prefix(err, "node '%s' (%s)", st->k.node->name, st->k.node->op_type);
             return rc;
         }
+        const kn_tap *tap = p->options.tap;
+        if (tap && (rc = tap->fn(tap->ctx, p, &st->k, err)) != KN_OK)
+            return rc;
     }
     return KN_OK;
 }

@@ -323,6 +323,8 @@ static int prepare_node(kn_plan *p, int32_t i, kn_threadpool *tp, int eager, kn_
     if (rc == KN_OK && (eager || is_foldable(p, def, &k))) {
         int64_t t0 = eager && p->eager_steps ? kn_now_ns() : 0;
         rc = fold(p, def, &k, err);
+        if (rc == KN_OK && eager && p->options.tap)
+            rc = p->options.tap->fn(p->options.tap->ctx, p, &k, err);
         if (eager && p->eager_steps) {
             int32_t e = p->n_eager_steps++;
             p->step_ns[e] = kn_now_ns() - t0;

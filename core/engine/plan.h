@@ -24,6 +24,18 @@ enum {
 
 struct kn_plan;
 
+/* An observer of computed values: called after each node runs (a planned
+ * step, or an eagerly run node) with the node's kernel context, whose out[]
+ * hold its outputs; they are valid only during the call (a later step may
+ * reuse their bytes). Calibration taps activations this way
+ * (core/calib/calibrator.c) instead of adding graph outputs. A nonzero
+ * return stops the run with that status (the tap sets err). Constants
+ * folded while a plan is built are not shown. */
+typedef struct kn_tap {
+    int (*fn)(void *ctx, const struct kn_plan *plan, const kn_kctx *k, kn_err *err);
+    void *ctx;
+} kn_tap;
+
 typedef struct kn_plan_options {
     int64_t max_arena;   /* 0 = no limit */
     /* Eager mode: input_shapes[i].data holds the bound input values; every
@@ -52,6 +64,8 @@ typedef struct kn_plan_options {
      * which the plan takes over (freed with it, also when the build fails)
      * instead of allocating afresh; NULL: none. */
     struct kn_bump *recycle;
+    /* Called after every node that runs (see kn_tap); NULL: none. */
+    const kn_tap *tap;
 } kn_plan_options;
 
 typedef struct kn_step {

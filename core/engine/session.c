@@ -20,6 +20,7 @@ struct kn_session {
     kn_threadpool *pool;
     int64_t max_arena;
     int tune, profile;
+    const kn_tap *tap;
     char *tuning_cache;
     /* The plan of the last run (NULL if none), which the outputs belong to.
      * Without eager planning it is one of `cached`, the plans of the input
@@ -225,7 +226,7 @@ static int build_plan(kn_session *s, int from_bound, uint64_t run_id, kn_err *er
                          .tune = s->tune, .tuning_cache = s->tuning_cache,
                          .profile = s->profile, .shared_arena = !s->eager,
                          .value_inputs = s->eager ? NULL : s->value_inputs,
-                         .recycle = recycle};
+                         .recycle = recycle, .tap = s->tap};
     kn_plan *p = NULL;
     int rc = kn_plan_build(s->model, s->shapes, s->pool, &o, &p, err);
     s->plans_built += rc == KN_OK;
@@ -282,6 +283,7 @@ int kn_session_create(const kn_model *model, kn_threadpool *pool, const kn_sessi
     s->max_arena = cfg->max_arena;
     s->tune = cfg->tune;
     s->profile = cfg->profile;
+    s->tap = cfg->tap;
     s->tuning_cache = cfg->tuning_cache ? strdup(cfg->tuning_cache) : NULL;
     s->cache_capacity = cfg->plan_cache > 0 ? cfg->plan_cache : KN_SESSION_PLAN_CACHE;
     s->cached = calloc((size_t)s->cache_capacity, sizeof *s->cached);

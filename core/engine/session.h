@@ -19,6 +19,7 @@ typedef struct kn_session_config {
     const char *tuning_cache;   /* copied; NULL = none */
     int profile;                /* time each step of every run */
     int32_t plan_cache;         /* plans kept, by input signature; 0 = the default */
+    const kn_tap *tap;          /* sees every node's outputs (calibration); NULL: none */
 } kn_session_config;
 
 /* How many plans a session keeps unless told otherwise. */

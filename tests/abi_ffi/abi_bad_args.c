@@ -49,6 +49,8 @@ static void *handle_for(const kiln_api_function *f, const kiln_api_arg *a,
         return live->strings;
     if (strcmp(f->name, "kiln_tensor_element") == 0)
         return live->sequence;
+    if (strstr(a->type, "kiln_calibrator"))
+        return live->calibrator;
     if (strstr(a->type, "kiln_options"))
         return live->options;
     if (strstr(a->type, "kiln_runtime"))

@@ -40,6 +40,7 @@ typedef struct {
     void *tensor;        /* a float tensor */
     void *strings;       /* a string tensor, for kiln_tensor_string */
     void *sequence;      /* a sequence, for kiln_tensor_element */
+    void *calibrator;    /* with a written report, for the report lines */
 } abi_handles;
 
 /* Every function with NULL pointers and zero scalars, then every function
@@ -68,5 +69,7 @@ void library_functions(ffi_api *api);
 void model_queries(ffi_api *api, void *model);
 void tensor_functions(ffi_api *api, abi_handles *live, const float *logits);
 void image_functions(ffi_api *api, void *session, const float *sample, int label);
+void calibrator_functions(ffi_api *api, abi_handles *live, const char *model_path,
+                          const float *sample);
 
 #endif

@@ -226,6 +226,7 @@ void abi_run_sequence(ffi_api *api, const char *source_dir)
                 if (live.tensor) {
                     profile_functions(api, live.session);
                     image_functions(api, live.session, sample, SAMPLE_LABEL);
+                    calibrator_functions(api, &live, model_path, sample);
                 }
                 abi_check_bad_indices(api, &live);
                 int32_t kept = -1;
@@ -235,6 +236,7 @@ void abi_run_sequence(ffi_api *api, const char *source_dir)
             }
         }
     }
+    destroy(api, "kiln_calibrator_destroy", live.calibrator);
     destroy(api, "kiln_tensor_destroy", live.sequence);
     destroy(api, "kiln_tensor_destroy", live.strings);
     destroy(api, "kiln_tensor_destroy", live.tensor);

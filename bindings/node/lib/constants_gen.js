@@ -5,6 +5,19 @@
 // kiln_abi_version() when the library loads.
 exports.ABI_VERSION = 1;
 
+exports.CALIB_METHOD = Object.freeze({
+  MINMAX: 1,
+  PERCENTILE: 2,
+  ENTROPY: 3,
+  MSE: 4,
+});
+
+exports.CALIB_TENSOR = Object.freeze({
+  ACTIVATION: 0,
+  WEIGHT: 1,
+  BIAS: 2,
+});
+
 exports.DTYPE = Object.freeze({
   FLOAT: 1,
   UINT8: 2,
@@ -56,6 +69,8 @@ exports.OPTION = Object.freeze({
   TUNE: 7,
   PROFILE: 8,
   PLAN_CACHE: 9,
+  CALIB_METHOD: 10,
+  CALIB_SYMMETRIC: 11,
 });
 
 exports.STATUS = Object.freeze({
@@ -77,4 +92,6 @@ exports.STATUS = Object.freeze({
 
 exports.STRING_OPTION = Object.freeze({
   TUNING_CACHE: 1,
+  CALIB_PERCENTILE: 2,
+  CALIB_KEEP_FLOAT: 3,
 });

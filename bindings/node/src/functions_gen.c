@@ -838,6 +838,154 @@ static const kn_arg args_kiln_tensor_string[] = {
     {"needed", KN_ROLE_COMPANION, KN_CT_I32, 0, {-1, -1, -1, -1}, NULL},
 };
 
+/* loads a model file for calibration (no graph optimization) */
+static void call_kiln_calibrator_create(kn_slot *a, kn_slot *r)
+{
+    r->i32 = kiln_calibrator_create((kiln_runtime *)a[0].p, (const char *)a[1].p,
+                                    (const kiln_options *)a[2].p, (kiln_calibrator **)a[3].p);
+}
+static const kn_arg args_kiln_calibrator_create[] = {
+    {"runtime", KN_ROLE_HANDLE, KN_CT_NONE, 0, {-1, -1, -1, -1}, "kiln_runtime"},
+    {"path", KN_ROLE_CSTRING, KN_CT_NONE, 0, {-1, -1, -1, -1}, NULL},
+    {"options", KN_ROLE_HANDLE, KN_CT_NONE, KN_ARG_NULLABLE, {-1, -1, -1, -1}, "kiln_options"},
+    {"out", KN_ROLE_HANDLE_OUT, KN_CT_NONE, 0, {-1, -1, -1, -1}, "kiln_calibrator"},
+};
+
+/* the same from the model's bytes */
+static void call_kiln_calibrator_create_memory(kn_slot *a, kn_slot *r)
+{
+    r->i32 = kiln_calibrator_create_memory((kiln_runtime *)a[0].p, (const void *)a[1].p, a[2].z,
+                                           (const kiln_options *)a[3].p,
+                                           (kiln_calibrator **)a[4].p);
+}
+static const kn_arg args_kiln_calibrator_create_memory[] = {
+    {"runtime", KN_ROLE_HANDLE, KN_CT_NONE, 0, {-1, -1, -1, -1}, "kiln_runtime"},
+    {"data", KN_ROLE_BYTES_IN, KN_CT_NONE, 0, {2, -1, -1, -1}, NULL},
+    {"size", KN_ROLE_COMPANION, KN_CT_SIZE, 0, {-1, -1, -1, -1}, NULL},
+    {"options", KN_ROLE_HANDLE, KN_CT_NONE, KN_ARG_NULLABLE, {-1, -1, -1, -1}, "kiln_options"},
+    {"out", KN_ROLE_HANDLE_OUT, KN_CT_NONE, 0, {-1, -1, -1, -1}, "kiln_calibrator"},
+};
+
+/* frees the calibrator (NULL-safe) */
+static void call_kiln_calibrator_destroy(kn_slot *a, kn_slot *r)
+{
+    (void)r;
+    kiln_calibrator_destroy((kiln_calibrator *)a[0].p);
+}
+static const kn_arg args_kiln_calibrator_destroy[] = {
+    {"calibrator", KN_ROLE_HANDLE, KN_CT_NONE, 0, {-1, -1, -1, -1}, "kiln_calibrator"},
+};
+
+/* changes method, symmetry, percentile and float-kept nodes for the next write */
+static void call_kiln_calibrator_configure(kn_slot *a, kn_slot *r)
+{
+    r->i32 = kiln_calibrator_configure((kiln_calibrator *)a[0].p, (const kiln_options *)a[1].p);
+}
+static const kn_arg args_kiln_calibrator_configure[] = {
+    {"calibrator", KN_ROLE_HANDLE, KN_CT_NONE, 0, {-1, -1, -1, -1}, "kiln_calibrator"},
+    {"options", KN_ROLE_HANDLE, KN_CT_NONE, 0, {-1, -1, -1, -1}, "kiln_options"},
+};
+
+/* sets input `name` of the next batch (copied) */
+static void call_kiln_calibrator_set_input(kn_slot *a, kn_slot *r)
+{
+    r->i32 = kiln_calibrator_set_input((kiln_calibrator *)a[0].p, (const char *)a[1].p, a[2].i32,
+                                       (const int64_t *)a[3].p, a[4].i32, (const void *)a[5].p,
+                                       a[6].z);
+}
+static const kn_arg args_kiln_calibrator_set_input[] = {
+    {"calibrator", KN_ROLE_HANDLE, KN_CT_NONE, 0, {-1, -1, -1, -1}, "kiln_calibrator"},
+    {"name", KN_ROLE_CSTRING, KN_CT_NONE, 0, {-1, -1, -1, -1}, NULL},
+    {"dtype", KN_ROLE_SCALAR, KN_CT_I32, 0, {-1, -1, -1, -1}, NULL},
+    {"dims", KN_ROLE_DIMS_IN, KN_CT_NONE, 0, {4, -1, -1, -1}, NULL},
+    {"rank", KN_ROLE_COMPANION, KN_CT_I32, 0, {-1, -1, -1, -1}, NULL},
+    {"data", KN_ROLE_BYTES_IN, KN_CT_NONE, 0, {6, -1, -1, -1}, NULL},
+    {"nbytes", KN_ROLE_COMPANION, KN_CT_SIZE, 0, {-1, -1, -1, -1}, NULL},
+};
+
+/* runs the batch and adds every float tensor to its histogram */
+static void call_kiln_calibrator_add_batch(kn_slot *a, kn_slot *r)
+{
+    r->i32 = kiln_calibrator_add_batch((kiln_calibrator *)a[0].p);
+}
+static const kn_arg args_kiln_calibrator_add_batch[] = {
+    {"calibrator", KN_ROLE_HANDLE, KN_CT_NONE, 0, {-1, -1, -1, -1}, "kiln_calibrator"},
+};
+
+/* batches added so far */
+static void call_kiln_calibrator_batch_count(kn_slot *a, kn_slot *r)
+{
+    r->i32 = kiln_calibrator_batch_count((const kiln_calibrator *)a[0].p, (int32_t *)a[1].p);
+}
+static const kn_arg args_kiln_calibrator_batch_count[] = {
+    {"calibrator", KN_ROLE_HANDLE, KN_CT_NONE, 0, {-1, -1, -1, -1}, "kiln_calibrator"},
+    {"count", KN_ROLE_SCALAR_OUT, KN_CT_I32, 0, {-1, -1, -1, -1}, NULL},
+};
+
+/* writes the QDQ model to a file */
+static void call_kiln_calibrator_write_file(kn_slot *a, kn_slot *r)
+{
+    r->i32 = kiln_calibrator_write_file((kiln_calibrator *)a[0].p, (const char *)a[1].p);
+}
+static const kn_arg args_kiln_calibrator_write_file[] = {
+    {"calibrator", KN_ROLE_HANDLE, KN_CT_NONE, 0, {-1, -1, -1, -1}, "kiln_calibrator"},
+    {"path", KN_ROLE_CSTRING, KN_CT_NONE, 0, {-1, -1, -1, -1}, NULL},
+};
+
+/* the QDQ model's bytes (two-call pattern) */
+static void call_kiln_calibrator_write_memory(kn_slot *a, kn_slot *r)
+{
+    r->i32 = kiln_calibrator_write_memory((kiln_calibrator *)a[0].p, (void *)a[1].p, a[2].z,
+                                          (size_t *)a[3].p);
+}
+static const kn_arg args_kiln_calibrator_write_memory[] = {
+    {"calibrator", KN_ROLE_HANDLE, KN_CT_NONE, 0, {-1, -1, -1, -1}, "kiln_calibrator"},
+    {"buf", KN_ROLE_BYTES_OUT, KN_CT_NONE, 0, {2, 3, -1, -1}, NULL},
+    {"cap", KN_ROLE_COMPANION, KN_CT_SIZE, 0, {-1, -1, -1, -1}, NULL},
+    {"needed", KN_ROLE_COMPANION, KN_CT_SIZE, 0, {-1, -1, -1, -1}, NULL},
+};
+
+/* lines in the last write's report */
+static void call_kiln_calibrator_report_count(kn_slot *a, kn_slot *r)
+{
+    r->i32 = kiln_calibrator_report_count((const kiln_calibrator *)a[0].p, (int32_t *)a[1].p);
+}
+static const kn_arg args_kiln_calibrator_report_count[] = {
+    {"calibrator", KN_ROLE_HANDLE, KN_CT_NONE, 0, {-1, -1, -1, -1}, "kiln_calibrator"},
+    {"count", KN_ROLE_SCALAR_OUT, KN_CT_I32, 0, {-1, -1, -1, -1}, NULL},
+};
+
+/* tensor name of report line `index` (two-call pattern) */
+static void call_kiln_calibrator_report_name(kn_slot *a, kn_slot *r)
+{
+    r->i32 = kiln_calibrator_report_name((const kiln_calibrator *)a[0].p, a[1].i32, (char *)a[2].p,
+                                         a[3].i32, (int32_t *)a[4].p);
+}
+static const kn_arg args_kiln_calibrator_report_name[] = {
+    {"calibrator", KN_ROLE_HANDLE, KN_CT_NONE, 0, {-1, -1, -1, -1}, "kiln_calibrator"},
+    {"index", KN_ROLE_SCALAR, KN_CT_I32, 0, {-1, -1, -1, -1}, NULL},
+    {"buf", KN_ROLE_STRBUF, KN_CT_NONE, 0, {3, 4, -1, -1}, NULL},
+    {"cap", KN_ROLE_COMPANION, KN_CT_I32, 0, {-1, -1, -1, -1}, NULL},
+    {"needed", KN_ROLE_COMPANION, KN_CT_I32, 0, {-1, -1, -1, -1}, NULL},
+};
+
+/* kind, zero point, NaN/Inf count and min, max, threshold, scale, SQNR dB of report line `index` */
+static void call_kiln_calibrator_report_stats(kn_slot *a, kn_slot *r)
+{
+    r->i32 = kiln_calibrator_report_stats((const kiln_calibrator *)a[0].p, a[1].i32,
+                                          (int32_t *)a[2].p, (int32_t *)a[3].p, (int64_t *)a[4].p,
+                                          (float *)a[5].p, a[6].z);
+}
+static const kn_arg args_kiln_calibrator_report_stats[] = {
+    {"calibrator", KN_ROLE_HANDLE, KN_CT_NONE, 0, {-1, -1, -1, -1}, "kiln_calibrator"},
+    {"index", KN_ROLE_SCALAR, KN_CT_I32, 0, {-1, -1, -1, -1}, NULL},
+    {"kind", KN_ROLE_SCALAR_OUT, KN_CT_I32, 0, {-1, -1, -1, -1}, NULL},
+    {"zero_point", KN_ROLE_SCALAR_OUT, KN_CT_I32, 0, {-1, -1, -1, -1}, NULL},
+    {"nonfinite", KN_ROLE_SCALAR_OUT, KN_CT_I64, 0, {-1, -1, -1, -1}, NULL},
+    {"stats", KN_ROLE_FLOATS_OUT, KN_CT_NONE, 0, {6, -1, -1, -1}, NULL},
+    {"stats_bytes", KN_ROLE_COMPANION, KN_CT_SIZE, 0, {-1, -1, -1, -1}, NULL},
+};
+
 const kn_function kn_functions[] = {
     {"kiln_abi_version", KN_RESULT_VALUE, 0, 0, NULL, call_kiln_abi_version},
     {"kiln_version", KN_RESULT_STATIC_STRING, 0, 0, NULL, call_kiln_version},
@@ -964,5 +1112,29 @@ const kn_function kn_functions[] = {
      call_kiln_tensor_element},
     {"kiln_tensor_string", KN_RESULT_STATUS, 0, 5, args_kiln_tensor_string,
      call_kiln_tensor_string},
+    {"kiln_calibrator_create", KN_RESULT_STATUS, 0, 4, args_kiln_calibrator_create,
+     call_kiln_calibrator_create},
+    {"kiln_calibrator_create_memory", KN_RESULT_STATUS, 0, 5, args_kiln_calibrator_create_memory,
+     call_kiln_calibrator_create_memory},
+    {"kiln_calibrator_destroy", KN_RESULT_NONE, 1, 1, args_kiln_calibrator_destroy,
+     call_kiln_calibrator_destroy},
+    {"kiln_calibrator_configure", KN_RESULT_STATUS, 0, 2, args_kiln_calibrator_configure,
+     call_kiln_calibrator_configure},
+    {"kiln_calibrator_set_input", KN_RESULT_STATUS, 0, 7, args_kiln_calibrator_set_input,
+     call_kiln_calibrator_set_input},
+    {"kiln_calibrator_add_batch", KN_RESULT_STATUS, 0, 1, args_kiln_calibrator_add_batch,
+     call_kiln_calibrator_add_batch},
+    {"kiln_calibrator_batch_count", KN_RESULT_STATUS, 0, 2, args_kiln_calibrator_batch_count,
+     call_kiln_calibrator_batch_count},
+    {"kiln_calibrator_write_file", KN_RESULT_STATUS, 0, 2, args_kiln_calibrator_write_file,
+     call_kiln_calibrator_write_file},
+    {"kiln_calibrator_write_memory", KN_RESULT_STATUS, 0, 4, args_kiln_calibrator_write_memory,
+     call_kiln_calibrator_write_memory},
+    {"kiln_calibrator_report_count", KN_RESULT_STATUS, 0, 2, args_kiln_calibrator_report_count,
+     call_kiln_calibrator_report_count},
+    {"kiln_calibrator_report_name", KN_RESULT_STATUS, 0, 5, args_kiln_calibrator_report_name,
+     call_kiln_calibrator_report_name},
+    {"kiln_calibrator_report_stats", KN_RESULT_STATUS, 0, 7, args_kiln_calibrator_report_stats,
+     call_kiln_calibrator_report_stats},
 };
 const size_t kn_function_count = sizeof kn_functions / sizeof kn_functions[0];

@@ -69,10 +69,14 @@ class Option(enum.IntEnum):
     TUNE = 7  # KILN_OPT_TUNE: session: 1 = time candidate kernels at creation and keep the fastest (default 0)
     PROFILE = 8  # KILN_OPT_PROFILE: session: 1 = record per-step times for kiln_session_profile_* (default 0)
     PLAN_CACHE = 9  # KILN_OPT_PLAN_CACHE: session: plans kept, one per input signature, sharing one arena (1..1024, default 8)
+    CALIB_METHOD = 10  # KILN_OPT_CALIB_METHOD: calibrator: how activation ranges are chosen (KILN_CALIB_*; default mse)
+    CALIB_SYMMETRIC = 11  # KILN_OPT_CALIB_SYMMETRIC: calibrator: 1 = int8 symmetric activations, 0 = uint8 asymmetric (default)
 
 
 class StringOption(enum.IntEnum):
     TUNING_CACHE = 1  # KILN_SOPT_TUNING_CACHE: session: path of the kernel tuning cache file
+    CALIB_PERCENTILE = 2  # KILN_SOPT_CALIB_PERCENTILE: calibrator: the percentile of KILN_CALIB_PERCENTILE, in (0, 100] (default "99.99")
+    CALIB_KEEP_FLOAT = 3  # KILN_SOPT_CALIB_KEEP_FLOAT: calibrator: comma-separated node names or op types left in float
 
 
 class InputFlag(enum.IntFlag):
@@ -81,6 +85,19 @@ class InputFlag(enum.IntFlag):
 
 class ImageFlag(enum.IntFlag):
     BGR = 1  # KILN_IMAGE_BGR: kiln_image_to_tensor: write channels in B, G, R order
+
+
+class CalibMethod(enum.IntEnum):
+    MINMAX = 1  # KILN_CALIB_MINMAX: the largest magnitude seen
+    PERCENTILE = 2  # KILN_CALIB_PERCENTILE: the magnitude below which the given percent of values lie
+    ENTROPY = 3  # KILN_CALIB_ENTROPY: least KL divergence (2048 bins folded to 128 levels)
+    MSE = 4  # KILN_CALIB_MSE: least expected squared quantization error
+
+
+class CalibTensor(enum.IntEnum):
+    ACTIVATION = 0  # KILN_CALIB_TENSOR_ACTIVATION: a computed tensor (or graph input), quantized by its calibrated range
+    WEIGHT = 1  # KILN_CALIB_TENSOR_WEIGHT: a constant weight, int8 symmetric per output channel
+    BIAS = 2  # KILN_CALIB_TENSOR_BIAS: a constant bias, int32 at input scale x weight scale
 
 
 # ---- handles: opaque structs; a handle is a pointer to one ----
@@ -106,6 +123,10 @@ class kiln_tensor(ctypes.Structure):
     """a decoded or copied value: a tensor, sequence or optional"""
 
 
+class kiln_calibrator(ctypes.Structure):
+    """runs calibration batches into per-tensor histograms and writes a QDQ model"""
+
+
 # Each handle type's destroy function (it accepts NULL).
 HANDLE_DESTROY: Dict[str, str] = {
     "kiln_options": "kiln_options_destroy",
@@ -113,6 +134,7 @@ HANDLE_DESTROY: Dict[str, str] = {
     "kiln_model": "kiln_model_destroy",
     "kiln_session": "kiln_session_destroy",
     "kiln_tensor": "kiln_tensor_destroy",
+    "kiln_calibrator": "kiln_calibrator_destroy",
 }
 
 # C function -> (restype, argtypes), in header order. bind() applies them.
@@ -567,6 +589,84 @@ SIGNATURES: Dict[str, Tuple[Optional[type], List[type]]] = {
         ctypes.c_int32,  # int32_t cap (strcap)
         ctypes.POINTER(ctypes.c_int32),  # int32_t * needed (needed)
     ]),
+    # kiln_calibrator_create(runtime, path, options, out): loads a model file for calibration (no graph optimization)
+    "kiln_calibrator_create": (ctypes.c_int32, [
+        ctypes.POINTER(kiln_runtime),  # kiln_runtime * runtime (handle)
+        ctypes.c_char_p,  # const char * path (cstring)
+        ctypes.POINTER(kiln_options),  # const kiln_options * options (handle)
+        ctypes.POINTER(ctypes.POINTER(kiln_calibrator)),  # kiln_calibrator ** out (handle_out)
+    ]),
+    # kiln_calibrator_create_memory(runtime, data, size, options, out): the same from the model's bytes
+    "kiln_calibrator_create_memory": (ctypes.c_int32, [
+        ctypes.POINTER(kiln_runtime),  # kiln_runtime * runtime (handle)
+        ctypes.c_void_p,  # const void * data (bytes_in)
+        ctypes.c_size_t,  # size_t size (nbytes)
+        ctypes.POINTER(kiln_options),  # const kiln_options * options (handle)
+        ctypes.POINTER(ctypes.POINTER(kiln_calibrator)),  # kiln_calibrator ** out (handle_out)
+    ]),
+    # kiln_calibrator_destroy(calibrator): frees the calibrator (NULL-safe)
+    "kiln_calibrator_destroy": (None, [
+        ctypes.POINTER(kiln_calibrator),  # kiln_calibrator * calibrator (handle)
+    ]),
+    # kiln_calibrator_configure(calibrator, options): changes method, symmetry, percentile and float-kept nodes for the next write
+    "kiln_calibrator_configure": (ctypes.c_int32, [
+        ctypes.POINTER(kiln_calibrator),  # kiln_calibrator * calibrator (handle)
+        ctypes.POINTER(kiln_options),  # const kiln_options * options (handle)
+    ]),
+    # kiln_calibrator_set_input(calibrator, name, dtype, dims, rank, data, nbytes): sets input `name` of the next batch (copied)
+    "kiln_calibrator_set_input": (ctypes.c_int32, [
+        ctypes.POINTER(kiln_calibrator),  # kiln_calibrator * calibrator (handle)
+        ctypes.c_char_p,  # const char * name (cstring)
+        ctypes.c_int32,  # int32_t dtype (scalar)
+        ctypes.POINTER(ctypes.c_int64),  # const int64_t * dims (dims_in)
+        ctypes.c_int32,  # int32_t rank (rank)
+        ctypes.c_void_p,  # const void * data (bytes_in)
+        ctypes.c_size_t,  # size_t nbytes (nbytes)
+    ]),
+    # kiln_calibrator_add_batch(calibrator): runs the batch and adds every float tensor to its histogram
+    "kiln_calibrator_add_batch": (ctypes.c_int32, [
+        ctypes.POINTER(kiln_calibrator),  # kiln_calibrator * calibrator (handle)
+    ]),
+    # kiln_calibrator_batch_count(calibrator, count): batches added so far
+    "kiln_calibrator_batch_count": (ctypes.c_int32, [
+        ctypes.POINTER(kiln_calibrator),  # const kiln_calibrator * calibrator (handle)
+        ctypes.POINTER(ctypes.c_int32),  # int32_t * count (scalar_out)
+    ]),
+    # kiln_calibrator_write_file(calibrator, path): writes the QDQ model to a file
+    "kiln_calibrator_write_file": (ctypes.c_int32, [
+        ctypes.POINTER(kiln_calibrator),  # kiln_calibrator * calibrator (handle)
+        ctypes.c_char_p,  # const char * path (cstring)
+    ]),
+    # kiln_calibrator_write_memory(calibrator, buf, cap, needed): the QDQ model's bytes (two-call pattern)
+    "kiln_calibrator_write_memory": (ctypes.c_int32, [
+        ctypes.POINTER(kiln_calibrator),  # kiln_calibrator * calibrator (handle)
+        ctypes.c_void_p,  # void * buf (bytes_out)
+        ctypes.c_size_t,  # size_t cap (bytes_cap)
+        ctypes.POINTER(ctypes.c_size_t),  # size_t * needed (bytes_needed)
+    ]),
+    # kiln_calibrator_report_count(calibrator, count): lines in the last write's report
+    "kiln_calibrator_report_count": (ctypes.c_int32, [
+        ctypes.POINTER(kiln_calibrator),  # const kiln_calibrator * calibrator (handle)
+        ctypes.POINTER(ctypes.c_int32),  # int32_t * count (scalar_out)
+    ]),
+    # kiln_calibrator_report_name(calibrator, index, buf, cap, needed): tensor name of report line `index` (two-call pattern)
+    "kiln_calibrator_report_name": (ctypes.c_int32, [
+        ctypes.POINTER(kiln_calibrator),  # const kiln_calibrator * calibrator (handle)
+        ctypes.c_int32,  # int32_t index (scalar)
+        ctypes.POINTER(ctypes.c_char),  # char * buf (strbuf)
+        ctypes.c_int32,  # int32_t cap (strcap)
+        ctypes.POINTER(ctypes.c_int32),  # int32_t * needed (needed)
+    ]),
+    # kiln_calibrator_report_stats(calibrator, index, kind, zero_point, nonfinite, stats, stats_bytes): kind, zero point, NaN/Inf count and min, max, threshold, scale, SQNR dB of report line `index`
+    "kiln_calibrator_report_stats": (ctypes.c_int32, [
+        ctypes.POINTER(kiln_calibrator),  # const kiln_calibrator * calibrator (handle)
+        ctypes.c_int32,  # int32_t index (scalar)
+        ctypes.POINTER(ctypes.c_int32),  # int32_t * kind (scalar_out)
+        ctypes.POINTER(ctypes.c_int32),  # int32_t * zero_point (scalar_out)
+        ctypes.POINTER(ctypes.c_int64),  # int64_t * nonfinite (scalar_out)
+        ctypes.c_void_p,  # float * stats (floats_out)
+        ctypes.c_size_t,  # size_t stats_bytes (nbytes)
+    ]),
 }
 
 # Functions whose int32_t result is a status code (KILN_OK or KILN_ERR_*).
@@ -630,6 +730,17 @@ STATUS_FUNCTIONS: FrozenSet[str] = frozenset([
     "kiln_tensor_element_count",
     "kiln_tensor_element",
     "kiln_tensor_string",
+    "kiln_calibrator_create",
+    "kiln_calibrator_create_memory",
+    "kiln_calibrator_configure",
+    "kiln_calibrator_set_input",
+    "kiln_calibrator_add_batch",
+    "kiln_calibrator_batch_count",
+    "kiln_calibrator_write_file",
+    "kiln_calibrator_write_memory",
+    "kiln_calibrator_report_count",
+    "kiln_calibrator_report_name",
+    "kiln_calibrator_report_stats",
 ])
 
 

@@ -159,8 +159,41 @@ public final class KilnConstants {
     /** session: plans kept, one per input signature, sharing one arena (1..1024, default 8) */
     public static final int OPT_PLAN_CACHE = 9;
 
+    /** calibrator: how activation ranges are chosen (KILN_CALIB_*; default mse) */
+    public static final int OPT_CALIB_METHOD = 10;
+
+    /** calibrator: 1 = int8 symmetric activations, 0 = uint8 asymmetric (default) */
+    public static final int OPT_CALIB_SYMMETRIC = 11;
+
     /** session: path of the kernel tuning cache file */
     public static final int SOPT_TUNING_CACHE = 1;
+
+    /** calibrator: the percentile of KILN_CALIB_PERCENTILE, in (0, 100] (default "99.99") */
+    public static final int SOPT_CALIB_PERCENTILE = 2;
+
+    /** calibrator: comma-separated node names or op types left in float */
+    public static final int SOPT_CALIB_KEEP_FLOAT = 3;
+
+    /** the largest magnitude seen */
+    public static final int CALIB_MINMAX = 1;
+
+    /** the magnitude below which the given percent of values lie */
+    public static final int CALIB_PERCENTILE = 2;
+
+    /** least KL divergence (2048 bins folded to 128 levels) */
+    public static final int CALIB_ENTROPY = 3;
+
+    /** least expected squared quantization error */
+    public static final int CALIB_MSE = 4;
+
+    /** a computed tensor (or graph input), quantized by its calibrated range */
+    public static final int CALIB_TENSOR_ACTIVATION = 0;
+
+    /** a constant weight, int8 symmetric per output channel */
+    public static final int CALIB_TENSOR_WEIGHT = 1;
+
+    /** a constant bias, int32 at input scale x weight scale */
+    public static final int CALIB_TENSOR_BIAS = 2;
 
     /** copy the input data now instead of borrowing the pointer until the run ends */
     public static final int INPUT_COPY = 1;

@@ -224,6 +224,42 @@ public final class KilnNative {
     /** kiln_tensor_string: bytes of element `index` of a string tensor (two-call pattern; may contain NULs) */
     public static native byte[] tensorString(long tensor, int index);
 
+    /** kiln_calibrator_create: loads a model file for calibration (no graph optimization) */
+    public static native long calibratorCreate(long runtime, String path, long options);
+
+    /** kiln_calibrator_create_memory: the same from the model's bytes */
+    public static native long calibratorCreateMemory(long runtime, java.nio.ByteBuffer data, long options);
+
+    /** kiln_calibrator_destroy: frees the calibrator (NULL-safe) */
+    public static native void calibratorDestroy(long calibrator);
+
+    /** kiln_calibrator_configure: changes method, symmetry, percentile and float-kept nodes for the next write */
+    public static native void calibratorConfigure(long calibrator, long options);
+
+    /** kiln_calibrator_set_input: sets input `name` of the next batch (copied) */
+    public static native void calibratorSetInput(long calibrator, String name, int dtype, long[] dims, java.nio.ByteBuffer data);
+
+    /** kiln_calibrator_add_batch: runs the batch and adds every float tensor to its histogram */
+    public static native void calibratorAddBatch(long calibrator);
+
+    /** kiln_calibrator_batch_count: batches added so far */
+    public static native int calibratorBatchCount(long calibrator);
+
+    /** kiln_calibrator_write_file: writes the QDQ model to a file */
+    public static native void calibratorWriteFile(long calibrator, String path);
+
+    /** kiln_calibrator_write_memory: the QDQ model's bytes (two-call pattern) */
+    public static native long calibratorWriteMemory(long calibrator, java.nio.ByteBuffer buf);
+
+    /** kiln_calibrator_report_count: lines in the last write's report */
+    public static native int calibratorReportCount(long calibrator);
+
+    /** kiln_calibrator_report_name: tensor name of report line `index` (two-call pattern) */
+    public static native String calibratorReportName(long calibrator, int index);
+
+    /** kiln_calibrator_report_stats: kind, zero point, NaN/Inf count and min, max, threshold, scale, SQNR dB of report line `index` */
+    public static native CalibratorReportStats calibratorReportStats(long calibrator, int index, float[] stats);
+
     /** Results of kiln_model_opset. */
     public static final class ModelOpset {
         public final String domain;
@@ -337,6 +373,19 @@ public final class KilnNative {
         TensorInfo(int dtype, long[] dims) {
             this.dtype = dtype;
             this.dims = dims;
+        }
+    }
+
+    /** Results of kiln_calibrator_report_stats. */
+    public static final class CalibratorReportStats {
+        public final int kind;
+        public final int zeroPoint;
+        public final long nonfinite;
+
+        CalibratorReportStats(int kind, int zeroPoint, long nonfinite) {
+            this.kind = kind;
+            this.zeroPoint = zeroPoint;
+            this.nonfinite = nonfinite;
         }
     }
 }

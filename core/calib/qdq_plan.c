@@ -1,0 +1,371 @@
+#include "core/calib/qdq_plan.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Building state: per value, whether it is quantized (and its parameters'
+ * index), and the growing lists the spec and report point into. */
+typedef struct builder {
+    const kn_graph *g;
+    kn_hist_lookup hist_of;
+    void *ctx;
+    const kn_qdq_settings *set;
+    kn_bump *bump;
+    int32_t *act_of;       /* per value: index in acts, -1 */
+    int32_t *weight_of;    /* per value: index in weights, -1 */
+    int32_t *consumers;    /* per value: how many node inputs read it */
+    kn_qdq_activation *acts;
+    kn_qdq_weight *weights;
+    kn_qdq_report *report;
+    int32_t n_acts, n_weights, n_report;
+    kn_err *err;
+} builder;
+
+static int is_op(const kn_node *n, const char *op) { return !n->domain[0] && !strcmp(n->op_type, op); }
+
+static int keeps_float(const builder *b, const kn_node *n)
+{
+    for (int32_t i = 0; i < b->set->n_keep_float; i++)
+        if (!strcmp(b->set->keep_float[i], n->name) || !strcmp(b->set->keep_float[i], n->op_type))
+            return 1;
+    return 0;
+}
+
+static int name_taken(const builder *b, const char *name)
+{
+    for (int32_t v = 0; v < b->g->n_values; v++)
+        if (!strcmp(b->g->values[v].name, name))
+            return 1;
+    for (int32_t i = 0; i < b->n_acts; i++) {
+        const kn_qdq_activation *a = &b->acts[i];
+        if (!strcmp(a->quantized, name) || !strcmp(a->dequantized, name) ||
+            !strcmp(a->scale_name, name) || !strcmp(a->zero_point_name, name))
+            return 1;
+    }
+    for (int32_t i = 0; i < b->n_weights; i++) {
+        const kn_qdq_weight *w = &b->weights[i];
+        if (!strcmp(w->quantized_name, name) || !strcmp(w->scale_name, name) ||
+            !strcmp(w->zero_point_name, name))
+            return 1;
+    }
+    return 0;
+}
+
+/* base + suffix, with a number added until no value of the model (nor
+ * anything added so far) has the name. */
+static const char *fresh_name(builder *b, const char *base, const char *suffix)
+{
+    size_t cap = strlen(base) + strlen(suffix) + 24;
+    char *s = kn_bump_alloc(b->bump, cap);
+    if (!s)
+        return NULL;
+    snprintf(s, cap, "%s%s", base, suffix);
+    for (int k = 1; name_taken(b, s); k++)
+        snprintf(s, cap, "%s%s_%d", base, suffix, k);
+    return s;
+}
+
+static kn_qdq_report *add_report(builder *b, const char *name, int kind)
+{
+    kn_qdq_report *r = &b->report[b->n_report++];
+    *r = (kn_qdq_report){.name = name, .kind = kind};
+    return r;
+}
+
+/* Quantizes activation value v when it is a computed float tensor that
+ * calibration saw; returns its index in acts, -1 (left float) or -2 (an
+ * error, in b->err). */
+static int32_t quantize_act(builder *b, int32_t v)
+{
+    if (v < 0)
+        return -1;
+    if (b->act_of[v] >= 0)
+        return b->act_of[v];
+    const kn_value *val = &b->g->values[v];
+    /* Constants are weights or stay float; the model's outputs stay float
+     * too (the user reads them, and an integer kernel can write float). */
+    if (val->is_initializer || val->is_graph_output)
+        return -1;
+    /* Only float tensors were tapped (the file rarely declares the dtype of
+     * an intermediate value, so the histogram is what says float). */
+    const kn_calib_hist *h = b->hist_of(b->ctx, val->name);
+    if (!h || h->count == 0)
+        return -1;
+    kn_quant_params q;
+    if (kn_calib_choose(h, b->set->method, b->set->percentile, b->set->symmetric, &q, b->err))
+        return -2;
+    kn_qdq_activation *a = &b->acts[b->n_acts];
+    *a = (kn_qdq_activation){.name = val->name, .scale = q.scale, .zero_point = q.zero_point,
+                             .dtype = b->set->symmetric ? KN_INT8 : KN_UINT8};
+    a->quantized = fresh_name(b, val->name, "_quantized");
+    a->dequantized = fresh_name(b, val->name, "_dequantized");
+    a->scale_name = fresh_name(b, val->name, "_scale");
+    a->zero_point_name = fresh_name(b, val->name, "_zero_point");
+    a->node_stem = val->name;
+    if (!a->quantized || !a->dequantized || !a->scale_name || !a->zero_point_name) {
+        kn_fail(b->err, KN_ERR_OUT_OF_MEMORY, "out of memory planning the quantization");
+        return -2;
+    }
+    kn_qdq_report *r = add_report(b, val->name, KN_QDQ_ACTIVATION);
+    r->min = h->min;
+    r->max = h->max;
+    r->threshold = fmax(-q.lo, q.hi);
+    r->scale = q.scale;
+    r->zero_point = q.zero_point;
+    r->sqnr_db = kn_calib_sqnr_db(h, &q);
+    r->nonfinite = h->nonfinite;
+    b->act_of[v] = b->n_acts;
+    return b->n_acts++;
+}
+
+/* Channel c of a weight quantized along `axis`: the elements at
+ * [outer][c][inner]. */
+typedef struct channel_walk {
+    int64_t outer, channels, inner;
+} channel_walk;
+
+static channel_walk walk_of(const kn_value *w, int32_t axis)
+{
+    channel_walk cw = {1, 1, 1};
+    for (int32_t d = 0; d < w->rank; d++) {
+        if (d < axis)
+            cw.outer *= w->dims[d];
+        else if (d == axis)
+            cw.channels = w->dims[d];
+        else
+            cw.inner *= w->dims[d];
+    }
+    return cw;
+}
+
+/* Replaces constant weight v by int8 symmetric per channel along axis
+ * (restricted to [-127, 127], so int8 x uint8 products never saturate the
+ * 16-bit pairs of VNNI-less kernels). Returns the weight's index, -1 when
+ * it stays float (shared by other nodes, not a float constant). */
+static int32_t quantize_weight(builder *b, int32_t v, int32_t axis)
+{
+    if (v < 0)
+        return -1;
+    const kn_value *val = &b->g->values[v];
+    if (!val->is_initializer || !val->init_data || val->dtype != KN_FLOAT || val->rank < 1 ||
+        axis >= val->rank || b->consumers[v] != 1 || b->weight_of[v] >= 0)
+        return -1;
+    channel_walk cw = walk_of(val, axis);
+    const float *w = val->init_data;
+    int64_t n = cw.outer * cw.channels * cw.inner;
+    float *scales = kn_bump_alloc(b->bump, sizeof *scales * (size_t)cw.channels);
+    int8_t *q = kn_bump_alloc_uninit(b->bump, (size_t)n);
+    if (!scales || !q) {
+        kn_fail(b->err, KN_ERR_OUT_OF_MEMORY, "out of memory quantizing '%s'", val->name);
+        return -2;
+    }
+    double signal = 0, noise = 0, lo = 0, hi = 0;
+    for (int64_t c = 0; c < cw.channels; c++) {
+        float amax = 0;
+        for (int64_t o = 0; o < cw.outer; o++)
+            for (int64_t i = 0; i < cw.inner; i++)
+                amax = fmaxf(amax, fabsf(w[(o * cw.channels + c) * cw.inner + i]));
+        scales[c] = amax > 0 ? amax / 127 : 1.0f;
+        for (int64_t o = 0; o < cw.outer; o++)
+            for (int64_t i = 0; i < cw.inner; i++) {
+                int64_t at = (o * cw.channels + c) * cw.inner + i;
+                float r = nearbyintf(w[at] / scales[c]);
+                q[at] = (int8_t)fminf(127, fmaxf(-127, r));
+                double err = w[at] - q[at] * (double)scales[c];
+                signal += (double)w[at] * w[at];
+                noise += err * err;
+                lo = fmin(lo, w[at]);
+                hi = fmax(hi, w[at]);
+            }
+    }
+    kn_qdq_weight *qw = &b->weights[b->n_weights];
+    *qw = (kn_qdq_weight){.name = val->name, .scales = scales, .n_scales = (int32_t)cw.channels,
+                          .axis = axis};
+    qw->quantized = (kn_tensor){.dtype = KN_INT8, .rank = val->rank, .data = q};
+    memcpy(qw->quantized.dims, val->dims, sizeof val->dims);
+    qw->quantized_name = fresh_name(b, val->name, "_quantized");
+    qw->scale_name = fresh_name(b, val->name, "_scale");
+    qw->zero_point_name = fresh_name(b, val->name, "_zero_point");
+    qw->node_name = fresh_name(b, val->name, "_DequantizeLinear");
+    if (!qw->quantized_name || !qw->scale_name || !qw->zero_point_name || !qw->node_name) {
+        kn_fail(b->err, KN_ERR_OUT_OF_MEMORY, "out of memory planning the quantization");
+        return -2;
+    }
+    kn_qdq_report *r = add_report(b, val->name, KN_QDQ_WEIGHT);
+    r->min = lo;
+    r->max = hi;
+    r->threshold = fmax(-lo, hi);
+    r->scale = scales[0];
+    r->sqnr_db = noise > 0 ? 10 * log10(signal / noise) : INFINITY;
+    b->weight_of[v] = b->n_weights;
+    return b->n_weights++;
+}
+
+/* Replaces a constant 1-D bias by int32 with scale input scale x weight
+ * scale per channel, zero point 0: what an integer kernel adds to its
+ * int32 accumulators as it is. */
+static int quantize_bias(builder *b, int32_t v, float input_scale, const kn_qdq_weight *weight)
+{
+    if (v < 0)
+        return KN_OK;
+    const kn_value *val = &b->g->values[v];
+    if (!val->is_initializer || !val->init_data || val->dtype != KN_FLOAT || val->rank != 1 ||
+        val->dims[0] != weight->n_scales || b->consumers[v] != 1 || b->weight_of[v] >= 0)
+        return KN_OK;
+    int64_t n = val->dims[0];
+    float *scales = kn_bump_alloc(b->bump, sizeof *scales * (size_t)n);
+    int32_t *q = kn_bump_alloc(b->bump, sizeof *q * (size_t)n);
+    if (!scales || !q)
+        return kn_fail(b->err, KN_ERR_OUT_OF_MEMORY, "out of memory quantizing '%s'", val->name);
+    const float *bias = val->init_data;
+    double signal = 0, noise = 0, lo = 0, hi = 0;
+    for (int64_t c = 0; c < n; c++) {
+        scales[c] = input_scale * weight->scales[c];
+        double r = nearbyint(bias[c] / scales[c]);
+        q[c] = (int32_t)fmin(2147483647.0, fmax(-2147483647.0, r));
+        double err = bias[c] - q[c] * (double)scales[c];
+        signal += (double)bias[c] * bias[c];
+        noise += err * err;
+        lo = fmin(lo, bias[c]);
+        hi = fmax(hi, bias[c]);
+    }
+    kn_qdq_weight *qb = &b->weights[b->n_weights];
+    *qb = (kn_qdq_weight){.name = val->name, .scales = scales, .n_scales = (int32_t)n, .axis = 0};
+    qb->quantized = (kn_tensor){.dtype = KN_INT32, .rank = 1, .dims = {n}, .data = q};
+    qb->quantized_name = fresh_name(b, val->name, "_quantized");
+    qb->scale_name = fresh_name(b, val->name, "_scale");
+    qb->zero_point_name = fresh_name(b, val->name, "_zero_point");
+    qb->node_name = fresh_name(b, val->name, "_DequantizeLinear");
+    if (!qb->quantized_name || !qb->scale_name || !qb->zero_point_name || !qb->node_name)
+        return kn_fail(b->err, KN_ERR_OUT_OF_MEMORY, "out of memory planning the quantization");
+    kn_qdq_report *r = add_report(b, val->name, KN_QDQ_BIAS);
+    r->min = lo;
+    r->max = hi;
+    r->threshold = fmax(-lo, hi);
+    r->scale = scales[0];
+    r->sqnr_db = noise > 0 ? 10 * log10(signal / noise) : INFINITY;
+    b->weight_of[v] = b->n_weights++;
+    return KN_OK;
+}
+
+/* The single consumer of value v, when there is exactly one (and v is not
+ * a graph output), else NULL. */
+static const kn_node *only_consumer(const builder *b, int32_t v)
+{
+    if (b->consumers[v] != 1 || b->g->values[v].is_graph_output)
+        return NULL;
+    for (int32_t i = 0; i < b->g->n_nodes; i++) {
+        const kn_node *n = &b->g->nodes[i];
+        for (int32_t j = 0; j < n->n_inputs; j++)
+            if (n->inputs[j] == v)
+                return n;
+    }
+    return NULL;
+}
+
+/* Conv, Gemm, MatMul: activation in, weights, bias, and the output (after
+ * a Relu or Clip that alone reads it). */
+static int plan_compute(builder *b, const kn_node *n)
+{
+    int32_t x = quantize_act(b, n->inputs[0]);
+    if (x == -2)
+        return b->err->code;
+    if (x < 0)
+        return KN_OK; /* the input stays float: so does the node */
+    int32_t w_axis = 0;
+    if (is_op(n, "Gemm"))
+        w_axis = kn_attr_int(n, "transB", 0) ? 0 : 1;
+    else if (is_op(n, "MatMul"))
+        w_axis = 1;
+    int32_t wv = n->n_inputs > 1 ? n->inputs[1] : -1;
+    int matmul_b_2d = is_op(n, "MatMul") && wv >= 0 && b->g->values[wv].rank == 2;
+    int32_t w = (!is_op(n, "MatMul") || matmul_b_2d) ? quantize_weight(b, wv, w_axis) : -1;
+    if (w == -2)
+        return b->err->code;
+    if (w < 0 && wv >= 0 && !b->g->values[wv].is_initializer && quantize_act(b, wv) == -2)
+        return b->err->code; /* a computed second operand (attention's scores) */
+    if (w >= 0 && n->n_inputs > 2 && !is_op(n, "MatMul") &&
+        quantize_bias(b, n->inputs[2], b->acts[x].scale, &b->weights[w]) != KN_OK)
+        return b->err->code;
+    int32_t out = n->outputs[0];
+    const kn_node *next = out >= 0 ? only_consumer(b, out) : NULL;
+    if (next && (is_op(next, "Relu") || is_op(next, "Clip")) && !keeps_float(b, next))
+        out = next->outputs[0];
+    return quantize_act(b, out) == -2 ? b->err->code : KN_OK;
+}
+
+static int plan_node(builder *b, const kn_node *n)
+{
+    if (n->n_inputs < 1 || n->n_outputs < 1 || keeps_float(b, n))
+        return KN_OK;
+    if (is_op(n, "Conv") || is_op(n, "Gemm") || is_op(n, "MatMul"))
+        return plan_compute(b, n);
+    static const char *const both_sides[] = {"Add", "Concat", "AveragePool",
+                                             "GlobalAveragePool"};
+    for (size_t k = 0; k < sizeof both_sides / sizeof *both_sides; k++)
+        if (is_op(n, both_sides[k])) {
+            for (int32_t j = 0; j < n->n_inputs; j++)
+                if (quantize_act(b, n->inputs[j]) == -2)
+                    return b->err->code;
+            return quantize_act(b, n->outputs[0]) == -2 ? b->err->code : KN_OK;
+        }
+    static const char *const follow_input[] = {"Relu",    "Clip",      "MaxPool", "Reshape",
+                                               "Flatten", "Transpose", "Squeeze", "Unsqueeze"};
+    for (size_t k = 0; k < sizeof follow_input / sizeof *follow_input; k++)
+        if (is_op(n, follow_input[k]) && n->inputs[0] >= 0 && b->act_of[n->inputs[0]] >= 0)
+            return quantize_act(b, n->outputs[0]) == -2 ? b->err->code : KN_OK;
+    return KN_OK;
+}
+
+int kn_qdq_plan_build(const kn_graph *g, kn_hist_lookup hist_of, void *ctx,
+                      const kn_qdq_settings *settings, kn_qdq_plan *out, kn_err *err)
+{
+    *out = (kn_qdq_plan){0};
+    builder b = {.g = g, .hist_of = hist_of, .ctx = ctx, .set = settings, .err = err};
+    b.bump = kn_bump_create();
+    size_t nv = (size_t)g->n_values + 1;
+    if (b.bump) {
+        b.act_of = kn_bump_alloc(b.bump, sizeof *b.act_of * nv);
+        b.weight_of = kn_bump_alloc(b.bump, sizeof *b.weight_of * nv);
+        b.consumers = kn_bump_alloc(b.bump, sizeof *b.consumers * nv);
+        /* Each value is quantized at most once, as one of the three. */
+        b.acts = kn_bump_alloc(b.bump, sizeof *b.acts * nv);
+        b.weights = kn_bump_alloc(b.bump, sizeof *b.weights * nv);
+        b.report = kn_bump_alloc(b.bump, sizeof *b.report * nv);
+    }
+    if (!b.bump || !b.act_of || !b.weight_of || !b.consumers || !b.acts || !b.weights ||
+        !b.report) {
+        kn_bump_destroy(b.bump);
+        return kn_fail(err, KN_ERR_OUT_OF_MEMORY, "out of memory planning the quantization");
+    }
+    for (size_t v = 0; v < nv; v++)
+        b.act_of[v] = b.weight_of[v] = -1;
+    for (int32_t i = 0; i < g->n_nodes; i++)
+        for (int32_t j = 0; j < g->nodes[i].n_inputs; j++)
+            if (g->nodes[i].inputs[j] >= 0)
+                b.consumers[g->nodes[i].inputs[j]]++;
+    int rc = KN_OK;
+    for (int32_t i = 0; i < g->n_nodes && rc == KN_OK; i++)
+        rc = plan_node(&b, &g->nodes[i]);
+    if (rc != KN_OK) {
+        kn_bump_destroy(b.bump);
+        return rc;
+    }
+    out->bump = b.bump;
+    out->spec = (kn_qdq_spec){.acts = b.acts, .n_acts = b.n_acts, .weights = b.weights,
+                              .n_weights = b.n_weights, .keep_float = settings->keep_float,
+                              .n_keep_float = settings->n_keep_float};
+    out->report = b.report;
+    out->n_report = b.n_report;
+    return KN_OK;
+}
+
+void kn_qdq_plan_free(kn_qdq_plan *plan)
+{
+    if (plan) {
+        kn_bump_destroy(plan->bump);
+        *plan = (kn_qdq_plan){0};
+    }
+}
