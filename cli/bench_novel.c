@@ -75,7 +75,8 @@ int bench_novel(const kiln_model *model, kiln_session *session, const bench_nove
         }
         char label[48];
         snprintf(label, sizeof label, "%d runs of new shapes", runs + 1);
-        progress_show(&bar, runs + 1, label, 0);
+        if (rc == 0)
+            progress_show(&bar, runs + 1, label, 0);
         if (rc == 0 && bench_run_once(session, in, count, &times[runs]) != KILN_OK)
             rc = -1;
         if (rc == 0) {

@@ -13,12 +13,26 @@
  * not be erased with a carriage return. */
 #define MAX_LINE 79
 
+/* The line on screen, which an error message erases first. One at a time:
+ * the CLI is single-threaded and shows one line. */
+static progress *shown;
+
+static void erase_shown(void)
+{
+    if (shown)
+        progress_clear(shown);
+}
+
 void progress_begin(progress *p, int total)
 {
     memset(p, 0, sizeof *p);
     p->enabled = isatty(fileno(stderr));
     p->total = total > 0 ? total : 0;
     p->last_ms = -REDRAW_MS;
+    if (p->enabled) {
+        shown = p;
+        cli_set_before_message(erase_shown);
+    }
 }
 
 void progress_show(progress *p, int done, const char *label, int force)
@@ -60,4 +74,8 @@ void progress_end(progress *p)
 {
     progress_clear(p);
     p->enabled = 0;
+    if (shown == p) {
+        shown = NULL;
+        cli_set_before_message(NULL);
+    }
 }

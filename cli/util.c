@@ -16,10 +16,16 @@
 
 static const char *current_command; /* set once by main, before any thread */
 
+static void (*before_message)(void);
+
 void cli_set_command(const char *name) { current_command = name; }
+
+void cli_set_before_message(void (*hook)(void)) { before_message = hook; }
 
 void cli_error(const char *format, ...)
 {
+    if (before_message)
+        before_message();
     if (current_command)
         fprintf(stderr, "kiln %s: ", current_command);
     else

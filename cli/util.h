@@ -16,6 +16,9 @@
 void cli_set_command(const char *name);
 /* Prints "kiln <command>: <message>" and a newline to stderr. */
 void cli_error(const char *format, ...) __attribute__((format(printf, 1, 2)));
+/* A function cli_error calls first (NULL: none), so that a progress line on
+ * the terminal is erased rather than run into by the message. */
+void cli_set_before_message(void (*hook)(void));
 
 /* ---- arguments ---- */
 

@@ -394,6 +394,16 @@ if [ -f "$DIGITS" ] && [ -n "$SAMPLE" ]; then
         else
             fail "bench progress on a terminal ($(od -c "$WORK/ttyb.out" | head -20))"
         fi
+        # An error erases the progress line instead of running into it.
+        printf 'image=1x1x8x8\nimage=2x1x8x8\nnope=1x1x8x8\n' >"$WORK/shapes.txt"
+        script -qec "'$KILN' bench '$DIGITS' --shapes-file '$WORK/shapes.txt'" /dev/null \
+            >"$WORK/ttye.out" 2>&1 </dev/null
+        if grep -q "$(printf '\r') *$(printf '\r')kiln bench: the model has no input named 'nope'" \
+            "$WORK/ttye.out"; then
+            pass "an error on a terminal first erases the progress line"
+        else
+            fail "error over a progress line ($(od -c "$WORK/ttye.out" | head -20))"
+        fi
     else
         echo "skip - progress on a terminal: 'script' (bsdutils) is missing"
     fi
