@@ -330,4 +330,21 @@ void image_functions(ffi_api *api, void *session, const float *sample, int label
        PTR(NULL), PTR(NULL), I32(K("KILN_IMAGE_BGR")), PTR(bgr), SZ(sizeof bgr));
     CHECK(fabsf(bgr[0] - 30 / 255.0f) < 1e-6f && fabsf(bgr[2] - 10 / 255.0f) < 1e-6f,
           "BGR order: %g %g %g", (double)bgr[0], (double)bgr[1], (double)bgr[2]);
+
+    /* The same pixels as a binary PGM (decoded in every build, no library
+     * needed): the size query, then the decode, gives them back. */
+    unsigned char pgm[11 + 64], decoded[64];
+    memcpy(pgm, "P5 8 8 255\n", 11);
+    memcpy(pgm + 11, pixels, 64);
+    size_t needed = 0;
+    int32_t width = 0, height = 0;
+    if (OK("kiln_image_decode", PTR(pgm), SZ(sizeof pgm), I32(1), PTR(NULL), SZ(0), PTR(&needed),
+           PTR(&width), PTR(&height)))
+        CHECK(needed == 64 && width == 8 && height == 8, "image_decode size query: %zu, %dx%d",
+              needed, (int)width, (int)height);
+    if (OK("kiln_image_decode", PTR(pgm), SZ(sizeof pgm), I32(1), PTR(decoded), SZ(64),
+           PTR(&needed), PTR(&width), PTR(&height)))
+        CHECK(memcmp(decoded, pixels, 64) == 0, "image_decode changed the pixels");
+    EXPECT(api, "KILN_ERR_INVALID_ARGUMENT", "kiln_image_decode", PTR(pgm), SZ(20), I32(1),
+           PTR(decoded), SZ(64), PTR(&needed), PTR(&width), PTR(&height));
 }
