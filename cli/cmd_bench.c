@@ -27,7 +27,7 @@ static void usage(FILE *out)
             "usage: kiln bench MODEL [--threads N] [--warmup W] [--runs R]\n"
             "                  [--shape NAME=1x3x224x224]... [--input [NAME=]FILE]...\n"
             "                  [--optimize L] [--no-dnnl] [--tune] [--tuning-cache FILE]\n"
-            "                  [--profile] [--top N] [--json]\n"
+            "                  [--profile [--top N]] [--json]\n"
             "                  [--set [NAME=]FILE[,[NAME=]FILE...]]... [--shapes-file F]\n\n"
             "Times model load + session creation and R runs on seeded random inputs\n"
             "(floats uniform in [-1, 1], integers in [0, 10), random bools), then reports\n"

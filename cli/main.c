@@ -13,8 +13,8 @@ static const struct {
     int (*run)(int argc, char **argv);
     const char *summary;
 } commands[] = {
-    {"info", cmd_info, "show a model's inputs, outputs, opsets, ops and memory plan"},
-    {"run", cmd_run, "run a model on TensorProto files and write its outputs"},
+    {"info", cmd_info, "show a model's inputs, outputs, opsets, ops, memory plan and graph"},
+    {"run", cmd_run, "run a model on tensor files or images and print its outputs"},
     {"bench", cmd_bench, "time a model on random inputs"},
     {"check", cmd_check, "run ONNX backend test-case folders"},
     {"quantize", cmd_quantize, "calibrate on sample inputs and write an INT8 QDQ model"},
