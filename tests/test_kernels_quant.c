@@ -96,6 +96,74 @@ Test(quantize, per_tensor_rounding_and_saturation)
     expect_data(&c.out[0], KN_UINT8, (uint8_t[]){4, 0, 2});
 }
 
+/* The float <-> int8/uint8 loops QDQ models spend their time in
+ * (quantize.c's fast path) against the formula written out here: 40,000
+ * values over many chunks, exact ties (k + 0.5 steps) among them, values
+ * past both ends, NaN, per tensor and per channel, 1 and 2 threads. */
+Test(quantize, fast_path_matches_the_formula_on_random_data)
+{
+    enum { ROWS = 8, COLS = 5000, N = ROWS * COLS };
+    float *x = malloc(N * sizeof *x), scales[ROWS];
+    uint8_t zps[ROWS];
+    for (int r = 0; r < ROWS; r++) {
+        scales[r] = 0.01f * (float)(r + 1);
+        zps[r] = (uint8_t)(r * 30);
+    }
+    for (int i = 0; i < N; i++) {
+        int kind = rand_int(0, 9);
+        float step = scales[i / COLS];
+        x[i] = kind == 0   ? (float)(rand_int(-300, 300) + 0.5) * step /* a tie */
+               : kind == 1 ? (float)rand_int(-100000, 100000)            /* far past the ends */
+               : kind == 2 && i % 97 == 0 ? NAN
+                           : (float)rand_int(-40000, 40000) / 997.0f * step;
+    }
+    for (int per_channel = 0; per_channel < 2; per_channel++)
+        for (int threads = 1; threads <= 2; threads++) {
+            kh_init(&c, "QuantizeLinear", 13, 3, 1);
+            kh_attr_int(&c, "axis", 0);
+            kh_input(&c, 0, KN_FLOAT, DIMS(ROWS, COLS), x);
+            if (per_channel) {
+                kh_input(&c, 1, KN_FLOAT, DIMS(ROWS), scales);
+                kh_input(&c, 2, KN_UINT8, DIMS(ROWS), zps);
+            } else {
+                kh_input(&c, 1, KN_FLOAT, NULL, 0, &scales[3]);
+                kh_input(&c, 2, KN_UINT8, NULL, 0, &zps[3]);
+            }
+            cr_assert_eq(kh_run(&c, threads), KN_OK, "%s", c.err.msg);
+            const uint8_t *q = c.out[0].data;
+            for (int i = 0; i < N; i++) {
+                int r = per_channel ? i / COLS : 3;
+                float v = x[i] / scales[r]; /* the reference divides in float */
+                double want = v != v ? zps[r] : nearbyint((double)v) + zps[r];
+                want = want < 0 ? 0 : want > 255 ? 255 : want;
+                cr_assert_eq(q[i], (uint8_t)want, "x[%d] = %.9g: got %d, want %d (%s, %d threads)",
+                             i, x[i], q[i], (int)want, per_channel ? "per channel" : "per tensor",
+                             threads);
+            }
+            kh_free(&c);
+        }
+    /* and back: int8 per channel to float */
+    int8_t *q8 = malloc(N);
+    int8_t zp8[ROWS];
+    for (int r = 0; r < ROWS; r++)
+        zp8[r] = (int8_t)(r - 4);
+    for (int i = 0; i < N; i++)
+        q8[i] = (int8_t)rand_int(-128, 127);
+    kh_init(&c, "DequantizeLinear", 13, 3, 1);
+    kh_attr_int(&c, "axis", 0);
+    kh_input(&c, 0, KN_INT8, DIMS(ROWS, COLS), q8);
+    kh_input(&c, 1, KN_FLOAT, DIMS(ROWS), scales);
+    kh_input(&c, 2, KN_INT8, DIMS(ROWS), zp8);
+    cr_assert_eq(kh_run(&c, 2), KN_OK, "%s", c.err.msg);
+    const float *y = c.out[0].data;
+    for (int i = 0; i < N; i++) {
+        int r = i / COLS;
+        cr_assert_eq(y[i], ((float)q8[i] - (float)zp8[r]) * scales[r], "element %d", i);
+    }
+    free(q8);
+    free(x);
+}
+
 Test(quantize, per_axis_and_blocked)
 {
     kh_init(&c, "QuantizeLinear", 13, 3, 1);

@@ -9,7 +9,8 @@
  *    input is already NHWC become kiln.NhwcMaxPool / NhwcAveragePool /
  *    NhwcGlobalAveragePool;
  *  - ops that do not care about layout run on the NHWC values when all
- *    their computed inputs have them: unary elementwise ops, binary and
+ *    their computed inputs have them: unary elementwise ops (per-tensor
+ *    QuantizeLinear and DequantizeLinear among them), binary and
  *    n-ary elementwise ops (a constant operand is permuted to match, a
  *    scalar kept), and Concat (axis remapped);
  *  - an inference BatchNormalization of an NHWC value (one no Conv could
@@ -257,14 +258,31 @@ static int nhwc_inputs(layout *L, const kn_node *n, int allow_const, int32_t fir
     return any_moved;
 }
 
+/* QuantizeLinear / DequantizeLinear with one scale (and zero point) for
+ * the whole tensor: elementwise, so a QDQ model's pairs between NHWC
+ * convolutions stay NHWC instead of being wrapped in transposes. */
+static int per_tensor_qdq(kn_opt *o, const kn_node *n)
+{
+    if ((n->domain && n->domain[0]) ||
+        (!kn_opt_is_op(n, "QuantizeLinear") && !kn_opt_is_op(n, "DequantizeLinear")))
+        return 0;
+    for (int32_t j = 1; j < n->n_inputs; j++) {
+        const kn_value *c = n->inputs[j] >= 0 ? kn_opt_value(o, n->inputs[j]) : NULL;
+        if (c && (!c->is_initializer || kn_shape_numel(c->dims, c->rank) != 1))
+            return 0;
+    }
+    return 1;
+}
+
 static int do_elementwise(layout *L, int32_t id)
 {
     kn_opt *o = L->o;
     kn_node n = *kn_opt_node(o, id);
     if (n.n_outputs != 1 || n.outputs[0] < 0 || n.outputs[0] >= L->n_values)
         return KN_OK;
-    int unary = (n.domain == NULL || n.domain[0] == 0) ? in_list(unary_ops, n.op_type)
-                : strcmp(n.domain, KN_OPT_DOMAIN_NAME) == 0 && in_list(kiln_unary_ops, n.op_type);
+    int unary = (n.domain == NULL || n.domain[0] == 0)
+                    ? in_list(unary_ops, n.op_type) || per_tensor_qdq(o, &n)
+                    : strcmp(n.domain, KN_OPT_DOMAIN_NAME) == 0 && in_list(kiln_unary_ops, n.op_type);
     int nary = (n.domain == NULL || n.domain[0] == 0) && in_list(nary_ops, n.op_type);
     int concat = kn_opt_is_op(&n, "Concat");
     if (!unary && !nary && !concat)

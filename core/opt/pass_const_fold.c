@@ -6,7 +6,8 @@
  *
  * Bounded: outputs larger than twice the inputs plus 1 MiB (Expand, Tile,
  * ConstantOfShape of a big shape) stay computed at plan time, so a small
- * file cannot turn into a huge model. Nodes with subgraphs, random ops,
+ * file cannot turn into a huge model; conversions element for element
+ * (DequantizeLinear, Cast) grow only by their element sizes and fold. Nodes with subgraphs, random ops,
  * strings and sequences are left alone; a kernel refusing the node leaves
  * it too (the plan reports the problem with full context later). */
 #include <stdlib.h>
@@ -18,6 +19,16 @@
 #include "core/opt/passes.h"
 
 enum { FOLD_SLACK_BYTES = 1 << 20, FOLD_MAX_IO = 64 };
+
+/* Element-for-element conversions (a QDQ model's int8 weights through
+ * DequantizeLinear, Cast): their growth is bounded by the element sizes,
+ * not by any shape, and folding them is what lets the weights' consumers
+ * see constants. */
+static int is_conversion(const kn_node *n)
+{
+    return (!n->domain || !n->domain[0]) && n->n_outputs == 1 &&
+           (!strcmp(n->op_type, "DequantizeLinear") || !strcmp(n->op_type, "Cast"));
+}
 
 static int plain_dtype(int32_t dtype)
 {
@@ -100,7 +111,8 @@ static int fold_node(kn_opt *o, int32_t id)
             rc = KN_ERR_UNSUPPORTED;
         out_bytes += nb;
     }
-    if (rc == KN_OK && out_bytes > 2 * in_bytes + FOLD_SLACK_BYTES)
+    if (rc == KN_OK && out_bytes > 2 * in_bytes + FOLD_SLACK_BYTES &&
+        !(is_conversion(n) && kn_tensor_numel(&tout[0]) <= kn_tensor_numel(&tin[0])))
         rc = KN_ERR_LIMIT;
     for (int32_t j = 0; rc == KN_OK && j < n->n_outputs; j++) {
         int64_t nb = kn_tensor_nbytes(&tout[j]);

@@ -107,6 +107,36 @@ for name in squeezenet1_1; do
 done
 [ -n "$REAL" ] || echo "note: no exported torchvision models in $BUILD_DIR/models (export_models)"
 
+# ---- how Kiln loads a QDQ ResNet-50: the int8 weights' DequantizeLinear
+# nodes fold into float constants at load (they are bigger than the size
+# bound of other folds), so every convolution still becomes an NHWC oneDNN
+# one, and the per-tensor pairs between them stay NHWC: no transpose more
+# than the float model has ----
+R50=$BUILD_DIR/models/resnet50
+count_op() { # INFO_FILE OP: the op's count in `kiln info`'s histogram, 0 if absent
+    awk -v op="$2" '$1 == op { n = $2 } END { print n + 0 }' "$1"
+}
+if [ -f "$R50/model.onnx" ] && "$KILN" info 2>&1 | grep -q "optimize"; then
+    mkdir -p "$WORK/r50/calib/s0"
+    cp "$R50/input_0.pb" "$WORK/r50/calib/s0/input_0.pb"
+    "$KILN" quantize "$R50/model.onnx" -o "$WORK/r50/q.onnx" --calib "$WORK/r50/calib" >/dev/null 2>&1
+    "$KILN" info "$R50/model.onnx" >"$WORK/r50/float.info" 2>&1
+    "$KILN" info "$WORK/r50/q.onnx" >"$WORK/r50/q.info" 2>&1
+    q=$(count_op "$WORK/r50/q.info" QuantizeLinear)
+    dq=$(count_op "$WORK/r50/q.info" DequantizeLinear)
+    convs=$(count_op "$WORK/r50/q.info" kiln:NhwcConv)
+    tq=$(count_op "$WORK/r50/q.info" Transpose)
+    tf=$(count_op "$WORK/r50/float.info" Transpose)
+    cf=$(count_op "$WORK/r50/float.info" kiln:NhwcConv) # 0 in a build without oneDNN
+    if [ "$q" -gt 80 ] && [ "$dq" = "$q" ] && [ "$convs" = "$cf" ] && [ "$tq" = "$tf" ]; then
+        pass "QDQ resnet50 loads as $convs NHWC convolutions (as float), $q Q/DQ pairs, weights folded, $tq transposes as in float"
+    else
+        fail "QDQ resnet50 at load: $q QuantizeLinear, $dq DequantizeLinear, $convs NhwcConv, $tq Transpose (float: $cf NhwcConv, $tf Transpose)"
+    fi
+else
+    echo "note: resnet50 not exported (or kiln info cannot show the optimized graph): load check skipped"
+fi
+
 # ---- ONNX Runtime reads what Kiln wrote ----
 ORT=$SRC_DIR/tools/ort/node_modules/onnxruntime-node
 if ! command -v node >/dev/null 2>&1 || [ ! -d "$ORT" ] || ! $PY -c 'import onnx' 2>/dev/null; then
