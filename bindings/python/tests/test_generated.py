@@ -3,7 +3,7 @@ covers the generated constants."""
 
 import kiln
 from kiln import _capi_gen as capi
-from kiln import _core, _dtypes, _lib
+from kiln import _calibrate, _core, _dtypes, _lib
 
 
 def test_every_function_is_bound():
@@ -17,11 +17,15 @@ def test_every_function_is_bound():
 
 
 def test_every_option_is_exposed():
-    named = {**_core.RUNTIME_OPTIONS, **_core.MODEL_OPTIONS, **_core.SESSION_OPTIONS}
+    named = {**_core.RUNTIME_OPTIONS, **_core.MODEL_OPTIONS, **_core.SESSION_OPTIONS,
+             **_calibrate.CALIBRATOR_OPTIONS}
     assert sorted(named.values()) == sorted(kiln.Option)
     for key, option in named.items():
         assert key == option.name.lower()
-    assert sorted(_core.SESSION_STRING_OPTIONS.values()) == sorted(kiln.StringOption)
+    strings = {**_core.SESSION_STRING_OPTIONS, **_calibrate.CALIBRATOR_STRING_OPTIONS}
+    assert sorted(strings.values()) == sorted(kiln.StringOption)
+    for key, option in strings.items():
+        assert key == option.name.lower()
 
 
 def test_every_dtype_has_a_name_and_most_a_numpy_dtype():
