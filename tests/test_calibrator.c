@@ -311,4 +311,10 @@ Test(calibrator, bad_requests_are_clear_errors)
     assert_error(kiln_calibrator_create_memory(rt, "not a model", 11, NULL, &c),
                  KILN_ERR_INVALID_MODEL, "");
     cr_assert_null(c);
+    /* a sample passed as the model: the message names the file */
+    assert_error(kiln_calibrator_create(rt,
+                                        kt_src_path("examples/digits/samples/digit_00_label_5.pb"),
+                                        NULL, &c),
+                 KILN_ERR_INVALID_MODEL, "digit_00_label_5.pb");
+    cr_assert_null(c);
 }

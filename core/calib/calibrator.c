@@ -83,7 +83,7 @@ int kn_calibrator_create(const void *bytes, size_t size, const kn_calibrator_con
     }
     memcpy(c->bytes, bytes, size);
     kn_load_options lo = {.max_bytes = cfg->max_bytes, .optimize = KN_OPT_NONE,
-                          .backends_off = cfg->backends_off};
+                          .backends_off = cfg->backends_off, .source = cfg->source};
     int rc = kn_model_load(c->bytes, size, c->base_dir, 0, &lo, &c->model, err);
     if (rc == KN_OK) {
         int64_t opset = kn_model_opset_for(c->model->ir, "");
