@@ -424,17 +424,24 @@ static int check_input(const kn_session *s, int32_t index, int32_t dtype, const 
         if (dims[d] < 0)
             return kn_fail(err, KN_ERR_SHAPE, "input '%s': dim %d is negative (%lld)", name,
                            (int)d, (long long)dims[d]);
+    /* Shapes are written out only for a message: binding runs every run. */
     char want[KN_SHAPE_TEXT], got[KN_SHAPE_TEXT];
-    kn_shape_format(v->dims, v->rank, want, sizeof want);
-    kn_shape_format(dims, rank, got, sizeof got);
-    if (v->rank >= 0 && v->rank != rank)
+    if (v->rank >= 0 && v->rank != rank) {
+        kn_shape_format(v->dims, v->rank, want, sizeof want);
+        kn_shape_format(dims, rank, got, sizeof got);
         return kn_fail(err, KN_ERR_SHAPE, "input '%s' expects shape %s (rank %d), got %s (rank %d)",
                        name, want, (int)v->rank, got, (int)rank);
+    }
     for (int32_t d = 0; d < rank; d++)
-        if (v->rank >= 0 && v->dims[d] >= 0 && v->dims[d] != dims[d])
-            return kn_fail(err, KN_ERR_SHAPE, "input '%s' expects shape %s, got %s (dim %d must be "
-                           "%lld)", name, want, got, (int)d, (long long)v->dims[d]);
+        if (v->rank >= 0 && v->dims[d] >= 0 && v->dims[d] != dims[d]) {
+            kn_shape_format(v->dims, v->rank, want, sizeof want);
+            kn_shape_format(dims, rank, got, sizeof got);
+            return kn_fail(err, KN_ERR_SHAPE, "input '%s' expects shape %s, got %s (dim %d must "
+                           "be %lld)", name, want, got, (int)d, (long long)v->dims[d]);
+        }
     int64_t need = kn_shape_nbytes(dtype, dims, rank);
+    if (need < 0 || (uint64_t)need != (uint64_t)nbytes)
+        kn_shape_format(dims, rank, got, sizeof got);
     if (need < 0)
         return kn_fail(err, KN_ERR_SHAPE, "input '%s': shape %s is too large", name, got);
     if ((uint64_t)need != (uint64_t)nbytes)

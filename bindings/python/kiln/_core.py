@@ -395,6 +395,20 @@ class _Input:
         self.bound: Optional[np.ndarray] = None
 
 
+_char_view = ctypes.c_char.from_buffer
+_addressof = ctypes.addressof
+
+
+def _address(arr: np.ndarray) -> int:
+    """The address of a C-contiguous array's first byte. Through the buffer
+    protocol this costs half of arr.ctypes.data, which builds a ctypes
+    helper object every time; read-only and empty arrays take that road."""
+    try:
+        return _addressof(_char_view(arr))
+    except (TypeError, ValueError):
+        return arr.ctypes.data
+
+
 def _shape_text(shape: Optional[Sequence[Optional[int]]]) -> str:
     """A shape as the C library writes it: 1x3x224x224, ? for a dynamic dim."""
     if shape is None:
@@ -548,7 +562,7 @@ class Session(_Handle):
             if arr.shape != inp.shape:
                 self._new_shape(inp, arr)
             inp.bound = None
-            st = set_input(handle, inp.cname, inp.code, inp.dims, inp.rank, arr.ctypes.data,
+            st = set_input(handle, inp.cname, inp.code, inp.dims, inp.rank, _address(arr),
                            arr.nbytes, 0)
             if st:
                 raise _lib.error(st, "Session.run")
