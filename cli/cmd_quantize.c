@@ -264,8 +264,10 @@ int cmd_quantize(int argc, char **argv)
         rc = EXIT_FAIL;
     }
     if (rc == EXIT_OK) {
-        printf("calibrated %s on %d samples in %.1f s (%.1f ms per sample), method %s\n", a.model,
-               n, calib_ms / 1000, calib_ms / n, a.method ? a.method : "mse");
+        printf("calibrated %s on %d samples in %.1f s (%.1f ms per sample), method %s, "
+               "peak RSS %.1f MiB\n",
+               a.model, n, calib_ms / 1000, calib_ms / n, a.method ? a.method : "mse",
+               peak_rss_mib());
         print_report(c, a.report);
         printf("wrote %s\n", a.output);
     }
