@@ -357,13 +357,22 @@ int32_t encode_tensor(const char *name, int32_t dtype, const shape *s, const voi
     return KILN_OK;
 }
 
+void report_unknown_input(const kiln_model *model, const char *name)
+{
+    int32_t index = 0;
+    char msg[512] = "";
+    if (kiln_model_input_index(model, name, &index) != KILN_OK)
+        kiln_last_error(msg, sizeof msg);
+    cli_error("%s", msg[0] ? msg : "unknown input");
+}
+
 int32_t resolve_input(const kiln_model *model, const char *given_name,
                              const kiln_tensor *tensor, int position, int32_t input_count)
 {
     int32_t index = -1;
     if (given_name) {
         if (kiln_model_input_index(model, given_name, &index) != KILN_OK) {
-            cli_error("the model has no input named '%s'", given_name);
+            report_unknown_input(model, given_name);
             return -1;
         }
         return index;

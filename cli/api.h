@@ -67,6 +67,9 @@ int32_t load_model(kiln_runtime *runtime, const char *path, int allow_unsupporte
 int32_t load_model_optimized(kiln_runtime *runtime, const char *path, int allow_unsupported,
                              int optimize, kiln_model **out);
 
+/* Prints the library's words for an input name the model lacks ("unknown
+ * input 'x'; the model's inputs are: 'image'"). */
+void report_unknown_input(const kiln_model *model, const char *name);
 /* Which model input a tensor file given as [NAME=]FILE feeds: input NAME
  * when given, else the input named like the tensor, else the one at the
  * file's position among the files. Returns the index, or -1 after printing

@@ -125,8 +125,7 @@ int make_inputs(const kiln_model *model, shape_override *shapes, int shape_count
     }
     for (int k = 0; k < shape_count; k++) {
         if (!shapes[k].used) {
-            cli_error("the model has no input named '%s'",
-                      shapes[k].name);
+            report_unknown_input(model, shapes[k].name);
             return -1;
         }
     }

@@ -398,7 +398,7 @@ if [ -f "$DIGITS" ] && [ -n "$SAMPLE" ]; then
         printf 'image=1x1x8x8\nimage=2x1x8x8\nnope=1x1x8x8\n' >"$WORK/shapes.txt"
         script -qec "'$KILN' bench '$DIGITS' --shapes-file '$WORK/shapes.txt'" /dev/null \
             >"$WORK/ttye.out" 2>&1 </dev/null
-        if grep -q "$(printf '\r') *$(printf '\r')kiln bench: the model has no input named 'nope'" \
+        if grep -q "$(printf '\r') *$(printf '\r')kiln bench: unknown input 'nope'; the model's inputs are: 'image'" \
             "$WORK/ttye.out"; then
             pass "an error on a terminal first erases the progress line"
         else
