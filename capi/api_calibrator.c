@@ -13,8 +13,8 @@ struct kiln_calibrator {
     kiln_runtime *runtime;
     kn_calibrator *core;
     kn_qdq_settings settings;
-    char *keep_float_text;     /* the option's copy, cut at the commas */
-    const char **keep_float;   /* pointers into it */
+    char *keep_float_text;   /* the option's copy, cut at the commas */
+    const char **keep_float; /* pointers into it */
     /* The last write's bytes, kept for write_memory's second call; dropped
      * when a batch is added or the settings change. */
     uint8_t *written;
@@ -82,9 +82,10 @@ static int32_t create(kiln_runtime *rt, const void *data, size_t size, const cha
         const char *slash = strrchr(path, '/');
         dir = slash ? strndup(path, (size_t)(slash - path + 1)) : strdup("./");
     }
-    kn_calibrator_config cfg = {.source = path, .base_dir = dir,
-                                .max_bytes = o && o->max_model_mb ? (size_t)o->max_model_mb << 20
-                                                                  : 0};
+    kn_calibrator_config cfg = {.source = path,
+                                .base_dir = dir,
+                                .max_bytes =
+                                    o && o->max_model_mb ? (size_t)o->max_model_mb << 20 : 0};
     int32_t dnnl = kn_backend_index("dnnl");
     if (o && !o->use_dnnl && dnnl >= 0)
         cfg.backends_off |= 1u << dnnl;
@@ -187,8 +188,8 @@ int32_t kiln_calibrator_set_input(kiln_calibrator *c, const char *name, int32_t 
                          name, names);
     }
     if (kn_dtype_kind(dtype) != KN_KIND_TENSOR || dtype == KN_STRING)
-        return kiln_fail(KILN_ERR_DTYPE, "input '%s': dtype %d cannot be a calibration input",
-                         name, (int)dtype);
+        return kiln_fail(KILN_ERR_DTYPE, "input '%s': dtype %d cannot be a calibration input", name,
+                         (int)dtype);
     kn_err err = {0};
     if (kn_calibrator_bind(c->core, index, dtype, dims, rank, data, nbytes, &err) != KN_OK)
         return kiln_fail_err(&err);
@@ -285,8 +286,8 @@ int32_t kiln_calibrator_report_count(const kiln_calibrator *c, int32_t *count)
     return KILN_OK;
 }
 
-int32_t kiln_calibrator_report_name(const kiln_calibrator *c, int32_t index, char *buf,
-                                    int32_t cap, int32_t *needed)
+int32_t kiln_calibrator_report_name(const kiln_calibrator *c, int32_t index, char *buf, int32_t cap,
+                                    int32_t *needed)
 {
     KILN_CHECK_ARG(c, "calibrator is NULL");
     int32_t rc;

@@ -13,26 +13,25 @@
 
 static void usage(FILE *out)
 {
-    fprintf(out,
-            "usage: kiln quantize MODEL -o OUT.onnx --calib DIR [options]\n"
-            "\n"
-            "Runs MODEL on calibration samples, keeps a histogram of every float tensor and\n"
-            "writes OUT.onnx with QuantizeLinear/DequantizeLinear pairs: activations uint8\n"
-            "(int8 with --symmetric), weights int8 per output channel, biases int32. Any\n"
-            "runtime that reads ONNX QDQ models runs it; Kiln and ONNX Runtime do.\n"
-            "\n"
-            "  -o, --output OUT.onnx   the quantized model\n"
-            "  --calib DIR             one sub-folder per sample holding input_K.pb\n"
-            "                          TensorProto files (the ONNX test-data layout); a\n"
-            "                          file's tensor name, or else its K, picks the input\n"
-            "  --method M              minmax, percentile, entropy or mse (default mse)\n"
-            "  --percentile P          for --method percentile (default 99.99)\n"
-            "  --symmetric             int8 activations with zero point 0\n"
-            "  --exclude LIST          comma-separated op types or node names left in float\n"
-            "  --max-samples N         use at most N samples\n"
-            "  --report                print each quantized tensor: range, threshold, scale,\n"
-            "                          SQNR (dB) against float32 on the calibration data\n"
-            "  --threads N             worker threads (default 1)\n");
+    fprintf(out, "usage: kiln quantize MODEL -o OUT.onnx --calib DIR [options]\n"
+                 "\n"
+                 "Runs MODEL on calibration samples, keeps a histogram of every float tensor and\n"
+                 "writes OUT.onnx with QuantizeLinear/DequantizeLinear pairs: activations uint8\n"
+                 "(int8 with --symmetric), weights int8 per output channel, biases int32. Any\n"
+                 "runtime that reads ONNX QDQ models runs it; Kiln and ONNX Runtime do.\n"
+                 "\n"
+                 "  -o, --output OUT.onnx   the quantized model\n"
+                 "  --calib DIR             one sub-folder per sample holding input_K.pb\n"
+                 "                          TensorProto files (the ONNX test-data layout); a\n"
+                 "                          file's tensor name, or else its K, picks the input\n"
+                 "  --method M              minmax, percentile, entropy or mse (default mse)\n"
+                 "  --percentile P          for --method percentile (default 99.99)\n"
+                 "  --symmetric             int8 activations with zero point 0\n"
+                 "  --exclude LIST          comma-separated op types or node names left in float\n"
+                 "  --max-samples N         use at most N samples\n"
+                 "  --report                print each quantized tensor: range, threshold, scale,\n"
+                 "                          SQNR (dB) against float32 on the calibration data\n"
+                 "  --threads N             worker threads (default 1)\n");
 }
 
 typedef struct quantize_args {
@@ -96,7 +95,9 @@ static int parse_args(int argc, char **argv, quantize_args *a)
     }
     if (!a->model || !a->output || !a->calib) {
         cli_error("%s is required (usage: kiln quantize MODEL -o OUT.onnx --calib DIR)",
-                  !a->model ? "a MODEL" : !a->output ? "-o OUT.onnx" : "--calib DIR");
+                  !a->model    ? "a MODEL"
+                  : !a->output ? "-o OUT.onnx"
+                               : "--calib DIR");
         return EXIT_USAGE;
     }
     return EXIT_OK;
@@ -205,8 +206,8 @@ static void print_report(kiln_calibrator *c, int show_lines)
         kiln_calibrator_report_name(c, i, NULL, 0, &need);
         char *name = malloc((size_t)need);
         if (name && kiln_calibrator_report_name(c, i, name, need, NULL) == KILN_OK)
-            printf("%-10s %12.5g %12.5g %12.5g %12.5g %4d %8.1f  %s%s\n", kind_name(kind),
-                   st[0], st[1], st[2], st[3], (int)zp, st[4], name,
+            printf("%-10s %12.5g %12.5g %12.5g %12.5g %4d %8.1f  %s%s\n", kind_name(kind), st[0],
+                   st[1], st[2], st[3], (int)zp, st[4], name,
                    bad ? " (NaN/Inf values left out)" : "");
         free(name);
     }

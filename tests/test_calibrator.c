@@ -264,8 +264,8 @@ Test(calibrator, bad_requests_are_clear_errors)
                  KILN_OK);
     assert_error(kiln_calibrator_write_file(c, "/tmp/never.onnx"), KILN_ERR_STATE,
                  "no calibration batch");
-    assert_error(kiln_calibrator_set_input(c, "imgae", KILN_DTYPE_FLOAT, dims, 4,
-                                           samples[0].pixels, sizeof samples[0].pixels),
+    assert_error(kiln_calibrator_set_input(c, "imgae", KILN_DTYPE_FLOAT, dims, 4, samples[0].pixels,
+                                           sizeof samples[0].pixels),
                  KILN_ERR_NOT_FOUND, "its inputs are: 'image'");
     int64_t bad_dims[4] = {1, 1, 8, 7};
     cr_assert_neq(kiln_calibrator_set_input(c, "image", KILN_DTYPE_FLOAT, bad_dims, 4,
@@ -278,9 +278,9 @@ Test(calibrator, bad_requests_are_clear_errors)
     float with_nan[64];
     memcpy(with_nan, samples[0].pixels, sizeof with_nan);
     with_nan[10] = NAN;
-    cr_assert_eq(kiln_calibrator_set_input(c, "image", KILN_DTYPE_FLOAT, dims, 4, with_nan,
-                                           sizeof with_nan),
-                 KILN_OK);
+    cr_assert_eq(
+        kiln_calibrator_set_input(c, "image", KILN_DTYPE_FLOAT, dims, 4, with_nan, sizeof with_nan),
+        KILN_OK);
     cr_assert_eq(kiln_calibrator_add_batch(c), KILN_OK);
     size_t size = 0;
     free(written(c, &size));
@@ -312,9 +312,8 @@ Test(calibrator, bad_requests_are_clear_errors)
                  KILN_ERR_INVALID_MODEL, "");
     cr_assert_null(c);
     /* a sample passed as the model: the message names the file */
-    assert_error(kiln_calibrator_create(rt,
-                                        kt_src_path("examples/digits/samples/digit_00_label_5.pb"),
-                                        NULL, &c),
+    assert_error(kiln_calibrator_create(
+                     rt, kt_src_path("examples/digits/samples/digit_00_label_5.pb"), NULL, &c),
                  KILN_ERR_INVALID_MODEL, "digit_00_label_5.pb");
     cr_assert_null(c);
 }

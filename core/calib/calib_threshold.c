@@ -150,7 +150,7 @@ static int entropy_threshold(const magnitudes *m, int levels, double *out, kn_er
 static double mse_threshold(const magnitudes *m, int levels)
 {
     const double w = m->w;
-    double s0 = 0, s1 = 0, s2 = 0;  /* sums over bins >= i of n, n c, n c^2 */
+    double s0 = 0, s1 = 0, s2 = 0;      /* sums over bins >= i of n, n c, n c^2 */
     double below = m->count - m->zeros; /* nonzero values in bins < i */
     double best_t = m->amax, best_mse = INFINITY;
     for (int i = KN_CALIB_BINS; i >= 1; i--) {
@@ -250,8 +250,8 @@ int kn_calib_choose(const kn_calib_hist *h, int method, double percentile, int s
         if (st == KN_OK)
             st = side_threshold(h, POSITIVE_SIDE, method, percentile, levels_pos, &t_pos, err);
         if (st == KN_OK)
-            st = side_threshold(h, NEGATIVE_SIDE, method, percentile, 255 - levels_pos, &t_neg,
-                                err);
+            st =
+                side_threshold(h, NEGATIVE_SIDE, method, percentile, 255 - levels_pos, &t_neg, err);
         if (st)
             return st;
         /* ONNX's zero point must be representable: the range holds zero. */

@@ -82,8 +82,10 @@ int kn_calibrator_create(const void *bytes, size_t size, const kn_calibrator_con
         return kn_fail(err, KN_ERR_OUT_OF_MEMORY, "out of memory");
     }
     memcpy(c->bytes, bytes, size);
-    kn_load_options lo = {.max_bytes = cfg->max_bytes, .optimize = KN_OPT_NONE,
-                          .backends_off = cfg->backends_off, .source = cfg->source};
+    kn_load_options lo = {.max_bytes = cfg->max_bytes,
+                          .optimize = KN_OPT_NONE,
+                          .backends_off = cfg->backends_off,
+                          .source = cfg->source};
     int rc = kn_model_load(c->bytes, size, c->base_dir, 0, &lo, &c->model, err);
     if (rc == KN_OK) {
         int64_t opset = kn_model_opset_for(c->model->ir, "");
@@ -208,8 +210,8 @@ int kn_calibrator_write(kn_calibrator *c, const kn_qdq_settings *settings, uint8
                        settings->method);
     if (settings->method == KN_CALIB_PERCENTILE &&
         !(settings->percentile > 0 && settings->percentile <= 100))
-        return kn_fail(err, KN_ERR_INVALID_ARGUMENT,
-                       "the percentile must be in (0, 100], got %g", settings->percentile);
+        return kn_fail(err, KN_ERR_INVALID_ARGUMENT, "the percentile must be in (0, 100], got %g",
+                       settings->percentile);
     kn_qdq_plan_free(&c->plan);
     kn_model_ir_free(c->write_ir);
     c->write_ir = NULL;

@@ -13,9 +13,9 @@ typedef struct builder {
     void *ctx;
     const kn_qdq_settings *set;
     kn_bump *bump;
-    int32_t *act_of;       /* per value: index in acts, -1 */
-    int32_t *weight_of;    /* per value: index in weights, -1 */
-    int32_t *consumers;    /* per value: how many node inputs read it */
+    int32_t *act_of;    /* per value: index in acts, -1 */
+    int32_t *weight_of; /* per value: index in weights, -1 */
+    int32_t *consumers; /* per value: how many node inputs read it */
     kn_qdq_activation *acts;
     kn_qdq_weight *weights;
     kn_qdq_report *report;
@@ -23,7 +23,10 @@ typedef struct builder {
     kn_err *err;
 } builder;
 
-static int is_op(const kn_node *n, const char *op) { return !n->domain[0] && !strcmp(n->op_type, op); }
+static int is_op(const kn_node *n, const char *op)
+{
+    return !n->domain[0] && !strcmp(n->op_type, op);
+}
 
 static int keeps_float(const builder *b, const kn_node *n)
 {
@@ -97,7 +100,9 @@ static int32_t quantize_act(builder *b, int32_t v)
     if (kn_calib_choose(h, b->set->method, b->set->percentile, b->set->symmetric, &q, b->err))
         return -2;
     kn_qdq_activation *a = &b->acts[b->n_acts];
-    *a = (kn_qdq_activation){.name = val->name, .scale = q.scale, .zero_point = q.zero_point,
+    *a = (kn_qdq_activation){.name = val->name,
+                             .scale = q.scale,
+                             .zero_point = q.zero_point,
                              .dtype = b->set->symmetric ? KN_INT8 : KN_UINT8};
     a->quantized = fresh_name(b, val->name, "_quantized");
     a->dequantized = fresh_name(b, val->name, "_dequantized");
@@ -140,6 +145,51 @@ static channel_walk walk_of(const kn_value *w, int32_t axis)
     return cw;
 }
 
+/* How far a constant moved when quantized: for its report line. */
+typedef struct const_error {
+    double signal, noise, lo, hi;
+} const_error;
+
+static void const_error_add(const_error *e, double value, double dequantized)
+{
+    e->signal += value * value;
+    e->noise += (value - dequantized) * (value - dequantized);
+    e->lo = fmin(e->lo, value);
+    e->hi = fmax(e->hi, value);
+}
+
+/* Records constant v's replacement by `quantized` (one scale per channel
+ * along axis) in the spec and the report. Returns its index in weights, or
+ * -2 (out of memory, in b->err). */
+static int32_t add_replacement(builder *b, int32_t v, int kind, kn_tensor quantized,
+                               const float *scales, int64_t n_scales, int32_t axis,
+                               const const_error *e)
+{
+    const kn_value *val = &b->g->values[v];
+    kn_qdq_weight *w = &b->weights[b->n_weights];
+    *w = (kn_qdq_weight){.name = val->name,
+                         .quantized = quantized,
+                         .scales = scales,
+                         .n_scales = (int32_t)n_scales,
+                         .axis = axis};
+    w->quantized_name = fresh_name(b, val->name, "_quantized");
+    w->scale_name = fresh_name(b, val->name, "_scale");
+    w->zero_point_name = fresh_name(b, val->name, "_zero_point");
+    w->node_name = fresh_name(b, val->name, "_DequantizeLinear");
+    if (!w->quantized_name || !w->scale_name || !w->zero_point_name || !w->node_name) {
+        kn_fail(b->err, KN_ERR_OUT_OF_MEMORY, "out of memory planning the quantization");
+        return -2;
+    }
+    kn_qdq_report *r = add_report(b, val->name, kind);
+    r->min = e->lo;
+    r->max = e->hi;
+    r->threshold = fmax(-e->lo, e->hi);
+    r->scale = scales[0];
+    r->sqnr_db = e->noise > 0 ? 10 * log10(e->signal / e->noise) : INFINITY;
+    b->weight_of[v] = b->n_weights;
+    return b->n_weights++;
+}
+
 /* Replaces constant weight v by int8 symmetric per channel along axis
  * (restricted to [-127, 127], so int8 x uint8 products never saturate the
  * 16-bit pairs of VNNI-less kernels). Returns the weight's index, -1 when
@@ -161,7 +211,7 @@ static int32_t quantize_weight(builder *b, int32_t v, int32_t axis)
         kn_fail(b->err, KN_ERR_OUT_OF_MEMORY, "out of memory quantizing '%s'", val->name);
         return -2;
     }
-    double signal = 0, noise = 0, lo = 0, hi = 0;
+    const_error e = {0};
     for (int64_t c = 0; c < cw.channels; c++) {
         float amax = 0;
         for (int64_t o = 0; o < cw.outer; o++)
@@ -173,34 +223,12 @@ static int32_t quantize_weight(builder *b, int32_t v, int32_t axis)
                 int64_t at = (o * cw.channels + c) * cw.inner + i;
                 float r = nearbyintf(w[at] / scales[c]);
                 q[at] = (int8_t)fminf(127, fmaxf(-127, r));
-                double err = w[at] - q[at] * (double)scales[c];
-                signal += (double)w[at] * w[at];
-                noise += err * err;
-                lo = fmin(lo, w[at]);
-                hi = fmax(hi, w[at]);
+                const_error_add(&e, w[at], q[at] * (double)scales[c]);
             }
     }
-    kn_qdq_weight *qw = &b->weights[b->n_weights];
-    *qw = (kn_qdq_weight){.name = val->name, .scales = scales, .n_scales = (int32_t)cw.channels,
-                          .axis = axis};
-    qw->quantized = (kn_tensor){.dtype = KN_INT8, .rank = val->rank, .data = q};
-    memcpy(qw->quantized.dims, val->dims, sizeof val->dims);
-    qw->quantized_name = fresh_name(b, val->name, "_quantized");
-    qw->scale_name = fresh_name(b, val->name, "_scale");
-    qw->zero_point_name = fresh_name(b, val->name, "_zero_point");
-    qw->node_name = fresh_name(b, val->name, "_DequantizeLinear");
-    if (!qw->quantized_name || !qw->scale_name || !qw->zero_point_name || !qw->node_name) {
-        kn_fail(b->err, KN_ERR_OUT_OF_MEMORY, "out of memory planning the quantization");
-        return -2;
-    }
-    kn_qdq_report *r = add_report(b, val->name, KN_QDQ_WEIGHT);
-    r->min = lo;
-    r->max = hi;
-    r->threshold = fmax(-lo, hi);
-    r->scale = scales[0];
-    r->sqnr_db = noise > 0 ? 10 * log10(signal / noise) : INFINITY;
-    b->weight_of[v] = b->n_weights;
-    return b->n_weights++;
+    kn_tensor quantized = {.dtype = KN_INT8, .rank = val->rank, .data = q};
+    memcpy(quantized.dims, val->dims, sizeof val->dims);
+    return add_replacement(b, v, KN_QDQ_WEIGHT, quantized, scales, cw.channels, axis, &e);
 }
 
 /* Replaces a constant 1-D bias by int32 with scale input scale x weight
@@ -220,34 +248,16 @@ static int quantize_bias(builder *b, int32_t v, float input_scale, const kn_qdq_
     if (!scales || !q)
         return kn_fail(b->err, KN_ERR_OUT_OF_MEMORY, "out of memory quantizing '%s'", val->name);
     const float *bias = val->init_data;
-    double signal = 0, noise = 0, lo = 0, hi = 0;
+    const_error e = {0};
     for (int64_t c = 0; c < n; c++) {
         scales[c] = input_scale * weight->scales[c];
         double r = nearbyint(bias[c] / scales[c]);
         q[c] = (int32_t)fmin(2147483647.0, fmax(-2147483647.0, r));
-        double err = bias[c] - q[c] * (double)scales[c];
-        signal += (double)bias[c] * bias[c];
-        noise += err * err;
-        lo = fmin(lo, bias[c]);
-        hi = fmax(hi, bias[c]);
+        const_error_add(&e, bias[c], q[c] * (double)scales[c]);
     }
-    kn_qdq_weight *qb = &b->weights[b->n_weights];
-    *qb = (kn_qdq_weight){.name = val->name, .scales = scales, .n_scales = (int32_t)n, .axis = 0};
-    qb->quantized = (kn_tensor){.dtype = KN_INT32, .rank = 1, .dims = {n}, .data = q};
-    qb->quantized_name = fresh_name(b, val->name, "_quantized");
-    qb->scale_name = fresh_name(b, val->name, "_scale");
-    qb->zero_point_name = fresh_name(b, val->name, "_zero_point");
-    qb->node_name = fresh_name(b, val->name, "_DequantizeLinear");
-    if (!qb->quantized_name || !qb->scale_name || !qb->zero_point_name || !qb->node_name)
-        return kn_fail(b->err, KN_ERR_OUT_OF_MEMORY, "out of memory planning the quantization");
-    kn_qdq_report *r = add_report(b, val->name, KN_QDQ_BIAS);
-    r->min = lo;
-    r->max = hi;
-    r->threshold = fmax(-lo, hi);
-    r->scale = scales[0];
-    r->sqnr_db = noise > 0 ? 10 * log10(signal / noise) : INFINITY;
-    b->weight_of[v] = b->n_weights++;
-    return KN_OK;
+    kn_tensor quantized = {.dtype = KN_INT32, .rank = 1, .dims = {n}, .data = q};
+    return add_replacement(b, v, KN_QDQ_BIAS, quantized, scales, n, 0, &e) == -2 ? b->err->code
+                                                                                 : KN_OK;
 }
 
 /* The single consumer of value v, when there is exactly one (and v is not
@@ -302,8 +312,7 @@ static int plan_node(builder *b, const kn_node *n)
         return KN_OK;
     if (is_op(n, "Conv") || is_op(n, "Gemm") || is_op(n, "MatMul"))
         return plan_compute(b, n);
-    static const char *const both_sides[] = {"Add", "Concat", "AveragePool",
-                                             "GlobalAveragePool"};
+    static const char *const both_sides[] = {"Add", "Concat", "AveragePool", "GlobalAveragePool"};
     for (size_t k = 0; k < sizeof both_sides / sizeof *both_sides; k++)
         if (is_op(n, both_sides[k])) {
             for (int32_t j = 0; j < n->n_inputs; j++)
@@ -354,8 +363,11 @@ int kn_qdq_plan_build(const kn_graph *g, kn_hist_lookup hist_of, void *ctx,
         return rc;
     }
     out->bump = b.bump;
-    out->spec = (kn_qdq_spec){.acts = b.acts, .n_acts = b.n_acts, .weights = b.weights,
-                              .n_weights = b.n_weights, .keep_float = settings->keep_float,
+    out->spec = (kn_qdq_spec){.acts = b.acts,
+                              .n_acts = b.n_acts,
+                              .weights = b.weights,
+                              .n_weights = b.n_weights,
+                              .keep_float = settings->keep_float,
                               .n_keep_float = settings->n_keep_float};
     out->report = b.report;
     out->n_report = b.n_report;

@@ -28,18 +28,26 @@ void pb_out_bytes(pb_out *o, const void *src, size_t n)
     o->used += n;
 }
 
-void pb_out_varint(pb_out *o, uint64_t v)
+size_t pb_varint_encode(uint64_t v, uint8_t out[PB_VARINT_MAX])
 {
-    uint8_t tmp[10];
     size_t n = 0;
     do {
-        tmp[n++] = (uint8_t)((v & 0x7f) | (v > 0x7f ? 0x80 : 0));
+        out[n++] = (uint8_t)((v & 0x7f) | (v > 0x7f ? 0x80 : 0));
         v >>= 7;
     } while (v);
-    pb_out_bytes(o, tmp, n);
+    return n;
 }
 
-void pb_out_tag(pb_out *o, uint32_t num, uint32_t wire) { pb_out_varint(o, (uint64_t)num << 3 | wire); }
+void pb_out_varint(pb_out *o, uint64_t v)
+{
+    uint8_t tmp[PB_VARINT_MAX];
+    pb_out_bytes(o, tmp, pb_varint_encode(v, tmp));
+}
+
+void pb_out_tag(pb_out *o, uint32_t num, uint32_t wire)
+{
+    pb_out_varint(o, (uint64_t)num << 3 | wire);
+}
 
 void pb_out_len(pb_out *o, uint32_t num, const void *data, size_t n)
 {

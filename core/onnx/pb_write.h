@@ -1,5 +1,6 @@
-/* A growable protobuf wire-format writer: the encoding side of pb.h, for
- * messages whose size is not known in advance (a rewritten model). Errors
+/* Protobuf wire-format encoding: the varint every writer uses, and a
+ * growable writer for messages whose size is not known in advance (a
+ * rewritten model). Errors
  * are sticky: after a failed allocation every put is a no-op and
  * pb_out_finish reports KN_ERR_OUT_OF_MEMORY, so callers check once. */
 #ifndef KN_ONNX_PB_WRITE_H
@@ -9,6 +10,12 @@
 #include <stdint.h>
 
 #include "core/base/status.h"
+
+/* A varint takes at most ten bytes (64 bits, seven a byte). */
+#define PB_VARINT_MAX 10
+
+/* Writes v as a protobuf varint into out; returns its length. */
+size_t pb_varint_encode(uint64_t v, uint8_t out[PB_VARINT_MAX]);
 
 typedef struct pb_out {
     uint8_t *p;

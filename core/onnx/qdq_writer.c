@@ -15,8 +15,8 @@ enum { NODE_INPUT = 1, NODE_OUTPUT = 2, NODE_NAME = 3, NODE_OP_TYPE = 4, NODE_AT
 enum { ATTR_NAME = 1, ATTR_I = 3, ATTR_TYPE = 20, ATTR_TYPE_INT = 2 };
 enum { TENSOR_NAME = 8, VALUE_INFO_NAME = 1 };
 
-static const char *const model_fields[] = {NULL, "ir_version", NULL, NULL, NULL, NULL, NULL,
-                                           "graph"};
+static const char *const model_fields[] = {NULL, "ir_version", NULL, NULL,
+                                           NULL, NULL,         NULL, "graph"};
 static const char *const graph_fields[] = {NULL, "node", "name", NULL, NULL, "initializer"};
 static const char *const node_fields[] = {NULL, "input", "output", "name", "op_type"};
 static const char *const named_fields[] = {NULL, "name"};
@@ -27,12 +27,15 @@ static const pb_msg_desc named_desc = PB_DESC("message", named_fields);
 
 typedef struct rewrite {
     const kn_qdq_spec *spec;
-    uint8_t *act_written;    /* per activation: its Q/DQ pair is in the graph */
-    uint8_t *weight_found;   /* per weight: its float initializer was seen */
+    uint8_t *act_written;  /* per activation: its Q/DQ pair is in the graph */
+    uint8_t *weight_found; /* per weight: its float initializer was seen */
     kn_err *err;
 } rewrite;
 
-static int same(const char *s, const char *bytes, size_t n) { return strlen(s) == n && !memcmp(s, bytes, n); }
+static int same(const char *s, const char *bytes, size_t n)
+{
+    return strlen(s) == n && !memcmp(s, bytes, n);
+}
 
 static int32_t find_act(const kn_qdq_spec *spec, const char *name, size_t n)
 {
@@ -180,8 +183,8 @@ static int rewrite_node(pb_out *o, const pb_reader *graph, const pb_field *f, re
 
     r = pb_sub(graph, f, &node_desc);
     while (pb_next(&r, &g) > 0) {
-        int32_t a = g.num == NODE_OUTPUT && g.wire == PB_LEN ? find_act(spec, pb_data(&r, &g), g.len)
-                                                             : -1;
+        int32_t a =
+            g.num == NODE_OUTPUT && g.wire == PB_LEN ? find_act(spec, pb_data(&r, &g), g.len) : -1;
         if (a >= 0 && !w->act_written[a]) {
             put_act_pair(o, &spec->acts[a]);
             w->act_written[a] = 1;
@@ -209,10 +212,12 @@ static int put_new_initializers(pb_out *o, const kn_qdq_spec *spec, kn_err *err)
         void *zeros = calloc(1, zero_bytes ? zero_bytes : 1);
         if (!zeros)
             return kn_fail(err, KN_ERR_OUT_OF_MEMORY, "out of memory writing '%s'", wt->name);
-        kn_tensor scale = {.dtype = KN_FLOAT, .rank = per_axis, .dims = {wt->n_scales},
+        kn_tensor scale = {.dtype = KN_FLOAT,
+                           .rank = per_axis,
+                           .dims = {wt->n_scales},
                            .data = (void *)wt->scales};
-        kn_tensor zero = {.dtype = wt->quantized.dtype, .rank = per_axis, .dims = {wt->n_scales},
-                          .data = zeros};
+        kn_tensor zero = {
+            .dtype = wt->quantized.dtype, .rank = per_axis, .dims = {wt->n_scales}, .data = zeros};
         rc = put_tensor(o, wt->quantized_name, &wt->quantized, err);
         if (rc == KN_OK)
             rc = put_tensor(o, wt->scale_name, &scale, err);
@@ -293,7 +298,8 @@ int kn_onnx_write_qdq(const void *model, size_t size, const kn_qdq_spec *spec, u
 {
     *out = NULL;
     *out_size = 0;
-    rewrite w = {.spec = spec, .err = err,
+    rewrite w = {.spec = spec,
+                 .err = err,
                  .act_written = calloc((size_t)spec->n_acts + 1, 1),
                  .weight_found = calloc((size_t)spec->n_weights + 1, 1)};
     pb_out o = {0};

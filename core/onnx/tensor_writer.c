@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "core/onnx/onnx.h"
+#include "core/onnx/pb_write.h"
 
 /* Appends to buf while there is room and always counts, so one routine
  * both measures and writes. */
@@ -21,13 +22,8 @@ static void put_bytes(out_buf *o, const void *src, size_t n)
 
 static void put_varint(out_buf *o, uint64_t v)
 {
-    uint8_t tmp[10];
-    size_t n = 0;
-    do {
-        tmp[n++] = (uint8_t)((v & 0x7f) | (v > 0x7f ? 0x80 : 0));
-        v >>= 7;
-    } while (v);
-    put_bytes(o, tmp, n);
+    uint8_t tmp[PB_VARINT_MAX];
+    put_bytes(o, tmp, pb_varint_encode(v, tmp));
 }
 
 static void put_len_field(out_buf *o, uint32_t num, const void *data, size_t n)

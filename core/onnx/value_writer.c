@@ -9,6 +9,7 @@
 
 #include "core/ir/value_blob.h"
 #include "core/onnx/onnx.h"
+#include "core/onnx/pb_write.h"
 
 typedef struct out_buf {
     uint8_t *p;
@@ -24,13 +25,8 @@ static void put_bytes(out_buf *o, const void *src, size_t n)
 
 static void put_varint(out_buf *o, uint64_t v)
 {
-    uint8_t tmp[10];
-    size_t n = 0;
-    do {
-        tmp[n++] = (uint8_t)((v & 0x7f) | (v > 0x7f ? 0x80 : 0));
-        v >>= 7;
-    } while (v);
-    put_bytes(o, tmp, n);
+    uint8_t tmp[PB_VARINT_MAX];
+    put_bytes(o, tmp, pb_varint_encode(v, tmp));
 }
 
 static void put_tag(out_buf *o, uint32_t num, uint32_t wire) { put_varint(o, (uint64_t)num << 3 | wire); }

@@ -59,8 +59,8 @@ void calibrator_functions(ffi_api *api, abi_handles *live, const char *model_pat
     OK("kiln_calibrator_report_count", PTR(c), PTR(&lines));
     CHECK(lines >= 5, "report has %d lines", (int)lines);
     check_string(api, "kiln_calibrator_report_name", c, 1, 0, "image");
-    OK("kiln_calibrator_report_stats", PTR(c), I32(0), PTR(&kind), PTR(&zp), PTR(&bad),
-       PTR(stats), SZ(sizeof stats));
+    OK("kiln_calibrator_report_stats", PTR(c), I32(0), PTR(&kind), PTR(&zp), PTR(&bad), PTR(stats),
+       SZ(sizeof stats));
     CHECK(kind == K("KILN_CALIB_TENSOR_ACTIVATION") && zp == 0 && bad == 0 && stats[3] > 0,
           "report line 0: kind %d zp %d nonfinite %lld scale %g", (int)kind, (int)zp,
           (long long)bad, stats[3]);

@@ -18,7 +18,7 @@ import numpy as np
 
 from . import _dtypes, _lib
 from ._capi_gen import CalibMethod, CalibTensor, Option, Status, StringOption, kiln_calibrator
-from ._core import Runtime, _Handle, _make_options, _source_bytes, default_runtime
+from ._core import Runtime, _create_from, _Handle, _make_options, _source_bytes, default_runtime
 from ._values import read_string
 
 METHODS = {"minmax": CalibMethod.MINMAX, "percentile": CalibMethod.PERCENTILE,
@@ -97,17 +97,8 @@ class Calibrator(_Handle):
         opts = _settings("Calibrator", method, percentile, symmetric, exclude, options)
         handle = ctypes.POINTER(kiln_calibrator)()
         try:
-            if data is None:
-                path = os.fspath(source)  # type: ignore[arg-type]
-                st = c.kiln_calibrator_create(runtime._handle, os.fsencode(path), opts,
-                                              byref(handle))
-                if st:
-                    raise _lib.file_error(st, "Calibrator(%r)" % path, path)
-            else:
-                st = c.kiln_calibrator_create_memory(runtime._handle, data, len(data), opts,
-                                                     byref(handle))
-                if st:
-                    raise _lib.error(st, "Calibrator(<%d bytes>)" % len(data))
+            _create_from(source, data, runtime, opts, handle, c.kiln_calibrator_create,
+                         c.kiln_calibrator_create_memory, "Calibrator")
         finally:
             c.kiln_options_destroy(opts)
         super().__init__(handle, c.kiln_calibrator_destroy, runtime)

@@ -229,6 +229,22 @@ def _source_bytes(source: Any) -> Optional[bytes]:
                     "model's bytes, got %s" % type(source).__name__)
 
 
+def _create_from(source: Any, data: Optional[bytes], runtime: "Runtime", opts: Any, handle: Any,
+                 from_file: Any, from_memory: Any, what: str) -> None:
+    """Makes a handle from a file (from_file(runtime, path, options, &out)) or
+    from bytes (from_memory(runtime, data, size, options, &out)); failures
+    raise naming the file, or the byte count."""
+    if data is None:
+        path = os.fspath(source)
+        st = from_file(runtime._handle, os.fsencode(path), opts, byref(handle))
+        if st:
+            raise _lib.file_error(st, "%s(%r)" % (what, path), path)
+    else:
+        st = from_memory(runtime._handle, data, len(data), opts, byref(handle))
+        if st:
+            raise _lib.error(st, "%s(<%d bytes>)" % (what, len(data)))
+
+
 class Model(_Handle):
     """A loaded ONNX model: immutable, thread-safe, shared by its sessions.
 
@@ -254,17 +270,8 @@ class Model(_Handle):
         opts = _make_options("Model", options, MODEL_OPTIONS)
         handle = ctypes.POINTER(kiln_model)()
         try:
-            if data is None:
-                path = os.fspath(source)  # type: ignore[arg-type]
-                st = c.kiln_model_load_file(runtime._handle, os.fsencode(path), opts,
-                                            byref(handle))
-                if st:
-                    raise _lib.file_error(st, "Model(%r)" % path, path)
-            else:
-                st = c.kiln_model_load_memory(runtime._handle, data, len(data), opts,
-                                              byref(handle))
-                if st:
-                    raise _lib.error(st, "Model(<%d bytes>)" % len(data))
+            _create_from(source, data, runtime, opts, handle, c.kiln_model_load_file,
+                         c.kiln_model_load_memory, "Model")
         finally:
             c.kiln_options_destroy(opts)
         super().__init__(handle, c.kiln_model_destroy, runtime)
