@@ -29,7 +29,8 @@ struct kn_calibrator {
     kn_calib_hist **hists; /* per value of the root graph, allocated when first seen */
     bound_input *inputs;   /* per graph input */
     int64_t batches;
-    kn_model_ir *write_ir; /* the last write's graph (the report's names point into it) */
+    kn_model_ir *write_ir; /* the file read again for the last write, when needed (the
+                            * report's names may point into it) */
     kn_qdq_plan plan;
 };
 
@@ -197,6 +198,14 @@ static const kn_calib_hist *hist_by_name(void *ctx, const char *name)
     return NULL;
 }
 
+static int weights_all_present(const kn_graph *g)
+{
+    for (int32_t v = 0; v < g->n_values; v++)
+        if (g->values[v].is_initializer && g->values[v].init_nbytes > 0 && !g->values[v].init_data)
+            return 0;
+    return 1;
+}
+
 int kn_calibrator_write(kn_calibrator *c, const kn_qdq_settings *settings, uint8_t **out,
                         size_t *size, kn_err *err)
 {
@@ -215,9 +224,17 @@ int kn_calibrator_write(kn_calibrator *c, const kn_qdq_settings *settings, uint8
     kn_qdq_plan_free(&c->plan);
     kn_model_ir_free(c->write_ir);
     c->write_ir = NULL;
-    int rc = kn_onnx_read_model(c->bytes, c->size, c->base_dir, 0, &c->write_ir, err);
+    /* The calibration model is the file's graph as written; its weights
+     * serve the plan unless the weight store gave some bytes back, and then
+     * the file is read again (the plan needs every float weight). */
+    const kn_graph *g = c->model->graph;
+    int rc = KN_OK;
+    if (!weights_all_present(g)) {
+        rc = kn_onnx_read_model(c->bytes, c->size, c->base_dir, 0, &c->write_ir, err);
+        g = rc == KN_OK ? c->write_ir->graph : NULL;
+    }
     if (rc == KN_OK)
-        rc = kn_qdq_plan_build(c->write_ir->graph, hist_by_name, c, settings, &c->plan, err);
+        rc = kn_qdq_plan_build(g, hist_by_name, c, settings, &c->plan, err);
     if (rc == KN_OK)
         rc = kn_onnx_write_qdq(c->bytes, c->size, &c->plan.spec, out, size, err);
     return rc;

@@ -314,7 +314,12 @@ int kn_onnx_write_qdq(const void *model, size_t size, const kn_qdq_spec *spec, u
         if (more < 0) {
             rc = KN_ERR_INVALID_MODEL;
         } else if (f.num == MODEL_GRAPH && f.wire == PB_LEN) {
-            pb_out graph = {0};
+            /* The quantized graph is at most about as big as the float one:
+             * one allocation up front (pages are only paid for as written)
+             * instead of doubling through it. */
+            pb_out graph = {.p = malloc(f.len + 4096), .cap = f.len + 4096};
+            if (!graph.p)
+                graph.cap = 0;
             rc = rewrite_graph(&graph, &r, &f, &w);
             if (rc == KN_OK)
                 pb_out_message(&o, MODEL_GRAPH, &graph);
