@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """Calibration memory against the number of samples: `kiln quantize` on the
-BERT-base-sized encoder (tools/export_models.py bert_encoder, sequence 128)
-with 100 and then 1,000 calibration samples of random token ids, printing
+BERT-base-sized encoder (tools/export_models.py bert_encoder, sequence 128;
+--model picks another exported model) with 100 and then 1,000 calibration
+samples of random inputs (token ids, or standard normal floats), printing
 each run's peak RSS and time per sample, and the RSS ratio (Kiln keeps one
 fixed-size histogram per tensor, so it should stay near 1).
 
@@ -30,14 +31,38 @@ VOCAB = 30522  # tools/export_models.py BERT_VOCAB
 SEQ = 128
 
 
-def write_samples(folder, count, seed=0):
+def input_specs(model):
+    """(name, numpy dtype, shape) of each graph input; dynamic dims become 1,
+    or SEQ for a sequence of token ids."""
+    import onnx
+    m = onnx.load(model, load_external_data=False)
+    inits = {i.name for i in m.graph.initializer}
+    specs = []
+    for v in m.graph.input:
+        if v.name in inits:
+            continue
+        t = v.type.tensor_type
+        dtype = onnx.mapping.TENSOR_TYPE_TO_NP_TYPE[t.elem_type]
+        dims = [d.dim_value if d.dim_value > 0 else 1 for d in t.shape.dim]
+        if np.issubdtype(dtype, np.integer) and len(dims) == 2 and dims[1] == 1:
+            dims[1] = SEQ
+        specs.append((v.name, dtype, tuple(dims)))
+    return specs
+
+
+def write_samples(folder, count, specs, seed=0):
+    """Token ids for integer inputs, standard normal values for float ones."""
     rng = np.random.default_rng(seed)
     for i in range(count):
         d = os.path.join(folder, "sample_%05d" % i)
         os.makedirs(d, exist_ok=True)
-        ids = rng.integers(0, VOCAB, size=(1, SEQ), dtype=np.int64)
-        with open(os.path.join(d, "input_0.pb"), "wb") as f:
-            f.write(numpy_helper.from_array(ids, "input_ids").SerializeToString())
+        for k, (name, dtype, shape) in enumerate(specs):
+            if np.issubdtype(dtype, np.integer):
+                value = rng.integers(0, VOCAB, size=shape).astype(dtype)
+            else:
+                value = rng.standard_normal(shape).astype(dtype)
+            with open(os.path.join(d, "input_%d.pb" % k), "wb") as f:
+                f.write(numpy_helper.from_array(value, name).SerializeToString())
 
 
 def quantize(kiln, model, calib, out):
@@ -61,12 +86,13 @@ def main():
         subprocess.run([sys.executable, os.path.join(ROOT, "tools", "export_models.py"), models,
                         "--models", a.model], check=True)
     counts = [int(n) for n in a.samples.split(",")]
+    specs = input_specs(model)
     print("CPU: %s" % ratio_chart.cpu_name())
     results = []
     with tempfile.TemporaryDirectory() as tmp:
         for n in counts:
             calib = os.path.join(tmp, "calib_%d" % n)
-            write_samples(calib, n)
+            write_samples(calib, n, specs)
             per, rss, line = quantize(os.path.join(a.build, "kiln"), model, calib,
                                       os.path.join(tmp, "q.onnx"))
             print("%5d samples: peak RSS %.1f MiB, %.1f ms per sample" % (n, rss, per),
