@@ -196,7 +196,7 @@ fi
 cnn=$build/models/squeezenet1_1/model.onnx
 if [ -f "$cnn" ]; then
     cnn_runs=$([ $long = 1 ] && echo 5000 || echo 200)
-    if "$build/tests/kiln_soak" --runs "$cnn_runs" --threads 4 --cycles 50 "$cnn" >"$work/soak_cnn.log" 2>&1; then
+    if "$build/tests/kiln_soak" --runs "$cnn_runs" --threads 4 --cycles 100 "$cnn" >"$work/soak_cnn.log" 2>&1; then
         note PASS soak-squeezenet "$(grep -E '^soak: RSS' "$work/soak_cnn.log" | sed 's/^soak: //'); $cnn_runs runs"
     else
         cat "$work/soak_cnn.log"
