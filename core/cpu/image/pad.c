@@ -17,6 +17,9 @@
 #include "core/cpu/image/image_common.h"
 #include "core/cpu/image/image_pad.h"
 
+/* Sum of the output's axis lengths Pad builds index tables for. */
+#define PAD_MAX_AXIS_TOTAL ((int64_t)1 << 26)
+
 typedef struct pad_state {
     int32_t rank;
     size_t esz;
@@ -86,6 +89,12 @@ int img_pad_plan(kn_kctx *k, const char *op, int mode, const int64_t *begin, con
     }
     if (kn_shape_numel(y->dims, rank) < 0)
         return kn_fail(k->err, KN_ERR_SHAPE, "%s: output is too large", op);
+    /* One index entry per output position along each axis: pads that make
+     * an axis of billions of elements are refused here rather than by a
+     * multi-gigabyte table (no real model pads like that). */
+    if (total > PAD_MAX_AXIS_TOTAL)
+        return kn_fail(k->err, KN_ERR_LIMIT, "%s: the padded axes add up to %lld elements "
+                       "(at most %lld)", op, (long long)total, (long long)PAD_MAX_AXIS_TOTAL);
 
     pad_state *st = calloc(1, sizeof *st + sizeof(int64_t) * (size_t)total);
     if (!st)
