@@ -308,28 +308,14 @@ static void threads(kiln_model *m, const inputs *in, int n_threads, long runs)
 
 static void cycles(const inputs *in, long n)
 {
-    rss before = {0, 0}, last = {0, 0};
-    /* Warm-up: the allocator settles. After the threads phase glibc's
-     * dynamic mmap threshold keeps freed model-sized blocks in the heap,
-     * and the heap grows in one step some tens of cycles in (squeezenet:
-     * +11 MiB between cycles 20 and 30, then flat over 400 cycles; with a
-     * fixed MALLOC_MMAP_THRESHOLD_ there is no step). So growth is measured
-     * from the first cycle after which anonymous memory stayed unchanged
-     * for SETTLED cycles in a row, and at the latest from half way: a leak
-     * still shows over the second half, a one-time step does not. */
-    enum { SETTLED = 10 };
-    long warm = n / 2, steady = 0, measured_from = -1;
+    rss before = {0, 0};
+    /* Warm-up: the allocator settles (after the threads phase, glibc's
+     * dynamic mmap threshold keeps freed model-sized blocks in the heap). */
+    long warm = n / 10 > 20 ? n / 10 : (n / 2 < 20 ? n / 2 : 20);
     double t0 = now_s();
     for (long c = 0; c < n; c++) {
-        if (measured_from < 0) {
-            rss now = rss_now();
-            steady = c > 0 && now.anon == last.anon ? steady + 1 : 0;
-            last = now;
-            if (steady >= SETTLED || c >= warm) {
-                before = now;
-                measured_from = c;
-            }
-        }
+        if (c == warm)
+            before = rss_now();
         kiln_runtime *rt = make_runtime();
         kiln_model *m = NULL;
         kiln_session *s = NULL;
@@ -343,8 +329,7 @@ static void cycles(const inputs *in, long n)
             return;
     }
     rss after = rss_now();
-    printf("cycles: %ld create/load/run/destroy cycles in %.2f s (memory measured from cycle %ld)\n",
-           n, now_s() - t0, measured_from);
+    printf("cycles: %ld create/load/run/destroy cycles in %.2f s\n", n, now_s() - t0);
     report_growth("cycles", before, after);
 }
 
