@@ -196,13 +196,13 @@ fi
 cnn=$build/models/squeezenet1_1/model.onnx
 if [ -f "$cnn" ]; then
     cnn_runs=$([ $long = 1 ] && echo 5000 || echo 200)
-    # glibc adapts its mmap and trim thresholds as large blocks are freed;
-    # after the threads phase that shows as a one-time step of resident
-    # memory in the cycles (squeezenet: +11 MiB between cycles 20 and 40,
-    # then flat over 400 cycles) at a cycle that depends on timing. Fixed
-    # thresholds (glibc's initial ones) turn the adaptation off, so the soak
-    # measures what Kiln keeps: a leak still grows, a policy step does not.
-    if MALLOC_MMAP_THRESHOLD_=131072 MALLOC_TRIM_THRESHOLD_=131072 \
+    # One malloc arena: after the threads phase glibc keeps an arena per
+    # worker thread that ran, each with free memory, and which of them
+    # serves a cycle's allocations depends on timing; resident memory then
+    # steps once at a timing-dependent cycle (squeezenet: +1.5 to +11 MiB
+    # between cycles 20 and 40, then flat over 400 cycles). With one arena
+    # the cycles are flat run after run, and a leak still grows them.
+    if MALLOC_ARENA_MAX=1 \
         "$build/tests/kiln_soak" --runs "$cnn_runs" --threads 4 --cycles 50 "$cnn" >"$work/soak_cnn.log" 2>&1; then
         note PASS soak-squeezenet "$(grep -E '^soak: RSS' "$work/soak_cnn.log" | sed 's/^soak: //'); $cnn_runs runs"
     else
