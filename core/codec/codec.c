@@ -37,7 +37,7 @@ static int find(const uint8_t *data, size_t size, const kn_codec **codec, kn_err
         return kn_fail(err, KN_ERR_INVALID_ARGUMENT,
                        "unrecognised image format (the first bytes are not those of BMP, "
                        "PNM, TIFF, PNG, JPEG, WebP or JPEG 2000)");
-    if (!(*codec)->probe)
+    if (!(*codec)->probe && !(*codec)->read)
         return kn_fail(err, KN_ERR_UNSUPPORTED,
                        "Kiln was built without %s: %s images are not supported", (*codec)->library,
                        (*codec)->name);
@@ -48,7 +48,15 @@ static int probe(const kn_codec *codec, const uint8_t *data, size_t size, int64_
                  int64_t *height, kn_err *err)
 {
     int64_t w = 0, h = 0;
-    int rc = codec->probe(data, size, &w, &h, err);
+    int rc;
+    if (codec->read) {
+        kn_image_job header = {0};
+        rc = codec->read(data, size, &header, err);
+        w = header.w;
+        h = header.h;
+    } else {
+        rc = codec->probe(data, size, &w, &h, err);
+    }
     if (rc == KN_OK && (w <= 0 || h <= 0))
         rc = kn_fail(err, KN_ERR_INVALID_ARGUMENT, "the header gives a %lldx%lld image",
                      (long long)w, (long long)h);
@@ -105,7 +113,14 @@ int kn_image_decode(const uint8_t *data, size_t size, int channels, uint8_t *pix
     if (!rgb)
         return kn_fail(err, KN_ERR_OUT_OF_MEMORY, "%s image: no memory for %lldx%lld pixels",
                        codec->name, (long long)w, (long long)h);
-    rc = codec->decode_rgb(data, size, w, h, rgb, err);
+    if (codec->read) {
+        kn_image_job job = {.rgb = rgb};
+        rc = codec->read(data, size, &job, err);
+        if (rc == KN_OK && (job.w != w || job.h != h))
+            rc = kn_fail(err, KN_ERR_INTERNAL, "size changed between probe and decode");
+    } else {
+        rc = codec->decode_rgb(data, size, w, h, rgb, err);
+    }
     if (rc != KN_OK)
         kn_err_prefix(err, "%s image", codec->name);
     else if (channels == 1)

@@ -11,6 +11,13 @@
 
 #include "core/base/status.h"
 
+/* What a library decoder reports in one pass: the size always, the
+ * pixels too when rgb is set (NULL: stop after the header). */
+typedef struct kn_image_job {
+    int64_t w, h;
+    uint8_t *rgb; /* width * height * 3 bytes, R, G, B */
+} kn_image_job;
+
 typedef struct kn_codec {
     const char *name;    /* "JPEG": starts every error message */
     const char *library; /* "libjpeg"; NULL when Kiln decodes the format itself */
@@ -22,6 +29,10 @@ typedef struct kn_codec {
      * probed sizes, already checked against KN_IMAGE_MAX_PIXELS). */
     int (*decode_rgb)(const uint8_t *data, size_t size, int64_t width, int64_t height, uint8_t *rgb,
                       kn_err *err);
+    /* Instead of the two: one pass that learns the size as it decodes
+     * (libpng, libjpeg, libopenjp2), run once for the header and once for
+     * the pixels; the dispatcher checks the two agree. */
+    int (*read)(const uint8_t *data, size_t size, kn_image_job *job, kn_err *err);
 } kn_codec;
 
 extern const kn_codec kn_codec_bmp, kn_codec_pnm, kn_codec_tiff;

@@ -38,12 +38,7 @@ static void on_message(j_common_ptr cinfo, int level)
         on_error(cinfo);
 }
 
-typedef struct job {
-    int64_t w, h;
-    uint8_t *rgb; /* NULL: header only */
-} job;
-
-static int run(const uint8_t *p, size_t n, job *j, kn_err *err)
+static int run(const uint8_t *p, size_t n, kn_image_job *j, kn_err *err)
 {
     struct jpeg_decompress_struct cinfo;
     jpeg_ctx ctx;
@@ -84,23 +79,4 @@ static int run(const uint8_t *p, size_t n, job *j, kn_err *err)
     return KN_OK;
 }
 
-static int probe(const uint8_t *p, size_t n, int64_t *w, int64_t *h, kn_err *err)
-{
-    job j = {0};
-    int rc = run(p, n, &j, err);
-    *w = j.w;
-    *h = j.h;
-    return rc;
-}
-
-static int decode_rgb(const uint8_t *p, size_t n, int64_t w, int64_t h, uint8_t *rgb, kn_err *err)
-{
-    job j = {.rgb = rgb};
-    int rc = run(p, n, &j, err);
-    if (rc == KN_OK && (j.w != w || j.h != h))
-        rc = kn_fail(err, KN_ERR_INTERNAL, "size changed between probe and decode");
-    return rc;
-}
-
-const kn_codec kn_codec_jpeg = {
-    .name = "JPEG", .library = "libjpeg", .probe = probe, .decode_rgb = decode_rgb};
+const kn_codec kn_codec_jpeg = {.name = "JPEG", .library = "libjpeg", .read = run};

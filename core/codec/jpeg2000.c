@@ -113,12 +113,7 @@ static void to_rgb(const opj_image_t *img, size_t count, uint8_t *rgb)
 
 /* ---- decode ---- */
 
-typedef struct job {
-    int64_t w, h;
-    uint8_t *rgb; /* NULL: header only */
-} job;
-
-static int run(const uint8_t *p, size_t n, job *j, kn_err *err)
+static int run(const uint8_t *p, size_t n, kn_image_job *j, kn_err *err)
 {
     j2k_ctx ctx = {.p = p, .n = n};
     int jp2 = n >= 4 && memcmp(p, "\xff\x4f\xff\x51", 4) != 0;
@@ -163,23 +158,4 @@ done:
     return rc;
 }
 
-static int probe(const uint8_t *p, size_t n, int64_t *w, int64_t *h, kn_err *err)
-{
-    job j = {0};
-    int rc = run(p, n, &j, err);
-    *w = j.w;
-    *h = j.h;
-    return rc;
-}
-
-static int decode_rgb(const uint8_t *p, size_t n, int64_t w, int64_t h, uint8_t *rgb, kn_err *err)
-{
-    job j = {.rgb = rgb};
-    int rc = run(p, n, &j, err);
-    if (rc == KN_OK && (j.w != w || j.h != h))
-        rc = kn_fail(err, KN_ERR_INTERNAL, "size changed between probe and decode");
-    return rc;
-}
-
-const kn_codec kn_codec_jpeg2000 = {
-    .name = "JPEG 2000", .library = "libopenjp2", .probe = probe, .decode_rgb = decode_rgb};
+const kn_codec kn_codec_jpeg2000 = {.name = "JPEG 2000", .library = "libopenjp2", .read = run};

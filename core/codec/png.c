@@ -44,12 +44,7 @@ static void on_read(png_structp png, png_bytep out, size_t len)
     ctx->pos += len;
 }
 
-typedef struct job {
-    int64_t w, h;
-    uint8_t *rgb; /* NULL: header only */
-} job;
-
-static int run(const uint8_t *p, size_t n, job *j, kn_err *err)
+static int run(const uint8_t *p, size_t n, kn_image_job *j, kn_err *err)
 {
     png_ctx ctx = {.p = p, .n = n};
     png_structp png = png_create_read_struct(PNG_LIBPNG_VER_STRING, &ctx, on_error, on_warning);
@@ -90,23 +85,4 @@ static int run(const uint8_t *p, size_t n, job *j, kn_err *err)
     return KN_OK;
 }
 
-static int probe(const uint8_t *p, size_t n, int64_t *w, int64_t *h, kn_err *err)
-{
-    job j = {0};
-    int rc = run(p, n, &j, err);
-    *w = j.w;
-    *h = j.h;
-    return rc;
-}
-
-static int decode_rgb(const uint8_t *p, size_t n, int64_t w, int64_t h, uint8_t *rgb, kn_err *err)
-{
-    job j = {.rgb = rgb};
-    int rc = run(p, n, &j, err);
-    if (rc == KN_OK && (j.w != w || j.h != h))
-        rc = kn_fail(err, KN_ERR_INTERNAL, "size changed between probe and decode");
-    return rc;
-}
-
-const kn_codec kn_codec_png = {
-    .name = "PNG", .library = "libpng", .probe = probe, .decode_rgb = decode_rgb};
+const kn_codec kn_codec_png = {.name = "PNG", .library = "libpng", .read = run};
