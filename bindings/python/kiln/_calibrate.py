@@ -18,7 +18,7 @@ import numpy as np
 
 from . import _dtypes, _lib
 from ._capi_gen import CalibMethod, CalibTensor, Option, Status, StringOption, kiln_calibrator
-from ._core import Runtime, _create_from, _Handle, _make_options, _source_bytes, default_runtime
+from ._core import Runtime, _create_from, _Handle, _make_options, _resolve_runtime, _source_bytes
 from ._values import read_string
 
 METHODS = {"minmax": CalibMethod.MINMAX, "percentile": CalibMethod.PERCENTILE,
@@ -91,8 +91,7 @@ class Calibrator(_Handle):
                  symmetric: Optional[bool] = None, exclude: Optional[Sequence[str]] = None,
                  threads: Optional[int] = None, **options: Any) -> None:
         c = _lib.lib()
-        if runtime is None:
-            runtime = default_runtime() if threads is None else Runtime(threads=threads)
+        runtime = _resolve_runtime("Calibrator", runtime, threads)
         data = _source_bytes(source)
         opts = _settings("Calibrator", method, percentile, symmetric, exclude, options)
         handle = ctypes.POINTER(kiln_calibrator)()

@@ -229,6 +229,20 @@ def _source_bytes(source: Any) -> Optional[bytes]:
                     "model's bytes, got %s" % type(source).__name__)
 
 
+def _resolve_runtime(where: str, runtime: Optional["Runtime"], threads: Optional[int]
+                     ) -> "Runtime":
+    """The runtime a handle is made on: the one given, else a new one with
+    `threads` workers, else the default one."""
+    if runtime is None:
+        runtime = default_runtime() if threads is None else Runtime(threads=threads)
+    elif threads is not None:
+        raise _lib.fail(Status.INVALID_ARGUMENT, where,
+                        "pass either runtime or threads, not both")
+    if runtime.closed:
+        raise _lib.fail(Status.STATE, where, "the runtime is closed")
+    return runtime
+
+
 def _create_from(source: Any, data: Optional[bytes], runtime: "Runtime", opts: Any, handle: Any,
                  from_file: Any, from_memory: Any, what: str) -> None:
     """Makes a handle from a file (from_file(runtime, path, options, &out)) or
@@ -260,13 +274,7 @@ class Model(_Handle):
                  threads: Optional[int] = None, **options: Any) -> None:
         c = _lib.lib()
         data = _source_bytes(source)
-        if runtime is None:
-            runtime = default_runtime() if threads is None else Runtime(threads=threads)
-        elif threads is not None:
-            raise _lib.fail(Status.INVALID_ARGUMENT, "Model",
-                            "pass either runtime or threads, not both")
-        if runtime.closed:
-            raise _lib.fail(Status.STATE, "Model", "the runtime is closed")
+        runtime = _resolve_runtime("Model", runtime, threads)
         opts = _make_options("Model", options, MODEL_OPTIONS)
         handle = ctypes.POINTER(kiln_model)()
         try:
