@@ -20,6 +20,7 @@ struct kiln_options {
     int32_t tune;
     int32_t profile;
     int32_t plan_cache;      /* KILN_OPT_PLAN_CACHE; 0 = the engine's default */
+    int32_t keep_values;     /* KILN_OPT_KEEP_VALUES */
     char *tuning_cache;      /* owned copy, or NULL */
     /* Calibrators (kiln_calibrator_*): method, activations int8 symmetric,
      * the percentile, and the nodes or op types kept in float (owned,
@@ -43,6 +44,7 @@ struct kiln_model {
 struct kiln_session {
     kiln_model *model;
     kn_session *core;
+    struct kn_kept_values *kept; /* KILN_OPT_KEEP_VALUES; NULL when off */
 };
 
 struct kiln_tensor {

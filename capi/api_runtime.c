@@ -82,6 +82,8 @@ int32_t kiln_options_set_int(kiln_options *o, int32_t key, int32_t value)
         return KILN_OK;
     case KILN_OPT_CALIB_SYMMETRIC:
         return set_flag(&o->calib_symmetric, value, "calib_symmetric");
+    case KILN_OPT_KEEP_VALUES:
+        return set_flag(&o->keep_values, value, "keep_values");
     default:
         return kiln_fail(KILN_ERR_INVALID_ARGUMENT, "unknown option key %d", (int)key);
     }

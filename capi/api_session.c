@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "api_internal.h"
+#include "core/engine/kept_values.h"
 #include "core/ir/value_blob.h"
 
 /* The declared value of input `index`, or NULL when out of range. */
@@ -29,7 +30,15 @@ int32_t kiln_session_create(kiln_model *model, const kiln_options *o, kiln_sessi
         cfg.profile = o->profile;
         cfg.plan_cache = o->plan_cache;
     }
+    if (o && o->keep_values) {
+        if (kn_kept_values_create(model->core, &s->kept, &err) != KN_OK) {
+            free(s);
+            return kiln_fail_err(&err);
+        }
+        cfg.tap = kn_kept_values_tap(s->kept);
+    }
     if (kn_session_create(model->core, model->runtime->thread_pool, &cfg, &s->core, &err) != KN_OK) {
+        kn_kept_values_destroy(s->kept);
         free(s);
         return kiln_fail_err(&err);
     }
@@ -42,7 +51,8 @@ void kiln_session_destroy(kiln_session *s)
 {
     if (!s)
         return;
-    kn_session_destroy(s->core);
+    kn_session_destroy(s->core); /* first: it waits for a run that may still tap */
+    kn_kept_values_destroy(s->kept);
     free(s);
 }
 
@@ -85,9 +95,12 @@ int32_t kiln_session_run(kiln_session *s)
 {
     KILN_CHECK_ARG(s, "session is NULL");
     kn_err err = {0};
-    if (kn_session_run(s->core, &err) != KN_OK)
-        return kiln_fail_err(&err);
-    return KILN_OK;
+    if (s->kept)
+        kn_kept_values_begin(s->kept);
+    int rc = kn_session_run(s->core, &err);
+    if (s->kept)
+        kn_kept_values_end(s->kept, rc == KN_OK);
+    return rc == KN_OK ? KILN_OK : kiln_fail_err(&err);
 }
 
 int32_t kiln_session_cancel(kiln_session *s)
@@ -264,5 +277,6 @@ int32_t kiln_session_release_memory(kiln_session *s)
 {
     KILN_CHECK_ARG(s, "session is NULL");
     kn_session_release_memory(s->core);
+    kn_kept_values_release(s->kept);
     return KILN_OK;
 }

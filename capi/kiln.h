@@ -135,6 +135,14 @@ extern "C" {
  * asymmetric over the range seen (a Relu's output spends all 256 levels on
  * [0, max]). Weights are always int8 symmetric per output channel. Default 0. */
 #define KILN_OPT_CALIB_SYMMETRIC 11
+/* Session: 1 = every run keeps a float32 copy of every tensor the graph's
+ * nodes compute (numeric ones; not graph inputs, nor constants folded when
+ * the session plans), read with kiln_session_value_* after the run. For
+ * comparing intermediate tensors (kiln diff): they carry the names of the
+ * graph as loaded, so load with KILN_OPT_OPTIMIZE 0 to see the file's own
+ * tensors (fusion removes the ones inside a fused group). Costs a copy of
+ * each tensor per run and memory for all of them. Default 0. */
+#define KILN_OPT_KEEP_VALUES 12
 
 /* ---- option keys for kiln_options_set_string ---- */
 /* Session: path of the kernel tuning cache file, keyed inside by model and
@@ -374,6 +382,30 @@ KILN_API int32_t kiln_session_set_input_value(kiln_session *session, int32_t ind
  * OUT_OF_MEMORY. */
 KILN_API int32_t kiln_session_output_value(const kiln_session *session, int32_t index,
                                            kiln_tensor **out);
+
+/* ---- kept values (sessions created with KILN_OPT_KEEP_VALUES = 1) ---- */
+
+/* Number of values the last run kept. Errors: INVALID_ARGUMENT, STATE (the
+ * session does not keep values, or has no successful run since it was
+ * created, the last run failed, or kiln_session_release_memory). */
+KILN_API int32_t kiln_session_value_count(const kiln_session *session, int32_t *count);
+/* Name of kept value `index`, in the order the run computed them (the
+ * graph's topological order), two-call pattern. Errors: STATE (as above),
+ * INVALID_ARGUMENT (bad index), BUFFER_TOO_SMALL. */
+KILN_API int32_t kiln_session_value_name(const kiln_session *session, int32_t index, char *buf,
+                                         int32_t cap, int32_t *needed);
+/* Element type the value had in the run (its copy is float32 whatever it
+ * was) and its shape. Errors: STATE (as above), NOT_FOUND (the last run kept
+ * no value of that name: not in the graph, a graph input, a folded constant,
+ * or not numeric), BUFFER_TOO_SMALL (cap < rank; *rank is still set). */
+KILN_API int32_t kiln_session_value_info(const kiln_session *session, const char *name,
+                                         int32_t *dtype, int64_t *dims, int32_t cap,
+                                         int32_t *rank);
+/* Copies the float32 copy of value `name` (4 bytes per element, row-major)
+ * into buf; *needed (may be NULL) gets the byte size. Errors: STATE,
+ * NOT_FOUND (as kiln_session_value_info), BUFFER_TOO_SMALL. */
+KILN_API int32_t kiln_session_value_copy(const kiln_session *session, const char *name,
+                                         void *buf, size_t cap, size_t *needed);
 
 /* ---- profiling (sessions created with KILN_OPT_PROFILE = 1) ---- */
 

@@ -188,6 +188,22 @@ package kiln
 //     return kilngo_capture(kiln_session_output_value(session, index, out));
 // }
 //
+// static kilngo_status kilngo_session_value_count(const kiln_session *session, int32_t *count) {
+//     return kilngo_capture(kiln_session_value_count(session, count));
+// }
+//
+// static kilngo_status kilngo_session_value_name(const kiln_session *session, int32_t index, char *buf, int32_t cap, int32_t *needed) {
+//     return kilngo_capture(kiln_session_value_name(session, index, buf, cap, needed));
+// }
+//
+// static kilngo_status kilngo_session_value_info(const kiln_session *session, const char *name, int32_t *dtype, int64_t *dims, int32_t cap, int32_t *rank) {
+//     return kilngo_capture(kiln_session_value_info(session, name, dtype, dims, cap, rank));
+// }
+//
+// static kilngo_status kilngo_session_value_copy(const kiln_session *session, const char *name, void *buf, size_t cap, size_t *needed) {
+//     return kilngo_capture(kiln_session_value_copy(session, name, buf, cap, needed));
+// }
+//
 // static kilngo_status kilngo_session_profile_count(const kiln_session *session, int32_t *count) {
 //     return kilngo_capture(kiln_session_profile_count(session, count));
 // }
@@ -565,6 +581,26 @@ func cSessionSetInputValue(session *C.kiln_session, index C.int32_t, value *C.ki
 // cSessionOutputValue wraps kiln_session_output_value: new handle holding a copy of output `index` (any kind)
 func cSessionOutputValue(session *C.kiln_session, index C.int32_t, out **C.kiln_tensor) error {
 	return statusError("kiln_session_output_value", C.kilngo_session_output_value(session, index, out))
+}
+
+// cSessionValueCount wraps kiln_session_value_count: number of values the last run kept (needs KILN_OPT_KEEP_VALUES = 1)
+func cSessionValueCount(session *C.kiln_session, count *C.int32_t) error {
+	return statusError("kiln_session_value_count", C.kilngo_session_value_count(session, count))
+}
+
+// cSessionValueName wraps kiln_session_value_name: name of kept value `index`, in the order the run computed them (two-call pattern)
+func cSessionValueName(session *C.kiln_session, index C.int32_t, buf *C.char, cap C.int32_t, needed *C.int32_t) error {
+	return statusError("kiln_session_value_name", C.kilngo_session_value_name(session, index, buf, cap, needed))
+}
+
+// cSessionValueInfo wraps kiln_session_value_info: element type the kept value `name` had in the run, and its shape
+func cSessionValueInfo(session *C.kiln_session, name *C.char, dtype *C.int32_t, dims *C.int64_t, cap C.int32_t, rank *C.int32_t) error {
+	return statusError("kiln_session_value_info", C.kilngo_session_value_info(session, name, dtype, dims, cap, rank))
+}
+
+// cSessionValueCopy wraps kiln_session_value_copy: copies the float32 copy of kept value `name` into a caller buffer (two-call pattern)
+func cSessionValueCopy(session *C.kiln_session, name *C.char, buf unsafe.Pointer, cap C.size_t, needed *C.size_t) error {
+	return statusError("kiln_session_value_copy", C.kilngo_session_value_copy(session, name, buf, cap, needed))
 }
 
 // cSessionProfileCount wraps kiln_session_profile_count: number of executed steps in the plan (needs KILN_OPT_PROFILE = 1)

@@ -130,6 +130,8 @@ const (
 	OptCalibMethod int32 = 10
 	// OptCalibSymmetric: calibrator: 1 = int8 symmetric activations, 0 = uint8 asymmetric (default)
 	OptCalibSymmetric int32 = 11
+	// OptKeepValues: session: 1 = every run keeps a float32 copy of every tensor its nodes compute, read with kiln_session_value_* (default 0)
+	OptKeepValues int32 = 12
 )
 
 // String option keys.
@@ -530,6 +532,55 @@ func (s *Session) ReleaseMemory() error {
 	defer s.leave()
 	err = cSessionReleaseMemory(h)
 	return err
+}
+
+// ValueCount wraps kiln_session_value_count: number of values the last run kept (needs KILN_OPT_KEEP_VALUES = 1)
+func (s *Session) ValueCount() (count int32, err error) {
+	h, err := s.enter("kiln_session_value_count")
+	if err != nil {
+		return 0, err
+	}
+	defer s.leave()
+	var outCount C.int32_t
+	err = cSessionValueCount(h, &outCount)
+	return int32(outCount), err
+}
+
+// ValueName wraps kiln_session_value_name: name of kept value `index`, in the order the run computed them (two-call pattern)
+func (s *Session) ValueName(index int32) (buf string, err error) {
+	h, err := s.enter("kiln_session_value_name")
+	if err != nil {
+		return "", err
+	}
+	defer s.leave()
+	var outNeeded C.int32_t
+	err = cSessionValueName(h, C.int32_t(index), nil, 0, &outNeeded)
+	if err != nil && !isCode(err, C.KILN_ERR_BUFFER_TOO_SMALL) {
+		return "", err
+	}
+	bufBuf := make([]byte, maxInt(int(outNeeded), 1))
+	err = cSessionValueName(h, C.int32_t(index), (*C.char)(unsafe.Pointer(&bufBuf[0])), C.int32_t(len(bufBuf)), &outNeeded)
+	return cBufString(bufBuf), err
+}
+
+// ValueInfo wraps kiln_session_value_info: element type the kept value `name` had in the run, and its shape
+func (s *Session) ValueInfo(name string) (dtype DType, dims []int64, err error) {
+	h, err := s.enter("kiln_session_value_info")
+	if err != nil {
+		return 0, nil, err
+	}
+	defer s.leave()
+	cName := C.CString(name)
+	defer C.free(unsafe.Pointer(cName))
+	var outDtype C.int32_t
+	var outRank C.int32_t
+	err = cSessionValueInfo(h, cName, &outDtype, nil, 0, &outRank)
+	if err != nil && !isCode(err, C.KILN_ERR_BUFFER_TOO_SMALL) {
+		return 0, nil, err
+	}
+	bufDims := make([]C.int64_t, maxInt(int(outRank), 1))
+	err = cSessionValueInfo(h, cName, &outDtype, &bufDims[0], C.int32_t(len(bufDims)), &outRank)
+	return DType(outDtype), dimsOrNil(bufDims, outRank), err
 }
 
 // ProfileCount wraps kiln_session_profile_count: number of executed steps in the plan (needs KILN_OPT_PROFILE = 1)

@@ -20,6 +20,9 @@ static void options_functions(ffi_api *api, void *options)
     OK("kiln_options_set_int", PTR(options), I32(K("KILN_OPT_THREADS")), I32(2));
     OK("kiln_options_set_int", PTR(options), I32(K("KILN_OPT_PROFILE")), I32(1));
     OK("kiln_options_set_int", PTR(options), I32(K("KILN_OPT_OPTIMIZE")), I32(2));
+    OK("kiln_options_set_int", PTR(options), I32(K("KILN_OPT_KEEP_VALUES")), I32(1));
+    EXPECT(api, "KILN_ERR_INVALID_ARGUMENT", "kiln_options_set_int", PTR(options),
+           I32(K("KILN_OPT_KEEP_VALUES")), I32(2));
     EXPECT(api, "KILN_ERR_INVALID_ARGUMENT", "kiln_options_set_int", PTR(options), I32(9999),
            I32(1));
     EXPECT(api, "KILN_ERR_INVALID_ARGUMENT", "kiln_options_set_int", PTR(options),
@@ -56,6 +59,33 @@ static void load_variants(ffi_api *api, void *runtime, const char *model_path)
     destroy(api, "kiln_model_destroy", model);
 }
 
+/* Kept values (the live options set KILN_OPT_KEEP_VALUES) after a run
+ * whose output was logits: the last value computed is that output. */
+static void value_functions(ffi_api *api, void *session, const float *logits)
+{
+    int32_t count = 0, dtype = 0, rank = 0;
+    int64_t dims[MAX_RANK];
+    float kept[CLASSES];
+    size_t needed = 0;
+    OK("kiln_session_value_count", PTR(session), PTR(&count));
+    CHECK(count >= 1, "the run kept %d values", count);
+    check_string(api, "kiln_session_value_name", session, 1, count - 1, "logits");
+    OK("kiln_session_value_info", PTR(session), PTR("logits"), PTR(&dtype), PTR(dims),
+       I32(MAX_RANK), PTR(&rank));
+    CHECK(dtype == K("KILN_DTYPE_FLOAT") && rank == 2 && dims[1] == CLASSES,
+          "kept logits: dtype %d rank %d", dtype, rank);
+    EXPECT(api, "KILN_ERR_BUFFER_TOO_SMALL", "kiln_session_value_copy", PTR(session),
+           PTR("logits"), PTR(NULL), SZ(0), PTR(&needed));
+    CHECK(needed == sizeof kept, "kept logits need %zu bytes", needed);
+    OK("kiln_session_value_copy", PTR(session), PTR("logits"), PTR(kept), SZ(sizeof kept),
+       PTR(NULL));
+    CHECK(memcmp(kept, logits, sizeof kept) == 0, "kept logits differ from the output");
+    EXPECT(api, "KILN_ERR_NOT_FOUND", "kiln_session_value_info", PTR(session), PTR("no such"),
+           PTR(&dtype), PTR(dims), I32(MAX_RANK), PTR(&rank));
+    EXPECT(api, "KILN_ERR_NOT_FOUND", "kiln_session_value_copy", PTR(session), PTR("image"),
+           PTR(kept), SZ(sizeof kept), PTR(NULL));
+}
+
 /* Binds the sample three ways (borrowed by name, copied by index, as a
  * value handle) and checks the class each time; checks the outputs. */
 static void session_functions(ffi_api *api, abi_handles *live, const char *sample_path,
@@ -69,6 +99,7 @@ static void session_functions(ffi_api *api, abi_handles *live, const char *sampl
     float logits[CLASSES];
 
     EXPECT(api, "KILN_ERR_STATE", "kiln_session_run", PTR(session));
+    EXPECT(api, "KILN_ERR_STATE", "kiln_session_value_count", PTR(session), PTR(&rank));
     EXPECT(api, "KILN_ERR_STATE", "kiln_session_output_info", PTR(session), I32(0), PTR(&dtype),
            PTR(dims), I32(MAX_RANK), PTR(&rank));
     void *bytes = read_file(sample_path, &size);
@@ -141,6 +172,7 @@ static void session_functions(ffi_api *api, abi_handles *live, const char *sampl
            I32(0), PTR(NULL));
     predicted = run_and_classify(api, session);
     CHECK(predicted == SAMPLE_LABEL, "value input: predicted %d", predicted);
+    value_functions(api, session, logits);
 
     int64_t arena = -1, intermediate = -1;
     OK("kiln_session_plan_bytes", PTR(session), PTR(&arena), PTR(&intermediate));

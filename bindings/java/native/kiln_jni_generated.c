@@ -6,7 +6,7 @@
 #include "jni_support.h"
 
 /* Classes of the functions that return several values. */
-#define KJ_RESULT_CLASSES 11
+#define KJ_RESULT_CLASSES 12
 static jclass kj_result_class[KJ_RESULT_CLASSES];
 static jmethodID kj_result_init[KJ_RESULT_CLASSES];
 static const char *const kj_result_names[][2] = {
@@ -17,6 +17,7 @@ static const char *const kj_result_names[][2] = {
     {"dev/kiln/KilnNative$SessionOutputInfo", "(I[J)V"},
     {"dev/kiln/KilnNative$SessionPlanBytes", "(JJ)V"},
     {"dev/kiln/KilnNative$SessionCacheInfo", "(IJJ)V"},
+    {"dev/kiln/KilnNative$SessionValueInfo", "(I[J)V"},
     {"dev/kiln/KilnNative$SessionProfileTime", "(JJ)V"},
     {"dev/kiln/KilnNative$ImageDecode", "(JII)V"},
     {"dev/kiln/KilnNative$TensorInfo", "(I[J)V"},
@@ -24,7 +25,7 @@ static const char *const kj_result_names[][2] = {
 };
 
 int kj_generated_init(JNIEnv *env) {
-    for (int i = 0; i < 11; i++) {
+    for (int i = 0; i < 12; i++) {
         jclass local = (*env)->FindClass(env, kj_result_names[i][0]);
         if (!local) return -1;
         kj_result_class[i] = (jclass)(*env)->NewGlobalRef(env, local);
@@ -855,6 +856,98 @@ done:
     return result;
 }
 
+/* kiln_session_value_count: number of values the last run kept (needs KILN_OPT_KEEP_VALUES = 1) */
+JNIEXPORT jint JNICALL Java_dev_kiln_KilnNative_sessionValueCount(JNIEnv *env, jclass cls, jlong j_session) {
+    (void)cls;
+    jint result = 0;
+    int32_t status = KILN_OK;
+    int32_t c_count = 0;
+    status = kiln_session_value_count((const kiln_session *)(intptr_t)j_session, &c_count);
+    if (status != KILN_OK) {
+        kj_throw_status(env, status);
+        goto done;
+    }
+    result = (jint)c_count;
+done:
+    return result;
+}
+
+/* kiln_session_value_name: name of kept value `index`, in the order the run computed them (two-call pattern) */
+JNIEXPORT jstring JNICALL Java_dev_kiln_KilnNative_sessionValueName(JNIEnv *env, jclass cls, jlong j_session, jint j_index) {
+    (void)cls;
+    jstring result = NULL;
+    int32_t status = KILN_OK;
+    kj_strbuf c_buf;
+    kj_strbuf_init(&c_buf);
+    int32_t c_needed = 0;
+    for (int attempt = 0;; attempt++) {
+        status = kiln_session_value_name((const kiln_session *)(intptr_t)j_session, (int32_t)j_index, c_buf.data, c_buf.cap, &c_needed);
+        if (status != KILN_ERR_BUFFER_TOO_SMALL || attempt > 0) break;
+        if (kj_strbuf_grow(env, &c_buf, c_needed)) goto done;
+    }
+    if (status != KILN_OK) {
+        kj_throw_status(env, status);
+        goto done;
+    }
+    result = kj_strbuf_string(env, &c_buf);
+done:
+    kj_strbuf_release(&c_buf);
+    return result;
+}
+
+/* kiln_session_value_info: element type the kept value `name` had in the run, and its shape */
+JNIEXPORT jobject JNICALL Java_dev_kiln_KilnNative_sessionValueInfo(JNIEnv *env, jclass cls, jlong j_session, jstring j_name) {
+    (void)cls;
+    jobject result = NULL;
+    int32_t status = KILN_OK;
+    kj_utf8 c_name = {0};
+    int32_t c_dtype = 0;
+    kj_dims_out c_dims;
+    kj_dims_out_init(&c_dims);
+    int32_t c_rank = 0;
+    if (kj_utf8_get(env, j_name, "name", 0, &c_name)) goto done;
+    for (int attempt = 0;; attempt++) {
+        status = kiln_session_value_info((const kiln_session *)(intptr_t)j_session, c_name.chars, &c_dtype, c_dims.dims, c_dims.cap, &c_rank);
+        if (status != KILN_ERR_BUFFER_TOO_SMALL || attempt > 0) break;
+        if (kj_dims_out_grow(env, &c_dims, c_rank)) goto done;
+    }
+    if (status != KILN_OK) {
+        kj_throw_status(env, status);
+        goto done;
+    }
+    jint r_dtype = (jint)c_dtype;
+    jlongArray r_dims = kj_dims_out_array(env, &c_dims, c_rank);
+    if ((*env)->ExceptionCheck(env)) goto done;
+    result = (*env)->NewObject(env, kj_result_class[7], kj_result_init[7], r_dtype, r_dims);
+done:
+    kj_dims_out_release(&c_dims);
+    kj_utf8_release(env, &c_name);
+    return result;
+}
+
+/* kiln_session_value_copy: copies the float32 copy of kept value `name` into a caller buffer (two-call pattern) */
+JNIEXPORT jlong JNICALL Java_dev_kiln_KilnNative_sessionValueCopy(JNIEnv *env, jclass cls, jlong j_session, jstring j_name, jobject j_buf) {
+    (void)cls;
+    jlong result = 0;
+    int32_t status = KILN_OK;
+    kj_utf8 c_name = {0};
+    void *c_buf = NULL;
+    size_t c_buf_size = 0;
+    size_t c_needed = 0;
+    if (kj_utf8_get(env, j_name, "name", 0, &c_name)) goto done;
+    if (kj_direct_buffer(env, j_buf, "buf", &c_buf, &c_buf_size)) goto done;
+    status = kiln_session_value_copy((const kiln_session *)(intptr_t)j_session, c_name.chars, c_buf, c_buf_size, &c_needed);
+    if (status == KILN_ERR_BUFFER_TOO_SMALL && !c_buf) status = KILN_OK; /* a size query */
+    if (status != KILN_OK) {
+        kj_throw_status(env, status);
+        goto done;
+    }
+    result = (jlong)c_needed;
+done:
+    kj_utf8_release(env, &c_name);
+    return result;
+}
+
 /* kiln_session_profile_count: number of executed steps in the plan (needs KILN_OPT_PROFILE = 1) */
 JNIEXPORT jint JNICALL Java_dev_kiln_KilnNative_sessionProfileCount(JNIEnv *env, jclass cls, jlong j_session) {
     (void)cls;
@@ -954,7 +1047,7 @@ JNIEXPORT jobject JNICALL Java_dev_kiln_KilnNative_sessionProfileTime(JNIEnv *en
     }
     jlong r_total_ns = (jlong)c_total_ns;
     jlong r_runs = (jlong)c_runs;
-    result = (*env)->NewObject(env, kj_result_class[7], kj_result_init[7], r_total_ns, r_runs);
+    result = (*env)->NewObject(env, kj_result_class[8], kj_result_init[8], r_total_ns, r_runs);
 done:
     return result;
 }
@@ -1026,7 +1119,7 @@ JNIEXPORT jobject JNICALL Java_dev_kiln_KilnNative_imageDecode(JNIEnv *env, jcla
     jlong r_pixels = (jlong)c_needed;
     jint r_width = (jint)c_width;
     jint r_height = (jint)c_height;
-    result = (*env)->NewObject(env, kj_result_class[8], kj_result_init[8], r_pixels, r_width, r_height);
+    result = (*env)->NewObject(env, kj_result_class[9], kj_result_init[9], r_pixels, r_width, r_height);
 done:
     return result;
 }
@@ -1079,7 +1172,7 @@ JNIEXPORT jobject JNICALL Java_dev_kiln_KilnNative_tensorInfo(JNIEnv *env, jclas
     jint r_dtype = (jint)c_dtype;
     jlongArray r_dims = kj_dims_out_array(env, &c_dims, c_rank);
     if ((*env)->ExceptionCheck(env)) goto done;
-    result = (*env)->NewObject(env, kj_result_class[9], kj_result_init[9], r_dtype, r_dims);
+    result = (*env)->NewObject(env, kj_result_class[10], kj_result_init[10], r_dtype, r_dims);
 done:
     kj_dims_out_release(&c_dims);
     return result;
@@ -1433,7 +1526,7 @@ JNIEXPORT jobject JNICALL Java_dev_kiln_KilnNative_calibratorReportStats(JNIEnv 
     jint r_kind = (jint)c_kind;
     jint r_zero_point = (jint)c_zero_point;
     jlong r_nonfinite = (jlong)c_nonfinite;
-    result = (*env)->NewObject(env, kj_result_class[10], kj_result_init[10], r_kind, r_zero_point, r_nonfinite);
+    result = (*env)->NewObject(env, kj_result_class[11], kj_result_init[11], r_kind, r_zero_point, r_nonfinite);
 done:
     kj_array_release(env, &c_stats, status == KILN_OK);
     return result;

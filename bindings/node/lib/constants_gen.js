@@ -71,6 +71,7 @@ exports.OPTION = Object.freeze({
   PLAN_CACHE: 9,
   CALIB_METHOD: 10,
   CALIB_SYMMETRIC: 11,
+  KEEP_VALUES: 12,
 });
 
 exports.STATUS = Object.freeze({

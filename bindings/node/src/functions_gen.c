@@ -588,6 +588,60 @@ static const kn_arg args_kiln_session_output_value[] = {
     {"out", KN_ROLE_HANDLE_OUT, KN_CT_NONE, 0, {-1, -1, -1, -1}, "kiln_tensor"},
 };
 
+/* number of values the last run kept (needs KILN_OPT_KEEP_VALUES = 1) */
+static void call_kiln_session_value_count(kn_slot *a, kn_slot *r)
+{
+    r->i32 = kiln_session_value_count((const kiln_session *)a[0].p, (int32_t *)a[1].p);
+}
+static const kn_arg args_kiln_session_value_count[] = {
+    {"session", KN_ROLE_HANDLE, KN_CT_NONE, 0, {-1, -1, -1, -1}, "kiln_session"},
+    {"count", KN_ROLE_SCALAR_OUT, KN_CT_I32, 0, {-1, -1, -1, -1}, NULL},
+};
+
+/* name of kept value `index`, in the order the run computed them (two-call pattern) */
+static void call_kiln_session_value_name(kn_slot *a, kn_slot *r)
+{
+    r->i32 = kiln_session_value_name((const kiln_session *)a[0].p, a[1].i32, (char *)a[2].p,
+                                     a[3].i32, (int32_t *)a[4].p);
+}
+static const kn_arg args_kiln_session_value_name[] = {
+    {"session", KN_ROLE_HANDLE, KN_CT_NONE, 0, {-1, -1, -1, -1}, "kiln_session"},
+    {"index", KN_ROLE_SCALAR, KN_CT_I32, 0, {-1, -1, -1, -1}, NULL},
+    {"buf", KN_ROLE_STRBUF, KN_CT_NONE, 0, {3, 4, -1, -1}, NULL},
+    {"cap", KN_ROLE_COMPANION, KN_CT_I32, 0, {-1, -1, -1, -1}, NULL},
+    {"needed", KN_ROLE_COMPANION, KN_CT_I32, 0, {-1, -1, -1, -1}, NULL},
+};
+
+/* element type the kept value `name` had in the run, and its shape */
+static void call_kiln_session_value_info(kn_slot *a, kn_slot *r)
+{
+    r->i32 = kiln_session_value_info((const kiln_session *)a[0].p, (const char *)a[1].p,
+                                     (int32_t *)a[2].p, (int64_t *)a[3].p, a[4].i32,
+                                     (int32_t *)a[5].p);
+}
+static const kn_arg args_kiln_session_value_info[] = {
+    {"session", KN_ROLE_HANDLE, KN_CT_NONE, 0, {-1, -1, -1, -1}, "kiln_session"},
+    {"name", KN_ROLE_CSTRING, KN_CT_NONE, 0, {-1, -1, -1, -1}, NULL},
+    {"dtype", KN_ROLE_SCALAR_OUT, KN_CT_I32, 0, {-1, -1, -1, -1}, NULL},
+    {"dims", KN_ROLE_DIMS_OUT, KN_CT_I64, 0, {4, 5, -1, -1}, NULL},
+    {"cap", KN_ROLE_COMPANION, KN_CT_I32, 0, {-1, -1, -1, -1}, NULL},
+    {"rank", KN_ROLE_COMPANION, KN_CT_I32, 0, {-1, -1, -1, -1}, NULL},
+};
+
+/* copies the float32 copy of kept value `name` into a caller buffer (two-call pattern) */
+static void call_kiln_session_value_copy(kn_slot *a, kn_slot *r)
+{
+    r->i32 = kiln_session_value_copy((const kiln_session *)a[0].p, (const char *)a[1].p,
+                                     (void *)a[2].p, a[3].z, (size_t *)a[4].p);
+}
+static const kn_arg args_kiln_session_value_copy[] = {
+    {"session", KN_ROLE_HANDLE, KN_CT_NONE, 0, {-1, -1, -1, -1}, "kiln_session"},
+    {"name", KN_ROLE_CSTRING, KN_CT_NONE, 0, {-1, -1, -1, -1}, NULL},
+    {"buf", KN_ROLE_BYTES_OUT, KN_CT_NONE, 0, {3, 4, -1, -1}, NULL},
+    {"cap", KN_ROLE_COMPANION, KN_CT_SIZE, 0, {-1, -1, -1, -1}, NULL},
+    {"needed", KN_ROLE_COMPANION, KN_CT_SIZE, KN_ARG_NULLABLE, {-1, -1, -1, -1}, NULL},
+};
+
 /* number of executed steps in the plan (needs KILN_OPT_PROFILE = 1) */
 static void call_kiln_session_profile_count(kn_slot *a, kn_slot *r)
 {
@@ -1079,6 +1133,14 @@ const kn_function kn_functions[] = {
      call_kiln_session_set_input_value},
     {"kiln_session_output_value", KN_RESULT_STATUS, 0, 3, args_kiln_session_output_value,
      call_kiln_session_output_value},
+    {"kiln_session_value_count", KN_RESULT_STATUS, 0, 2, args_kiln_session_value_count,
+     call_kiln_session_value_count},
+    {"kiln_session_value_name", KN_RESULT_STATUS, 0, 5, args_kiln_session_value_name,
+     call_kiln_session_value_name},
+    {"kiln_session_value_info", KN_RESULT_STATUS, 0, 6, args_kiln_session_value_info,
+     call_kiln_session_value_info},
+    {"kiln_session_value_copy", KN_RESULT_STATUS, 0, 5, args_kiln_session_value_copy,
+     call_kiln_session_value_copy},
     {"kiln_session_profile_count", KN_RESULT_STATUS, 0, 2, args_kiln_session_profile_count,
      call_kiln_session_profile_count},
     {"kiln_session_profile_name", KN_RESULT_STATUS, 0, 5, args_kiln_session_profile_name,

@@ -71,6 +71,7 @@ class Option(enum.IntEnum):
     PLAN_CACHE = 9  # KILN_OPT_PLAN_CACHE: session: plans kept, one per input signature, sharing one arena (1..1024, default 8)
     CALIB_METHOD = 10  # KILN_OPT_CALIB_METHOD: calibrator: how activation ranges are chosen (KILN_CALIB_*; default mse)
     CALIB_SYMMETRIC = 11  # KILN_OPT_CALIB_SYMMETRIC: calibrator: 1 = int8 symmetric activations, 0 = uint8 asymmetric (default)
+    KEEP_VALUES = 12  # KILN_OPT_KEEP_VALUES: session: 1 = every run keeps a float32 copy of every tensor its nodes compute, read with kiln_session_value_* (default 0)
 
 
 class StringOption(enum.IntEnum):
@@ -448,6 +449,36 @@ SIGNATURES: Dict[str, Tuple[Optional[type], List[type]]] = {
         ctypes.c_int32,  # int32_t index (scalar)
         ctypes.POINTER(ctypes.POINTER(kiln_tensor)),  # kiln_tensor ** out (handle_out)
     ]),
+    # kiln_session_value_count(session, count): number of values the last run kept (needs KILN_OPT_KEEP_VALUES = 1)
+    "kiln_session_value_count": (ctypes.c_int32, [
+        ctypes.POINTER(kiln_session),  # const kiln_session * session (handle)
+        ctypes.POINTER(ctypes.c_int32),  # int32_t * count (scalar_out)
+    ]),
+    # kiln_session_value_name(session, index, buf, cap, needed): name of kept value `index`, in the order the run computed them (two-call pattern)
+    "kiln_session_value_name": (ctypes.c_int32, [
+        ctypes.POINTER(kiln_session),  # const kiln_session * session (handle)
+        ctypes.c_int32,  # int32_t index (scalar)
+        ctypes.POINTER(ctypes.c_char),  # char * buf (strbuf)
+        ctypes.c_int32,  # int32_t cap (strcap)
+        ctypes.POINTER(ctypes.c_int32),  # int32_t * needed (needed)
+    ]),
+    # kiln_session_value_info(session, name, dtype, dims, cap, rank): element type the kept value `name` had in the run, and its shape
+    "kiln_session_value_info": (ctypes.c_int32, [
+        ctypes.POINTER(kiln_session),  # const kiln_session * session (handle)
+        ctypes.c_char_p,  # const char * name (cstring)
+        ctypes.POINTER(ctypes.c_int32),  # int32_t * dtype (scalar_out)
+        ctypes.POINTER(ctypes.c_int64),  # int64_t * dims (dims_out)
+        ctypes.c_int32,  # int32_t cap (dims_cap)
+        ctypes.POINTER(ctypes.c_int32),  # int32_t * rank (rank_out)
+    ]),
+    # kiln_session_value_copy(session, name, buf, cap, needed): copies the float32 copy of kept value `name` into a caller buffer (two-call pattern)
+    "kiln_session_value_copy": (ctypes.c_int32, [
+        ctypes.POINTER(kiln_session),  # const kiln_session * session (handle)
+        ctypes.c_char_p,  # const char * name (cstring)
+        ctypes.c_void_p,  # void * buf (bytes_out)
+        ctypes.c_size_t,  # size_t cap (bytes_cap)
+        ctypes.POINTER(ctypes.c_size_t),  # size_t * needed (bytes_needed)
+    ]),
     # kiln_session_profile_count(session, count): number of executed steps in the plan (needs KILN_OPT_PROFILE = 1)
     "kiln_session_profile_count": (ctypes.c_int32, [
         ctypes.POINTER(kiln_session),  # const kiln_session * session (handle)
@@ -712,6 +743,10 @@ STATUS_FUNCTIONS: FrozenSet[str] = frozenset([
     "kiln_session_release_memory",
     "kiln_session_set_input_value",
     "kiln_session_output_value",
+    "kiln_session_value_count",
+    "kiln_session_value_name",
+    "kiln_session_value_info",
+    "kiln_session_value_copy",
     "kiln_session_profile_count",
     "kiln_session_profile_name",
     "kiln_session_profile_op",

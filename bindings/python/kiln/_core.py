@@ -33,7 +33,7 @@ MODEL_OPTIONS: Dict[str, int] = {
     "max_model_mb": Option.MAX_MODEL_MB, "use_dnnl": Option.USE_DNNL}
 SESSION_OPTIONS: Dict[str, int] = {
     "max_arena_mb": Option.MAX_ARENA_MB, "tune": Option.TUNE, "profile": Option.PROFILE,
-    "plan_cache": Option.PLAN_CACHE}
+    "plan_cache": Option.PLAN_CACHE, "keep_values": Option.KEEP_VALUES}
 SESSION_STRING_OPTIONS: Dict[str, int] = {"tuning_cache": StringOption.TUNING_CACHE}
 
 _KIND_NAMES = {Kind.TENSOR: "tensor", Kind.SEQUENCE: "sequence", Kind.OPTIONAL: "optional"}
@@ -753,6 +753,29 @@ class Session(_Handle):
                     _values.read_string(c.kiln_session_profile_kernel, where, handle, i),
                     total.value, runs.value))
         return steps
+
+    def values(self) -> Dict[str, np.ndarray]:
+        """Every tensor the last run computed (a session made with keep_values=True), by its
+        name in the graph as loaded, in the order the run computed them, as float32 arrays
+        whatever their dtype was. Load the model with optimize=0 to see the file's own
+        tensors: fusion removes those inside each fused group."""
+        c = _lib.lib()
+        where = "Session.values"
+        values: Dict[str, np.ndarray] = {}
+        with self._run_lock:
+            handle = self._idle(where)
+            count = ctypes.c_int32(0)
+            _lib.check(c.kiln_session_value_count(handle, byref(count)), where)
+            for i in range(count.value):
+                name = _values.read_string(c.kiln_session_value_name, where, handle, i)
+                key = name.encode("utf-8")
+                shape = _values.read_shape(
+                    lambda *a: c.kiln_session_value_info(handle, key, None, *a), where)
+                arr = np.empty(shape or (), np.float32)
+                _lib.check(c.kiln_session_value_copy(handle, key, arr.ctypes.data, arr.nbytes,
+                                                     None), where)
+                values[name] = arr
+        return values
 
     def reset_profile(self) -> None:
         """Zeroes the profile's times and run counts."""

@@ -55,6 +55,25 @@ def test_profile(digits):
         digits.session().profile()
 
 
+def test_values():
+    """keep_values: every tensor of the file's graph, the last one the output."""
+    model = kiln.Model(DIGITS_MODEL, optimize=0)
+    session = model.session(keep_values=True)
+    with pytest.raises(kiln.StateError, match=r"^Session\.values: .*no successful run"):
+        session.values()
+    image = digit_samples()[0][2]
+    (logits,) = session.run({"image": image})
+    values = session.values()
+    names = list(values)
+    assert names[-1] == "logits" and len(names) == 7
+    assert values["logits"].shape == logits.shape
+    assert np.array_equal(values["logits"], logits)
+    relu = values["/features/features.2/Relu_output_0"]
+    assert relu.shape == (1, 8, 8, 8) and relu.min() == 0 and relu.max() > 0
+    with pytest.raises(kiln.StateError, match="KILN_OPT_KEEP_VALUES"):
+        model.session().values()
+
+
 def test_cancel_idle_does_not_affect_later_runs(digits):
     session = digits.session()
     session.cancel()

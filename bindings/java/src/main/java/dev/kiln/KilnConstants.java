@@ -165,6 +165,9 @@ public final class KilnConstants {
     /** calibrator: 1 = int8 symmetric activations, 0 = uint8 asymmetric (default) */
     public static final int OPT_CALIB_SYMMETRIC = 11;
 
+    /** session: 1 = every run keeps a float32 copy of every tensor its nodes compute, read with kiln_session_value_* (default 0) */
+    public static final int OPT_KEEP_VALUES = 12;
+
     /** session: path of the kernel tuning cache file */
     public static final int SOPT_TUNING_CACHE = 1;
 

@@ -167,6 +167,18 @@ public final class KilnNative {
     /** kiln_session_output_value: new handle holding a copy of output `index` (any kind) */
     public static native long sessionOutputValue(long session, int index);
 
+    /** kiln_session_value_count: number of values the last run kept (needs KILN_OPT_KEEP_VALUES = 1) */
+    public static native int sessionValueCount(long session);
+
+    /** kiln_session_value_name: name of kept value `index`, in the order the run computed them (two-call pattern) */
+    public static native String sessionValueName(long session, int index);
+
+    /** kiln_session_value_info: element type the kept value `name` had in the run, and its shape */
+    public static native SessionValueInfo sessionValueInfo(long session, String name);
+
+    /** kiln_session_value_copy: copies the float32 copy of kept value `name` into a caller buffer (two-call pattern) */
+    public static native long sessionValueCopy(long session, String name, java.nio.ByteBuffer buf);
+
     /** kiln_session_profile_count: number of executed steps in the plan (needs KILN_OPT_PROFILE = 1) */
     public static native int sessionProfileCount(long session);
 
@@ -338,6 +350,17 @@ public final class KilnNative {
             this.plansKept = plansKept;
             this.plansBuilt = plansBuilt;
             this.arenaBytes = arenaBytes;
+        }
+    }
+
+    /** Results of kiln_session_value_info. */
+    public static final class SessionValueInfo {
+        public final int dtype;
+        public final long[] dims;
+
+        SessionValueInfo(int dtype, long[] dims) {
+            this.dtype = dtype;
+            this.dims = dims;
         }
     }
 
