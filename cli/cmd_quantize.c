@@ -2,11 +2,14 @@
  * standard QDQ model (kiln_calibrator_* of the public API). */
 #include "api.h"
 #include "commands.h"
+#include "image_input.h"
 #include "progress.h"
 #include "util.h"
 
 #include "kiln.h"
 
+#include <ctype.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +17,7 @@
 static void usage(FILE *out)
 {
     fprintf(out, "usage: kiln quantize MODEL -o OUT.onnx --calib DIR [options]\n"
+                 "       kiln quantize MODEL -o OUT.onnx --calib-images DIR [image options]\n"
                  "\n"
                  "Runs MODEL on calibration samples, keeps a histogram of every float tensor and\n"
                  "writes OUT.onnx with QuantizeLinear/DequantizeLinear pairs: activations uint8\n"
@@ -24,6 +28,11 @@ static void usage(FILE *out)
                  "  --calib DIR             one sub-folder per sample holding input_K.pb\n"
                  "                          TensorProto files (the ONNX test-data layout); a\n"
                  "                          file's tensor name, or else its K, picks the input\n"
+                 "  --calib-images DIR      every image file in DIR (by name: .png .jpg .jpeg\n"
+                 "                          .webp .jp2 .j2k .bmp .ppm .pgm .pnm .tif .tiff) is\n"
+                 "                          one sample of the model's one input, a float32\n"
+                 "                          tensor of rank 4, made as 'kiln run --image' makes\n"
+                 "                          it (the image options below); files in name order\n"
                  "  --method M              minmax, percentile, entropy or mse (default mse)\n"
                  "  --percentile P          for --method percentile (default 99.99)\n"
                  "  --symmetric             int8 activations with zero point 0\n"
@@ -31,17 +40,22 @@ static void usage(FILE *out)
                  "  --max-samples N         use at most N samples\n"
                  "  --report                print each quantized tensor: range, threshold, scale,\n"
                  "                          SQNR (dB) against float32 on the calibration data\n"
-                 "  --threads N             worker threads (default 1)\n");
+                 "  --threads N             worker threads (default 1)\n"
+                 "\n"
+                 "image options (with --calib-images; as in kiln run):\n");
+    image_prep_usage(out);
 }
 
 typedef struct quantize_args {
-    const char *model, *output, *calib, *method, *percentile, *exclude;
+    const char *model, *output, *calib, *calib_images, *method, *percentile, *exclude;
     int symmetric, report, threads, max_samples;
+    image_options images; /* preprocessing for --calib-images (image_input.h) */
 } quantize_args;
 
 static int parse_args(int argc, char **argv, quantize_args *a)
 {
     *a = (quantize_args){.threads = 1};
+    int image_options_set = 0;
     for (int i = 1; i < argc; i++) {
         const char *v = NULL;
         int m;
@@ -57,6 +71,14 @@ static int parse_args(int argc, char **argv, quantize_args *a)
             if (m < 0)
                 return EXIT_USAGE;
             a->calib = v;
+        } else if ((m = arg_value(argc, argv, &i, "--calib-images", NULL, &v)) != 0) {
+            if (m < 0)
+                return EXIT_USAGE;
+            a->calib_images = v;
+        } else if ((m = image_parse_prep_option(argc, argv, &i, &a->images)) != 0) {
+            if (m < 0)
+                return EXIT_USAGE;
+            image_options_set = 1;
         } else if ((m = arg_value(argc, argv, &i, "--method", NULL, &v)) != 0) {
             if (m < 0)
                 return EXIT_USAGE;
@@ -93,11 +115,21 @@ static int parse_args(int argc, char **argv, quantize_args *a)
             return EXIT_USAGE;
         }
     }
-    if (!a->model || !a->output || !a->calib) {
-        cli_error("%s is required (usage: kiln quantize MODEL -o OUT.onnx --calib DIR)",
+    if (!a->model || !a->output || (!a->calib && !a->calib_images)) {
+        cli_error("%s is required (usage: kiln quantize MODEL -o OUT.onnx --calib DIR, or "
+                  "--calib-images DIR)",
                   !a->model    ? "a MODEL"
                   : !a->output ? "-o OUT.onnx"
-                               : "--calib DIR");
+                               : "--calib DIR or --calib-images DIR");
+        return EXIT_USAGE;
+    }
+    if (a->calib && a->calib_images) {
+        cli_error("give --calib or --calib-images, not both");
+        return EXIT_USAGE;
+    }
+    if (image_options_set && !a->calib_images) {
+        cli_error("the image options (--size, --layout, --bgr, --mean, --std, --scale) go with "
+                  "--calib-images");
         return EXIT_USAGE;
     }
     return EXIT_OK;
@@ -215,30 +247,168 @@ static void print_report(kiln_calibrator *c, int show_lines)
            (int)counts[2]);
 }
 
+/* 1 when a file name ends like an image file kiln_image_decode reads (the
+ * decoder itself goes by the first bytes; the name only keeps a folder's
+ * labels.txt or README out of the samples). */
+static int is_image_name(const char *name)
+{
+    static const char *const extensions[] = {"png", "jpg", "jpeg", "webp", "jp2", "j2k", "bmp",
+                                             "ppm", "pgm", "pnm", "tif", "tiff"};
+    const char *dot = strrchr(name, '.');
+    if (!dot || dot == name)
+        return 0;
+    for (size_t e = 0; e < sizeof extensions / sizeof extensions[0]; e++) {
+        const char *x = extensions[e];
+        size_t n = strlen(x);
+        if (strlen(dot + 1) != n)
+            continue;
+        size_t k = 0;
+        while (k < n && tolower((unsigned char)dot[1 + k]) == x[k])
+            k++;
+        if (k == n)
+            return 1;
+    }
+    return 0;
+}
+
+/* The calibration samples in name order: sub-folders of --calib, or the
+ * image files of --calib-images. */
+typedef struct sample_list {
+    const char *dir;
+    char **names;
+    int count;
+    int images;  /* names are image files */
+    int skipped; /* files in an image folder not named as images */
+} sample_list;
+
+/* Returns 0, or -1 after printing why there are none. */
+static int list_samples(const quantize_args *a, sample_list *out)
+{
+    *out = (sample_list){.dir = a->calib_images ? a->calib_images : a->calib,
+                         .images = a->calib_images != NULL};
+    int n = out->images ? list_files(out->dir, &out->names) : list_subdirs(out->dir, &out->names);
+    if (n < 0) {
+        cli_error("cannot read %s folder '%s': %s", out->images ? "--calib-images" : "--calib",
+                  out->dir, strerror(errno));
+        return -1;
+    }
+    if (out->images) { /* keep the image names, in order */
+        int kept = 0;
+        const char *other = NULL;
+        for (int i = 0; i < n; i++) {
+            if (is_image_name(out->names[i])) {
+                out->names[kept++] = out->names[i];
+                continue;
+            }
+            out->skipped++;
+            if (!other)
+                other = out->names[i];
+            else
+                free(out->names[i]);
+        }
+        if (kept == 0) {
+            cli_error("--calib-images folder '%s' has no image files (.png, .jpg, .jpeg, "
+                      ".webp, .jp2, .bmp, .ppm, .pgm, .tif, ...)%s%s%s",
+                      out->dir, other ? "; it has other files, e.g. '" : "", other ? other : "",
+                      other ? "'" : "");
+        }
+        free((char *)other);
+        n = kept;
+    } else if (n == 0) {
+        cli_error("--calib folder '%s' has no sample sub-folders", out->dir);
+    }
+    if (n == 0) {
+        free(out->names);
+        out->names = NULL;
+        return -1;
+    }
+    out->count = n;
+    for (; a->max_samples && out->count > a->max_samples; out->count--)
+        free(out->names[out->count - 1]);
+    return 0;
+}
+
+/* The one input --calib-images feeds. Returns its index, or -1 after
+ * saying why the model cannot be calibrated on images alone. */
+static int32_t image_input_index(const kiln_model *model, const char *model_path)
+{
+    int32_t count = 0;
+    kiln_model_input_count(model, &count);
+    if (count == 1 && image_input_fits(model, 0))
+        return 0;
+    /* Each input with its dtype and shape, for the message. */
+    char list[1024] = "";
+    size_t used = 0;
+    for (int32_t i = 0; i < count && used < sizeof list; i++) {
+        char *name = model_input_name(model, i, NULL);
+        int32_t dtype = 0;
+        shape s = {-1, NULL};
+        kiln_model_input_dtype(model, i, &dtype);
+        model_input_shape(model, i, &s);
+        char dims[256];
+        format_dims(s.dims, s.rank, dims, sizeof dims);
+        int w = snprintf(list + used, sizeof list - used, "%s'%s' (%s, %s)", i ? ", " : "",
+                         name ? name : "?", dtype ? dtype_name(dtype) : "any dtype", dims);
+        used += w > 0 ? (size_t)w : 0;
+        shape_free(&s);
+        free(name);
+    }
+    if (count == 1)
+        cli_error("--calib-images: %s's input %s is not an image: images feed a float32 input "
+                  "of rank 4; calibrate it with --calib folders of input_0.pb files",
+                  model_path, list);
+    else
+        cli_error("--calib-images gives each sample one image, but %s has %d inputs: %s; each "
+                  "of them needs a value per sample: calibrate it with --calib folders holding "
+                  "input_K.pb for every input",
+                  model_path, (int)count, list);
+    return -1;
+}
+
+/* One image file as the sample for input `index` (named name). Returns 0,
+ * or -1 after printing what is wrong, naming the file. */
+static int feed_image(kiln_calibrator *c, const kiln_model *model, int32_t index,
+                      const char *name, const image_options *o, const char *path)
+{
+    int64_t dims[4];
+    size_t nbytes = 0;
+    float *tensor = image_load_input(model, index, o, path, dims, &nbytes);
+    if (!tensor)
+        return -1;
+    int32_t st = kiln_calibrator_set_input(c, name, KILN_DTYPE_FLOAT, dims, 4, tensor, nbytes);
+    free(tensor);
+    if (st != KILN_OK) {
+        report_error("cannot feed", path, st);
+        return -1;
+    }
+    return 0;
+}
+
 int cmd_quantize(int argc, char **argv)
 {
     quantize_args a;
     int rc = parse_args(argc, argv, &a);
-    if (rc != EXIT_OK)
+    if (rc != EXIT_OK) {
+        image_options_free(&a.images);
         return rc == EXIT_OK + 100 ? EXIT_OK : rc;
-    char **samples = NULL;
-    int n = list_subdirs(a.calib, &samples);
-    if (n <= 0) {
-        cli_error(n < 0 ? "cannot read --calib folder '%s'"
-                        : "--calib folder '%s' has no sample sub-folders",
-                  a.calib);
-        free_names(samples, n > 0 ? n : 0);
-        return EXIT_FAIL;
     }
-    for (; a.max_samples && n > a.max_samples; n--)
-        free(samples[n - 1]);
+    sample_list samples;
+    if (list_samples(&a, &samples) != 0)
+        return EXIT_FAIL;
+    int n = samples.count;
     kiln_options *options = calibration_options(&a);
     kiln_runtime *rt = options ? open_runtime(a.threads) : NULL;
     kiln_model *model = NULL;
     kiln_calibrator *c = NULL;
     int32_t st = rt ? load_model_optimized(rt, a.model, 0, 0, &model) : KILN_OK;
+    int32_t image_index = -1;
+    char *image_name = NULL;
     if (rt && st != KILN_OK)
         report_error("cannot load", a.model, st);
+    else if (rt && samples.images && (image_index = image_input_index(model, a.model)) < 0)
+        st = KILN_ERR_INVALID_ARGUMENT; /* image_input_index said why */
+    else if (rt && samples.images && !(image_name = model_input_name(model, image_index, &st)))
+        report_error("cannot read the input name of", a.model, st);
     else if (rt && (st = kiln_calibrator_create(rt, a.model, options, &c)) != KILN_OK)
         report_error("cannot calibrate", a.model, st);
     rc = rt && st == KILN_OK ? EXIT_OK : EXIT_FAIL;
@@ -247,16 +417,19 @@ int cmd_quantize(int argc, char **argv)
     progress_begin(&bar, n);
     double start = now_ms();
     for (int i = 0; i < n && rc == EXIT_OK; i++) {
-        progress_show(&bar, i, samples[i], 0);
-        char *dir = path_join(a.calib, samples[i]);
-        if (!dir || feed_sample(c, model, dir) != 0)
+        progress_show(&bar, i, samples.names[i], 0);
+        char *path = path_join(samples.dir, samples.names[i]);
+        if (!path)
+            rc = EXIT_FAIL;
+        else if (samples.images ? feed_image(c, model, image_index, image_name, &a.images, path)
+                                : feed_sample(c, model, path))
             rc = EXIT_FAIL;
         else if ((st = kiln_calibrator_add_batch(c)) != KILN_OK) {
             progress_clear(&bar);
-            report_error("calibration run failed on", dir, st);
+            report_error("calibration run failed on", path, st);
             rc = EXIT_FAIL;
         }
-        free(dir);
+        free(path);
     }
     progress_end(&bar);
     double calib_ms = now_ms() - start;
@@ -265,10 +438,13 @@ int cmd_quantize(int argc, char **argv)
         rc = EXIT_FAIL;
     }
     if (rc == EXIT_OK) {
-        printf("calibrated %s on %d samples in %.1f s (%.1f ms per sample), method %s, "
+        printf("calibrated %s on %d %s in %.1f s (%.1f ms per sample), method %s, "
                "peak RSS %.1f MiB\n",
-               a.model, n, calib_ms / 1000, calib_ms / n, a.method ? a.method : "mse",
-               peak_rss_mib());
+               a.model, n, samples.images ? "images" : "samples", calib_ms / 1000, calib_ms / n,
+               a.method ? a.method : "mse", peak_rss_mib());
+        if (samples.skipped)
+            printf("left out %d file%s of %s not named as images\n", samples.skipped,
+                   samples.skipped == 1 ? "" : "s", samples.dir);
         print_report(c, a.report);
         printf("wrote %s\n", a.output);
     }
@@ -276,6 +452,8 @@ int cmd_quantize(int argc, char **argv)
     kiln_model_destroy(model);
     kiln_runtime_destroy(rt);
     kiln_options_destroy(options);
-    free_names(samples, n);
+    free(image_name);
+    free_names(samples.names, n);
+    image_options_free(&a.images);
     return rc;
 }

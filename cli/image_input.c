@@ -14,8 +14,13 @@ void image_usage(FILE *out)
                  "                           TIFF) as float input NAME (default: the first\n"
                  "                           rank-4 float input no -i gave), shape [1, C, H, W]:\n"
                  "                           decoded, resized bilinearly, then per channel\n"
-                 "                           (pixel / scale - mean) / std (repeatable)\n"
-                 "  --size WxH               resize to W x H (default: the input's declared H\n"
+                 "                           (pixel / scale - mean) / std (repeatable)\n");
+    image_prep_usage(out);
+}
+
+void image_prep_usage(FILE *out)
+{
+    fprintf(out, "  --size WxH               resize to W x H (default: the input's declared H\n"
                  "                           and W, else the image's own size)\n"
                  "  --layout nchw|nhwc       [1, C, H, W] or [1, H, W, C] (default: nhwc when\n"
                  "                           the input's last dim, not its second, is 1 or 3)\n"
@@ -67,10 +72,6 @@ int image_parse_option(int argc, char **argv, int *i, image_options *o)
 {
     const char *v = NULL;
     int m;
-    if (strcmp(argv[*i], "--bgr") == 0) {
-        o->bgr = 1;
-        return 1;
-    }
     if ((m = arg_value(argc, argv, i, "--image", NULL, &v)) != 0) {
         if (m < 0)
             return -1;
@@ -85,6 +86,17 @@ int image_parse_option(int argc, char **argv, int *i, image_options *o)
             o->cap = cap;
         }
         o->specs[o->count++] = v;
+        return 1;
+    }
+    return image_parse_prep_option(argc, argv, i, o);
+}
+
+int image_parse_prep_option(int argc, char **argv, int *i, image_options *o)
+{
+    const char *v = NULL;
+    int m;
+    if (strcmp(argv[*i], "--bgr") == 0) {
+        o->bgr = 1;
         return 1;
     }
     if ((m = arg_value(argc, argv, i, "--size", NULL, &v)) != 0) {
@@ -129,6 +141,19 @@ int image_parse_option(int argc, char **argv, int *i, image_options *o)
 
 /* The input an image feeds: NAME, else the first unbound rank-4 float
  * input. Returns the index or -1 after printing why. */
+int image_input_fits(const kiln_model *model, int32_t index)
+{
+    int32_t dtype = 0;
+    shape s = {-1, NULL};
+    kiln_model_input_dtype(model, index, &dtype);
+    model_input_shape(model, index, &s);
+    int fits = dtype == KILN_DTYPE_FLOAT && (s.rank == 4 || s.rank == -1);
+    shape_free(&s);
+    return fits;
+}
+
+/* The input an image feeds: NAME, else the first unbound rank-4 float
+ * input. Returns the index or -1 after printing why. */
 static int32_t find_input(const kiln_model *model, const char *name, const char *path,
                           const char *bound)
 {
@@ -161,7 +186,8 @@ static int32_t find_input(const kiln_model *model, const char *name, const char 
 }
 
 /* The tensor's layout, channels and size from the input's declared shape
- * and the options. Returns 0, or -1 after printing why. */
+ * and the options. Returns 0, or -1 after printing why (the message starts
+ * with the image's path). */
 static int plan_tensor(const kiln_model *model, int32_t index, const image_options *o,
                        int32_t image_w, int32_t image_h, const char *path, int *nhwc, int32_t *c,
                        int32_t *h, int32_t *w)
@@ -182,18 +208,16 @@ static int plan_tensor(const kiln_model *model, int32_t index, const image_optio
     *h = o->height ? o->height : dh > 0 ? (int32_t)dh : image_h;
     *w = o->width ? o->width : dw > 0 ? (int32_t)dw : image_w;
     if (dtype != KILN_DTYPE_FLOAT || (s.rank != 4 && s.rank != -1))
-        cli_error("--image %s: input '%s' is %s of rank %d; an image feeds a float32 "
-                  "tensor of rank 4",
+        cli_error("%s: input '%s' is %s of rank %d; an image feeds a float32 tensor of rank 4",
                   path, name ? name : "?", dtype_name(dtype), (int)s.rank);
     else if (*c != 1 && *c != 3)
-        cli_error("--image %s: input '%s' has %d channels; an image gives 1 or 3 (wrong "
-                  "--layout?)",
+        cli_error("%s: input '%s' has %d channels; an image gives 1 or 3 (wrong --layout?)",
                   path, name ? name : "?", (int)*c);
     else if (d[0] > 1)
-        cli_error("--image %s: input '%s' wants a batch of %lld; an image is a batch of 1", path,
+        cli_error("%s: input '%s' wants a batch of %lld; an image is a batch of 1", path,
                   name ? name : "?", (long long)d[0]);
     else if ((o->mean_count == 3 || o->std_count == 3) && *c == 1)
-        cli_error("--image %s: input '%s' has one channel; give --mean and --std one value", path,
+        cli_error("%s: input '%s' has one channel; give --mean and --std one value", path,
                   name ? name : "?");
     else
         rc = 0;
@@ -224,6 +248,81 @@ static float *to_nhwc(const float *nchw, int32_t c, int32_t h, int32_t w)
     return out;
 }
 
+/* The file's pixels as 8-bit RGB (malloc'd), or NULL after printing why. */
+static uint8_t *decode_file(const char *path, int32_t *width, int32_t *height)
+{
+    size_t size = 0, needed = 0;
+    uint8_t *pixels = NULL;
+    int32_t status = KILN_OK;
+    void *bytes = read_file(path, &size);
+    if (!bytes) {
+        cli_error("cannot read %s: %s", path, strerror(errno));
+        return NULL;
+    }
+    if ((status = kiln_image_decode(bytes, size, 3, NULL, 0, &needed, width, height)) != KILN_OK)
+        report_error("cannot decode", path, status);
+    else if (!(pixels = malloc(needed ? needed : 1)))
+        cli_error("out of memory for %s", path);
+    else if ((status = kiln_image_decode(bytes, size, 3, pixels, needed, NULL, width, height)) !=
+             KILN_OK) {
+        report_error("cannot decode", path, status);
+        free(pixels);
+        pixels = NULL;
+    }
+    free(bytes);
+    return pixels;
+}
+
+/* Decoded pixels to the input's tensor (see image_load_input). */
+static float *convert(const kiln_model *model, int32_t index, const image_options *o,
+                      const char *path, const uint8_t *pixels, int32_t iw, int32_t ih,
+                      int64_t dims[4], size_t *nbytes)
+{
+    int nhwc = 0;
+    int32_t c = 0, h = 0, w = 0, status;
+    if (plan_tensor(model, index, o, iw, ih, path, &nhwc, &c, &h, &w) != 0)
+        return NULL;
+    size_t floats = (size_t)c * (size_t)h * (size_t)w;
+    float mean[3], std[3];
+    normalisation(o, c, mean, std);
+    float *nchw = malloc(floats * sizeof *nchw);
+    if (!nchw) {
+        cli_error("out of memory for %s", path);
+        return NULL;
+    }
+    if ((status = kiln_image_to_tensor(pixels, iw, ih, iw * 3, 3, w, h, c, mean, std,
+                                       o->bgr ? KILN_IMAGE_BGR : 0, nchw,
+                                       floats * sizeof *nchw)) != KILN_OK) {
+        report_error("cannot convert", path, status);
+        free(nchw);
+        return NULL;
+    }
+    if (nhwc) {
+        float *t = to_nhwc(nchw, c, h, w);
+        free(nchw);
+        if (!(nchw = t)) {
+            cli_error("out of memory for %s", path);
+            return NULL;
+        }
+    }
+    dims[0] = 1;
+    dims[1] = nhwc ? h : c;
+    dims[2] = nhwc ? w : h;
+    dims[3] = nhwc ? c : w;
+    *nbytes = floats * sizeof *nchw;
+    return nchw;
+}
+
+float *image_load_input(const kiln_model *model, int32_t index, const image_options *o,
+                        const char *path, int64_t dims[4], size_t *nbytes)
+{
+    int32_t iw = 0, ih = 0;
+    uint8_t *pixels = decode_file(path, &iw, &ih);
+    float *tensor = pixels ? convert(model, index, o, path, pixels, iw, ih, dims, nbytes) : NULL;
+    free(pixels);
+    return tensor;
+}
+
 /* One --image: decoded, converted and bound. *tensor keeps the floats the
  * session borrows. */
 static int bind_one(const kiln_model *model, kiln_session *session, const image_options *o,
@@ -232,76 +331,49 @@ static int bind_one(const kiln_model *model, kiln_session *session, const image_
     char *name = NULL;
     const char *path = NULL;
     parse_name_file(spec, &name, &path);
-    size_t size = 0, needed = 0;
-    uint8_t *pixels = NULL;
-    float *nchw = NULL;
-    int32_t status, iw = 0, ih = 0, c = 0, h = 0, w = 0;
-    int nhwc = 0, rc = -1;
-    void *bytes = read_file(path, &size);
-    int32_t index = -1;
-    if (!bytes) {
-        cli_error("cannot read %s: %s", path, strerror(errno));
-    } else if ((status = kiln_image_decode(bytes, size, 3, NULL, 0, &needed, &iw, &ih)) !=
-                   KILN_OK ||
-               !(pixels = malloc(needed)) ||
-               (status = kiln_image_decode(bytes, size, 3, pixels, needed, NULL, &iw, &ih)) !=
-                   KILN_OK) {
-        if (needed && !pixels)
-            cli_error("out of memory for %s", path);
-        else
-            report_error("cannot decode", path, status);
-    } else if ((index = find_input(model, name, path, bound)) >= 0 &&
-               plan_tensor(model, index, o, iw, ih, path, &nhwc, &c, &h, &w) == 0) {
+    int32_t iw = 0, ih = 0, index = -1, status;
+    int64_t dims[4];
+    size_t nbytes = 0;
+    float *data = NULL;
+    int rc = -1;
+    /* Decoded first: an unreadable file is the first thing to report. */
+    uint8_t *pixels = decode_file(path, &iw, &ih);
+    if (pixels && (index = find_input(model, name, path, bound)) >= 0) {
         if (bound[index]) {
             char *input = model_input_name(model, index, NULL);
             cli_error("--image %s: input '%s' is given more than once", path, input ? input : "?");
             free(input);
-            goto done;
-        }
-        size_t floats = (size_t)c * (size_t)h * (size_t)w;
-        float mean[3], std[3];
-        normalisation(o, c, mean, std);
-        if (!(nchw = malloc(floats * sizeof *nchw))) {
-            cli_error("out of memory for %s", path);
-            goto done;
-        }
-        if ((status = kiln_image_to_tensor(pixels, iw, ih, iw * 3, 3, w, h, c, mean, std,
-                                           o->bgr ? KILN_IMAGE_BGR : 0, nchw,
-                                           floats * sizeof *nchw)) != KILN_OK) {
-            report_error("cannot convert", path, status);
-            goto done;
-        }
-        if (nhwc) {
-            float *t = to_nhwc(nchw, c, h, w);
-            free(nchw);
-            if (!(nchw = t)) {
-                cli_error("out of memory for %s", path);
-                goto done;
+        } else if ((data = convert(model, index, o, path, pixels, iw, ih, dims, &nbytes))) {
+            if ((status = kiln_session_set_input_at(session, index, KILN_DTYPE_FLOAT, dims, 4,
+                                                    data, nbytes, 0)) != KILN_OK) {
+                report_error("cannot bind", path, status);
+                free(data);
+            } else {
+                bound[index] = 1;
+                *tensor = data;
+                rc = 0;
             }
         }
-        int64_t dims[4] = {1, nhwc ? h : c, nhwc ? w : h, nhwc ? c : w};
-        if ((status = kiln_session_set_input_at(session, index, KILN_DTYPE_FLOAT, dims, 4, nchw,
-                                                floats * sizeof *nchw, 0)) != KILN_OK) {
-            report_error("cannot bind", path, status);
-            goto done;
-        }
-        bound[index] = 1;
-        *tensor = nchw;
-        nchw = NULL;
-        rc = 0;
     }
-done:
-    free(nchw);
     free(pixels);
-    free(bytes);
     free(name);
     return rc;
+}
+
+/* Frees the tensors of an earlier image_bind_inputs. */
+static void free_tensors(image_options *o)
+{
+    for (int k = 0; o->tensors && k < o->count; k++)
+        free(o->tensors[k]);
+    free(o->tensors);
+    o->tensors = NULL;
 }
 
 int image_bind_inputs(const kiln_model *model, kiln_session *session, image_options *o, char *bound)
 {
     if (o->count == 0)
         return 0;
+    free_tensors(o);
     if (!(o->tensors = calloc((size_t)o->count, sizeof *o->tensors))) {
         cli_error("out of memory");
         return -1;
@@ -314,8 +386,6 @@ int image_bind_inputs(const kiln_model *model, kiln_session *session, image_opti
 
 void image_options_free(image_options *o)
 {
-    for (int k = 0; o->tensors && k < o->count; k++)
-        free(o->tensors[k]);
-    free(o->tensors);
+    free_tensors(o);
     free(o->specs);
 }

@@ -297,7 +297,8 @@ static int compare_names(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-int list_subdirs(const char *dir, char ***names)
+/* Sorted names of dir's sub-directories (want_dirs 1) or regular files (0). */
+static int list_entries(const char *dir, char ***names, int want_dirs)
 {
     *names = NULL;
     DIR *d = opendir(dir);
@@ -310,9 +311,9 @@ int list_subdirs(const char *dir, char ***names)
         if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
             continue;
         char *full = path_join(dir, e->d_name);
-        int is_dir = full && dir_exists(full);
+        int wanted = full && (want_dirs ? dir_exists(full) : file_exists(full));
         free(full);
-        if (!is_dir)
+        if (!wanted)
             continue;
         if (count == cap) {
             cap = cap ? cap * 2 : 64;
@@ -331,6 +332,16 @@ int list_subdirs(const char *dir, char ***names)
         qsort(list, (size_t)count, sizeof *list, compare_names);
     *names = list;
     return count;
+}
+
+int list_subdirs(const char *dir, char ***names)
+{
+    return list_entries(dir, names, 1);
+}
+
+int list_files(const char *dir, char ***names)
+{
+    return list_entries(dir, names, 0);
 }
 
 void free_names(char **names, int count)

@@ -68,6 +68,8 @@ char *path_basename(const char *path);
  * ".."). Returns the count, or -1 if the directory cannot be read. Free with
  * free_names. */
 int list_subdirs(const char *dir, char ***names);
+/* The same for the regular files of dir (links to files included). */
+int list_files(const char *dir, char ***names);
 void free_names(char **names, int count);
 
 /* ---- timing and memory ---- */
