@@ -252,8 +252,8 @@ static void print_report(kiln_calibrator *c, int show_lines)
  * labels.txt or README out of the samples). */
 static int is_image_name(const char *name)
 {
-    static const char *const extensions[] = {"png", "jpg", "jpeg", "webp", "jp2", "j2k", "bmp",
-                                             "ppm", "pgm", "pnm", "tif", "tiff"};
+    static const char *const extensions[] = {"png", "jpg", "jpeg", "webp", "jp2", "j2k",
+                                             "bmp", "ppm", "pgm",  "pnm",  "tif", "tiff"};
     const char *dot = strrchr(name, '.');
     if (!dot || dot == name)
         return 0;
@@ -367,8 +367,8 @@ static int32_t image_input_index(const kiln_model *model, const char *model_path
 
 /* One image file as the sample for input `index` (named name). Returns 0,
  * or -1 after printing what is wrong, naming the file. */
-static int feed_image(kiln_calibrator *c, const kiln_model *model, int32_t index,
-                      const char *name, const image_options *o, const char *path)
+static int feed_image(kiln_calibrator *c, const kiln_model *model, int32_t index, const char *name,
+                      const image_options *o, const char *path)
 {
     int64_t dims[4];
     size_t nbytes = 0;

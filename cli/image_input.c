@@ -211,8 +211,8 @@ static int plan_tensor(const kiln_model *model, int32_t index, const image_optio
         cli_error("%s: input '%s' is %s of rank %d; an image feeds a float32 tensor of rank 4",
                   path, name ? name : "?", dtype_name(dtype), (int)s.rank);
     else if (*c != 1 && *c != 3)
-        cli_error("%s: input '%s' has %d channels; an image gives 1 or 3 (wrong --layout?)",
-                  path, name ? name : "?", (int)*c);
+        cli_error("%s: input '%s' has %d channels; an image gives 1 or 3 (wrong --layout?)", path,
+                  name ? name : "?", (int)*c);
     else if (d[0] > 1)
         cli_error("%s: input '%s' wants a batch of %lld; an image is a batch of 1", path,
                   name ? name : "?", (long long)d[0]);
@@ -291,8 +291,8 @@ static float *convert(const kiln_model *model, int32_t index, const image_option
         return NULL;
     }
     if ((status = kiln_image_to_tensor(pixels, iw, ih, iw * 3, 3, w, h, c, mean, std,
-                                       o->bgr ? KILN_IMAGE_BGR : 0, nchw,
-                                       floats * sizeof *nchw)) != KILN_OK) {
+                                       o->bgr ? KILN_IMAGE_BGR : 0, nchw, floats * sizeof *nchw)) !=
+        KILN_OK) {
         report_error("cannot convert", path, status);
         free(nchw);
         return NULL;
@@ -344,8 +344,8 @@ static int bind_one(const kiln_model *model, kiln_session *session, const image_
             cli_error("--image %s: input '%s' is given more than once", path, input ? input : "?");
             free(input);
         } else if ((data = convert(model, index, o, path, pixels, iw, ih, dims, &nbytes))) {
-            if ((status = kiln_session_set_input_at(session, index, KILN_DTYPE_FLOAT, dims, 4,
-                                                    data, nbytes, 0)) != KILN_OK) {
+            if ((status = kiln_session_set_input_at(session, index, KILN_DTYPE_FLOAT, dims, 4, data,
+                                                    nbytes, 0)) != KILN_OK) {
                 report_error("cannot bind", path, status);
                 free(data);
             } else {
