@@ -30,6 +30,7 @@ TestSuite(qconcat, .fini = fini);
 TestSuite(qsoftmax, .fini = fini);
 TestSuite(qgemm, .fini = fini);
 TestSuite(qmatmul_float, .fini = fini);
+TestSuite(qattention, .fini = fini);
 TestSuite(qerrors, .fini = fini);
 
 static void ms_init(const char *op, int32_t n_in)
@@ -647,6 +648,67 @@ Test(qmatmul_float, matmul_integer_to_float)
     ms_in(6, KN_FLOAT, DIMS(2), (float[]){1.0f, -1.0f});
     ms_ok();
     expect_f32(&out, (float[]){1.1f, -0.7f, 1.3f, 0.1f}, 4, 1e-6);
+}
+
+/* ---- QAttention --------------------------------------------------------- */
+
+/* input [[1, 0], [0, 1]] (one batch, two tokens), weight [I I I]: Q = K =
+ * V = I (2 x 2, one head). scale ln 3: row 0 scores (ln 3, 0) -> weights
+ * (3/4, 1/4), row 1 (1/4, 3/4). */
+static void qattention_case(int32_t n_in)
+{
+    static const uint8_t x[] = {1, 0, 0, 1};
+    static const int8_t w[] = {1, 0, 1, 0, 1, 0, 0, 1, 0, 1, 0, 1};
+    static const float bias[6] = {0};
+    ms_init("QAttention", n_in);
+    kh_attr_int(&c, "num_heads", 1);
+    kh_attr_float(&c, "scale", 1.0986123f);
+    ms_in(0, KN_UINT8, DIMS(1, 2, 2), x);
+    ms_in(1, KN_INT8, DIMS(2, 6), w);
+    ms_in(2, KN_FLOAT, DIMS(6), bias);
+    ms_scale(3, 1.0f);
+    ms_scale(4, 1.0f);
+}
+
+Test(qattention, scores_masks_and_causal)
+{
+    qattention_case(5);
+    ms_ok();
+    expect_shape(&out, DIMS(1, 2, 2));
+    expect_f32(&out, (float[]){0.75f, 0.25f, 0.25f, 0.75f}, 4, 1e-6);
+    /* unidirectional: token 0 sees only itself */
+    qattention_case(5);
+    kh_attr_int(&c, "unidirectional", 1);
+    ms_ok();
+    expect_f32(&out, (float[]){1, 0, 0.25f, 0.75f}, 4, 1e-6);
+    /* keys from index 1 on masked (-10000 added): both tokens see key 0 */
+    qattention_case(6);
+    ms_in(5, KN_INT32, DIMS(1), (int32_t[]){1});
+    ms_ok();
+    expect_f32(&out, (float[]){1, 0, 1, 0}, 4, 1e-6);
+    /* the same as a raw 0/1 mask per key */
+    qattention_case(6);
+    ms_in(5, KN_INT32, DIMS(1, 2), (int32_t[]){1, 0});
+    ms_ok();
+    expect_f32(&out, (float[]){1, 0, 1, 0}, 4, 1e-6);
+    /* a mask of another shape is refused by name */
+    qattention_case(6);
+    ms_in(5, KN_INT32, DIMS(3), (int32_t[]){1, 1, 1});
+    ms_fail(KN_ERR_UNSUPPORTED, "mask_index of shape 3 is not supported; expected 1 (ends)");
+}
+
+/* past keys and values join in front; present returns all of them */
+Test(qattention, past_and_present)
+{
+    static const float past[] = {/* K */ 0, 0, /* V */ 4, 8};
+    qattention_case(9);
+    ms_in(8, KN_FLOAT, DIMS(2, 1, 1, 1, 2), past);
+    /* scores against the past key (0, 0) are 0: row 0 (0, ln 3, 0) ->
+     * (1, 3, 1) / 5, row 1 (1, 1, 3) / 5, over V rows (4, 8), (1, 0), (0, 1) */
+    ms_ok();
+    expect_shape(&out, DIMS(1, 2, 2));
+    expect_f32(&out, (float[]){(4 + 3) / 5.0f, 8 / 5.0f + 0.2f, (4 + 1) / 5.0f, 8 / 5.0f + 0.6f},
+               4, 1e-6);
 }
 
 /* ---- errors --------------------------------------------------------------- */

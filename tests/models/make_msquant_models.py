@@ -8,7 +8,8 @@ Writes OUT_DIR/NAME/model.onnx with input_K.pb (random int8/uint8 or float
 inputs, fixed seed) and meta.json: {"steps": [S, ...]}, one quantization
 step per output (1 for an int8/uint8 output; for a float output the value
 of one step of its integer product, a_scale * b_scale, so "within one
-step" means the same thing for both).
+step" means the same thing for both; QAttention's outputs are float
+attention, checked to 1e-4 absolute on values near 1).
 
 Scales and zero points are initializers (constants) except in the *_dyn
 models, where they are graph inputs: the kernels' paths for values that
@@ -218,6 +219,29 @@ def matmul_integer_to_float(a_dtype, b_dtype, a_shape, k_, n_, name):
     return m
 
 
+def qattention(name, batch, seq, d, hidden, heads, mask=None, unidirectional=0, past_len=0,
+               per_column=False):
+    """QAttention as ONNX Runtime's dynamic quantization writes it for BERT:
+    uint8 input, int8 weight, float bias; optional mask_index and past."""
+    m = Model(name)
+    x = m.input("input", q_random(np.uint8, (batch, seq, d)))
+    w = m.const("weight", q_random(np.int8, (d, 3 * hidden)))
+    b = m.const("bias", RNG.normal(0, 0.5, 3 * hidden).astype(np.float32))
+    ws = (RNG.uniform(0.002, 0.006, 3 * hidden) if per_column else np.array(0.004)).astype(np.float32)
+    ins = [x, w, b, m.scale("input_scale", 0.02), m.const("weight_scale", ws)]
+    ins.append(m.input("mask_index", np.asarray(mask, dtype=np.int32)) if mask is not None else "")
+    ins += [m.zp("input_zp", np.uint8, 128), m.zp("weight_zp", np.int8, 0)]
+    outputs = ["output"]
+    if past_len:
+        ins.append(m.input("past", RNG.normal(0, 1, (2, batch, heads, past_len, hidden // heads))
+                           .astype(np.float32)))
+        outputs.append("present")
+    m.node("QAttention", ins, outputs, num_heads=heads, unidirectional=unidirectional)
+    for o in outputs:
+        m.output(o, TensorProto.FLOAT, 1e-4)  # float attention: ORT's float order, not a step
+    return m
+
+
 # ---- QOperator CNNs, as ONNX Runtime's quantizer writes them ----
 
 def conv_weights(m, name, cout, cin, k):
@@ -311,6 +335,10 @@ def all_models():
         dynamic_quantize_matmul(i8, (2, 3, 16), 16, 5, "dqmm_i8"),
         dynamic_quantize_matmul(u8, (7, 20), 20, 3, "dqmm_u8"),
         matmul_integer_to_float(u8, i8, (2, 4, 12), 12, 6, "mmitf_u8_i8"),
+        qattention("qattention_mask_end", 2, 5, 12, 8, 2, mask=[5, 3]),
+        qattention("qattention_raw_mask_causal", 2, 4, 8, 12, 3,
+                   mask=[[1, 1, 0, 1], [1, 1, 1, 1]], unidirectional=1, per_column=True),
+        qattention("qattention_past_start_end", 1, 3, 8, 8, 2, mask=[4, 1], past_len=2),
         cnn("qoperator_cnn_u8", u8),
         cnn("qoperator_cnn_i8", i8),
     ]

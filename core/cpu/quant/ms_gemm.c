@@ -54,7 +54,7 @@ static int check_c(kn_kctx *k, qgemm_state *s, const kn_tensor *c)
     if (c->dtype != KN_INT32 || c->rank > 2 || (r != 1 && r != s->m) || (col != 1 && col != s->n)) {
         char sc[128];
         kn_shape_format(c->dims, c->rank, sc, sizeof sc);
-        return kn_fail(k->err, KN_ERR_SHAPE, "QGemm: C must be int32 broadcastable to [%lld, %lld], "
+        return kn_fail(k->err, KN_ERR_SHAPE, "QGemm: C must be int32 broadcastable to %lldx%lld, "
                        "got %s %s", (long long)s->m, (long long)s->n, kn_dtype_name(c->dtype), sc);
     }
     s->c_col = col == 1 ? 0 : 1;
