@@ -214,8 +214,17 @@ int kn_dnnl_pd_create(const void *op_desc, const kn_activation *act, int with_su
     int rc = kn_dnnl_attr_create(act ? act : &none, with_sum, &attr, err);
     if (rc != KN_OK)
         return rc;
-    dnnl_status_t s = pd_create_preferred(pd, op_desc, attr, prefer, p->engine);
+    rc = kn_dnnl_pd_create_attr(op_desc, attr, prefer, p, pd, err);
     dnnl_primitive_attr_destroy(attr);
+    return rc;
+}
+
+int kn_dnnl_pd_create_attr(const void *op_desc, const_dnnl_primitive_attr_t attr,
+                           const char *const *prefer, kn_dnnl_prim *p, dnnl_primitive_desc_t *pd,
+                           kn_err *err)
+{
+    *pd = NULL;
+    dnnl_status_t s = pd_create_preferred(pd, op_desc, attr, prefer, p->engine);
     if (s != dnnl_success) {
         if (*pd)
             dnnl_primitive_desc_destroy(*pd);
@@ -373,6 +382,12 @@ int kn_dnnl_execute(kn_dnnl_prim *p, kn_kctx *k)
 int kn_dnnl_md_plain(dnnl_memory_desc_t *md, int32_t rank, const int64_t *dims,
                      int channels_last, kn_err *err)
 {
+    return kn_dnnl_md_typed(md, rank, dims, dnnl_f32, channels_last, err);
+}
+
+int kn_dnnl_md_typed(dnnl_memory_desc_t *md, int32_t rank, const int64_t *dims,
+                     dnnl_data_type_t type, int channels_last, kn_err *err)
+{
     static const dnnl_format_tag_t plain[] = {dnnl_format_tag_undef, dnnl_a, dnnl_ab, dnnl_abc,
                                               dnnl_abcd, dnnl_abcde, dnnl_abcdef};
     static const dnnl_format_tag_t last[] = {dnnl_format_tag_undef, dnnl_a, dnnl_ab, dnnl_acb,
@@ -382,7 +397,7 @@ int kn_dnnl_md_plain(dnnl_memory_desc_t *md, int32_t rank, const int64_t *dims,
     dnnl_dims_t d;
     for (int32_t i = 0; i < rank; i++)
         d[i] = dims[i];
-    dnnl_status_t s = dnnl_memory_desc_init_by_tag(md, rank, d, dnnl_f32,
+    dnnl_status_t s = dnnl_memory_desc_init_by_tag(md, rank, d, type,
                                                    channels_last ? last[rank] : plain[rank]);
     return s == dnnl_success ? KN_OK : kn_dnnl_fail(err, s, "memory descriptor");
 }

@@ -88,6 +88,11 @@ int kn_dnnl_pd_create(const void *op_desc, const kn_activation *act, int with_su
                       const char *const *prefer, kn_dnnl_prim *p, dnnl_primitive_desc_t *pd,
                       kn_err *err);
 
+/* kn_dnnl_pd_create with an attribute the caller built (and still owns). */
+int kn_dnnl_pd_create_attr(const void *op_desc, const_dnnl_primitive_attr_t attr,
+                           const char *const *prefer, kn_dnnl_prim *p, dnnl_primitive_desc_t *pd,
+                           kn_err *err);
+
 /* KN_ERR_DECLINE (and *pd destroyed) when pd is oneDNN's reference code. */
 int kn_dnnl_pd_check(dnnl_primitive_desc_t *pd, kn_err *err);
 
@@ -162,5 +167,8 @@ int kn_dnnl_fail(kn_err *err, dnnl_status_t s, const char *what);
  * the physical order for rank 3..5 ("nhwc" when channels_last). */
 int kn_dnnl_md_plain(dnnl_memory_desc_t *md, int32_t rank, const int64_t *dims,
                      int channels_last, kn_err *err);
+/* The same for elements of `type`. */
+int kn_dnnl_md_typed(dnnl_memory_desc_t *md, int32_t rank, const int64_t *dims,
+                     dnnl_data_type_t type, int channels_last, kn_err *err);
 
 #endif

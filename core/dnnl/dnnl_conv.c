@@ -17,6 +17,7 @@
 #include "core/kernel/fused_common.h"
 #include "core/kernel/fma_width.h"
 #include "core/dnnl/dnnl_conv_blocked.h"
+#include "core/dnnl/dnnl_conv_geometry.h"
 #include "core/dnnl/dnnl_conv_wino.h"
 #include "core/dnnl/dnnl_impl_choice.h"
 
@@ -41,16 +42,6 @@ static int wino_shape(const kn_tensor *w, int64_t group, const dnnl_dims_t strid
            w->dims[0] % 16 == 0 && w->dims[1] % 16 == 0 && yd[2] * yd[3] >= 100;
 }
 
-/* Logical (N, C, spatial...) dims of an activation stored NCHW or NHWC. */
-static void logical_dims(const kn_tensor *t, int nhwc, int64_t *dims)
-{
-    int32_t r = t->rank;
-    dims[0] = t->dims[0];
-    dims[1] = nhwc ? t->dims[r - 1] : t->dims[1];
-    for (int32_t i = 2; i < r; i++)
-        dims[i] = nhwc ? t->dims[i - 1] : t->dims[i];
-}
-
 static int conv_build(kn_kctx *k, kn_dnnl_prim *p, int fused, int nhwc)
 {
     conv_state *st = (conv_state *)p;
@@ -68,34 +59,21 @@ static int conv_build(kn_kctx *k, kn_dnnl_prim *p, int fused, int nhwc)
     if (fused && kn_fused_activation(k, &act) != KN_OK)
         return kn_fail(k->err, KN_ERR_DECLINE, "left to the CPU kernel");
     int64_t xd[KN_MAX_RANK];
-    logical_dims(x, nhwc, xd);
+    kn_dnnl_logical_dims(x, nhwc, xd);
     int64_t group = kn_attr_int(k->node, "group", 1);
     int64_t cin = xd[1], cout = w->dims[0];
     if (group < 1 || cin % group || cout % group || w->dims[1] * group != cin ||
         (b && (b->rank != 1 || b->dims[0] != cout)))
         return kn_fail(k->err, KN_ERR_DECLINE, "left to the CPU kernel to report");
     int32_t nsp = x->rank - 2;
-    kn_window win;
-    kn_window_opts opts = {.op = k->node->op_type, .kernel = w->dims + 2, .dilations = 1};
-    if (kn_window_init(&win, k->node, xd + 2, nsp, &opts, k->err) != KN_OK)
-        return kn_fail(k->err, KN_ERR_DECLINE, "left to the CPU kernel to report");
-
-    int64_t yd[KN_MAX_RANK] = {xd[0], cout};
-    dnnl_dims_t strides, dil, pad_l, pad_r;
-    for (int32_t i = 0; i < nsp; i++) {
-        int32_t c = KN_WIN_DIMS - nsp + i;
-        yd[2 + i] = win.out[c];
-        strides[i] = win.stride[c];
-        dil[i] = win.dilation[c] - 1;
-        pad_l[i] = win.pad_begin[c];
-        pad_r[i] = win.pad_end[c];
-    }
+    kn_dnnl_conv_window cw;
+    if (kn_dnnl_conv_window_init(k, xd, x->rank, w, &cw) != KN_OK)
+        return KN_ERR_DECLINE;
+    const int64_t *yd = cw.yd;
+    int64_t *strides = cw.strides, *dil = cw.dil, *pad_l = cw.pad_l, *pad_r = cw.pad_r;
     kn_tensor *y = k->out[0];
     y->dtype = KN_FLOAT;
-    y->rank = x->rank;
-    y->dims[0] = yd[0];
-    for (int32_t i = 1; i < x->rank; i++)
-        y->dims[i] = nhwc ? (i == x->rank - 1 ? cout : yd[i + 1]) : yd[i];
+    kn_dnnl_stored_dims(y, x->rank, yd, nhwc);
     if (z && !kn_shape_equal(z->dims, z->rank, y->dims, y->rank))
         return kn_fail(k->err, KN_ERR_DECLINE, "residual Z does not match Y");
     double macs = (double)kn_tensor_numel(y) * (double)(cin / group) *

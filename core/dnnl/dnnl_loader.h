@@ -31,7 +31,9 @@
     X(dnnl_dilated_convolution_forward_desc_init) X(dnnl_matmul_desc_init)                        \
     X(dnnl_pooling_v2_forward_desc_init) X(dnnl_binary_desc_init)                               \
     X(dnnl_primitive_desc_iterator_create) X(dnnl_primitive_desc_iterator_next)                   \
-    X(dnnl_primitive_desc_iterator_fetch) X(dnnl_primitive_desc_iterator_destroy)
+    X(dnnl_primitive_desc_iterator_fetch) X(dnnl_primitive_desc_iterator_destroy)              \
+    X(dnnl_primitive_attr_set_output_scales) X(dnnl_primitive_attr_set_zero_points)              \
+    X(dnnl_primitive_attr_set_fpmath_mode)
 
 typedef struct kn_dnnl_functions {
 #define KN_DNNL_MEMBER(name) __typeof__(name) *name;
@@ -85,6 +87,9 @@ int kn_dnnl_load(void);
 #define dnnl_primitive_desc_iterator_fetch kn_dnnl_fn.dnnl_primitive_desc_iterator_fetch
 #define dnnl_primitive_desc_iterator_destroy kn_dnnl_fn.dnnl_primitive_desc_iterator_destroy
 #define dnnl_binary_desc_init kn_dnnl_fn.dnnl_binary_desc_init
+#define dnnl_primitive_attr_set_output_scales kn_dnnl_fn.dnnl_primitive_attr_set_output_scales
+#define dnnl_primitive_attr_set_zero_points kn_dnnl_fn.dnnl_primitive_attr_set_zero_points
+#define dnnl_primitive_attr_set_fpmath_mode kn_dnnl_fn.dnnl_primitive_attr_set_fpmath_mode
 #define omp_set_num_threads kn_dnnl_fn.omp_set_num_threads
 #endif
 

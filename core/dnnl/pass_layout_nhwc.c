@@ -4,13 +4,15 @@
  * NCHW it falls back to slower paths. So:
  *
  *  - every 2-D float Conv / kiln.FusedConv with constant weights becomes a
- *    kiln.NhwcConv (FusedConv semantics; X, Z and Y NHWC, W still OIHW);
+ *    kiln.NhwcConv (FusedConv semantics; X, Z and Y NHWC, W still OIHW),
+ *    and every 2-D QLinearConv with constant int8 weights a
+ *    kiln.NhwcQLinearConv (X and Y NHWC);
  *  - MaxPool (without Indices), AveragePool and GlobalAveragePool whose
  *    input is already NHWC become kiln.NhwcMaxPool / NhwcAveragePool /
  *    NhwcGlobalAveragePool;
  *  - ops that do not care about layout run on the NHWC values when all
  *    their computed inputs have them: unary elementwise ops (per-tensor
- *    QuantizeLinear and DequantizeLinear among them), binary and
+ *    QuantizeLinear and DequantizeLinear among them), kiln.QAdd, binary and
  *    n-ary elementwise ops (a constant operand is permuted to match, a
  *    scalar kept), and Concat (axis remapped);
  *  - an inference BatchNormalization of an NHWC value (one no Conv could
@@ -86,13 +88,21 @@ static kn_attr *perm_attr(kn_opt *o, const int64_t *perm)
     return a;
 }
 
+/* The element type for a new value holding v's data in another layout:
+ * v's when known (an int8 QDQ value), else float as before. */
+static int32_t dtype_like(kn_opt *o, int32_t v)
+{
+    int32_t dt = kn_opt_value(o, v)->dtype;
+    return dt == KN_UINT8 || dt == KN_INT8 ? dt : KN_FLOAT;
+}
+
 /* Adds Transpose(from) -> to (a new value when to < 0); returns to. */
 static int32_t add_transpose(layout *L, int32_t anchor, int32_t from, int32_t to,
                              const int64_t *perm)
 {
     kn_opt *o = L->o;
     if (to < 0)
-        to = kn_opt_add_value(o, kn_opt_value(o, from)->name, KN_FLOAT);
+        to = kn_opt_add_value(o, kn_opt_value(o, from)->name, dtype_like(o, from));
     kn_attr *a = to >= 0 ? perm_attr(o, perm) : NULL;
     if (!a)
         return kn_opt_oom(o), -1;
@@ -115,7 +125,7 @@ static int32_t new_output(layout *L, int32_t id)
 {
     kn_opt *o = L->o;
     int32_t y = kn_opt_node(o, id)->outputs[0];
-    int32_t t = kn_opt_add_value(o, kn_opt_value(o, y)->name, KN_FLOAT);
+    int32_t t = kn_opt_add_value(o, kn_opt_value(o, y)->name, dtype_like(o, y));
     if (t < 0)
         return kn_opt_oom(o), -1;
     L->nhwc[y] = t;
@@ -150,6 +160,31 @@ static int convert_conv(layout *L, int32_t id)
     if (!w->is_initializer || w->dtype != KN_FLOAT || w->rank != 4)
         return 0;
     return 1;
+}
+
+/* QLinearConv, 2-D, with constant int8 weights (input 3): kiln.NhwcQLinearConv. */
+static int convert_qconv(layout *L, int32_t id)
+{
+    kn_opt *o = L->o;
+    const kn_node *n = kn_opt_node(o, id);
+    if (!kn_opt_is_op(n, "QLinearConv") || n->n_inputs < 8 || n->n_inputs > 9 || n->n_outputs != 1 ||
+        n->inputs[0] < 0 || n->inputs[3] < 0 || n->outputs[0] < 0)
+        return 0;
+    const kn_value *w = kn_opt_value(o, n->inputs[3]);
+    return w->is_initializer && w->dtype == KN_INT8 && w->rank == 4;
+}
+
+static int do_qconv(layout *L, int32_t id)
+{
+    kn_opt *o = L->o;
+    kn_node n = *kn_opt_node(o, id);
+    int32_t in[9];
+    memcpy(in, n.inputs, sizeof(int32_t) * (size_t)n.n_inputs);
+    in[0] = nhwc_of(L, id, n.inputs[0]);
+    if (in[0] < 0)
+        return o->err->code ? o->err->code : KN_ERR_OUT_OF_MEMORY;
+    return replace(L, id, "NhwcQLinearConv", KN_OPT_DOMAIN_NAME, in, n.n_inputs, n.attrs,
+                   n.n_attrs);
 }
 
 static int do_conv(layout *L, int32_t id)
@@ -318,6 +353,24 @@ static int do_elementwise(layout *L, int32_t id)
     return replace(L, id, n.op_type, n.domain, in, n.n_inputs, attrs, n.n_attrs);
 }
 
+/* kiln.QAdd of two NHWC values (inputs 0 and 3; the rest are scalar
+ * constants): elementwise, so it runs on them as they are. */
+static int do_qadd(layout *L, int32_t id)
+{
+    kn_opt *o = L->o;
+    kn_node n = *kn_opt_node(o, id);
+    if (n.n_inputs != 8 || n.n_outputs != 1 || n.outputs[0] < 0 || n.outputs[0] >= L->n_values)
+        return KN_OK;
+    int32_t a = n.inputs[0], b = n.inputs[3];
+    if (twin(L, a) < 0 || twin(L, b) < 0 || !(moved(L, a) || moved(L, b)))
+        return KN_OK;
+    int32_t in[8];
+    memcpy(in, n.inputs, sizeof in);
+    in[0] = L->nhwc[a];
+    in[3] = L->nhwc[b];
+    return replace(L, id, n.op_type, n.domain, in, 8, n.attrs, n.n_attrs);
+}
+
 static int perm_is(const kn_node *n, const int64_t *perm)
 {
     int32_t count = 0;
@@ -430,16 +483,19 @@ int kn_pass_layout_nhwc(kn_opt *o)
         const char *pool_op = NULL;
         if (do_model_transpose(&L, id)) {
             continue;
-        } else if (convert_conv(&L, id)) {
+        } else if (convert_conv(&L, id) || convert_qconv(&L, id)) {
             if (!converted++ && (rc = kn_opt_import_kiln(o)) != KN_OK)
                 break;
-            rc = do_conv(&L, id);
+            rc = kn_opt_is_op(kn_opt_node(o, id), "QLinearConv") ? do_qconv(&L, id)
+                                                                  : do_conv(&L, id);
         } else if (convert_pool(&L, id, &pool_op)) {
             kn_node n = *kn_opt_node(o, id);
             int32_t x = L.nhwc[n.inputs[0]];
             rc = replace(&L, id, pool_op, KN_OPT_DOMAIN_NAME, &x, 1, n.attrs, n.n_attrs);
         } else if (kn_opt_is_op(kn_opt_node(o, id), "BatchNormalization")) {
             rc = do_batchnorm(&L, id);
+        } else if (is_kiln(kn_opt_node(o, id), "QAdd")) {
+            rc = do_qadd(&L, id);
         } else {
             rc = do_elementwise(&L, id);
         }

@@ -64,10 +64,15 @@ struct kn_weight_store {
 
 static int is_default_domain(const char *d) { return !d || !d[0] || strcmp(d, "ai.onnx") == 0; }
 
-/* Input 1 of a matrix product or a convolution, whose oneDNN kernel packs
- * its B or W (any other reader holds the raw bytes). */
+/* Input 1 of a matrix product or a convolution, or input 3 (W) of an
+ * integer convolution, whose oneDNN kernel packs its B or W (any other
+ * reader holds the raw bytes). */
 static int is_packable_use(const kn_node *n, int32_t input)
 {
+    if (input == 3)
+        return (is_default_domain(n->domain) && strcmp(n->op_type, "QLinearConv") == 0) ||
+               (n->domain && strcmp(n->domain, "kiln") == 0 &&
+                strcmp(n->op_type, "NhwcQLinearConv") == 0);
     if (input != 1)
         return 0;
     if (is_default_domain(n->domain))
@@ -159,7 +164,8 @@ static int is_shareable(const kn_model *root, int32_t v)
 {
     const kn_value *val = &root->graph->values[v];
     return val->is_initializer && !val->is_graph_input && !val->is_graph_output &&
-           val->dtype == KN_FLOAT && val->init_data && val->init_nbytes >= KN_SHARE_MIN_BYTES &&
+           (val->dtype == KN_FLOAT || val->dtype == KN_INT8) && val->init_data &&
+           val->init_nbytes >= KN_SHARE_MIN_BYTES &&
            only_packable_uses(root->graph, v) && !named_in_subgraph(root, val->name) &&
            !shares_bytes(root, val);
 }

@@ -11,7 +11,7 @@
 extern const kn_backend kn_backend_dnnl;
 
 #define KH_MAX_ATTRS 16
-#define KH_MAX_IO 8
+#define KH_MAX_IO 16
 
 typedef struct kh_case {
     kn_node node;

@@ -1,6 +1,6 @@
 /* CPU kernels for the NHWC ops the layout pass writes (kiln.NhwcConv,
- * kiln.NhwcMaxPool, kiln.NhwcAveragePool; the global pool has a kernel of
- * its own, nhwc_global_pool.c), so a node the oneDNN kernel declines still
+ * kiln.NhwcQLinearConv, kiln.NhwcMaxPool, kiln.NhwcAveragePool; the global
+ * pool has a kernel of its own, nhwc_global_pool.c), so a node the oneDNN kernel declines still
  * has a kernel. Not fast, only correct: X is transposed to NCHW in scratch,
  * the op's own CPU kernel runs there, and the result is transposed back,
  * with NhwcConv's residual and activation applied on the way out. */
@@ -18,7 +18,7 @@ typedef struct nhwc_state {
     const kn_op_def *inner;
     kn_kctx ik;
     kn_tensor x, y;              /* NCHW views in scratch */
-    kn_tensor *in[3], *out[1];
+    kn_tensor *in[9], *out[1];
     kn_strided_plan to_nchw, to_nhwc;
     size_t x_off, y_off;         /* in scratch, after the inner kernel's */
     int is_conv;
@@ -37,7 +37,7 @@ static void nhwc_release(kn_kctx *k)
 
 /* dst dims and source strides of a rank-4 permutation of dense src. */
 static void plan_perm(kn_strided_plan *p, const int64_t *src_dims, const int32_t *perm,
-                      int64_t *dst_dims)
+                      int64_t *dst_dims, size_t elem_bytes)
 {
     int64_t src_strides[4], strides[4];
     kn_dense_strides(src_dims, 4, src_strides);
@@ -45,7 +45,7 @@ static void plan_perm(kn_strided_plan *p, const int64_t *src_dims, const int32_t
         dst_dims[i] = src_dims[perm[i]];
         strides[i] = src_strides[perm[i]];
     }
-    kn_strided_init(p, sizeof(float), 4, dst_dims, strides, 0);
+    kn_strided_init(p, elem_bytes, 4, dst_dims, strides, 0);
 }
 
 static const int32_t nhwc_to_nchw[4] = {0, 3, 1, 2}, nchw_to_nhwc[4] = {0, 2, 3, 1};
@@ -53,13 +53,16 @@ static const int32_t nhwc_to_nchw[4] = {0, 3, 1, 2}, nchw_to_nhwc[4] = {0, 2, 3,
 static int nhwc_prepare(kn_kctx *k, const char *op, int64_t opset)
 {
     const kn_tensor *x = k->in[0];
-    if (!x || x->rank != 4 || x->dtype != KN_FLOAT)
-        return kn_fail(k->err, KN_ERR_UNSUPPORTED, "%s: X must be a 4-D float32 NHWC tensor",
-                       k->node->op_type);
+    int qconv = strcmp(op, "QLinearConv") == 0;
+    int32_t x_dtype = qconv && x && (x->dtype == KN_UINT8 || x->dtype == KN_INT8) ? x->dtype
+                                                                                 : KN_FLOAT;
+    if (!x || x->rank != 4 || x->dtype != x_dtype)
+        return kn_fail(k->err, KN_ERR_UNSUPPORTED, "%s: X must be a 4-D %s NHWC tensor",
+                       k->node->op_type, qconv ? "uint8 or int8" : "float32");
     nhwc_state *st = calloc(1, sizeof *st);
     if (!st)
         return kn_fail(k->err, KN_ERR_OUT_OF_MEMORY, "%s: out of memory", k->node->op_type);
-    st->inner = kn_backend_kernel(&kn_backend_cpu, "", op, opset, KN_FLOAT);
+    st->inner = kn_backend_kernel(&kn_backend_cpu, "", op, opset, x_dtype);
     if (!st->inner) {
         free(st);
         return kn_fail(k->err, KN_ERR_INTERNAL, "%s: no CPU %s kernel", k->node->op_type, op);
@@ -70,10 +73,12 @@ static int nhwc_prepare(kn_kctx *k, const char *op, int64_t opset)
         free(st);
         return rc;
     }
-    st->x = (kn_tensor){.dtype = KN_FLOAT, .rank = 4};
-    plan_perm(&st->to_nchw, x->dims, nhwc_to_nchw, st->x.dims);
+    st->x = (kn_tensor){.dtype = x_dtype, .rank = 4};
+    plan_perm(&st->to_nchw, x->dims, nhwc_to_nchw, st->x.dims, kn_dtype_size(x_dtype));
     st->in[0] = &st->x;
-    int32_t n_in = st->is_conv ? (k->n_in < 3 ? k->n_in : 3) : 1;
+    /* a convolution's W and B; all of QLinearConv's scales and zero points */
+    int32_t n_in = qconv ? (k->n_in < 9 ? k->n_in : 9)
+                         : st->is_conv ? (k->n_in < 3 ? k->n_in : 3) : 1;
     for (int32_t j = 1; j < n_in; j++)
         st->in[j] = k->in[j];
     st->out[0] = &st->y;
@@ -87,13 +92,13 @@ static int nhwc_prepare(kn_kctx *k, const char *op, int64_t opset)
     }
     k->state = st;
     kn_tensor *y = k->out[0];
-    if (st->y.rank != 4 || st->y.dtype != KN_FLOAT) {
+    if (st->y.rank != 4 || (!qconv && st->y.dtype != KN_FLOAT)) {
         nhwc_release(k);
         return kn_fail(k->err, KN_ERR_INTERNAL, "%s: unexpected inner output", k->node->op_type);
     }
-    y->dtype = KN_FLOAT;
+    y->dtype = st->y.dtype;
     y->rank = 4;
-    plan_perm(&st->to_nhwc, st->y.dims, nchw_to_nhwc, y->dims);
+    plan_perm(&st->to_nhwc, st->y.dims, nchw_to_nhwc, y->dims, kn_dtype_size(y->dtype));
     const kn_tensor *z = st->is_conv && k->n_in > 3 ? k->in[3] : NULL;
     if (z && !kn_shape_equal(z->dims, z->rank, y->dims, y->rank)) {
         nhwc_release(k);
@@ -140,6 +145,7 @@ static int nhwc_run(kn_kctx *k)
 static int conv_prepare(kn_kctx *k) { return nhwc_prepare(k, "Conv", 11); }
 static int max_prepare(kn_kctx *k) { return nhwc_prepare(k, "MaxPool", 12); }
 static int avg_prepare(kn_kctx *k) { return nhwc_prepare(k, "AveragePool", 19); }
+static int qconv_prepare(kn_kctx *k) { return nhwc_prepare(k, "QLinearConv", 10); }
 
 #define NHWC_DEF(name, op, prep)                                                                   \
     const kn_op_def name = { \
@@ -149,3 +155,8 @@ static int avg_prepare(kn_kctx *k) { return nhwc_prepare(k, "AveragePool", 19); 
 NHWC_DEF(kn_cpu_nhwc_conv, "NhwcConv", conv_prepare)
 NHWC_DEF(kn_cpu_nhwc_max_pool, "NhwcMaxPool", max_prepare)
 NHWC_DEF(kn_cpu_nhwc_average_pool, "NhwcAveragePool", avg_prepare)
+const kn_op_def kn_cpu_nhwc_qlinear_conv = {
+    .domain = "kiln", .op_type = "NhwcQLinearConv", .since_version = 1, .until_version = 1,
+    .dtypes = KN_BIT(KN_UINT8) | KN_BIT(KN_INT8), .prepare = qconv_prepare, .run = nhwc_run,
+    .release = nhwc_release
+};

@@ -1,0 +1,206 @@
+/* Integer convolution on oneDNN: QLinearConv (2-D, NCHW) and
+ * kiln.NhwcQLinearConv (the same with X and Y NHWC, written by the layout
+ * pass). uint8 or int8 activations, int8 weights per tensor or per output
+ * channel, int32 bias, uint8 or int8 output:
+ *
+ *     y = saturate(round((sum (x - zx) * w + b) * sx * sw[c] / sy) + zy)
+ *
+ * oneDNN's int8 kernels (AVX512-VNNI / AMX where the CPU has them) do the
+ * whole of it: the accumulation in int32, the bias, the per-channel output
+ * scale sx * sw / sy, and the zero points as attributes (the source's with
+ * its compensation for padded borders). Scales and zero points must be
+ * constants, the weights' zero points all 0 (oneDNN 2.6 takes none for
+ * weights); anything else declines to the CPU kernel, which computes the
+ * same formula in double. oneDNN multiplies in float: a result may differ
+ * from the CPU kernel's by one step where the product sits at a rounding
+ * tie, as between any two int8 runtimes. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/dnnl/dnnl_conv_geometry.h"
+#include "core/kernel/weights.h"
+
+enum { IN_X, IN_XS, IN_XZ, IN_W, IN_WS, IN_WZ, IN_YS, IN_YZ, IN_B };
+
+static int q8_type(int32_t dt, dnnl_data_type_t *t)
+{
+    *t = dt == KN_UINT8 ? dnnl_u8 : dnnl_s8;
+    return dt == KN_UINT8 || dt == KN_INT8;
+}
+
+static int32_t zero_point(const kn_tensor *z)
+{
+    return z->dtype == KN_INT8 ? (int32_t)((const int8_t *)z->data)[0]
+                               : (int32_t)((const uint8_t *)z->data)[0];
+}
+
+static int is_const_scalar(const kn_tensor *t, int32_t dtype)
+{
+    return t && t->data && t->dtype == dtype && kn_tensor_numel(t) == 1;
+}
+
+/* The attribute: output scale sx * sw[c] / sy per channel (or one), zero
+ * points of source and destination, user scratchpad. */
+static int qconv_attr(kn_kctx *k, dnnl_primitive_attr_t *attr)
+{
+    const kn_tensor *ws = k->in[IN_WS];
+    int64_t n_ws = kn_tensor_numel(ws);
+    float sx = *(const float *)k->in[IN_XS]->data, sy = *(const float *)k->in[IN_YS]->data;
+    float *scales = malloc(sizeof(float) * (size_t)n_ws);
+    if (!scales)
+        return kn_fail(k->err, KN_ERR_OUT_OF_MEMORY, "QLinearConv: out of memory");
+    for (int64_t c = 0; c < n_ws; c++)
+        scales[c] = sx * ((const float *)ws->data)[c] / sy;
+    int32_t zx = zero_point(k->in[IN_XZ]), zy = zero_point(k->in[IN_YZ]);
+    dnnl_status_t s = dnnl_primitive_attr_create(attr);
+    if (s == dnnl_success)
+        s = dnnl_primitive_attr_set_scratchpad_mode(*attr, dnnl_scratchpad_mode_user);
+    if (s == dnnl_success)
+        s = dnnl_primitive_attr_set_output_scales(*attr, n_ws, n_ws > 1 ? 1 << 1 : 0, scales);
+    if (s == dnnl_success && zx != 0)
+        s = dnnl_primitive_attr_set_zero_points(*attr, DNNL_ARG_SRC, 1, 0, &zx);
+    if (s == dnnl_success && zy != 0)
+        s = dnnl_primitive_attr_set_zero_points(*attr, DNNL_ARG_DST, 1, 0, &zy);
+    free(scales);
+    if (s != dnnl_success) {
+        if (*attr)
+            dnnl_primitive_attr_destroy(*attr);
+        *attr = NULL;
+        return kn_dnnl_fail(k->err, s, "int8 convolution attributes");
+    }
+    return KN_OK;
+}
+
+/* What oneDNN's kernel takes; the reason otherwise (CPU kernel serves). */
+static const char *unserved(kn_kctx *k, dnnl_data_type_t *xt, dnnl_data_type_t *yt)
+{
+    if (k->n_in < 8)
+        return "inputs missing";
+    const kn_tensor *x = k->in[IN_X], *w = k->in[IN_W], *ws = k->in[IN_WS], *wz = k->in[IN_WZ];
+    const kn_tensor *b = k->n_in > IN_B ? k->in[IN_B] : NULL;
+    if (!x || !w || !ws || !wz || !q8_type(x->dtype, xt) || w->dtype != KN_INT8 || !w->data)
+        return "needs uint8/int8 X and constant int8 W";
+    if (!is_const_scalar(k->in[IN_XS], KN_FLOAT) || !is_const_scalar(k->in[IN_YS], KN_FLOAT) ||
+        !is_const_scalar(k->in[IN_XZ], x->dtype) || !k->in[IN_YZ] || !k->in[IN_YZ]->data ||
+        kn_tensor_numel(k->in[IN_YZ]) != 1 || !q8_type(k->in[IN_YZ]->dtype, yt))
+        return "needs constant per-tensor scales and zero points for X and Y";
+    int64_t cout = w->rank > 0 ? w->dims[0] : 0, n_ws = kn_tensor_numel(ws);
+    if (!ws->data || ws->dtype != KN_FLOAT || (n_ws != 1 && n_ws != cout) || !wz->data ||
+        wz->dtype != KN_INT8 || kn_tensor_numel(wz) != n_ws)
+        return "needs constant float W scales and int8 W zero points";
+    for (int64_t i = 0; i < n_ws; i++)
+        if (((const int8_t *)wz->data)[i] != 0)
+            return "W zero points must be 0";
+    if (b && (b->dtype != KN_INT32 || b->rank != 1 || b->dims[0] != cout))
+        return "bias must be int32 [C_out]";
+    if (x->rank != 4 || w->rank != 4)
+        return "2-D convolutions only";
+    return NULL;
+}
+
+static int qconv_build(kn_kctx *k, kn_dnnl_prim *p, int nhwc, int unused)
+{
+    (void)unused;
+    dnnl_data_type_t xt, yt;
+    const char *why = unserved(k, &xt, &yt);
+    if (why)
+        return kn_dnnl_decline(k, why);
+    const kn_tensor *x = k->in[IN_X], *w = k->in[IN_W];
+    const kn_tensor *b = k->n_in > IN_B ? k->in[IN_B] : NULL;
+    int64_t xd[KN_MAX_RANK];
+    kn_dnnl_logical_dims(x, nhwc, xd);
+    int64_t group = kn_attr_int(k->node, "group", 1), cin = xd[1], cout = w->dims[0];
+    if (group < 1 || cin % group || cout % group || w->dims[1] * group != cin)
+        return kn_dnnl_decline(k, "left to the CPU kernel to report");
+    kn_dnnl_conv_window cw;
+    if (kn_dnnl_conv_window_init(k, xd, 4, w, &cw) != KN_OK)
+        return KN_ERR_DECLINE;
+    kn_tensor *y = k->out[0];
+    y->dtype = k->in[IN_YZ]->dtype;
+    kn_dnnl_stored_dims(y, 4, cw.yd, nhwc);
+    if (kn_dnnl_too_large(y) || kn_dnnl_too_large(x))
+        return kn_dnnl_decline(k, "tensor too large for oneDNN");
+
+    int64_t wd[5];
+    int32_t wrank = 4;
+    if (group > 1) { /* oneDNN's grouped weights (G, O/G, I/G, kh, kw): the same bytes */
+        wd[0] = group;
+        wd[1] = cout / group;
+        memcpy(wd + 2, w->dims + 1, sizeof(int64_t) * 3);
+        wrank = 5;
+    } else {
+        memcpy(wd, w->dims, sizeof(int64_t) * 4);
+    }
+    dnnl_memory_desc_t xmd, ymd, bmd, wmd_user, wmd_any;
+    int rc = kn_dnnl_md_typed(&xmd, 4, xd, xt, nhwc, k->err);
+    if (rc == KN_OK)
+        rc = kn_dnnl_md_typed(&ymd, 4, cw.yd, yt, nhwc, k->err);
+    if (rc == KN_OK && b)
+        rc = kn_dnnl_md_typed(&bmd, 1, &cout, dnnl_s32, 0, k->err);
+    if (rc == KN_OK)
+        rc = kn_dnnl_md_typed(&wmd_user, wrank, wd, dnnl_s8, 0, k->err);
+    dnnl_dims_t wdd;
+    for (int32_t i = 0; i < wrank; i++)
+        wdd[i] = wd[i];
+    if (rc == KN_OK && dnnl_memory_desc_init_by_tag(&wmd_any, wrank, wdd, dnnl_s8,
+                                                    dnnl_format_tag_any) != dnnl_success)
+        rc = kn_dnnl_decline(k, "weights descriptor");
+    dnnl_convolution_desc_t cd;
+    if (rc == KN_OK) {
+        dnnl_status_t s = dnnl_dilated_convolution_forward_desc_init(
+            &cd, dnnl_forward_inference, dnnl_convolution_direct, &xmd, &wmd_any, b ? &bmd : NULL,
+            &ymd, cw.strides, cw.dil, cw.pad_l, cw.pad_r);
+        if (s != dnnl_success)
+            rc = kn_dnnl_fail(k->err, s, "int8 convolution descriptor");
+    }
+    dnnl_primitive_attr_t attr = NULL;
+    if (rc == KN_OK)
+        rc = qconv_attr(k, &attr);
+    dnnl_primitive_desc_t pd = NULL;
+    if (rc == KN_OK) {
+        rc = kn_dnnl_pd_create_attr(&cd, attr, NULL, p, &pd, k->err);
+        dnnl_primitive_attr_destroy(attr);
+    }
+    if (rc != KN_OK)
+        return rc;
+    const dnnl_memory_desc_t *want = dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 0);
+    rc = kn_dnnl_add_arg(p, DNNL_ARG_SRC, KN_DNNL_BIND_INPUT, IN_X, &xmd, k->err);
+    /* one way: the packed int8 weights carry oneDNN's compensation terms,
+     * not a layout to reorder back from */
+    if (rc == KN_OK)
+        rc = kn_weight_store_shares(k->weights, k->node->inputs[IN_W])
+                 ? kn_dnnl_add_shared_weights(p, k, IN_W, &wmd_user, want, 1)
+                 : kn_dnnl_add_const_weights(p, &wmd_user, want, w->data, k->err);
+    if (rc == KN_OK && b)
+        rc = kn_dnnl_add_arg(p, DNNL_ARG_BIAS, KN_DNNL_BIND_INPUT, IN_B, &bmd, k->err);
+    if (rc == KN_OK)
+        rc = kn_dnnl_add_arg(p, DNNL_ARG_DST, KN_DNNL_BIND_OUTPUT, 0, &ymd, k->err);
+    if (rc == KN_OK)
+        return kn_dnnl_finish(p, pd, k);
+    dnnl_primitive_desc_destroy(pd);
+    return rc;
+}
+
+static int qconv_prepare(kn_kctx *k)
+{
+    return kn_dnnl_prepare(k, sizeof(kn_dnnl_prim), qconv_build, 0, 0);
+}
+
+static int nhwc_qconv_prepare(kn_kctx *k)
+{
+    return kn_dnnl_prepare(k, sizeof(kn_dnnl_prim), qconv_build, 1, 0);
+}
+
+#define QCONV_DTYPES (KN_BIT(KN_UINT8) | KN_BIT(KN_INT8))
+
+/* KN_OP_PACKS_WEIGHTS: prepare takes W from the model's weight store itself. */
+const kn_op_def kn_dnnl_qlinear_conv = {
+    .op_type = "QLinearConv", .since_version = 10, .dtypes = QCONV_DTYPES,
+    .flags = KN_OP_PACKS_WEIGHTS, .prepare = qconv_prepare, .run = kn_dnnl_run,
+    .release = kn_dnnl_release
+};
+const kn_op_def kn_dnnl_nhwc_qlinear_conv = {
+    .domain = "kiln", .op_type = "NhwcQLinearConv", .since_version = 1, .until_version = 1,
+    .dtypes = QCONV_DTYPES, .flags = KN_OP_PACKS_WEIGHTS, .prepare = nhwc_qconv_prepare,
+    .run = kn_dnnl_run, .release = kn_dnnl_release
+};
