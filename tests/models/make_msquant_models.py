@@ -299,6 +299,45 @@ def cnn(name, dtype):
     return m
 
 
+def mobilenet_block(name, dtype):
+    """The shape of a QOperator MobileNet-V2 from the model zoo, small:
+    stem conv (stride 2) -> inverted residual (1x1 expand, 3x3 depthwise,
+    1x1 project, QLinearAdd with the block input) -> QLinearGlobalAveragePool
+    -> QGemm classifier -> DequantizeLinear; scales of calibrated-looking
+    values (no decimal ties). Every intermediate tensor is an output."""
+    m = Model(name)
+    m.input("image", RNG.uniform(-1, 1, size=(1, 3, 32, 32)).astype(np.float32))
+    zero = 0 if dtype == np.uint8 else -128
+    names = ["in_", "stem", "expand", "dw", "project", "add", "gap", "fc"]
+    vals = [0.0078431, 0.0231947, 0.0235294, 0.0235294, 0.0418272, 0.0519834, 0.0197311, 0.0871564]
+    s = {k: m.scale("s_" + k, v) for k, v in zip(names, vals)}
+    # activations after ReLU6 use the whole range from the zero point up
+    z = {k: m.zp("z_" + k, dtype, zero if k in ("stem", "expand", "dw", "gap") else
+                 (128 if dtype == np.uint8 else 0)) for k in names}
+    x = m.node("QuantizeLinear", ["image", s["in_"], z["in_"]], ["x_q"], domain="")
+    stem = qconv(m, x, s["in_"], z["in_"], "stem", 16, 3, 3, s["stem"], z["stem"], pads=[1, 1, 1, 1],
+                 strides=[2, 2])
+    ex = qconv(m, stem, s["stem"], z["stem"], "expand", 48, 16, 1, s["expand"], z["expand"])
+    dw = qconv(m, ex, s["expand"], z["expand"], "dw", 48, 1, 3, s["dw"], z["dw"], pads=[1, 1, 1, 1],
+               group=48)
+    pr = qconv(m, dw, s["dw"], z["dw"], "project", 16, 48, 1, s["project"], z["project"])
+    add = m.node("QLinearAdd", [stem, s["stem"], z["stem"], pr, s["project"], z["project"], s["add"],
+                                z["add"]], ["add"])
+    gap = m.node("QLinearGlobalAveragePool", [add, s["add"], z["add"], s["gap"], z["gap"]], ["gap"],
+                 channels_last=0)
+    flat = m.node("Flatten", [gap], ["flat"], domain="", axis=1)
+    fc = m.node("QGemm", [flat, s["gap"], z["gap"], m.const("fc_w", q_random(np.int8, (10, 16))),
+                          m.const("fc_ws", RNG.uniform(0.002, 0.004, 10).astype(np.float32)),
+                          m.const("fc_wz", np.zeros(10, dtype=np.int8)),
+                          m.const("fc_b", RNG.randint(-3000, 3000, 10).astype(np.int32)),
+                          s["fc"], z["fc"]], ["fc"], transB=1)
+    m.node("DequantizeLinear", [fc, s["fc"], z["fc"]], ["logits"], domain="")
+    m.output("logits", TensorProto.FLOAT, vals[-1])
+    for t in ["x_q", "stem", "expand", "dw", "project", "add", "gap", "fc"]:
+        m.output(t, qt(dtype))
+    return m
+
+
 def all_models():
     u8, i8 = np.uint8, np.int8
     return [
@@ -341,6 +380,8 @@ def all_models():
         qattention("qattention_past_start_end", 1, 3, 8, 8, 2, mask=[4, 1], past_len=2),
         cnn("qoperator_cnn_u8", u8),
         cnn("qoperator_cnn_i8", i8),
+        mobilenet_block("qoperator_mobilenet_block_u8", u8),
+        mobilenet_block("qoperator_mobilenet_block_i8", i8),
     ]
 
 
