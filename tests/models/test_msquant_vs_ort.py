@@ -5,9 +5,9 @@ QLinearConcat, ...) in Kiln against ONNX Runtime (onnxruntime-node).
     /usr/bin/python3 tests/models/test_msquant_vs_ort.py BUILD_DIR SRC_DIR
 
 Builds the models of make_msquant_models.py into BUILD_DIR/msquant, runs
-each with `BUILD_DIR/kiln run` and with tools/ort/run_ort.mjs on the same
-inputs and requires every output element to agree within one quantization
-step (meta.json: 1 for int8/uint8 outputs, the step of the integer product
+each with `BUILD_DIR/kiln run` (1 and 2 threads, which must give the same
+bytes) and with tools/ort/run_ort.mjs on the same inputs and requires
+every output element to agree within one quantization step (meta.json: 1 for int8/uint8 outputs, the step of the integer product
 for float ones). Prints per model and output how many elements are equal,
 how many differ by up to one step, and the largest difference in steps.
 Exits 77 (skip) with the reason when node or onnxruntime-node is missing.
@@ -49,13 +49,15 @@ def compare(kiln, node, ort_script, folder):
                     key=lambda p: int(p.rsplit("_", 1)[1][:-3]))
     steps = json.load(open(os.path.join(folder, "meta.json")))["steps"]
     kiln_out, ort_out = os.path.join(folder, "kiln_out"), os.path.join(folder, "ort_out")
-    for d in (kiln_out, ort_out):
+    kiln2_out = os.path.join(folder, "kiln_out_2_threads")
+    for d in (kiln_out, kiln2_out, ort_out):
         shutil.rmtree(d, ignore_errors=True)
     cmd = [kiln, "run", model]
     for p in inputs:
         cmd += ["-i", p]
     try:
         run(cmd + ["-o", kiln_out])
+        run(cmd + ["--threads", "2", "-o", kiln2_out])
         run([node, ort_script, model, ort_out] + inputs)
     except RuntimeError as e:
         return False, [f"FAIL {name}: {e}"]
@@ -64,6 +66,11 @@ def compare(kiln, node, ort_script, folder):
         n, v = load(p)
         got[n] = v
     ok, lines = True, []
+    for p in glob.glob(os.path.join(kiln2_out, "*.pb")):
+        n, v = load(p)
+        if n not in got or not np.array_equal(got[n], v, equal_nan=True):
+            ok = False
+            lines.append(f"FAIL {name}/{n}: Kiln's 2-thread result differs from its 1-thread one")
     for k, step in enumerate(steps):
         n, ref = load(os.path.join(ort_out, f"output_{k}.pb"))
         out = got.get(n)
