@@ -9,6 +9,7 @@ int cmd_run(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_check(int argc, char **argv);
 int cmd_quantize(int argc, char **argv);
+int cmd_diff(int argc, char **argv);
 
 /* Exit codes shared by all commands. */
 #define EXIT_OK 0

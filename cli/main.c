@@ -18,6 +18,7 @@ static const struct {
     {"bench", cmd_bench, "time a model on random inputs"},
     {"check", cmd_check, "run ONNX backend test-case folders"},
     {"quantize", cmd_quantize, "calibrate on sample inputs and write an INT8 QDQ model"},
+    {"diff", cmd_diff, "compare two models' intermediate tensors, worst first"},
 };
 
 #define COMMAND_COUNT (sizeof commands / sizeof commands[0])

@@ -4,6 +4,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "alloc_count.h"
 #include "api_helpers.h"
 
 static kiln_model *load(kiln_runtime *rt, const char *relative, int32_t optimize)
@@ -239,4 +240,38 @@ Test(kept_values, the_option_is_a_flag)
     KT_FAILS(kiln_options_set_int(o, KILN_OPT_KEEP_VALUES, 2), KILN_ERR_INVALID_ARGUMENT);
     KT_OK(kiln_options_set_int(o, KILN_OPT_KEEP_VALUES, 0));
     kiln_options_destroy(o);
+}
+
+/* The copies go into buffers the session keeps: once a shape has run,
+ * further runs of it allocate nothing, as without kept values. */
+Test(kept_values, repeated_runs_allocate_nothing)
+{
+#if !KT_CAN_COUNT_ALLOCS
+    cr_skip_test("allocation counting is impossible under AddressSanitizer (it owns malloc)");
+#else
+    kiln_runtime *rt = kt_runtime(1);
+    kiln_model *m = load(rt, "tests/data/models/chain.onnx", 0);
+    kiln_session *s = keeping_session(m);
+    static float x[1024];
+    const int64_t dims[4] = {1, 16, 8, 8};
+    KT_OK(kiln_session_set_input(s, "X", KILN_DTYPE_FLOAT, dims, 4, x, sizeof x, 0));
+    KT_OK(kiln_session_run(s));
+    atomic_store(&alloc_calls, 0);
+    atomic_store(&counting, 1);
+    int32_t rc = KILN_OK;
+    for (int i = 0; i < 10 && rc == KILN_OK; i++) {
+        x[i] = (float)i;
+        rc = kiln_session_run(s);
+    }
+    atomic_store(&counting, 0);
+    KT_OK(rc);
+    cr_assert_eq(atomic_load(&alloc_calls), 0, "10 runs allocated %ld times",
+                 atomic_load(&alloc_calls));
+    float a[1024];
+    KT_OK(kiln_session_value_copy(s, "A", a, sizeof a, NULL));
+    cr_assert_eq(a[9], 9.0f, "the last run's values");
+    kiln_session_destroy(s);
+    kiln_model_destroy(m);
+    kiln_runtime_destroy(rt);
+#endif
 }

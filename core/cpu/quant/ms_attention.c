@@ -17,9 +17,10 @@
  * -10000) added to their score; unidirectional = 1 leaves out keys after
  * the query (P + i).
  *
- * The projection is quant_mm's exact int32 product (quant_common.h). Heads
- * are the unit of parallel work; each thread keeps one row of scores in its
- * own scratch slot. */
+ * The projection is quant_mm's exact int32 product (quant_common.h); the
+ * attention runs on the shared float GEMM. Heads are the unit of parallel
+ * work; each thread keeps a head's keys and values and a block of scores
+ * (64 KiB, whatever the sequence length) in its own scratch slot. */
 #include <math.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -28,7 +29,10 @@
 #include "core/base/alloc.h"
 #include "core/cpu/quant/ms_quant.h"
 #include "core/kernel/tensor_common.h"
+#include "core/simd/gemm.h"
+#include "core/simd/kernels.h"
 
+enum { ATT_SCORE_FLOATS = 16384 };
 enum { IN_X, IN_W, IN_BIAS, IN_XS, IN_WS, IN_MASK, IN_XZP, IN_WZP, IN_PAST };
 enum { MASK_NONE, MASK_END, MASK_END_START, MASK_KEYS, MASK_QUERY_KEYS };
 
@@ -37,8 +41,10 @@ typedef struct qatt_state {
     int64_t b, s, d, h, heads, hd, past, t; /* t = past + s keys */
     int mask_kind, unidirectional;
     float scale, filter;
+    int64_t rows;                           /* query rows per block of scores */
     int32_t slots;
-    size_t mm_bytes, qkv_bytes, slot_bytes; /* scratch: quant_mm's, QKV, then slots */
+    size_t mm_bytes, qkv_bytes;             /* scratch: quant_mm's, QKV, then slots of: */
+    size_t kv_bytes, scores_bytes, ws_bytes, slot_bytes; /* K and V of a head, scores, GEMM */
 } qatt_state;
 
 static void qatt_release(kn_kctx *k)
@@ -158,7 +164,18 @@ static int qatt_prepare(kn_kctx *k)
     }
     s->mm_bytes = kn_align_up(quant_mm_scratch(&s->mm), 64);
     s->qkv_bytes = kn_align_up((size_t)(s->b * s->s * 3 * s->h) * sizeof(float), 64);
-    s->slot_bytes = kn_align_up((size_t)s->t * sizeof(float), 64);
+    /* a block of query rows whose scores fit in 64 KiB */
+    s->rows = ATT_SCORE_FLOATS / (s->t > 0 ? s->t : 1);
+    s->rows = s->rows < 1 ? 1 : s->rows > s->s ? s->s : s->rows;
+    s->kv_bytes = kn_align_up((size_t)(s->t * s->hd) * sizeof(float), 64);
+    s->scores_bytes = kn_align_up((size_t)(s->rows * s->t) * sizeof(float), 64);
+    size_t ws_qk = kn_sgemm_workspace_size(s->rows, s->t, s->hd, 1);
+    size_t ws_pv = kn_sgemm_workspace_size(s->rows, s->hd, s->t, 1);
+    s->ws_bytes = kn_align_up(ws_qk > ws_pv ? ws_qk : ws_pv, 64);
+    s->slot_bytes = 2 * s->kv_bytes + s->scores_bytes + s->ws_bytes;
+    /* the first slot also holds the 3H column scales before the heads run */
+    size_t cols_bytes = kn_align_up((size_t)(3 * s->h) * sizeof(float), 64);
+    s->slot_bytes = s->slot_bytes > cols_bytes ? s->slot_bytes : cols_bytes;
     s->slots = kn_threadpool_threads(k->threads);
     k->scratch_bytes = s->mm_bytes + s->qkv_bytes + s->slot_bytes * (size_t)s->slots;
     return KN_OK;
@@ -204,45 +221,42 @@ static float mask_value(const qatt_job *j, int64_t b, int64_t i, int64_t t)
     }
 }
 
-static void qatt_head(const qatt_job *j, int64_t b, int64_t n, float *scores)
+/* One head (b, n): its keys and values gathered ([past; this step]),
+ * then per block of query rows scores = scale Q K' (GEMM), mask, softmax,
+ * Y = P V (GEMM) into the head's columns of Y. */
+static void qatt_head(const qatt_job *j, int64_t b, int64_t n, char *slot)
 {
     const qatt_state *s = j->s;
-    const int64_t hd = s->hd, t_all = s->t;
-    for (int64_t i = 0; i < s->s; i++) {
-        const float *q = j->qkv + (b * s->s + i) * 3 * s->h + n * hd;
-        float max = -INFINITY;
-        for (int64_t t = 0; t < t_all; t++) {
-            float m = mask_value(j, b, i, t);
-            if (m == -INFINITY) {
-                scores[t] = -INFINITY;
-                continue;
-            }
-            const float *kr = key_row(j, 0, b, n, t);
-            float dot = 0;
-            for (int64_t d = 0; d < hd; d++)
-                dot += q[d] * kr[d];
-            scores[t] = s->scale * dot + m;
-            max = scores[t] > max ? scores[t] : max;
-        }
-        double sum = 0;
-        for (int64_t t = 0; t < t_all; t++) {
-            scores[t] = scores[t] == -INFINITY ? 0.0f : expf(scores[t] - max);
-            sum += scores[t];
-        }
-        float *y = j->y + (b * s->s + i) * s->h + n * hd;
-        memset(y, 0, (size_t)hd * sizeof *y);
-        for (int64_t t = 0; t < t_all; t++) {
-            float p = (float)(scores[t] / sum);
-            const float *vr = key_row(j, 1, b, n, t);
-            for (int64_t d = 0; d < hd; d++)
-                y[d] += p * vr[d];
-        }
+    const int64_t hd = s->hd, t_all = s->t, ld = 3 * s->h;
+    float *kc = (float *)slot, *vc = (float *)(slot + s->kv_bytes);
+    float *scores = (float *)(slot + 2 * s->kv_bytes);
+    void *ws = slot + 2 * s->kv_bytes + s->scores_bytes;
+    for (int64_t t = 0; t < t_all; t++) {
+        memcpy(kc + t * hd, key_row(j, 0, b, n, t), (size_t)hd * sizeof(float));
+        memcpy(vc + t * hd, key_row(j, 1, b, n, t), (size_t)hd * sizeof(float));
     }
     if (j->present) /* [2, B, N, T, hd]: keys, then values */
         for (int which = 0; which < 2; which++)
-            for (int64_t t = 0; t < t_all; t++)
-                memcpy(j->present + (((which * s->b + b) * s->heads + n) * t_all + t) * hd,
-                       key_row(j, which, b, n, t), (size_t)hd * sizeof(float));
+            memcpy(j->present + ((which * s->b + b) * s->heads + n) * t_all * hd,
+                   which ? vc : kc, (size_t)(t_all * hd) * sizeof(float));
+    for (int64_t i0 = 0; i0 < s->s; i0 += s->rows) {
+        int64_t rows = s->s - i0 < s->rows ? s->s - i0 : s->rows;
+        kn_sgemm_args qk = {.trans_b = 1, .m = rows, .n = t_all, .k = hd, .alpha = s->scale,
+                            .a = j->qkv + (b * s->s + i0) * ld + n * hd, .lda = ld, .b = kc,
+                            .ldb = hd, .c = scores, .ldc = t_all};
+        kn_sgemm(NULL, &qk, ws, s->ws_bytes);
+        for (int64_t r = 0; r < rows; r++) {
+            float *row = scores + r * t_all;
+            if (s->mask_kind != MASK_NONE || s->unidirectional)
+                for (int64_t t = 0; t < t_all; t++)
+                    row[t] += mask_value(j, b, i0 + r, t);
+            kn_simd()->softmax_row(row, row, t_all, 0); /* a -inf key weighs 0 */
+        }
+        kn_sgemm_args pv = {.m = rows, .n = hd, .k = t_all, .alpha = 1, .a = scores,
+                            .lda = t_all, .b = vc, .ldb = hd,
+                            .c = j->y + (b * s->s + i0) * s->h + n * hd, .ldc = s->h};
+        kn_sgemm(NULL, &pv, ws, s->ws_bytes);
+    }
 }
 
 static void qatt_task(void *ctx, int64_t begin, int64_t end)
@@ -251,9 +265,9 @@ static void qatt_task(void *ctx, int64_t begin, int64_t end)
     const qatt_state *s = j->s;
     int64_t items = s->b * s->heads, item;
     for (int64_t slot = begin; slot < end; slot++) {
-        float *scores = (float *)(j->slots + (size_t)slot * s->slot_bytes);
+        char *mem = j->slots + (size_t)slot * s->slot_bytes;
         while ((item = atomic_fetch_add(&j->next, 1)) < items)
-            qatt_head(j, item / s->heads, item % s->heads, scores);
+            qatt_head(j, item / s->heads, item % s->heads, mem);
     }
 }
 
@@ -269,11 +283,13 @@ static int qatt_run(kn_kctx *k)
     const float *bias = k->in[IN_BIAS]->data;
     float xs = ms_scale(k->in[IN_XS]);
     int64_t cols = 3 * s->h, n_ws = kn_tensor_numel(ws);
+    /* input_scale weight_scale per column, in the first slot for now */
+    float *col_scale = (float *)(sp + s->mm_bytes + s->qkv_bytes);
+    for (int64_t c = 0; c < cols; c++)
+        col_scale[c] = xs * quant_scale_at(ws, n_ws == 1 ? 0 : c);
     for (int64_t r = 0; r < s->b * s->s; r++)
-        for (int64_t c = 0; c < cols; c++) {
-            float scale = xs * quant_scale_at(ws, n_ws == 1 ? 0 : c);
-            qkv[r * cols + c] = (float)acc[r * cols + c] * scale + bias[c];
-        }
+        for (int64_t c = 0; c < cols; c++)
+            qkv[r * cols + c] = (float)acc[r * cols + c] * col_scale[c] + bias[c];
     const kn_tensor *mask = kn_input(k, IN_MASK), *past = kn_input(k, IN_PAST);
     kn_tensor *present = kn_output(k, 1);
     qatt_job j = {.s = s, .qkv = qkv, .past = past ? past->data : NULL,
