@@ -125,6 +125,37 @@ static int32_t quantize_act(builder *b, int32_t v)
     return b->n_acts++;
 }
 
+/* Activation dst takes src's scale and zero point (the report says so,
+ * with dst's own SQNR under them), so an op between the two moves 8-bit
+ * values unchanged and an integer runtime needs no requantization there. */
+static void share_params(builder *b, int32_t dst, int32_t src)
+{
+    kn_qdq_activation *d = &b->acts[dst];
+    const kn_qdq_activation *s = &b->acts[src];
+    if (d == s || d->dtype != s->dtype)
+        return;
+    d->scale = s->scale;
+    d->zero_point = s->zero_point;
+    for (int32_t i = 0; i < b->n_report; i++) {
+        kn_qdq_report *r = &b->report[i];
+        if (r->kind != KN_QDQ_ACTIVATION || strcmp(r->name, d->name) != 0)
+            continue;
+        const kn_calib_hist *h = b->hist_of(b->ctx, d->name);
+        int32_t qmin = d->dtype == KN_INT8 ? -128 : 0, qmax = d->dtype == KN_INT8 ? 127 : 255;
+        kn_quant_params q = {.lo = (qmin - d->zero_point) * (double)d->scale,
+                             .hi = (qmax - d->zero_point) * (double)d->scale,
+                             .scale = d->scale,
+                             .zero_point = d->zero_point,
+                             .qmin = qmin,
+                             .qmax = qmax};
+        r->scale = d->scale;
+        r->zero_point = d->zero_point;
+        r->threshold = fmax(-q.lo, q.hi);
+        if (h)
+            r->sqnr_db = kn_calib_sqnr_db(h, &q);
+    }
+}
+
 /* Channel c of a weight quantized along `axis`: the elements at
  * [outer][c][inner]. */
 typedef struct channel_walk {
@@ -306,24 +337,63 @@ static int plan_compute(builder *b, const kn_node *n)
     return quantize_act(b, out) == -2 ? b->err->code : KN_OK;
 }
 
+/* Concat: the output is quantized, and each input read by the Concat
+ * alone takes the output's parameters (its values all lie in the output's
+ * range), so the integer Concat copies bytes. */
+static int plan_concat(builder *b, const kn_node *n)
+{
+    int32_t out = quantize_act(b, n->outputs[0]);
+    if (out == -2)
+        return b->err->code;
+    for (int32_t j = 0; j < n->n_inputs; j++) {
+        int32_t in = quantize_act(b, n->inputs[j]);
+        if (in == -2)
+            return b->err->code;
+        if (in >= 0 && out >= 0 && b->consumers[n->inputs[j]] == 1)
+            share_params(b, in, out);
+    }
+    return KN_OK;
+}
+
 static int plan_node(builder *b, const kn_node *n)
 {
     if (n->n_inputs < 1 || n->n_outputs < 1 || keeps_float(b, n))
         return KN_OK;
     if (is_op(n, "Conv") || is_op(n, "Gemm") || is_op(n, "MatMul"))
         return plan_compute(b, n);
-    static const char *const both_sides[] = {"Add", "Concat", "AveragePool", "GlobalAveragePool"};
+    if (is_op(n, "Concat"))
+        return plan_concat(b, n);
+    static const char *const both_sides[] = {"Add", "AveragePool", "GlobalAveragePool"};
     for (size_t k = 0; k < sizeof both_sides / sizeof *both_sides; k++)
         if (is_op(n, both_sides[k])) {
             for (int32_t j = 0; j < n->n_inputs; j++)
                 if (quantize_act(b, n->inputs[j]) == -2)
                     return b->err->code;
-            return quantize_act(b, n->outputs[0]) == -2 ? b->err->code : KN_OK;
+            /* a residual Add's Relu folds into its output, as a Conv's */
+            int32_t out = n->outputs[0];
+            const kn_node *next = is_op(n, "Add") ? only_consumer(b, out) : NULL;
+            if (next && is_op(next, "Relu") && !keeps_float(b, next))
+                out = next->outputs[0];
+            return quantize_act(b, out) == -2 ? b->err->code : KN_OK;
         }
-    static const char *const follow_input[] = {"Relu",    "Clip",      "MaxPool", "Reshape",
-                                               "Flatten", "Transpose", "Squeeze", "Unsqueeze"};
-    for (size_t k = 0; k < sizeof follow_input / sizeof *follow_input; k++)
-        if (is_op(n, follow_input[k]) && n->inputs[0] >= 0 && b->act_of[n->inputs[0]] >= 0)
+    /* Data movement and MaxPool pass values through unchanged: their
+     * output shares the input's parameters. Relu and Clip get their own
+     * (their range is the non-negative part of the input's). */
+    static const char *const same_values[] = {"MaxPool", "Reshape", "Flatten",
+                                              "Transpose", "Squeeze", "Unsqueeze"};
+    static const char *const follow_input[] = {"Relu", "Clip"};
+    int32_t in = n->inputs[0] >= 0 ? b->act_of[n->inputs[0]] : -1;
+    for (size_t k = 0; in >= 0 && k < sizeof same_values / sizeof *same_values; k++)
+        if (is_op(n, same_values[k])) {
+            int32_t out = quantize_act(b, n->outputs[0]);
+            if (out == -2)
+                return b->err->code;
+            if (out >= 0)
+                share_params(b, out, in);
+            return KN_OK;
+        }
+    for (size_t k = 0; in >= 0 && k < sizeof follow_input / sizeof *follow_input; k++)
+        if (is_op(n, follow_input[k]))
             return quantize_act(b, n->outputs[0]) == -2 ? b->err->code : KN_OK;
     return KN_OK;
 }

@@ -8,10 +8,15 @@
  *     input scale x weight scale (what integer kernels accumulate in); the
  *     output is quantized after a single Relu or Clip that follows, so that
  *     the activation folds into the quantized output;
- *   - Add, Concat and pooling: inputs and output quantized;
- *   - Relu, Clip, MaxPool, Reshape, Flatten, Transpose, Squeeze and
- *     Unsqueeze: output quantized when the input is (data movement between
- *     quantized tensors stays quantized).
+ *   - Add and average pooling: inputs and output quantized (an Add's after
+ *     a single Relu that follows, like a Conv's);
+ *   - Concat: output quantized, and inputs that only the Concat reads take
+ *     the output's scale and zero point (the integer Concat copies bytes);
+ *   - MaxPool, Reshape, Flatten, Transpose, Squeeze and Unsqueeze: output
+ *     quantized with the input's own parameters when the input is quantized
+ *     (the values pass through unchanged, so do their 8-bit codes);
+ *   - Relu and Clip after a quantized input: output quantized (its own
+ *     parameters: the range is the input's non-negative part).
  * Nodes named (by node name or op type) in keep_float are left alone and
  * keep reading float. A tensor never seen during calibration (a branch no
  * batch reached) stays float. */

@@ -17,8 +17,10 @@ enum { POOL_MAX, POOL_AVG, POOL_GLOBAL_AVG };
 static int pool_build(kn_kctx *k, kn_dnnl_prim *p, int kind, int nhwc)
 {
     const kn_tensor *x = k->in[0];
-    if (!x || x->dtype != KN_FLOAT)
-        return kn_dnnl_decline(k, "float32 only");
+    /* 8-bit MaxPool: a QDQ model's pooling between integer convolutions */
+    int q8 = x && kind == POOL_MAX && (x->dtype == KN_UINT8 || x->dtype == KN_INT8);
+    if (!x || (x->dtype != KN_FLOAT && !q8))
+        return kn_dnnl_decline(k, "float32 (or 8-bit MaxPool) only");
     if (x->rank < 3 || x->rank > 5 || (nhwc && x->rank != 4))
         return kn_dnnl_decline(k, "rank not served");
     if (kind == POOL_MAX && k->n_out > 1 && k->out[1])
@@ -66,7 +68,7 @@ static int pool_build(kn_kctx *k, kn_dnnl_prim *p, int kind, int nhwc)
     yd[0] = xd[0];
     yd[1] = xd[1];
     kn_tensor *y = k->out[0];
-    y->dtype = KN_FLOAT;
+    y->dtype = x->dtype;
     y->rank = r;
     y->dims[0] = yd[0];
     for (int32_t i = 1; i < r; i++)
@@ -77,9 +79,10 @@ static int pool_build(kn_kctx *k, kn_dnnl_prim *p, int kind, int nhwc)
         return kn_dnnl_decline(k, "too small for a oneDNN call");
 
     dnnl_memory_desc_t xmd, ymd;
-    int rc = kn_dnnl_md_plain(&xmd, r, xd, nhwc, k->err);
+    dnnl_data_type_t type = x->dtype == KN_UINT8 ? dnnl_u8 : x->dtype == KN_INT8 ? dnnl_s8 : dnnl_f32;
+    int rc = kn_dnnl_md_typed(&xmd, r, xd, type, nhwc, k->err);
     if (rc == KN_OK)
-        rc = kn_dnnl_md_plain(&ymd, r, yd, nhwc, k->err);
+        rc = kn_dnnl_md_typed(&ymd, r, yd, type, nhwc, k->err);
     if (rc != KN_OK)
         return rc;
     dnnl_alg_kind_t alg = kind == POOL_MAX ? dnnl_pooling_max
@@ -114,13 +117,14 @@ static int gavg_prepare(kn_kctx *k) { return pool_prepare_common(k, POOL_GLOBAL_
 static int nhwc_max_prepare(kn_kctx *k) { return pool_prepare_common(k, POOL_MAX, 1); }
 static int nhwc_avg_prepare(kn_kctx *k) { return pool_prepare_common(k, POOL_AVG, 1); }
 
-#define POOL_DEF(name, domain_arg, op, since, until, prep)                                             \
+#define POOL_DEF(name, domain_arg, op, since, until, prep, types)                                      \
     const kn_op_def name = { \
     .domain = domain_arg, .op_type = op, .since_version = since, .until_version = until, \
-    .dtypes = KN_BIT(KN_FLOAT), .prepare = prep, .run = kn_dnnl_run, .release = kn_dnnl_release \
+    .dtypes = types, .prepare = prep, .run = kn_dnnl_run, .release = kn_dnnl_release \
 };
-POOL_DEF(kn_dnnl_max_pool, "", "MaxPool", 1, 0, max_prepare)
-POOL_DEF(kn_dnnl_average_pool, "", "AveragePool", 1, 0, avg_prepare)
-POOL_DEF(kn_dnnl_global_average_pool, "", "GlobalAveragePool", 1, 0, gavg_prepare)
-POOL_DEF(kn_dnnl_nhwc_max_pool, "kiln", "NhwcMaxPool", 1, 1, nhwc_max_prepare)
-POOL_DEF(kn_dnnl_nhwc_average_pool, "kiln", "NhwcAveragePool", 1, 1, nhwc_avg_prepare)
+#define POOL_Q8 (KN_BIT(KN_FLOAT) | KN_BIT(KN_UINT8) | KN_BIT(KN_INT8))
+POOL_DEF(kn_dnnl_max_pool, "", "MaxPool", 1, 0, max_prepare, POOL_Q8)
+POOL_DEF(kn_dnnl_average_pool, "", "AveragePool", 1, 0, avg_prepare, KN_BIT(KN_FLOAT))
+POOL_DEF(kn_dnnl_global_average_pool, "", "GlobalAveragePool", 1, 0, gavg_prepare, KN_BIT(KN_FLOAT))
+POOL_DEF(kn_dnnl_nhwc_max_pool, "kiln", "NhwcMaxPool", 1, 1, nhwc_max_prepare, POOL_Q8)
+POOL_DEF(kn_dnnl_nhwc_average_pool, "kiln", "NhwcAveragePool", 1, 1, nhwc_avg_prepare, KN_BIT(KN_FLOAT))

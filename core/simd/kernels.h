@@ -35,6 +35,12 @@ typedef struct kn_dw_plane {
 } kn_dw_plane;
 #define KN_DW_SLACK 40         /* floats of readable slack past a padded plane (>= 2 x lanes) */
 
+/* c = saturate(round_even(ka a + kb b + k0)) into [lo, hi] for 8-bit a, b,
+ * c (kiln.QAdd's requantizing sum; lo, hi integers within the type). */
+typedef struct kn_qadd_params {
+    float ka, kb, k0, lo, hi;
+} kn_qadd_params;
+
 typedef struct kn_simd_kernels {
     const char *name; /* "avx512", "avx2", "generic", "wasm128" */
     int32_t lanes;
@@ -71,6 +77,12 @@ typedef struct kn_simd_kernels {
     void (*sum_rows)(float *acc, const float *x, int64_t rows, int64_t n, int64_t ld);
     float (*max)(const float *x, int64_t n);
     void (*dw_plane)(const kn_dw_plane *p);
+    /* kn_qadd_params' sum over n elements; a and b advance by sa and sb
+     * (1, or 0 for a scalar operand). */
+    void (*qadd_u8)(uint8_t *c, const uint8_t *a, int64_t sa, const uint8_t *b, int64_t sb,
+                    int64_t n, const kn_qadd_params *p);
+    void (*qadd_s8)(int8_t *c, const int8_t *a, int64_t sa, const int8_t *b, int64_t sb,
+                    int64_t n, const kn_qadd_params *p);
 } kn_simd_kernels;
 
 /* The table for this CPU: the widest ISA it supports, unless the

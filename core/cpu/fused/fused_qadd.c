@@ -13,20 +13,22 @@
  *     c = saturate(round(ka * a + kb * b + k0)),  ka = sa / sc, kb = sb / sc,
  *     k0 = zc - ka * za - kb * zb
  *
- * in float: one multiply-add per operand and a rounding per element, where
- * the graph as written took two DequantizeLinear, an Add, a QuantizeLinear
- * and (with the Relu) three more passes over memory. The rounding is to
- * nearest even, as QuantizeLinear's; the float products can put a result
- * one step away from the double-precision reference at an exact tie. */
+ * in float (the SIMD table's qadd rows, core/simd/kernels_body.h): one
+ * multiply-add per operand and a rounding per element, where the graph as
+ * written took two DequantizeLinear, an Add, a QuantizeLinear and (with the
+ * Relu) three more passes over memory. The rounding is to nearest even, as
+ * QuantizeLinear's; the float products can put a result one step away from
+ * the double-precision reference at an exact tie. */
 #include <math.h>
 #include <stdlib.h>
 
 #include "core/kernel/op.h"
 #include "core/kernel/tensor_common.h"
+#include "core/simd/kernels.h"
 
 typedef struct qadd_state {
     kn_bcast_plan plan;
-    float ka, kb, k0, lo, hi;
+    kn_qadd_params q;
     int32_t dtype; /* KN_UINT8 or KN_INT8 */
 } qadd_state;
 
@@ -36,44 +38,17 @@ typedef struct qadd_job {
     void *c;
 } qadd_job;
 
-/* Round half to even for |v| < 2^22 with adds only (no libm call, and it
- * vectorises): adding 1.5 * 2^23 leaves no fraction bits. */
-static inline float round_even(float v)
-{
-    const float magic = 12582912.0f;
-    return (v + magic) - magic;
-}
-
-static inline float clampf(float v, float lo, float hi) { return v < lo ? lo : v > hi ? hi : v; }
-
-#define QADD_ROW(T)                                                                                \
-    static void qadd_row_##T(const qadd_state *s, const T *a, int64_t sa, const T *b, int64_t sb,  \
-                             T *c, int64_t n)                                                      \
-    {                                                                                              \
-        const float ka = s->ka, kb = s->kb, k0 = s->k0, lo = s->lo, hi = s->hi;                    \
-        if (sa && sb) {                                                                            \
-            for (int64_t i = 0; i < n; i++)                                                        \
-                c[i] = (T)round_even(clampf(ka * (float)a[i] + kb * (float)b[i] + k0, lo, hi));    \
-        } else {                                                                                   \
-            for (int64_t i = 0; i < n; i++)                                                        \
-                c[i] = (T)round_even(                                                              \
-                    clampf(ka * (float)a[i * sa] + kb * (float)b[i * sb] + k0, lo, hi));           \
-        }                                                                                          \
-    }
-QADD_ROW(uint8_t)
-QADD_ROW(int8_t)
-
 static void qadd_row(void *ctx, const int64_t *in_off, int64_t out_off, int64_t n)
 {
     const qadd_job *j = ctx;
     const qadd_state *s = j->s;
     int64_t sa = s->plan.strides[0][s->plan.rank - 1], sb = s->plan.strides[1][s->plan.rank - 1];
     if (s->dtype == KN_UINT8)
-        qadd_row_uint8_t(s, (const uint8_t *)j->a + in_off[0], sa, (const uint8_t *)j->b + in_off[1],
-                         sb, (uint8_t *)j->c + out_off, n);
+        kn_simd()->qadd_u8((uint8_t *)j->c + out_off, (const uint8_t *)j->a + in_off[0], sa,
+                           (const uint8_t *)j->b + in_off[1], sb, n, &s->q);
     else
-        qadd_row_int8_t(s, (const int8_t *)j->a + in_off[0], sa, (const int8_t *)j->b + in_off[1],
-                        sb, (int8_t *)j->c + out_off, n);
+        kn_simd()->qadd_s8((int8_t *)j->c + out_off, (const int8_t *)j->a + in_off[0], sa,
+                           (const int8_t *)j->b + in_off[1], sb, n, &s->q);
 }
 
 static void qadd_range(void *ctx, int64_t begin, int64_t end)
@@ -130,13 +105,13 @@ static int qadd_prepare(kn_kctx *k)
     const kn_tensor *in[2] = {a, b};
     kn_bcast_init(&s->plan, c, 2, in);
     s->dtype = a->dtype;
-    s->ka = sa / sc;
-    s->kb = sb / sc;
-    s->k0 = zc - s->ka * za - s->kb * zb;
-    s->lo = a->dtype == KN_UINT8 ? 0.0f : -128.0f;
-    s->hi = a->dtype == KN_UINT8 ? 255.0f : 127.0f;
+    s->q.ka = sa / sc;
+    s->q.kb = sb / sc;
+    s->q.k0 = zc - s->q.ka * za - s->q.kb * zb;
+    s->q.lo = a->dtype == KN_UINT8 ? 0.0f : -128.0f;
+    s->q.hi = a->dtype == KN_UINT8 ? 255.0f : 127.0f;
     if (kn_attr_int(k->node, "relu", 0))
-        s->lo = zc; /* Relu: real 0 is C's zero point */
+        s->q.lo = zc; /* Relu: real 0 is C's zero point */
     k->state = s;
     return KN_OK;
 }

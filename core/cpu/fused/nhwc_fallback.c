@@ -54,11 +54,14 @@ static int nhwc_prepare(kn_kctx *k, const char *op, int64_t opset)
 {
     const kn_tensor *x = k->in[0];
     int qconv = strcmp(op, "QLinearConv") == 0;
-    int32_t x_dtype = qconv && x && (x->dtype == KN_UINT8 || x->dtype == KN_INT8) ? x->dtype
-                                                                                 : KN_FLOAT;
+    /* 8-bit X: QLinearConv always, MaxPool as well as float */
+    int q8 = qconv || strcmp(op, "MaxPool") == 0;
+    int32_t x_dtype = q8 && x && (x->dtype == KN_UINT8 || x->dtype == KN_INT8) ? x->dtype
+                      : qconv                                                 ? KN_UINT8
+                                                                              : KN_FLOAT;
     if (!x || x->rank != 4 || x->dtype != x_dtype)
         return kn_fail(k->err, KN_ERR_UNSUPPORTED, "%s: X must be a 4-D %s NHWC tensor",
-                       k->node->op_type, qconv ? "uint8 or int8" : "float32");
+                       k->node->op_type, qconv ? "uint8 or int8" : q8 ? "float32, uint8 or int8" : "float32");
     nhwc_state *st = calloc(1, sizeof *st);
     if (!st)
         return kn_fail(k->err, KN_ERR_OUT_OF_MEMORY, "%s: out of memory", k->node->op_type);
@@ -92,7 +95,7 @@ static int nhwc_prepare(kn_kctx *k, const char *op, int64_t opset)
     }
     k->state = st;
     kn_tensor *y = k->out[0];
-    if (st->y.rank != 4 || (!qconv && st->y.dtype != KN_FLOAT)) {
+    if (st->y.rank != 4 || (!q8 && st->y.dtype != KN_FLOAT)) {
         nhwc_release(k);
         return kn_fail(k->err, KN_ERR_INTERNAL, "%s: unexpected inner output", k->node->op_type);
     }
@@ -153,7 +156,11 @@ static int qconv_prepare(kn_kctx *k) { return nhwc_prepare(k, "QLinearConv", 10)
     .dtypes = KN_BIT(KN_FLOAT), .prepare = prep, .run = nhwc_run, .release = nhwc_release \
 };
 NHWC_DEF(kn_cpu_nhwc_conv, "NhwcConv", conv_prepare)
-NHWC_DEF(kn_cpu_nhwc_max_pool, "NhwcMaxPool", max_prepare)
+const kn_op_def kn_cpu_nhwc_max_pool = {
+    .domain = "kiln", .op_type = "NhwcMaxPool", .since_version = 1, .until_version = 1,
+    .dtypes = KN_BIT(KN_FLOAT) | KN_BIT(KN_UINT8) | KN_BIT(KN_INT8), .prepare = max_prepare,
+    .run = nhwc_run, .release = nhwc_release
+};
 NHWC_DEF(kn_cpu_nhwc_average_pool, "NhwcAveragePool", avg_prepare)
 const kn_op_def kn_cpu_nhwc_qlinear_conv = {
     .domain = "kiln", .op_type = "NhwcQLinearConv", .since_version = 1, .until_version = 1,
