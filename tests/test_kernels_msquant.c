@@ -31,6 +31,7 @@ TestSuite(qsoftmax, .fini = fini);
 TestSuite(qgemm, .fini = fini);
 TestSuite(qmatmul_float, .fini = fini);
 TestSuite(qattention, .fini = fini);
+TestSuite(qdq, .fini = fini);
 TestSuite(qerrors, .fini = fini);
 
 static void ms_init(const char *op, int32_t n_in)
@@ -709,6 +710,26 @@ Test(qattention, past_and_present)
     expect_shape(&out, DIMS(1, 2, 2));
     expect_f32(&out, (float[]){(4 + 3) / 5.0f, 8 / 5.0f + 0.2f, (4 + 1) / 5.0f, 8 / 5.0f + 0.6f},
                4, 1e-6);
+}
+
+/* ---- com.microsoft QuantizeLinear / DequantizeLinear ---------------------- */
+
+Test(qdq, uint16_round_trip)
+{
+    /* x / 0.5 = 0, 2, 5, -2, 0.5 -> 0, 1.5 -> 2 (ties to even); + 10 */
+    static const uint16_t zp = 10;
+    ms_init("QuantizeLinear", 3);
+    ms_in(0, KN_FLOAT, DIMS(6), (float[]){0, 1, 2.5f, -1, 0.25f, 0.75f});
+    ms_scale(1, 0.5f);
+    ms_in(2, KN_UINT16, NULL, 0, &zp);
+    ms_ok();
+    expect_data(&out, KN_UINT16, (uint16_t[]){10, 12, 15, 8, 10, 12});
+    ms_init("DequantizeLinear", 3);
+    ms_in(0, KN_UINT16, DIMS(4), (uint16_t[]){10, 12, 15, 8});
+    ms_scale(1, 0.5f);
+    ms_in(2, KN_UINT16, NULL, 0, &zp);
+    ms_ok();
+    expect_f32(&out, (float[]){0, 1, 2.5f, -1}, 4, 0);
 }
 
 /* ---- errors --------------------------------------------------------------- */

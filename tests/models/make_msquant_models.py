@@ -27,7 +27,8 @@ from onnx import TensorProto, helper, numpy_helper
 MS = "com.microsoft"
 RNG = np.random.RandomState(20240611)
 ONNX_TYPE = {np.uint8: TensorProto.UINT8, np.int8: TensorProto.INT8,
-             np.float32: TensorProto.FLOAT, np.int32: TensorProto.INT32}
+             np.float32: TensorProto.FLOAT, np.int32: TensorProto.INT32,
+             np.uint16: TensorProto.UINT16, np.int16: TensorProto.INT16}
 
 
 def q_random(dtype, shape):
@@ -242,6 +243,23 @@ def qattention(name, batch, seq, d, hidden, heads, mask=None, unidirectional=0, 
     return m
 
 
+def contrib_qdq(name, q_type, scale, zp, axis=None, shape=(2, 3, 4)):
+    """com.microsoft QuantizeLinear -> DequantizeLinear, as the quantizer
+    writes them for 16-bit tensors (and 8-bit per axis); both results are
+    outputs. (4-bit ones need onnx >= 1.16 to write; this onnx is older.)"""
+    m = Model(name)
+    x = RNG.uniform(-3, 3, size=shape).astype(np.float32)
+    x.flat[:4] = [0.0, 2.5 * float(np.asarray(scale).flat[0]), 1e6, -1e6]  # a tie, both ends
+    m.input("X", x)
+    attrs = {} if axis is None else {"axis": axis}
+    qs = [m.const("s", np.asarray(scale, dtype=np.float32)), m.const("z", np.asarray(zp).astype(q_type))]
+    m.node("QuantizeLinear", ["X"] + qs, ["Q"], **attrs)
+    m.node("DequantizeLinear", ["Q"] + qs, ["Y"], **attrs)
+    m.output("Y", TensorProto.FLOAT, float(np.max(scale)))
+    m.output("Q", ONNX_TYPE[q_type])
+    return m
+
+
 # ---- QOperator CNNs, as ONNX Runtime's quantizer writes them ----
 
 def conv_weights(m, name, cout, cin, k):
@@ -378,6 +396,9 @@ def all_models():
         qattention("qattention_raw_mask_causal", 2, 4, 8, 12, 3,
                    mask=[[1, 1, 0, 1], [1, 1, 1, 1]], unidirectional=1, per_column=True),
         qattention("qattention_past_start_end", 1, 3, 8, 8, 2, mask=[4, 1], past_len=2),
+        contrib_qdq("ms_qdq_u16", np.uint16, 0.001, 32768),
+        contrib_qdq("ms_qdq_i16_axis", np.int16, [0.001, 0.002, 0.0005], [0, -100, 7], axis=1),
+        contrib_qdq("ms_qdq_i8_axis", i8, [0.02, 0.03, 0.01], [1, -2, 0], axis=1),
         cnn("qoperator_cnn_u8", u8),
         cnn("qoperator_cnn_i8", i8),
         mobilenet_block("qoperator_mobilenet_block_u8", u8),

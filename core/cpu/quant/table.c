@@ -17,7 +17,8 @@ extern const kn_op_def kn_op_QLinearMatMul, kn_op_QLinearMatMul_21, kn_op_QLinea
 extern const kn_op_def kn_op_QLinearAdd, kn_op_QLinearMul, kn_op_QLinearSigmoid,
     kn_op_QLinearLeakyRelu, kn_op_QLinearAveragePool, kn_op_QLinearGlobalAveragePool,
     kn_op_QLinearConcat, kn_op_QLinearSoftmax, kn_op_QGemm, kn_op_DynamicQuantizeMatMul,
-    kn_op_MatMulIntegerToFloat, kn_op_QAttention;
+    kn_op_MatMulIntegerToFloat, kn_op_QAttention, kn_op_MsQuantizeLinear,
+    kn_op_MsDequantizeLinear;
 
 const kn_op_def *const kn_cpu_quant_ops[] = {
     /* integer_ops.c */
@@ -34,5 +35,7 @@ const kn_op_def *const kn_cpu_quant_ops[] = {
     &kn_op_QLinearSoftmax,
     /* ms_gemm.c, ms_matmul_float.c, ms_attention.c */
     &kn_op_QGemm, &kn_op_DynamicQuantizeMatMul, &kn_op_MatMulIntegerToFloat, &kn_op_QAttention,
+    /* ms_qdq.c */
+    &kn_op_MsQuantizeLinear, &kn_op_MsDequantizeLinear,
     NULL,
 };
