@@ -306,10 +306,67 @@ static const kn_node *only_consumer(const builder *b, int32_t v)
     return NULL;
 }
 
+/* Whether node n, reading value v, runs on 8-bit values when v is
+ * quantized: what an integer runtime has kernels for. An Add only when its
+ * other operand comes from such a producer too (a CNN's residual, not a
+ * transformer's bias or its residual around a LayerNorm), so that a value
+ * gets Q/DQ only where the pair buys integer work, not two more passes
+ * over memory between float ops. */
+static int integer_producer(const builder *b, int32_t v)
+{
+    const kn_graph *g = b->g;
+    if (v < 0 || g->values[v].is_initializer || g->values[v].producer < 0)
+        return 0;
+    const kn_node *p = &g->nodes[g->values[v].producer];
+    static const char *const ops[] = {"Conv", "Relu", "Clip", "MaxPool", "Concat", "Add",
+                                      "AveragePool", "GlobalAveragePool", NULL};
+    for (const char *const *op = ops; *op; op++)
+        if (is_op(p, *op))
+            return 1;
+    return 0;
+}
+
+static int integer_consumer(const builder *b, const kn_node *n, int32_t v)
+{
+    if (keeps_float(b, n))
+        return 0;
+    static const char *const ops[] = {"Conv", "Concat", "MaxPool", "AveragePool",
+                                      "GlobalAveragePool", "Reshape", "Flatten", "Transpose",
+                                      "Squeeze", "Unsqueeze", "Relu", "Clip", NULL};
+    for (const char *const *op = ops; *op; op++)
+        if (is_op(n, *op))
+            return 1;
+    if ((is_op(n, "MatMul") || is_op(n, "Gemm")) && n->inputs[0] == v && n->n_inputs > 1 &&
+        n->inputs[1] >= 0 && b->g->values[n->inputs[1]].is_initializer)
+        return 1;
+    if (is_op(n, "Add") && n->n_inputs == 2) {
+        int32_t other = n->inputs[0] == v ? n->inputs[1] : n->inputs[0];
+        return integer_producer(b, other);
+    }
+    return 0;
+}
+
+/* Some node reading v runs on 8-bit values. */
+static int read_by_integer_op(const builder *b, int32_t v)
+{
+    for (int32_t i = 0; i < b->g->n_nodes; i++) {
+        const kn_node *n = &b->g->nodes[i];
+        for (int32_t j = 0; j < n->n_inputs; j++)
+            if (n->inputs[j] == v && integer_consumer(b, n, v))
+                return 1;
+    }
+    return 0;
+}
+
 /* Conv, Gemm, MatMul: activation in, weights, bias, and the output (after
- * a Relu or Clip that alone reads it). */
+ * a Relu or Clip that alone reads it) when an integer op reads it. A
+ * MatMul of two computed tensors (attention's) stays float: no integer
+ * kernel serves it, so its Q/DQ pairs would only cost. */
 static int plan_compute(builder *b, const kn_node *n)
 {
+    if ((is_op(n, "MatMul") || is_op(n, "Gemm")) &&
+        (n->n_inputs < 2 || n->inputs[1] < 0 || !b->g->values[n->inputs[1]].is_initializer))
+        return KN_OK;
     int32_t x = quantize_act(b, n->inputs[0]);
     if (x == -2)
         return b->err->code;
@@ -325,15 +382,17 @@ static int plan_compute(builder *b, const kn_node *n)
     int32_t w = (!is_op(n, "MatMul") || matmul_b_2d) ? quantize_weight(b, wv, w_axis) : -1;
     if (w == -2)
         return b->err->code;
-    if (w < 0 && wv >= 0 && !b->g->values[wv].is_initializer && quantize_act(b, wv) == -2)
-        return b->err->code; /* a computed second operand (attention's scores) */
     if (w >= 0 && n->n_inputs > 2 && !is_op(n, "MatMul") &&
         quantize_bias(b, n->inputs[2], b->acts[x].scale, &b->weights[w]) != KN_OK)
         return b->err->code;
     int32_t out = n->outputs[0];
     const kn_node *next = out >= 0 ? only_consumer(b, out) : NULL;
-    if (next && (is_op(next, "Relu") || is_op(next, "Clip")) && !keeps_float(b, next))
+    if (next && (is_op(next, "Relu") || is_op(next, "Clip")) && !keeps_float(b, next)) {
         out = next->outputs[0];
+        next = only_consumer(b, out);
+    }
+    if (out < 0 || !read_by_integer_op(b, out))
+        return KN_OK;
     return quantize_act(b, out) == -2 ? b->err->code : KN_OK;
 }
 
@@ -363,6 +422,11 @@ static int plan_node(builder *b, const kn_node *n)
         return plan_compute(b, n);
     if (is_op(n, "Concat"))
         return plan_concat(b, n);
+    /* an Add of two quantized values (a residual between convolutions);
+     * any other Add stays float */
+    if (is_op(n, "Add") && (n->n_inputs != 2 || n->inputs[0] < 0 || n->inputs[1] < 0 ||
+                            b->act_of[n->inputs[0]] < 0 || b->act_of[n->inputs[1]] < 0))
+        return KN_OK;
     static const char *const both_sides[] = {"Add", "AveragePool", "GlobalAveragePool"};
     for (size_t k = 0; k < sizeof both_sides / sizeof *both_sides; k++)
         if (is_op(n, both_sides[k])) {

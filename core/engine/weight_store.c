@@ -64,8 +64,8 @@ struct kn_weight_store {
 
 static int is_default_domain(const char *d) { return !d || !d[0] || strcmp(d, "ai.onnx") == 0; }
 
-/* Input 1 of a matrix product or a convolution, or input 3 (W) of an
- * integer convolution, whose oneDNN kernel packs its B or W (any other
+/* Input 1 of a matrix product (MatMulIntegerToFloat's int8 B among them)
+ * or a convolution, or input 3 (W) of an integer convolution, whose oneDNN kernel packs its B or W (any other
  * reader holds the raw bytes). */
 static int is_packable_use(const kn_node *n, int32_t input)
 {
@@ -75,6 +75,8 @@ static int is_packable_use(const kn_node *n, int32_t input)
                 strcmp(n->op_type, "NhwcQLinearConv") == 0);
     if (input != 1)
         return 0;
+    if (n->domain && strcmp(n->domain, "com.microsoft") == 0)
+        return strcmp(n->op_type, "MatMulIntegerToFloat") == 0;
     if (is_default_domain(n->domain))
         return strcmp(n->op_type, "MatMul") == 0 || strcmp(n->op_type, "Gemm") == 0 ||
                strcmp(n->op_type, "Conv") == 0;

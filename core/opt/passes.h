@@ -12,6 +12,7 @@ typedef int (*kn_opt_pass_fn)(kn_opt *o);
 int kn_pass_qdq_conv(kn_opt *o);      /* DequantizeLinear -> Conv -> QuantizeLinear -> QLinearConv */
 int kn_pass_qdq_add(kn_opt *o);       /* DequantizeLinear x2 -> Add -> QuantizeLinear -> kiln.QAdd */
 int kn_pass_qdq_passthrough(kn_opt *o); /* DQ -> MaxPool/Concat/Reshape... -> Q (same params): on 8-bit values */
+int kn_pass_qdq_matmul(kn_opt *o);    /* DequantizeLinear -> MatMul (int8 weights) -> MatMulIntegerToFloat */
 int kn_pass_const_fold(kn_opt *o);     /* nodes whose inputs are all initializers */
 int kn_pass_identity(kn_opt *o);       /* Identity, inference-mode Dropout */
 int kn_pass_pad_fold(kn_opt *o);       /* zero Pad + AveragePool/Conv -> their own pads */

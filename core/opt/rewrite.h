@@ -96,6 +96,8 @@ int32_t kn_opt_add_node(kn_opt *o, int32_t anchor, const char *op_type, const ch
                         int32_t n_outputs, kn_attr *attrs, int32_t n_attrs);
 /* Makes the model import the kiln domain (needed by any kiln op). */
 int kn_opt_import_kiln(kn_opt *o);
+/* The same for any domain (`domain` must outlive the model: a literal). */
+int kn_opt_import_domain(kn_opt *o, const char *domain, int64_t version);
 
 /* Attribute building in the pool. */
 kn_attr *kn_opt_attrs(kn_opt *o, int32_t n);

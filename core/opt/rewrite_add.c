@@ -168,18 +168,20 @@ int32_t kn_opt_add_node(kn_opt *o, int32_t anchor, const char *op_type, const ch
     return id;
 }
 
-int kn_opt_import_kiln(kn_opt *o)
+int kn_opt_import_kiln(kn_opt *o) { return kn_opt_import_domain(o, KN_OPT_DOMAIN_NAME, 1); }
+
+int kn_opt_import_domain(kn_opt *o, const char *domain, int64_t version)
 {
     kn_model_ir *ir = o->ir;
-    if (kn_model_opset_for(ir, KN_OPT_DOMAIN_NAME) >= 0)
+    if (kn_model_opset_for(ir, domain) >= 0)
         return KN_OK;
     kn_opset *ops = kn_opt_alloc(o, sizeof *ops * (size_t)(ir->n_opsets + 1));
     if (!ops)
         return o->err->code;
     if (ir->n_opsets)
         memcpy(ops, ir->opsets, sizeof *ops * (size_t)ir->n_opsets);
-    ops[ir->n_opsets].domain = KN_OPT_DOMAIN_NAME;
-    ops[ir->n_opsets].version = 1;
+    ops[ir->n_opsets].domain = domain;
+    ops[ir->n_opsets].version = version;
     ir->opsets = ops;
     ir->n_opsets++;
     return KN_OK;
