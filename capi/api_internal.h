@@ -21,6 +21,7 @@ struct kiln_options {
     int32_t profile;
     int32_t plan_cache;      /* KILN_OPT_PLAN_CACHE; 0 = the engine's default */
     int32_t keep_values;     /* KILN_OPT_KEEP_VALUES */
+    int32_t precision;       /* KILN_OPT_PRECISION: KILN_PRECISION_* */
     char *tuning_cache;      /* owned copy, or NULL */
     /* Calibrators (kiln_calibrator_*): method, activations int8 symmetric,
      * the percentile, and the nodes or op types kept in float (owned,

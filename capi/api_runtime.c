@@ -84,6 +84,12 @@ int32_t kiln_options_set_int(kiln_options *o, int32_t key, int32_t value)
         return set_flag(&o->calib_symmetric, value, "calib_symmetric");
     case KILN_OPT_KEEP_VALUES:
         return set_flag(&o->keep_values, value, "keep_values");
+    case KILN_OPT_PRECISION:
+        if (value != KILN_PRECISION_FP32 && value != KILN_PRECISION_BF16)
+            return kiln_fail(KILN_ERR_INVALID_ARGUMENT,
+                             "precision must be 0 (fp32) or 1 (bf16), got %d", (int)value);
+        o->precision = value;
+        return KILN_OK;
     default:
         return kiln_fail(KILN_ERR_INVALID_ARGUMENT, "unknown option key %d", (int)key);
     }

@@ -29,6 +29,7 @@ int32_t kiln_session_create(kiln_model *model, const kiln_options *o, kiln_sessi
         cfg.tuning_cache = o->tuning_cache;
         cfg.profile = o->profile;
         cfg.plan_cache = o->plan_cache;
+        cfg.precision = o->precision == KILN_PRECISION_BF16 ? KN_PRECISION_BF16 : KN_PRECISION_FP32;
     }
     if (o && o->keep_values) {
         if (kn_kept_values_create(model->core, &s->kept, &err) != KN_OK) {

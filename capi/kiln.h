@@ -143,6 +143,12 @@ extern "C" {
  * tensors (fusion removes the ones inside a fused group). Costs a copy of
  * each tensor per run and memory for all of them. Default 0. */
 #define KILN_OPT_KEEP_VALUES 12
+/* Session: the float arithmetic kernels may use (KILN_PRECISION_*). BF16
+ * lets the oneDNN convolutions and matrix products compute float32 tensors
+ * in bfloat16 where the CPU has bf16 instructions (AVX512-BF16, AMX): about
+ * 3 significant digits per product, tensors and results stay float32; a
+ * CPU without them computes float32 as before. Default KILN_PRECISION_FP32. */
+#define KILN_OPT_PRECISION 13
 
 /* ---- option keys for kiln_options_set_string ---- */
 /* Session: path of the kernel tuning cache file, keyed inside by model and
@@ -154,6 +160,12 @@ extern "C" {
 /* Calibrator: comma-separated node names or op types left in float (their
  * inputs are not quantized for them). Default none. */
 #define KILN_SOPT_CALIB_KEEP_FLOAT 3
+
+/* ---- float arithmetic (KILN_OPT_PRECISION) ---- */
+/* float32 throughout. */
+#define KILN_PRECISION_FP32 0
+/* bfloat16 products with float32 accumulation where the CPU has them. */
+#define KILN_PRECISION_BF16 1
 
 /* ---- calibration methods (KILN_OPT_CALIB_METHOD) ---- */
 /* The largest magnitude seen. */

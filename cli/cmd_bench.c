@@ -26,7 +26,7 @@ static void usage(FILE *out)
     fprintf(out,
             "usage: kiln bench MODEL [--threads N] [--warmup W] [--runs R]\n"
             "                  [--shape NAME=1x3x224x224]... [--input [NAME=]FILE]...\n"
-            "                  [--optimize L] [--no-dnnl] [--tune] [--tuning-cache FILE]\n"
+            "                  [--optimize L] [--no-dnnl] [--bf16] [--tune] [--tuning-cache FILE]\n"
             "                  [--profile [--top N]] [--json]\n"
             "                  [--set [NAME=]FILE[,[NAME=]FILE...]]... [--shapes-file F]\n\n"
             "Times model load + session creation and R runs on seeded random inputs\n"
@@ -41,6 +41,8 @@ static void usage(FILE *out)
             "                   or the next one) from an ONNX TensorProto file\n"
             "  --optimize L     graph optimization level 0, 1 or 2 (default 2)\n"
             "  --no-dnnl        only Kiln's own kernels, even where oneDNN could serve\n"
+            "  --bf16           let oneDNN's convolutions and matrix products compute in\n"
+            "                   bfloat16 where the CPU has it (KILN_PRECISION_BF16)\n"
             "  --tune           time candidate kernels at session creation\n"
             "  --tuning-cache F read and write kernel choices in file F\n"
             "  --profile        also print time per op type and the 20 slowest steps\n"
@@ -62,7 +64,7 @@ static void usage(FILE *out)
 typedef struct bench_args {
     const char *model;
     int threads, warmup, runs, json;
-    int optimize, no_dnnl, tune, profile, top, top_given;
+    int optimize, no_dnnl, bf16, tune, profile, top, top_given;
     const char *tuning_cache;
     shape_override *shapes;
     int shape_count;
@@ -105,6 +107,8 @@ static int parse_args(int argc, char **argv, bench_args *a)
             a->profile = 1;
         } else if (strcmp(argv[i], "--no-dnnl") == 0) {
             a->no_dnnl = 1;
+        } else if (strcmp(argv[i], "--bf16") == 0) {
+            a->bf16 = 1;
         } else if (strcmp(argv[i], "--tune") == 0) {
             a->tune = 1;
         } else if ((m = arg_value(argc, argv, &i, "--tuning-cache", NULL, &v)) != 0) {
@@ -238,6 +242,8 @@ static kiln_options *bench_options(const bench_args *a)
         status = kiln_options_set_int(o, KILN_OPT_USE_DNNL, !a->no_dnnl);
     if (status == KILN_OK)
         status = kiln_options_set_int(o, KILN_OPT_TUNE, a->tune);
+    if (status == KILN_OK && a->bf16)
+        status = kiln_options_set_int(o, KILN_OPT_PRECISION, KILN_PRECISION_BF16);
     if (status == KILN_OK)
         status = kiln_options_set_int(o, KILN_OPT_PROFILE, a->profile);
     if (status == KILN_OK && a->tuning_cache)

@@ -51,11 +51,15 @@ static void usage(FILE *out)
         "  --a-optimize N, --b-optimize N    the level for A or B only\n"
         "  --no-dnnl                Kiln's own kernels only (no oneDNN) for both\n"
         "  --a-no-dnnl, --b-no-dnnl          the same for A or B only\n"
+        "  --bf16                   bfloat16 arithmetic in oneDNN's convolutions and matrix\n"
+        "                           products (KILN_PRECISION_BF16) for both\n"
+        "  --a-bf16, --b-bf16                the same for A or B only\n"
         "  --threads N              worker threads for both (default 1)\n"
         "  --a-threads N, --b-threads N      threads for A or B only\n\n"
         "examples:\n"
         "  kiln diff model.onnx model_int8.onnx -i input_0.pb   where int8 drifts\n"
-        "  kiln diff model.onnx --b-no-dnnl -i input_0.pb       oneDNN against Kiln's kernels\n",
+        "  kiln diff model.onnx --b-no-dnnl -i input_0.pb       oneDNN against Kiln's kernels\n"
+        "  kiln diff model.onnx --optimize 2 --b-bf16 -i in.pb  what bfloat16 costs\n",
         DEFAULT_TOL_DB, DEFAULT_TOP);
 }
 
@@ -64,6 +68,7 @@ typedef struct side_settings {
     const char *path;
     int optimize; /* KILN_OPT_OPTIMIZE */
     int no_dnnl;
+    int bf16;     /* KILN_OPT_PRECISION = KILN_PRECISION_BF16 */
     int threads;
 } side_settings;
 
@@ -157,6 +162,9 @@ static int parse_args(int argc, char **argv, diff_args *d)
         } else if ((mask = side_flag(argv[i], "no-dnnl")) != 0 && !strchr(argv[i], '=')) {
             d->a.no_dnnl |= mask & 1;
             d->b.no_dnnl |= (mask & 2) != 0;
+        } else if ((mask = side_flag(argv[i], "bf16")) != 0 && !strchr(argv[i], '=')) {
+            d->a.bf16 |= mask & 1;
+            d->b.bf16 |= (mask & 2) != 0;
         } else if (is_option(argv[i])) {
             cli_error("unknown option '%s' (see kiln diff --help)", argv[i]);
             return -1;
@@ -205,6 +213,8 @@ static int32_t load(side *s)
     if (st != KILN_OK) {
         report_error("cannot load", s->set->path, st);
     } else if ((st = kiln_options_set_int(o, KILN_OPT_KEEP_VALUES, 1)) != KILN_OK ||
+               (s->set->bf16 && (st = kiln_options_set_int(o, KILN_OPT_PRECISION,
+                                                           KILN_PRECISION_BF16)) != KILN_OK) ||
                (st = kiln_session_create(s->model, o, &s->session)) != KILN_OK) {
         report_error("cannot create a session for", s->set->path, st);
     }
@@ -359,8 +369,9 @@ static int compare_rows(const void *x, const void *y)
 
 static void describe(const side *s)
 {
-    printf("%c: %s (optimize %d%s, %d thread%s)\n", s->label, s->set->path, s->set->optimize,
-           s->set->no_dnnl ? ", no oneDNN" : "", s->set->threads, s->set->threads == 1 ? "" : "s");
+    printf("%c: %s (optimize %d%s%s, %d thread%s)\n", s->label, s->set->path, s->set->optimize,
+           s->set->no_dnnl ? ", no oneDNN" : "", s->set->bf16 ? ", bf16" : "", s->set->threads,
+           s->set->threads == 1 ? "" : "s");
 }
 
 /* Compares and prints. Returns 0, or -1 after printing why. */

@@ -40,7 +40,8 @@ ENUM_TYPES = {"dtype": "DType", "kind": "Kind"}
 # Exported Go names of the constant groups (prefix + camel of the short name).
 CONST_PREFIX = {"dtype": "DType", "kind": "Kind", "option": "Opt",
                 "string_option": "StringOpt", "input_flag": "Input", "image_flag": "Image",
-                "calib_method": "Calib", "calib_tensor": "CalibTensor"}
+                "calib_method": "Calib", "calib_tensor": "CalibTensor",
+                "precision": "Precision"}
 # Go spells initialisms in one case.
 INITIALISMS = {"Io": "IO", "Dtype": "DType", "Bgr": "BGR", "Dnnl": "DNNL", "Mb": "MB"}
 GO_KEYWORDS = {"break", "case", "chan", "const", "continue", "default", "defer", "else",
@@ -313,7 +314,8 @@ def constants_section(api):
               "input_flag": ("Flags for binding inputs.", "int32"),
               "image_flag": ("Flags for image conversion.", "int32"),
               "calib_method": ("Calibration methods (OptCalibMethod).", "int32"),
-              "calib_tensor": ("Calibration report line kinds.", "int32")}
+              "calib_tensor": ("Calibration report line kinds.", "int32"),
+              "precision": ("Float arithmetic (OptPrecision).", "int32")}
     for group, prefix in CONST_PREFIX.items():
         consts = kspec.constants(api, group)
         if group == "dtype":

@@ -31,6 +31,7 @@ GROUPS = {
     "image_flag": ("ImageFlag", "enum.IntFlag"),
     "calib_method": ("CalibMethod", "enum.IntEnum"),
     "calib_tensor": ("CalibTensor", "enum.IntEnum"),
+    "precision": ("Precision", "enum.IntEnum"),
 }
 # C type text -> ctypes expression (handle types are handled separately).
 CTYPES = {

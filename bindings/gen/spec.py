@@ -23,7 +23,7 @@ class SpecError(ValueError):
 
 
 CONSTANT_GROUPS = ("abi", "status", "dtype", "kind", "option", "string_option",
-                   "input_flag", "image_flag", "calib_method", "calib_tensor")
+                   "input_flag", "image_flag", "calib_method", "calib_tensor", "precision")
 RESULTS = {"status": "int32_t", "value": "int32_t", "length": "int32_t",
            "static_string": "const char *", "none": "void"}
 KINDS = ("create", "destroy", "method", "function")

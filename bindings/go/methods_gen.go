@@ -132,6 +132,8 @@ const (
 	OptCalibSymmetric int32 = 11
 	// OptKeepValues: session: 1 = every run keeps a float32 copy of every tensor its nodes compute, read with kiln_session_value_* (default 0)
 	OptKeepValues int32 = 12
+	// OptPrecision: session: float arithmetic kernels may use (KILN_PRECISION_*; default fp32)
+	OptPrecision int32 = 13
 )
 
 // String option keys.
@@ -176,6 +178,14 @@ const (
 	CalibTensorWeight int32 = 1
 	// CalibTensorBias: a constant bias, int32 at input scale x weight scale
 	CalibTensorBias int32 = 2
+)
+
+// Float arithmetic (OptPrecision).
+const (
+	// PrecisionFp32: float32 throughout
+	PrecisionFp32 int32 = 0
+	// PrecisionBf16: bfloat16 products with float32 accumulation where the CPU has them (oneDNN convolutions and matrix products)
+	PrecisionBf16 int32 = 1
 )
 
 // InputCount wraps kiln_model_input_count: number of model inputs

@@ -25,6 +25,7 @@ int kn_dnnl_prim_init(kn_dnnl_prim *p, kn_kctx *k)
     if (!kn_dnnl_load())
         return kn_fail(k->err, KN_ERR_DECLINE, "the oneDNN library could not be loaded");
     p->threads = kn_threadpool_threads(k->threads);
+    p->precision = k->precision;
     /* primitives split their work for the thread count current when they
      * are created: the runtime's, not OpenMP's default */
     omp_set_num_threads(p->threads);
@@ -214,6 +215,14 @@ int kn_dnnl_pd_create(const void *op_desc, const kn_activation *act, int with_su
     int rc = kn_dnnl_attr_create(act ? act : &none, with_sum, &attr, err);
     if (rc != KN_OK)
         return rc;
+    /* bf16 arithmetic where the session allows it: oneDNN then runs float32
+     * tensors through its bf16 kernels (AVX512-BF16, AMX) when the CPU has
+     * them, and keeps float32 elsewhere */
+    if (p->precision == KN_PRECISION_BF16 &&
+        dnnl_primitive_attr_set_fpmath_mode(attr, dnnl_fpmath_mode_bf16) != dnnl_success) {
+        dnnl_primitive_attr_destroy(attr);
+        return kn_fail(err, KN_ERR_DECLINE, "oneDNN: no bf16 arithmetic mode");
+    }
     rc = kn_dnnl_pd_create_attr(op_desc, attr, prefer, p, pd, err);
     dnnl_primitive_attr_destroy(attr);
     return rc;

@@ -49,6 +49,9 @@ typedef struct kn_dnnl_prim {
     /* applied to output 0 by Kiln's vector kernel after each execution
      * (kn_dnnl_take_activation); KN_ACT_NONE: none */
     kn_activation after;
+    /* KN_PRECISION_BF16: float primitives may compute in bfloat16
+     * (oneDNN's fpmath mode), from the session */
+    int32_t precision;
 } kn_dnnl_prim;
 
 /* Engine and stream; threads from the kernel's pool. */

@@ -21,6 +21,7 @@
 #define KN_DNNL_PACK_MAX_BYTES ((int64_t)1 << 20)
 #include <string.h>
 
+#include "core/base/alloc.h"
 #include "core/kernel/fused_common.h"
 #include "core/kernel/weights.h"
 #include "core/dnnl/dnnl_common.h"
@@ -168,8 +169,45 @@ static int md_maybe_trans(dnnl_memory_desc_t *md, int32_t rank, const int64_t *d
                : kn_fail(err, KN_ERR_DECLINE, "oneDNN: transposed descriptor");
 }
 
-static int mm_build(kn_kctx *k, kn_dnnl_prim *p, int gemm, int fused)
+typedef struct mm_state {
+    kn_dnnl_prim prim; /* first: the state is kn_dnnl_prepare's */
+    /* bfloat16 (KN_PRECISION_BF16 on a CPU with bf16 instructions): A is
+     * converted into the scratch by this reorder before each product, B was
+     * converted once with its packing */
+    kn_dnnl_prim to_bf16;
+    int bf16;
+} mm_state;
+
+/* The session allows bf16 and the CPU multiplies bf16 natively (AVX512-BF16
+ * or AMX); elsewhere oneDNN would emulate it, slower than float32. */
+static int bf16_wanted(const kn_kctx *k)
 {
+#if defined(__x86_64__) && defined(__GNUC__)
+    return k->precision == KN_PRECISION_BF16 &&
+           (__builtin_cpu_supports("avx512bf16") || __builtin_cpu_supports("amx-bf16"));
+#else
+    (void)k;
+    return 0;
+#endif
+}
+
+/* Descriptor of dims in bfloat16, plain (row-major) or `any`. */
+static int md_bf16(dnnl_memory_desc_t *md, int32_t rank, const int64_t *dims, int any, kn_err *err)
+{
+    dnnl_dims_t d;
+    for (int32_t i = 0; i < rank; i++)
+        d[i] = dims[i];
+    static const dnnl_format_tag_t plain[] = {dnnl_format_tag_undef, dnnl_a, dnnl_ab, dnnl_abc,
+                                              dnnl_abcd, dnnl_abcde, dnnl_abcdef};
+    return dnnl_memory_desc_init_by_tag(md, rank, d, dnnl_bf16,
+                                        any ? dnnl_format_tag_any : plain[rank]) == dnnl_success
+               ? KN_OK
+               : kn_fail(err, KN_ERR_DECLINE, "oneDNN: bf16 descriptor");
+}
+
+static int mm_build_inner(kn_kctx *k, kn_dnnl_prim *p, int gemm, int fused)
+{
+    mm_state *st = (mm_state *)p;
     const kn_tensor *a = k->in[0], *b = k->n_in > 1 ? k->in[1] : NULL;
     if (!a || !b || a->dtype != KN_FLOAT || b->dtype != KN_FLOAT)
         return kn_dnnl_decline(k, "float32 only");
@@ -208,8 +246,16 @@ static int mm_build(kn_kctx *k, kn_dnnl_prim *p, int gemm, int fused)
         rc = kn_dnnl_md_plain(&cmd, s.rank, s.bias, 0, k->err);
     /* a shared initializer is packed into the model's shared store */
     int shared = b->data && kn_weight_store_shares(k->weights, k->node->inputs[1]);
-    bmd = bmd_user;
-    if (rc == KN_OK && b->data && (shared || kn_tensor_nbytes(b) <= KN_DNNL_PACK_MAX_BYTES)) {
+    /* bf16: constant B (converted once), A as stored (converted per run) */
+    st->bf16 = rc == KN_OK && b->data && !s.trans_a && bf16_wanted(k);
+    dnnl_memory_desc_t amd_bf16;
+    if (st->bf16 && (md_bf16(&amd_bf16, s.rank, s.a, 0, k->err) != KN_OK ||
+                     md_bf16(&bmd, s.rank, s.b, 1, k->err) != KN_OK))
+        st->bf16 = 0;
+    if (!st->bf16)
+        bmd = bmd_user;
+    if (rc == KN_OK && !st->bf16 && b->data &&
+        (shared || kn_tensor_nbytes(b) <= KN_DNNL_PACK_MAX_BYTES)) {
         dnnl_dims_t d;
         for (int32_t i = 0; i < s.rank; i++)
             d[i] = s.b[i];
@@ -219,8 +265,8 @@ static int mm_build(kn_kctx *k, kn_dnnl_prim *p, int gemm, int fused)
     }
     dnnl_matmul_desc_t md;
     if (rc == KN_OK) {
-        dnnl_status_t ds = dnnl_matmul_desc_init(&md, &amd, &bmd, s.bias_input >= 0 ? &cmd : NULL,
-                                                 &ymd);
+        dnnl_status_t ds = dnnl_matmul_desc_init(&md, st->bf16 ? &amd_bf16 : &amd, &bmd,
+                                                 s.bias_input >= 0 ? &cmd : NULL, &ymd);
         if (ds != dnnl_success)
             rc = kn_dnnl_fail(k->err, ds, "matmul descriptor");
     }
@@ -230,11 +276,25 @@ static int mm_build(kn_kctx *k, kn_dnnl_prim *p, int gemm, int fused)
         rc = kn_dnnl_pd_create(&md, &act, 0, NULL, p, &pd, k->err);
     if (rc != KN_OK)
         return rc;
-    rc = kn_dnnl_add_arg(p, DNNL_ARG_SRC, KN_DNNL_BIND_INPUT, 0, &amd, k->err);
+    size_t a_off = 0;
+    if (st->bf16) {
+        /* scratch: the larger scratchpad of the two primitives, then A in bf16 */
+        size_t sp_r = 0;
+        rc = kn_dnnl_reorder_build(k, &st->to_bf16, &amd, &amd_bf16, 0, &sp_r);
+        size_t sp = kn_dnnl_scratchpad_bytes(pd);
+        a_off = kn_align_up(sp > sp_r ? sp : sp_r, 64);
+        if (rc == KN_OK) {
+            kn_dnnl_set_scratch_offset(&st->to_bf16, DNNL_ARG_TO, a_off);
+            rc = kn_dnnl_add_scratch_arg(p, DNNL_ARG_SRC, a_off, &amd_bf16, k->err);
+        }
+    } else {
+        rc = kn_dnnl_add_arg(p, DNNL_ARG_SRC, KN_DNNL_BIND_INPUT, 0, &amd, k->err);
+    }
+    /* one way in bf16: the packed copy cannot give the float32 bytes back */
     if (rc == KN_OK && shared)
         rc = kn_dnnl_add_shared_weights(p, k, 1, &bmd_user,
                                         dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 0),
-                                        0);
+                                        st->bf16);
     else if (rc == KN_OK && b->data)
         rc = kn_dnnl_add_const_weights(p, &bmd_user,
                                        dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 0),
@@ -246,17 +306,44 @@ static int mm_build(kn_kctx *k, kn_dnnl_prim *p, int gemm, int fused)
                              k->err);
     if (rc == KN_OK)
         rc = kn_dnnl_add_arg(p, DNNL_ARG_DST, KN_DNNL_BIND_OUTPUT, 0, &ymd, k->err);
-    if (rc == KN_OK)
-        return kn_dnnl_finish(p, pd, k);
+    if (rc == KN_OK) {
+        rc = kn_dnnl_finish(p, pd, k);
+        if (rc == KN_OK && st->bf16)
+            k->scratch_bytes = a_off + kn_align_up(dnnl_memory_desc_get_size(&amd_bf16), 64);
+        return rc;
+    }
     dnnl_primitive_desc_destroy(pd);
     return rc;
+}
+
+static int mm_build(kn_kctx *k, kn_dnnl_prim *p, int gemm, int fused)
+{
+    int rc = mm_build_inner(k, p, gemm, fused);
+    if (rc != KN_OK) /* kn_dnnl_prepare releases the first primitive only */
+        kn_dnnl_prim_destroy(&((mm_state *)p)->to_bf16);
+    return rc;
+}
+
+static int mm_run(kn_kctx *k)
+{
+    mm_state *st = k->state;
+    int rc = st->bf16 ? kn_dnnl_execute(&st->to_bf16, k) : KN_OK;
+    return rc == KN_OK ? kn_dnnl_execute(&st->prim, k) : rc;
+}
+
+static void mm_release(kn_kctx *k)
+{
+    mm_state *st = k->state;
+    if (st)
+        kn_dnnl_prim_destroy(&st->to_bf16);
+    kn_dnnl_release(k);
 }
 
 static int mm_prepare_common(kn_kctx *k, int gemm, int fused)
 {
     if (k->n_in < 2 || !k->in[0] || !k->in[1])
         return kn_dnnl_decline(k, "A and B are required");
-    return kn_dnnl_prepare(k, sizeof(kn_dnnl_prim), mm_build, gemm, fused);
+    return kn_dnnl_prepare(k, sizeof(mm_state), mm_build, gemm, fused);
 }
 
 static int matmul_prepare(kn_kctx *k) { return mm_prepare_common(k, 0, 0); }
@@ -270,7 +357,7 @@ static int fused_gemm_prepare(kn_kctx *k) { return mm_prepare_common(k, 1, 1); }
     const kn_op_def name = { \
     .domain = domain_arg, .op_type = op, .since_version = since, .until_version = until, \
     .dtypes = KN_BIT(KN_FLOAT), .flags = KN_OP_PACKS_WEIGHTS, .prepare = prep, \
-    .run = kn_dnnl_run, .release = kn_dnnl_release \
+    .run = mm_run, .release = mm_release \
 };
 MM_DEF(kn_dnnl_matmul, "", "MatMul", 1, 0, matmul_prepare)
 MM_DEF(kn_dnnl_fused_matmul, "kiln", "FusedMatMul", 1, 1, fused_matmul_prepare)

@@ -299,7 +299,8 @@ static int prepare_node(kn_plan *p, int32_t i, kn_threadpool *tp, int eager, kn_
     kn_kctx k = {.node = node, .opset = p->model->node_opset[i], .n_in = node->n_inputs,
                  .n_out = node->n_outputs, .in = in, .out = out, .threads = tp, .err = err,
                  .engine_api = &kn_plan_engine_api, .engine = p,
-                 .weights = p->model == p->model->root ? p->model->weights : NULL};
+                 .weights = p->model == p->model->root ? p->model->weights : NULL,
+                 .precision = p->options.precision};
     /* The first backend's kernel goes first; it may decline the node's
      * shapes or attributes (KN_ERR_DECLINE) and leave it to the next. */
     int prepared = 0;

@@ -51,6 +51,7 @@ typedef struct kn_plan_options {
     int tune;
     const char *tuning_cache;
     int profile;
+    int precision;        /* KN_PRECISION_* for the kernels' float arithmetic */
     /* The caller gives the plan its arena (kn_plan_attach_arena) instead of
      * the plan allocating one: a session's cached plans share one arena
      * sized to the largest of them, since only one runs at a time. */

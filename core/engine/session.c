@@ -19,7 +19,7 @@ struct kn_session {
     const kn_model *model;
     kn_threadpool *pool;
     int64_t max_arena;
-    int tune, profile;
+    int tune, profile, precision;
     const kn_tap *tap;
     char *tuning_cache;
     /* The plan of the last run (NULL if none), which the outputs belong to.
@@ -224,7 +224,8 @@ static int build_plan(kn_session *s, int from_bound, uint64_t run_id, kn_err *er
     kn_plan_options o = {.max_arena = s->max_arena, .eager = s->eager,
                          .cancel_target = &s->cancel_target, .run_id = run_id,
                          .tune = s->tune, .tuning_cache = s->tuning_cache,
-                         .profile = s->profile, .shared_arena = !s->eager,
+                         .profile = s->profile, .precision = s->precision,
+                         .shared_arena = !s->eager,
                          .value_inputs = s->eager ? NULL : s->value_inputs,
                          .recycle = recycle, .tap = s->tap};
     kn_plan *p = NULL;
@@ -282,6 +283,7 @@ int kn_session_create(const kn_model *model, kn_threadpool *pool, const kn_sessi
     s->pool = pool;
     s->max_arena = cfg->max_arena;
     s->tune = cfg->tune;
+    s->precision = cfg->precision;
     s->profile = cfg->profile;
     s->tap = cfg->tap;
     s->tuning_cache = cfg->tuning_cache ? strdup(cfg->tuning_cache) : NULL;

@@ -18,6 +18,7 @@ typedef struct kn_session_config {
     int tune;                   /* time candidate kernels when planning */
     const char *tuning_cache;   /* copied; NULL = none */
     int profile;                /* time each step of every run */
+    int precision;              /* KN_PRECISION_*: float arithmetic the kernels may use */
     int32_t plan_cache;         /* plans kept, by input signature; 0 = the default */
     const kn_tap *tap;          /* sees every node's outputs (calibration); NULL: none */
 } kn_session_config;

@@ -94,7 +94,13 @@ typedef struct kn_kctx {
      * many it has for this node, to be timed against each other; 0 or 1:
      * just the one. */
     int32_t variant, n_variants;
+    /* The float arithmetic the session allows (KN_PRECISION_*): a kernel
+     * may compute float32 products in bfloat16 when told BF16 (oneDNN's
+     * fpmath mode); inputs and outputs stay float32 either way. */
+    int32_t precision;
 } kn_kctx;
+
+enum { KN_PRECISION_FP32 = 0, KN_PRECISION_BF16 = 1 };
 
 /* One kernel. Rows are written with designated initializers; a field left
  * out is 0: domain NULL is the default ai.onnx domain, until_version 0 means

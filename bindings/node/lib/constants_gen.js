@@ -72,6 +72,12 @@ exports.OPTION = Object.freeze({
   CALIB_METHOD: 10,
   CALIB_SYMMETRIC: 11,
   KEEP_VALUES: 12,
+  PRECISION: 13,
+});
+
+exports.PRECISION = Object.freeze({
+  FP32: 0,
+  BF16: 1,
 });
 
 exports.STATUS = Object.freeze({

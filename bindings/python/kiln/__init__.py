@@ -13,7 +13,7 @@ from typing import Optional
 
 from ._calibrate import Calibrator, ReportLine, quantize
 from ._capi_gen import (ABI_VERSION, CalibMethod, CalibTensor, DType, ImageFlag, InputFlag, Kind,
-                        Option, Status, StringOption)
+                        Option, Precision, Status, StringOption)
 from ._core import (CacheInfo, MemoryInfo, Model, NodeInfo, PlanBytes, ProfileStep, Runtime,
                     Session, ValueInfo, default_runtime)
 from ._image import decode_image, image_to_tensor
@@ -53,5 +53,5 @@ __all__ = [
     "BufferTooSmallError", "CancelledError", "DTypeError", "FileReadError", "InternalError",
     "InvalidArgumentError", "InvalidModelError", "KilnError", "LimitError", "NotFoundError",
     "OutOfMemoryError", "ShapeError", "StateError", "UnsupportedError", "version",
-    "InferenceSession", "Calibrator", "ReportLine", "quantize", "CalibMethod", "CalibTensor",
+    "InferenceSession", "Calibrator", "ReportLine", "quantize", "CalibMethod", "CalibTensor", "Precision",
 ]

@@ -72,6 +72,7 @@ class Option(enum.IntEnum):
     CALIB_METHOD = 10  # KILN_OPT_CALIB_METHOD: calibrator: how activation ranges are chosen (KILN_CALIB_*; default mse)
     CALIB_SYMMETRIC = 11  # KILN_OPT_CALIB_SYMMETRIC: calibrator: 1 = int8 symmetric activations, 0 = uint8 asymmetric (default)
     KEEP_VALUES = 12  # KILN_OPT_KEEP_VALUES: session: 1 = every run keeps a float32 copy of every tensor its nodes compute, read with kiln_session_value_* (default 0)
+    PRECISION = 13  # KILN_OPT_PRECISION: session: float arithmetic kernels may use (KILN_PRECISION_*; default fp32)
 
 
 class StringOption(enum.IntEnum):
@@ -99,6 +100,11 @@ class CalibTensor(enum.IntEnum):
     ACTIVATION = 0  # KILN_CALIB_TENSOR_ACTIVATION: a computed tensor (or graph input), quantized by its calibrated range
     WEIGHT = 1  # KILN_CALIB_TENSOR_WEIGHT: a constant weight, int8 symmetric per output channel
     BIAS = 2  # KILN_CALIB_TENSOR_BIAS: a constant bias, int32 at input scale x weight scale
+
+
+class Precision(enum.IntEnum):
+    FP32 = 0  # KILN_PRECISION_FP32: float32 throughout
+    BF16 = 1  # KILN_PRECISION_BF16: bfloat16 products with float32 accumulation where the CPU has them (oneDNN convolutions and matrix products)
 
 
 # ---- handles: opaque structs; a handle is a pointer to one ----

@@ -33,7 +33,8 @@ MODEL_OPTIONS: Dict[str, int] = {
     "max_model_mb": Option.MAX_MODEL_MB, "use_dnnl": Option.USE_DNNL}
 SESSION_OPTIONS: Dict[str, int] = {
     "max_arena_mb": Option.MAX_ARENA_MB, "tune": Option.TUNE, "profile": Option.PROFILE,
-    "plan_cache": Option.PLAN_CACHE, "keep_values": Option.KEEP_VALUES}
+    "plan_cache": Option.PLAN_CACHE, "keep_values": Option.KEEP_VALUES,
+    "precision": Option.PRECISION}
 SESSION_STRING_OPTIONS: Dict[str, int] = {"tuning_cache": StringOption.TUNING_CACHE}
 
 _KIND_NAMES = {Kind.TENSOR: "tensor", Kind.SEQUENCE: "sequence", Kind.OPTIONAL: "optional"}

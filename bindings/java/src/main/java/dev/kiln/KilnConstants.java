@@ -168,6 +168,9 @@ public final class KilnConstants {
     /** session: 1 = every run keeps a float32 copy of every tensor its nodes compute, read with kiln_session_value_* (default 0) */
     public static final int OPT_KEEP_VALUES = 12;
 
+    /** session: float arithmetic kernels may use (KILN_PRECISION_*; default fp32) */
+    public static final int OPT_PRECISION = 13;
+
     /** session: path of the kernel tuning cache file */
     public static final int SOPT_TUNING_CACHE = 1;
 
@@ -176,6 +179,12 @@ public final class KilnConstants {
 
     /** calibrator: comma-separated node names or op types left in float */
     public static final int SOPT_CALIB_KEEP_FLOAT = 3;
+
+    /** float32 throughout */
+    public static final int PRECISION_FP32 = 0;
+
+    /** bfloat16 products with float32 accumulation where the CPU has them (oneDNN convolutions and matrix products) */
+    public static final int PRECISION_BF16 = 1;
 
     /** the largest magnitude seen */
     public static final int CALIB_MINMAX = 1;

@@ -1,0 +1,85 @@
+/* KILN_OPT_PRECISION: a session allowed bfloat16 runs a small MLP
+ * (tests/data/models/bf16_mlp.onnx, tools/make_precision_model.py) within
+ * bfloat16's accuracy of the float32 session, and on a CPU with bf16
+ * instructions and oneDNN it does compute in bfloat16 (the results are not
+ * float32's bit for bit); the option's bad values are refused. */
+#include <math.h>
+#include <string.h>
+
+#include "api_helpers.h"
+
+enum { ROWS = 64, COLS_IN = 128, COLS_OUT = 64 };
+
+static void run_mlp(kiln_model *m, int32_t precision, const float *x, float *y)
+{
+    kiln_options *o = NULL;
+    kiln_session *s = NULL;
+    KT_OK(kiln_options_create(&o));
+    KT_OK(kiln_options_set_int(o, KILN_OPT_PRECISION, precision));
+    KT_OK(kiln_session_create(m, o, &s));
+    kiln_options_destroy(o);
+    const int64_t dims[2] = {ROWS, COLS_IN};
+    KT_OK(kiln_session_set_input(s, "X", KILN_DTYPE_FLOAT, dims, 2, x,
+                                 sizeof(float) * ROWS * COLS_IN, 0));
+    KT_OK(kiln_session_run(s));
+    size_t needed = 0;
+    KT_OK(kiln_session_output_copy(s, 0, y, sizeof(float) * ROWS * COLS_OUT, &needed));
+    cr_assert_eq(needed, sizeof(float) * ROWS * COLS_OUT);
+    kiln_session_destroy(s);
+}
+
+static int cpu_has_bf16(void)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+    return __builtin_cpu_supports("avx512bf16") || __builtin_cpu_supports("amx-bf16");
+#else
+    return 0;
+#endif
+}
+
+Test(precision, bf16_within_its_accuracy)
+{
+    static float x[ROWS * COLS_IN], fp32[ROWS * COLS_OUT], bf16[ROWS * COLS_OUT];
+    unsigned seed = 5;
+    for (int i = 0; i < ROWS * COLS_IN; i++) {
+        seed = seed * 1664525u + 1013904223u;
+        x[i] = (float)(seed >> 8) / 8388608.0f - 1.0f;
+    }
+    kiln_runtime *rt = kt_runtime(1);
+    kiln_model *m = kt_model(rt, "tests/data/models/bf16_mlp.onnx");
+    run_mlp(m, KILN_PRECISION_FP32, x, fp32);
+    run_mlp(m, KILN_PRECISION_BF16, x, bf16);
+    double num = 0, den = 0;
+    int differ = 0;
+    for (int i = 0; i < ROWS * COLS_OUT; i++) {
+        num += (double)(bf16[i] - fp32[i]) * (bf16[i] - fp32[i]);
+        den += (double)fp32[i] * fp32[i];
+        differ |= bf16[i] != fp32[i];
+    }
+    double rel = sqrt(num / den);
+    /* bf16 keeps 8 significant bits: ~0.4 % per product, less once summed */
+    cr_assert(rel < 2e-2, "bf16 relative L2 error %.3g against float32", rel);
+#ifdef KILN_WITH_DNNL
+    if (cpu_has_bf16())
+        cr_assert(differ, "bf16 session gave float32's bits: bf16 arithmetic did not run");
+    else
+        cr_log_info("no bf16 instructions here: the bf16 session computed in float32");
+#else
+    cr_assert(!differ, "without oneDNN a bf16 session computes in float32");
+#endif
+    cr_log_info("bf16 relative L2 error %.3g", rel);
+    kiln_model_destroy(m);
+    kiln_runtime_destroy(rt);
+}
+
+Test(precision, bad_values_are_refused)
+{
+    kiln_options *o = NULL;
+    KT_OK(kiln_options_create(&o));
+    KT_FAILS(kiln_options_set_int(o, KILN_OPT_PRECISION, 2), KILN_ERR_INVALID_ARGUMENT);
+    KT_FAILS(kiln_options_set_int(o, KILN_OPT_PRECISION, -1), KILN_ERR_INVALID_ARGUMENT);
+    char msg[256];
+    kiln_last_error(msg, sizeof msg);
+    cr_assert(strstr(msg, "precision must be 0 (fp32) or 1 (bf16)"), "message: %s", msg);
+    kiln_options_destroy(o);
+}
