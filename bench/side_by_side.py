@@ -4,6 +4,7 @@
     /usr/bin/python3 bench/side_by_side.py [--build build] [--set six|wide]
         [--models a,b] [--threads 1,2] [--rounds 3] [--runs 50]
         [--json bench/results.json] [--svg bench/results.svg]
+        [--int8 [--requantize]]
 
 --set wide runs the wide set instead: the 20 architectures of
 tools/export_wide_models.py (detection, segmentation, video, optical flow,
@@ -34,6 +35,22 @@ convolution's: an engine that runs 3x3 layers as Winograd does fewer
 multiplications and can pass 100 %. The "at peak" line is the geometric mean
 of ORT's shares of the peak: the ratio an engine would reach if it ran every
 direct multiply-add at the peak and spent no time on anything else.
+
+--int8 adds int8 (bench/int8_side.py). Each model is quantized once with
+`kiln quantize`, calibrated on the model's own input_0.pb (one sample; each
+test_data_set_N/ folder is one more), and the QDQ model is cached as
+MODEL_DIR/int8.onnx: it is rebuilt only when missing, or with --requantize
+(do that after the quantizer changes). The alternate rounds then time four
+processes: Kiln float32, Kiln int8, ORT int8 (the same QDQ file) and ORT
+float32. A second table per thread count gives Kiln int8 and ORT int8
+latency, Kiln int8/ORT int8, each engine's float32/int8 speed-up with
+geometric means, Kiln's achieved int8 GOP/s (2 x the float model's
+multiply-adds / latency) and both engines' percent of the practical int8
+peak (bench/dnnl_peak --int8: oneDNN's best u8s8s32 matmul). Kiln's int8
+outputs are compared with ORT's on the same file (max|diff|/max|ref|),
+reported but never failing the run: two int8 engines round differently.
+The JSON gets an "int8" entry per model and "peak_gops_int8"; the chart of
+Kiln int8/ORT int8 goes beside the float one, as NAME-int8.svg.
 """
 import argparse
 import json
@@ -43,6 +60,7 @@ import statistics
 import subprocess
 import sys
 
+import int8_side
 import ratio_chart
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -110,8 +128,10 @@ def agree(kiln, model_dir):
     return p.returncode == 0, line
 
 
-def bench_once(engine, kiln, model_dir, threads, runs, extra):
-    model = os.path.join(model_dir, "model.onnx")
+def bench_once(engine, kiln, model_dir, threads, runs, extra, model=None):
+    """One timing process; model defaults to MODEL_DIR/model.onnx (the int8
+    rounds pass MODEL_DIR/int8.onnx), the inputs are MODEL_DIR's."""
+    model = model or os.path.join(model_dir, "model.onnx")
     inputs = sorted(f for f in os.listdir(model_dir) if f.startswith("input_") and f.endswith(".pb"))
     if engine == "kiln":
         cmd = [kiln, "bench", model, "--threads", str(threads), "--runs", str(runs), "--json"]
@@ -161,6 +181,10 @@ def main():
     ap.add_argument("--json", default=os.path.join(HERE, "results.json"))
     ap.add_argument("--svg", default=None, help="the ratio chart (default: the JSON path "
                     "with .svg)")
+    ap.add_argument("--int8", action="store_true", help="also quantize each model (cached "
+                    "as MODEL_DIR/int8.onnx) and time Kiln and ORT on it")
+    ap.add_argument("--requantize", action="store_true", help="with --int8: rebuild "
+                    "MODEL_DIR/int8.onnx even if present")
     a = ap.parse_args()
     kiln = os.path.join(a.build, "kiln")
     models_dir = a.models_dir or os.path.join(a.build, MODELS_DIRS[a.set])
@@ -172,8 +196,12 @@ def main():
              if os.path.exists(os.path.join(models_dir, n, "model.onnx"))]
 
     report = {"models": {}, "threads": threads, "rounds": a.rounds, "peak_gflops": {}}
+    report["cpu"] = ratio_chart.cpu_name()
+    print(f"CPU: {report['cpu']} ({os.cpu_count()} logical CPUs)", flush=True)
     for t in threads:
         report["peak_gflops"][t] = peak_gflops(a.build, t)
+    if a.int8:
+        report["peak_gops_int8"] = {t: int8_side.peak_gops(a.build, t) for t in threads}
     ok_all = True
     timed = []
     for name in names:
@@ -187,19 +215,43 @@ def main():
             gmacs = 0.0
         entry = {"agree": ok, "check": line, "gmacs": gmacs, "threads": {}}
         report["models"][name] = entry
+        qmodel = int8_prepare(a, kiln, mdir, entry) if a.int8 else None
         try:
             for t in threads:
                 samples = {"kiln": [], "ort": []}
+                if qmodel:
+                    samples = {"kiln": [], "kiln8": [], "ort8": [], "ort": []}
                 for _ in range(a.rounds):  # alternate so drift hits both engines alike
-                    for engine in ("kiln", "ort"):
-                        samples[engine].append(bench_once(engine, kiln, mdir, t, a.runs,
-                                                          a.kiln_args.split()))
+                    for engine in list(samples):
+                        if engine not in samples:  # int8 dropped earlier in this round
+                            continue
+                        try:
+                            samples[engine].append(bench_once(
+                                engine.rstrip("8"), kiln, mdir, t, a.runs, a.kiln_args.split(),
+                                qmodel if engine.endswith("8") else None))
+                        except subprocess.CalledProcessError as e:
+                            if not engine.endswith("8"):
+                                raise
+                            # an int8 failure costs the int8 columns, not the float ones
+                            entry["int8"]["error"] = f"{engine}: " + (
+                                ((e.stderr or "").strip().splitlines() or [str(e)])[-1])
+                            print(f"  {name} int8: not timed: {entry['int8']['error']}",
+                                  flush=True)
+                            qmodel = None
+                            samples.pop("kiln8"), samples.pop("ort8")
                 row = {e: {m: statistics.median(s[m] for s in samples[e]) for m in METRICS}
                        for e in samples}
                 row["ratio"] = {m: row["kiln"][m] / row["ort"][m] for m in METRICS}
+                if qmodel:
+                    q = {e: row.pop(e) for e in int8_side.ENGINES}
+                    q["ratio"] = int8_side.int8_row(row, q)
+                    entry["int8"]["threads"][t] = q
                 entry["threads"][t] = row
                 print(f"  {name} threads {t}: kiln {row['kiln']['median_ms']:.2f} ms, "
                       f"ORT {row['ort']['median_ms']:.2f} ms", flush=True)
+                if qmodel:
+                    print(f"  {name} threads {t} int8: kiln {q['kiln8']['median_ms']:.2f} ms, "
+                          f"ORT {q['ort8']['median_ms']:.2f} ms", flush=True)
                 if row["ratio"]["median_ms"] > MISS_RATIO and a.set == "wide":
                     entry.setdefault("profile", {})[t] = top_ops(kiln, mdir, t)
         except subprocess.CalledProcessError as e:
@@ -209,13 +261,16 @@ def main():
         timed.append(name)
 
     print_table(report, timed, threads)
+    if a.int8:
+        int8_side.print_table(report, timed, threads, geomean)
     for name in names:
         for t, ops in report["models"][name].get("profile", {}).items():
             shares = ", ".join(f"{op} ({kernel}) {share:.0f}%" for op, kernel, share in ops)
             print(f"where {name} spends its time, threads {t}: {shares}")
         if "error" in report["models"][name]:
             print(f"{name}: not timed: {report['models'][name]['error'][0]}")
-    report["cpu"] = ratio_chart.cpu_name()
+        if "error" in report["models"][name].get("int8", {}):
+            print(f"{name}: int8 not timed: {report['models'][name]['int8']['error']}")
     with open(a.json, "w") as f:
         json.dump(report, f, indent=1)
     svg = a.svg or os.path.splitext(a.json)[0] + ".svg"
@@ -223,8 +278,35 @@ def main():
         f.write(ratio_chart.ratio_svg(
             f"Kiln vs ONNX Runtime, {a.set} set, on {report['cpu']}", timed, threads,
             lambda n, t: report["models"][n]["threads"][t]["ratio"]["median_ms"]))
+    if a.int8:
+        timed8 = [n for n in timed if report["models"][n].get("int8", {}).get("threads")]
+        svg8 = os.path.splitext(svg)[0] + "-int8.svg"
+        with open(svg8, "w") as f:
+            f.write(ratio_chart.ratio_svg(
+                f"Kiln int8 vs ONNX Runtime int8 (same QDQ file), {a.set} set, on "
+                f"{report['cpu']}", timed8, threads,
+                lambda n, t: report["models"][n]["int8"]["threads"][t]["ratio"]
+                ["kiln8_over_ort8"]))
+        svg += f" and {svg8}"
     print(f"\nwrote {a.json} and {svg} (CPU: {report['cpu']})")
     return 0 if ok_all else 1
+
+
+def int8_prepare(a, kiln, mdir, entry):
+    """The model's QDQ file (made or reused) and its agreement check, recorded
+    in entry["int8"]; None when it cannot be made (the reason is recorded)."""
+    name = os.path.basename(mdir)
+    entry["int8"] = {"threads": {}}
+    qmodel, why = int8_side.quantized_model(kiln, mdir, a.requantize)
+    if not qmodel:
+        entry["int8"]["error"] = why
+        print(f"  {name} int8: {why}", flush=True)
+        return None
+    entry["int8"]["model"] = qmodel
+    rel, line = int8_side.agreement(kiln, mdir, qmodel)
+    entry["int8"].update(rel_diff=rel, check=line)
+    print(f"check {line}", flush=True)
+    return qmodel
 
 
 def print_table(report, names, threads):
