@@ -95,6 +95,12 @@ static int entropy_bins(const magnitudes *m, int quantized_bins)
     return bins;
 }
 
+/* A bin holding more than this share of the values is a spike: one
+ * magnitude repeated (a real image's uniform background through a Relu
+ * held 68-88 % of a channel's nonzero outputs), not part of a smooth
+ * distribution, whose densest of 2048 bins holds well under 1 %. */
+#define KN_CALIB_SPIKE_SHARE 0.02
+
 static int entropy_threshold(const magnitudes *m, int levels, double *out, kn_err *err)
 {
     const int quantized_bins = levels + 1;
@@ -108,6 +114,21 @@ static int entropy_threshold(const magnitudes *m, int levels, double *out, kn_er
         for (int j = 0; j < merge; j++)
             hist[i] += m->bins[i * merge + j];
     }
+    /* Spikes leave the search: Q spreads each level's mass evenly over the
+     * level's bins, so a spike is represented worse the more bins its level
+     * spans, and its share then outweighs every clipping cost. The search
+     * picked the narrowest thresholds: the trained MNIST CNN's first
+     * depthwise Relu clipped at 1.59 of 7.57, 30 points of top-1 lost. A
+     * spike's own rounding is the same at any threshold; it only has to
+     * stay in range, so the threshold is kept at or beyond the last one. */
+    double count = m->count;
+    int min_bins = quantized_bins;
+    for (int i = 0; i < n_bins; i++)
+        if (hist[i] > KN_CALIB_SPIKE_SHARE * m->count) {
+            count -= hist[i];
+            hist[i] = 0;
+            min_bins = i + 1 > min_bins ? i + 1 : min_bins;
+        }
 
     double best_kl = INFINITY, kept_mass = 0;
     int best_bins = n_bins;
@@ -115,10 +136,12 @@ static int entropy_threshold(const magnitudes *m, int levels, double *out, kn_er
         kept_mass += hist[i];
     for (int bins = quantized_bins; bins <= n_bins; bins++) {
         kept_mass += hist[bins - 1];
+        if (bins < min_bins)
+            continue;
         /* P: the first `bins` bins, the values beyond folded into the last. */
         for (int j = 0; j < bins; j++)
             p[j] = hist[j];
-        p[bins - 1] += m->count - kept_mass;
+        p[bins - 1] += count - kept_mass;
         /* Q: the same bins merged into quantized_bins levels, each level's
          * mass spread evenly over its bins that held any. */
         for (int k = 0; k < quantized_bins; k++) {
