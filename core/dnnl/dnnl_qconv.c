@@ -18,7 +18,7 @@
 #include <string.h>
 
 #include "core/dnnl/dnnl_conv_geometry.h"
-#include "core/kernel/weights.h"
+#include "core/dnnl/dnnl_int8.h"
 
 enum { IN_X, IN_XS, IN_XZ, IN_W, IN_WS, IN_WZ, IN_YS, IN_YZ, IN_B };
 
@@ -39,9 +39,10 @@ static int is_const_scalar(const kn_tensor *t, int32_t dtype)
     return t && t->data && t->dtype == dtype && kn_tensor_numel(t) == 1;
 }
 
-/* The attribute: output scale sx * sw[c] / sy per channel (or one), zero
- * points of source and destination, user scratchpad. */
-static int qconv_attr(kn_kctx *k, dnnl_primitive_attr_t *attr)
+/* *pd with the requantization: output scale sx * sw[c] / sy per channel
+ * (or one), the zero points of X and Y. */
+static int qconv_pd(kn_kctx *k, kn_dnnl_prim *p, const dnnl_convolution_desc_t *cd,
+                    dnnl_primitive_desc_t *pd)
 {
     const kn_tensor *ws = k->in[IN_WS];
     int64_t n_ws = kn_tensor_numel(ws);
@@ -51,24 +52,10 @@ static int qconv_attr(kn_kctx *k, dnnl_primitive_attr_t *attr)
         return kn_fail(k->err, KN_ERR_OUT_OF_MEMORY, "QLinearConv: out of memory");
     for (int64_t c = 0; c < n_ws; c++)
         scales[c] = sx * ((const float *)ws->data)[c] / sy;
-    int32_t zx = zero_point(k->in[IN_XZ]), zy = zero_point(k->in[IN_YZ]);
-    dnnl_status_t s = dnnl_primitive_attr_create(attr);
-    if (s == dnnl_success)
-        s = dnnl_primitive_attr_set_scratchpad_mode(*attr, dnnl_scratchpad_mode_user);
-    if (s == dnnl_success)
-        s = dnnl_primitive_attr_set_output_scales(*attr, n_ws, n_ws > 1 ? 1 << 1 : 0, scales);
-    if (s == dnnl_success && zx != 0)
-        s = dnnl_primitive_attr_set_zero_points(*attr, DNNL_ARG_SRC, 1, 0, &zx);
-    if (s == dnnl_success && zy != 0)
-        s = dnnl_primitive_attr_set_zero_points(*attr, DNNL_ARG_DST, 1, 0, &zy);
+    int rc = kn_dnnl_int8_pd(k, p, cd, scales, n_ws, zero_point(k->in[IN_XZ]),
+                             zero_point(k->in[IN_YZ]), pd);
     free(scales);
-    if (s != dnnl_success) {
-        if (*attr)
-            dnnl_primitive_attr_destroy(*attr);
-        *attr = NULL;
-        return kn_dnnl_fail(k->err, s, "int8 convolution attributes");
-    }
-    return KN_OK;
+    return rc;
 }
 
 /* What oneDNN's kernel takes; the reason otherwise (CPU kernel serves). */
@@ -153,24 +140,14 @@ static int qconv_build(kn_kctx *k, kn_dnnl_prim *p, int nhwc, int unused)
         if (s != dnnl_success)
             rc = kn_dnnl_fail(k->err, s, "int8 convolution descriptor");
     }
-    dnnl_primitive_attr_t attr = NULL;
-    if (rc == KN_OK)
-        rc = qconv_attr(k, &attr);
     dnnl_primitive_desc_t pd = NULL;
-    if (rc == KN_OK) {
-        rc = kn_dnnl_pd_create_attr(&cd, attr, NULL, p, &pd, k->err);
-        dnnl_primitive_attr_destroy(attr);
-    }
+    if (rc == KN_OK)
+        rc = qconv_pd(k, p, &cd, &pd);
     if (rc != KN_OK)
         return rc;
-    const dnnl_memory_desc_t *want = dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 0);
     rc = kn_dnnl_add_arg(p, DNNL_ARG_SRC, KN_DNNL_BIND_INPUT, IN_X, &xmd, k->err);
-    /* one way: the packed int8 weights carry oneDNN's compensation terms,
-     * not a layout to reorder back from */
     if (rc == KN_OK)
-        rc = kn_weight_store_shares(k->weights, k->node->inputs[IN_W])
-                 ? kn_dnnl_add_shared_weights(p, k, IN_W, &wmd_user, want, 1)
-                 : kn_dnnl_add_const_weights(p, &wmd_user, want, w->data, k->err);
+        rc = kn_dnnl_int8_weights(p, k, IN_W, &wmd_user, pd);
     if (rc == KN_OK && b)
         rc = kn_dnnl_add_arg(p, DNNL_ARG_BIAS, KN_DNNL_BIND_INPUT, IN_B, &bmd, k->err);
     if (rc == KN_OK)

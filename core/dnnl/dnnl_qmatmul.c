@@ -14,8 +14,7 @@
 #include <string.h>
 
 #include "core/kernel/tensor_common.h"
-#include "core/kernel/weights.h"
-#include "core/dnnl/dnnl_common.h"
+#include "core/dnnl/dnnl_int8.h"
 
 enum { IN_A, IN_B, IN_AS, IN_BS, IN_AZ, IN_BZ, IN_BIAS };
 
@@ -48,7 +47,10 @@ static const char *unserved(kn_kctx *k, dnnl_data_type_t *at)
     return NULL;
 }
 
-static int qmm_attr(kn_kctx *k, dnnl_primitive_attr_t *attr)
+/* *pd with output scale a_scale * b_scale (per column or one) and A's
+ * zero point. */
+static int qmm_pd(kn_kctx *k, kn_dnnl_prim *p, const dnnl_matmul_desc_t *md,
+                  dnnl_primitive_desc_t *pd)
 {
     const kn_tensor *bs = k->in[IN_BS], *az = kn_input(k, IN_AZ);
     int64_t n_bs = kn_tensor_numel(bs);
@@ -61,21 +63,9 @@ static int qmm_attr(kn_kctx *k, dnnl_primitive_attr_t *attr)
     int32_t za = !az                      ? 0
                  : az->dtype == KN_INT8 ? (int32_t)*(const int8_t *)az->data
                                         : (int32_t)*(const uint8_t *)az->data;
-    dnnl_status_t s = dnnl_primitive_attr_create(attr);
-    if (s == dnnl_success)
-        s = dnnl_primitive_attr_set_scratchpad_mode(*attr, dnnl_scratchpad_mode_user);
-    if (s == dnnl_success)
-        s = dnnl_primitive_attr_set_output_scales(*attr, n_bs, n_bs > 1 ? 1 << 1 : 0, scales);
-    if (s == dnnl_success && za != 0)
-        s = dnnl_primitive_attr_set_zero_points(*attr, DNNL_ARG_SRC, 1, 0, &za);
+    int rc = kn_dnnl_int8_pd(k, p, md, scales, n_bs, za, 0, pd);
     free(scales);
-    if (s != dnnl_success) {
-        if (*attr)
-            dnnl_primitive_attr_destroy(*attr);
-        *attr = NULL;
-        return kn_dnnl_fail(k->err, s, "int8 matmul attributes");
-    }
-    return KN_OK;
+    return rc;
 }
 
 static int qmm_build(kn_kctx *k, kn_dnnl_prim *p, int unused_a, int unused_b)
@@ -112,24 +102,14 @@ static int qmm_build(kn_kctx *k, kn_dnnl_prim *p, int unused_a, int unused_b)
         if (s != dnnl_success)
             rc = kn_dnnl_fail(k->err, s, "int8 matmul descriptor");
     }
-    dnnl_primitive_attr_t attr = NULL;
-    if (rc == KN_OK)
-        rc = qmm_attr(k, &attr);
     dnnl_primitive_desc_t pd = NULL;
-    if (rc == KN_OK) {
-        rc = kn_dnnl_pd_create_attr(&md, attr, NULL, p, &pd, k->err);
-        dnnl_primitive_attr_destroy(attr);
-    }
+    if (rc == KN_OK)
+        rc = qmm_pd(k, p, &md, &pd);
     if (rc != KN_OK)
         return rc;
-    const dnnl_memory_desc_t *want = dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 0);
     rc = kn_dnnl_add_arg(p, DNNL_ARG_SRC, KN_DNNL_BIND_INPUT, IN_A, &amd, k->err);
-    /* one way, as the integer convolution's: packed int8 weights may carry
-     * oneDNN's compensation terms */
     if (rc == KN_OK)
-        rc = kn_weight_store_shares(k->weights, k->node->inputs[IN_B])
-                 ? kn_dnnl_add_shared_weights(p, k, IN_B, &bmd_user, want, 1)
-                 : kn_dnnl_add_const_weights(p, &bmd_user, want, b->data, k->err);
+        rc = kn_dnnl_int8_weights(p, k, IN_B, &bmd_user, pd);
     if (rc == KN_OK)
         rc = kn_dnnl_add_arg(p, DNNL_ARG_DST, KN_DNNL_BIND_OUTPUT, 0, &ymd, k->err);
     if (rc == KN_OK)

@@ -1,0 +1,34 @@
+/* oneDNN int8 primitives' common parts (dnnl_int8.h). */
+#include "core/dnnl/dnnl_int8.h"
+
+#include "core/kernel/weights.h"
+
+int kn_dnnl_int8_pd(kn_kctx *k, kn_dnnl_prim *p, const void *op_desc, const float *scales,
+                    int64_t n_scales, int32_t src_zp, int32_t dst_zp, dnnl_primitive_desc_t *pd)
+{
+    dnnl_primitive_attr_t attr = NULL;
+    dnnl_status_t s = dnnl_primitive_attr_create(&attr);
+    if (s == dnnl_success)
+        s = dnnl_primitive_attr_set_scratchpad_mode(attr, dnnl_scratchpad_mode_user);
+    if (s == dnnl_success)
+        s = dnnl_primitive_attr_set_output_scales(attr, n_scales, n_scales > 1 ? 1 << 1 : 0,
+                                                  scales);
+    if (s == dnnl_success && src_zp != 0)
+        s = dnnl_primitive_attr_set_zero_points(attr, DNNL_ARG_SRC, 1, 0, &src_zp);
+    if (s == dnnl_success && dst_zp != 0)
+        s = dnnl_primitive_attr_set_zero_points(attr, DNNL_ARG_DST, 1, 0, &dst_zp);
+    int rc = s == dnnl_success ? kn_dnnl_pd_create_attr(op_desc, attr, NULL, p, pd, k->err)
+                               : kn_dnnl_fail(k->err, s, "int8 primitive attributes");
+    if (attr)
+        dnnl_primitive_attr_destroy(attr);
+    return rc;
+}
+
+int kn_dnnl_int8_weights(kn_dnnl_prim *p, kn_kctx *k, int32_t input,
+                         const dnnl_memory_desc_t *have, const_dnnl_primitive_desc_t pd)
+{
+    const dnnl_memory_desc_t *want = dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 0);
+    return kn_weight_store_shares(k->weights, k->node->inputs[input])
+               ? kn_dnnl_add_shared_weights(p, k, input, have, want, 1)
+               : kn_dnnl_add_const_weights(p, have, want, k->in[input]->data, k->err);
+}

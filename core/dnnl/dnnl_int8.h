@@ -1,0 +1,22 @@
+/* What the oneDNN integer kernels share (dnnl_qconv.c, dnnl_qmatmul.c): the
+ * primitive descriptor with requantization in its attribute, and the int8
+ * weights packed once. */
+#ifndef KN_DNNL_INT8_H
+#define KN_DNNL_INT8_H
+
+#include "core/dnnl/dnnl_common.h"
+
+/* *pd for op_desc with output scales (n_scales of them: one, or one per
+ * output channel / column, dim 1 of the destination) and the source's and
+ * destination's zero points (0: none), user scratchpad. */
+int kn_dnnl_int8_pd(kn_kctx *k, kn_dnnl_prim *p, const void *op_desc, const float *scales,
+                    int64_t n_scales, int32_t src_zp, int32_t dst_zp, dnnl_primitive_desc_t *pd);
+
+/* Binds constant int8 weights, input `input` laid out as `have`, in the
+ * layout pd wants: the model's shared packed copy when its store shares
+ * them, else a copy of the session's own. One way: the packed int8 weights
+ * carry oneDNN's compensation terms, not a layout to reorder back from. */
+int kn_dnnl_int8_weights(kn_dnnl_prim *p, kn_kctx *k, int32_t input,
+                         const dnnl_memory_desc_t *have, const_dnnl_primitive_desc_t pd);
+
+#endif
