@@ -96,11 +96,10 @@ int32_t kiln_session_run(kiln_session *s)
 {
     KILN_CHECK_ARG(s, "session is NULL");
     kn_err err = {0};
-    if (s->kept)
-        kn_kept_values_begin(s->kept);
+    /* s is not touched after the run: a concurrent kiln_session_destroy,
+     * which waits for the run, may free it the moment the run ends (the
+     * kept values are begun and ended by the session, under its lock) */
     int rc = kn_session_run(s->core, &err);
-    if (s->kept)
-        kn_kept_values_end(s->kept, rc == KN_OK);
     return rc == KN_OK ? KILN_OK : kiln_fail_err(&err);
 }
 

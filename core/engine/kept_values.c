@@ -78,6 +78,9 @@ static int keep(kn_kept_values *kv, int32_t v, const kn_tensor *t, kn_err *err)
     return KN_OK;
 }
 
+static void tap_begin(void *ctx) { kn_kept_values_begin(ctx); }
+static void tap_end(void *ctx, int ok) { kn_kept_values_end(ctx, ok); }
+
 /* The tap: called after every node with its outputs still in place. */
 static int keep_outputs(void *ctx, const kn_plan *plan, const kn_kctx *k, kn_err *err)
 {
@@ -111,7 +114,7 @@ int kn_kept_values_create(const kn_model *model, kn_kept_values **out, kn_err *e
         return kn_fail(err, KN_ERR_OUT_OF_MEMORY, "out of memory");
     }
     kv->model = model;
-    kv->tap = (kn_tap){.fn = keep_outputs, .ctx = kv};
+    kv->tap = (kn_tap){.fn = keep_outputs, .ctx = kv, .run_begin = tap_begin, .run_end = tap_end};
     *out = kv;
     return KN_OK;
 }

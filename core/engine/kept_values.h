@@ -4,8 +4,9 @@
  * would stop in-place reuse and change the plan being examined).
  *
  * It is a plan tap (kn_tap, core/engine/plan.h): hand kn_kept_values_tap()
- * to the session at creation, call kn_kept_values_begin() before each run
- * and kn_kept_values_end() after it. Buffers are kept between runs and grow
+ * to the session at creation; the session calls kn_kept_values_begin()
+ * and kn_kept_values_end() around each run, inside its run lock (a caller
+ * doing it after kn_session_run returned raced a concurrent destroy). Buffers are kept between runs and grow
  * only, so repeated runs of one shape allocate nothing. Not thread-safe: it
  * follows its session's one-run-at-a-time rule. */
 #ifndef KN_KEPT_VALUES_H

@@ -34,6 +34,12 @@ struct kn_plan;
 typedef struct kn_tap {
     int (*fn)(void *ctx, const struct kn_plan *plan, const kn_kctx *k, kn_err *err);
     void *ctx;
+    /* Optional: a session calls these at the start and end of each run,
+     * inside its run lock (ok: the run succeeded). Whatever the tap keeps
+     * is then only touched while the session is, never after a concurrent
+     * destroy has been let through. */
+    void (*run_begin)(void *ctx);
+    void (*run_end)(void *ctx, int ok);
 } kn_tap;
 
 typedef struct kn_plan_options {

@@ -545,6 +545,8 @@ int kn_session_run(kn_session *s, kn_err *err)
             return not_set(s, i, err);
     pthread_mutex_lock(&s->run_lock);
     uint64_t id = atomic_fetch_add(&s->run_id, 1) + 1; /* odd: running */
+    if (s->tap && s->tap->run_begin)
+        s->tap->run_begin(s->tap->ctx);
     int rc = KN_OK;
     int32_t hit = s->eager ? -1 : find_cached(s);
     if (hit >= 0) {
@@ -563,6 +565,8 @@ int kn_session_run(kn_session *s, kn_err *err)
         rc = kn_plan_execute(s->plan, &s->cancel_target, id, err);
     }
     s->has_outputs = rc == KN_OK;
+    if (s->tap && s->tap->run_end)
+        s->tap->run_end(s->tap->ctx, rc == KN_OK);
     atomic_fetch_add(&s->run_id, 1); /* even: idle */
     pthread_mutex_unlock(&s->run_lock);
     return rc;
