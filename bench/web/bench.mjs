@@ -84,6 +84,32 @@ export async function benchModel({ model, runs = 15, budgetMs = 40000 }) {
   };
 }
 
+/** Kiln alone with { profile: true }: `runs` runs after a warm-up, then
+ * the time per op type and the slowest steps, in ms per run. */
+export async function profileKiln({ model, runs = 10, top = 12 }) {
+  const kiln = await importKiln();
+  const base = new URL(`../../models/${model}/`, import.meta.url).href;
+  const m = await kiln.Model.load(await fetchBytes(`${base}model.onnx`));
+  const tensors = await readInputs(kiln, base);
+  const session = m.createSession({ profile: true });
+  const feeds = {};
+  m.inputs.forEach((info, i) => { feeds[info.name] = tensors[i]; });
+  session.runSync(feeds);
+  session.resetProfile();
+  const t0 = now();
+  for (let i = 0; i < runs; i++) session.runSync(feeds);
+  const wallMs = (now() - t0) / runs;
+  const steps = session.profile().map((s) => ({ ...s, ms: s.totalMs / Math.max(1, s.runs) }));
+  m.dispose();
+  const byOp = {};
+  for (const s of steps) byOp[s.op] = (byOp[s.op] ?? 0) + s.ms;
+  return {
+    model, wallMs,
+    byOp: Object.entries(byOp).sort((a, b) => b[1] - a[1]),
+    slowest: [...steps].sort((a, b) => b.ms - a.ms).slice(0, top),
+  };
+}
+
 const DIGITS = new URL('../../examples/digits/digits.onnx', import.meta.url).href;
 const zeros = () => ({ type: 'float32', dims: [1, 1, 8, 8], data: new Float32Array(64) });
 
@@ -106,7 +132,7 @@ export async function startupOrt() {
   return now() - t0;
 }
 
-window.kilnBench = { benchModel, startupKiln, startupOrt };
+window.kilnBench = { benchModel, profileKiln, startupKiln, startupOrt };
 
 // By hand: ?models=a,b&runs=N runs them and fills the table.
 const params = new URLSearchParams(location.search);

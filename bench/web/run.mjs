@@ -6,7 +6,10 @@
 // and writes JSON. Not part of ctest (minutes per model).
 //
 //   node bench/web/run.mjs --models-dir DIR [--models a,b,...] [--wasm DIR]
-//        [--runs N] [--startup-runs N] [--json FILE]
+//        [--runs N] [--startup-runs N] [--json FILE] [--profile]
+//
+// --profile: Kiln alone, time per op type and the slowest steps of each
+// model (the session's own profile), instead of the comparison.
 //
 // DIR holds NAME/model.onnx + NAME/input_0.pb (tools/export_models.py).
 // Default models: squeezenet1_1,mobilenet_v2,resnet50,bert_encoder.
@@ -19,7 +22,7 @@ import { launchChromium } from '../../wasm/browser/browser.mjs';
 import { startServer, sourceDir } from '../../wasm/browser/serve.mjs';
 
 const USAGE = 'usage: node bench/web/run.mjs --models-dir DIR [--models a,b] [--wasm DIR] [--runs N] ' +
-  '[--startup-runs N] [--json FILE]';
+  '[--startup-runs N] [--json FILE] [--profile]';
 
 function parseArgs(argv) {
   const opts = {
@@ -33,6 +36,10 @@ function parseArgs(argv) {
   const names = { '--models': 'models', '--models-dir': 'modelsDir', '--wasm': 'wasmDir', '--runs': 'runs',
     '--startup-runs': 'startupRuns', '--json': 'json' };
   for (let i = 0; i < argv.length; i++) {
+    if (argv[i] === '--profile') {
+      opts.profile = true;
+      continue;
+    }
     const key = names[argv[i]];
     if (!key || i + 1 >= argv.length) {
       console.error(USAGE);
@@ -101,6 +108,22 @@ async function main() {
   const browser = await launchChromium();
   const report = { chromium: browser.version(), ortVersion, date: new Date().toISOString(), models: [], startup: null, sizes: null };
   console.log(`Chromium ${browser.version()}, onnxruntime-web ${ortVersion}, Kiln from ${opts.wasmDir}`);
+  if (opts.profile) {
+    try {
+      for (const model of opts.models.split(',').filter(Boolean)) {
+        const r = await inFreshPage(browser, server.url, (a) => window.kilnBench.profileKiln(a), { model, runs: opts.runs });
+        const total = r.byOp.reduce((a, [, ms]) => a + ms, 0);
+        console.log(`\n${model}: ${r.wallMs.toFixed(1)} ms per run, ${total.toFixed(1)} ms in steps`);
+        for (const [op, ms] of r.byOp) console.log(`  ${op.padEnd(28)} ${pad(ms.toFixed(2), 8)} ms ${pad((100 * ms / total).toFixed(1), 5)} %`);
+        console.log('  slowest steps:');
+        for (const s of r.slowest) console.log(`    ${s.op.padEnd(24)} ${pad(s.ms.toFixed(2), 7)} ms  ${s.name}`);
+      }
+    } finally {
+      await browser.close();
+      await server.close();
+    }
+    return 0;
+  }
   try {
     console.log(`\n${'model'.padEnd(14)} ${pad('MB', 6)} ${pad('Kiln ms', 9)} ${pad('ORT ms', 9)} ${pad('Kiln/ORT', 9)}` +
       ` ${pad('runs', 5)} ${pad('load K/O ms', 13)} ${pad('out diff', 9)}`);

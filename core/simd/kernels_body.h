@@ -34,7 +34,10 @@
 #ifndef KS_WASM_MR
 #define KS_WASM_MR 5
 #endif
-#define KS_NV 2
+#ifndef KS_WASM_NV
+#define KS_WASM_NV 2
+#endif
+#define KS_NV KS_WASM_NV
 #define KS_MR KS_WASM_MR
 #else
 #define KS_NV 2

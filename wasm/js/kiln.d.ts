@@ -105,6 +105,18 @@ export interface CacheInfo {
   readonly arenaBytes: number;
 }
 
+/** Session.profile(): one executed step of the plan (sessions created
+ * with { profile: true }). */
+export interface ProfileStep {
+  readonly name: string;
+  /** Op type; fused steps have their own, e.g. "FusedConv". */
+  readonly op: string;
+  readonly kernel: string;
+  /** Time in this step over `runs` runs since the plan was built or reset. */
+  readonly totalMs: number;
+  readonly runs: number;
+}
+
 /** Model.memoryInfo(): what the model holds for all its sessions, in bytes. */
 export interface ModelMemoryInfo {
   /** The weights (initializers) as loaded. */
@@ -139,6 +151,10 @@ export class Session {
   /** Gives back every kept plan and their arena; the next run plans again
    * (inputs stay bound). */
   releaseMemory(): void;
+  /** Time per step (sessions created with { profile: true }). */
+  profile(): ProfileStep[];
+  /** Zeroes the profile's times and run counts. */
+  resetProfile(): void;
   dispose(): void;
 }
 

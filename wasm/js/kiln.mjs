@@ -463,6 +463,26 @@ export class Session {
     return { plansKept: i32At(scratch), plansBuilt: i64At(scratch + 8), arenaBytes: i64At(scratch + 16) };
   }
 
+  /** Time per executed step since the plan was built (sessions created
+   * with { profile: true }): [{ name, op, kernel, totalMs, runs }] in plan
+   * order. resetProfile() zeroes the times (e.g. after a warm-up run). */
+  profile() {
+    const h = this.#live('profile');
+    check(core._kiln_session_profile_count(h, scratch));
+    const steps = [], n = i32At(scratch);
+    for (let i = 0; i < n; i++) {
+      const text = (what) => twoCallString((buf, cap, needed) => core[`_kiln_session_profile_${what}`](h, i, buf, cap, needed));
+      check(core._kiln_session_profile_time(h, i, scratch, scratch + 8));
+      const totalMs = i64At(scratch) / 1e6, runs = i64At(scratch + 8); // before text() reuses scratch
+      steps.push({ name: text('name'), op: text('op'), kernel: text('kernel'), totalMs, runs });
+    }
+    return steps;
+  }
+
+  resetProfile() {
+    check(core._kiln_session_profile_reset(this.#live('resetProfile')));
+  }
+
   /** Gives back every kept plan and their arena; the next run plans again.
    * Inputs stay bound. */
   releaseMemory() {
