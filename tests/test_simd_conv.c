@@ -6,10 +6,12 @@
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/cpu/nn/conv.h"
+#include "core/simd/gemm_tiles.h"
 #include "core/simd/kernels.h"
 #include "core/ir/tensor.h"
 
@@ -38,7 +40,14 @@ static void *scratch_alloc(size_t bytes)
 
 /* ---- GEMM ---- */
 
-static void check_gemm(const kn_simd_kernels *ks, kn_threadpool *pool, int ta, int tb, int64_t m,
+typedef void (*sgemm_fn)(kn_threadpool *pool, const kn_sgemm_args *g, void *ws, size_t ws_bytes);
+
+typedef struct gemm_under_test {
+    const char *name;
+    sgemm_fn sgemm;
+} gemm_under_test;
+
+static void check_gemm(gemm_under_test ks, kn_threadpool *pool, int ta, int tb, int64_t m,
                        int64_t n, int64_t k, float alpha, float beta, int with_bias, int packed)
 {
     int64_t lda = (ta ? m : k) + 3, ldb = (tb ? k : n) + 1, ldc = n + 2;
@@ -55,7 +64,7 @@ static void check_gemm(const kn_simd_kernels *ks, kn_threadpool *pool, int ta, i
     void *w = scratch_alloc(ws);
     kn_sgemm_args g = {ta, tb, m, n, k, alpha, beta, a, lda, b, ldb, c, ldc,
                        with_bias ? bias : NULL, pa};
-    ks->sgemm(pool, &g, w, ws);
+    ks.sgemm(pool, &g, w, ws);
     for (int64_t i = 0; i < m; i++)
         for (int64_t j = 0; j < n; j++) {
             double s = 0, mag = 0;
@@ -71,7 +80,7 @@ static void check_gemm(const kn_simd_kernels *ks, kn_threadpool *pool, int ta, i
             cr_assert(fabs(got - want) <= 1e-5 * (mag + 1),
                       "%s gemm ta%d tb%d %lldx%lldx%lld a%g b%g bias%d packed%d: C[%lld][%lld] = "
                       "%g, want %g",
-                      ks->name, ta, tb, (long long)m, (long long)n, (long long)k, alpha, beta,
+                      ks.name, ta, tb, (long long)m, (long long)n, (long long)k, alpha, beta,
                       with_bias, packed, (long long)i, (long long)j, got, want);
         }
     /* padding columns between rows untouched */
@@ -80,10 +89,24 @@ static void check_gemm(const kn_simd_kernels *ks, kn_threadpool *pool, int ta, i
     free(a), free(b), free(c), free(c0), free(bias), free(pa), free(w);
 }
 
+static const int64_t gemm_dims[][3] = {{1, 37, 19},   {29, 1, 70},    {5, 7, 3},
+                                      {6, 32, 1},    {13, 33, 17},   {67, 45, 300},
+                                      {130, 70, 257}, {7, 200, 9}};
+#define N_GEMM_DIMS (sizeof gemm_dims / sizeof gemm_dims[0])
+
+static void check_gemm_shapes(gemm_under_test ks, kn_threadpool *two)
+{
+    for (size_t d = 0; d < N_GEMM_DIMS; d++)
+        for (int t = 0; t < 4; t++) {
+            int64_t m = gemm_dims[d][0], n = gemm_dims[d][1], k = gemm_dims[d][2];
+            check_gemm(ks, NULL, t & 1, t >> 1, m, n, k, 1.0f, 0.0f, 0, 0);
+            check_gemm(ks, two, t & 1, t >> 1, m, n, k, 0.5f, 1.0f, 1, d & 1);
+            check_gemm(ks, NULL, t & 1, t >> 1, m, n, k, -1.0f, 0.25f, 1, 1);
+        }
+}
+
 Test(simd_gemm, every_instance_matches_reference_on_odd_shapes)
 {
-    static const int64_t dims[][3] = {{1, 37, 19},  {29, 1, 70},  {5, 7, 3},     {6, 32, 1},
-                                      {13, 33, 17}, {67, 45, 300}, {130, 70, 257}, {7, 200, 9}};
     kn_threadpool *two = kn_threadpool_create(2);
     cr_assert_not_null(two);
     int tested = 0;
@@ -92,15 +115,35 @@ Test(simd_gemm, every_instance_matches_reference_on_odd_shapes)
         if (!ks)
             continue;
         tested++;
-        for (size_t d = 0; d < sizeof dims / sizeof dims[0]; d++)
-            for (int t = 0; t < 4; t++) {
-                int64_t m = dims[d][0], n = dims[d][1], k = dims[d][2];
-                check_gemm(ks, NULL, t & 1, t >> 1, m, n, k, 1.0f, 0.0f, 0, 0);
-                check_gemm(ks, two, t & 1, t >> 1, m, n, k, 0.5f, 1.0f, 1, d & 1);
-                check_gemm(ks, NULL, t & 1, t >> 1, m, n, k, -1.0f, 0.25f, 1, 1);
-            }
+        check_gemm_shapes((gemm_under_test){ks->name, ks->sgemm}, two);
     }
     cr_assert_geq(tested, 1);
+    kn_threadpool_destroy(two);
+}
+
+/* Every micro-tile a process can choose (gemm_tiles.h), each forced in
+ * turn so that packing and products both follow it, through the public
+ * entry points; then the timed choice lands on one of them. */
+Test(simd_gemm, every_tile_matches_reference_and_tuning_picks_one)
+{
+    kn_threadpool *two = kn_threadpool_create(2);
+    cr_assert_not_null(two);
+    int32_t n = kn_sgemm_tile_count();
+    cr_assert_geq(n, 4, "the table's own tile and three alternatives");
+    for (int32_t i = 0; i < n; i++) {
+        const kn_sgemm_tile *tile = kn_sgemm_tile_at(i);
+        cr_assert_eq(kn_sgemm_tile_force(tile->name), 0, "%s", tile->name);
+        cr_assert_str_eq(kn_sgemm_tile_active()->name, tile->name);
+        check_gemm_shapes((gemm_under_test){tile->name, kn_sgemm}, two);
+    }
+    cr_assert_eq(kn_sgemm_tile_force("3x3"), -1, "unknown tiles are refused");
+    cr_assert_eq(kn_sgemm_tile_force("auto"), 0);
+    const kn_sgemm_tile *chosen = kn_sgemm_tile_active();
+    cr_assert_not_null(kn_sgemm_tile_named(chosen->name));
+    double ms = kn_sgemm_tune_ms();
+    fprintf(stderr, "tuning chose %s in %.1f ms\n", chosen->name, ms);
+    cr_assert_gt(ms, 0.0, "the choice was timed");
+    check_gemm_shapes((gemm_under_test){chosen->name, kn_sgemm}, two);
     kn_threadpool_destroy(two);
 }
 

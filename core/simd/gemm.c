@@ -12,6 +12,7 @@
  * latter. */
 #include "core/simd/gemm.h"
 
+#include "core/simd/gemm_tiles.h"
 #include "core/simd/kernels.h"
 #include "core/ir/tensor.h"
 
@@ -117,34 +118,26 @@ static void micro_generic_d(int64_t kc, const double *a, const double *b, double
 #undef GNC
 #undef GMICRO
 
-/* float: the instance of the chosen table. The workspace is sized for the
- * largest instance this CPU can run, so a table forced later (tests) still
- * fits in what prepare() reserved. */
+/* float: the instance of the chosen micro-tile (gemm_tiles.h): the
+ * table's own unless the process chose another, packing included. */
 size_t kn_sgemm_workspace_size(int64_t m, int64_t n, int64_t k, int32_t threads)
 {
-    static const char *const isas[] = {"avx512", "avx2", NULL};
-    size_t need = kn_sgemm_workspace_size_base(m, n, k, threads);
-    for (int i = 0; isas[i]; i++) {
-        const kn_simd_kernels *t = kn_simd_named(isas[i]);
-        size_t s = t ? t->sgemm_workspace_size(m, n, k, threads) : 0;
-        need = s > need ? s : need;
-    }
-    return need;
+    return kn_sgemm_tile_active()->workspace_size(m, n, k, threads);
 }
 
 void kn_sgemm(kn_threadpool *pool, const kn_sgemm_args *g, void *workspace, size_t ws_bytes)
 {
-    kn_simd()->sgemm(pool, g, workspace, ws_bytes);
+    kn_sgemm_tile_active()->sgemm(pool, g, workspace, ws_bytes);
 }
 
-/* Packed A has one layout for every instance (6-row panels, 256-deep
- * blocks), so the base instance packs for all. (The wasm build's only
- * instance has panels of its own height, kernels_body.h.) */
-size_t kn_sgemm_packed_a_size(int64_t m, int64_t k) { return kn_sgemm_packed_a_size_base(m, k); }
+size_t kn_sgemm_packed_a_size(int64_t m, int64_t k)
+{
+    return kn_sgemm_tile_active()->packed_a_size(m, k);
+}
 
 void kn_sgemm_pack_a(int trans_a, int64_t m, int64_t k, const float *a, int64_t lda, float *dst)
 {
-    kn_sgemm_pack_a_base(trans_a, m, k, a, lda, dst);
+    kn_sgemm_tile_active()->pack_a(trans_a, m, k, a, lda, dst);
 }
 
 size_t kn_gemm_workspace_size(int32_t dtype, int64_t m, int64_t n, int64_t k, int32_t threads)

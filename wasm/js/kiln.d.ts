@@ -54,6 +54,10 @@ export interface InitOptions {
    * i.e. a cross-origin isolated page; otherwise one thread runs, a
    * warning is printed and env.threadsFallback is set. */
   threads?: number;
+  /** The matrix product's micro-tile: 'auto' times the candidates on this
+   * machine now, a name from env.gemmTiles forces one. Default: reuse an
+   * earlier timing on this browser and CPU (localStorage), else time now. */
+  gemmTile?: string;
 }
 
 /** How the engine is running (filled in by init()). */
@@ -67,6 +71,14 @@ export const env: {
   readonly threadsFallback: boolean;
   /** Why, when threadsFallback is true. */
   readonly fallbackReason: string;
+  /** The matrix product's micro-tile in use ("5x8": rows x columns). */
+  readonly gemmTile: string | null;
+  /** The candidates, the build's default first. */
+  readonly gemmTiles: readonly string[];
+  /** ms the timing took at this init (0 when the tile was not timed). */
+  readonly gemmTuneMs: number;
+  /** 'timed' (now), 'stored' (an earlier timing) or 'option'. */
+  readonly gemmTileSource: 'timed' | 'stored' | 'option' | null;
 };
 
 /** Loads and starts the engine; later calls return the first promise. */

@@ -11,6 +11,7 @@
 // bundlers understand. Works in browsers, Web Workers and Node 20.
 import { KilnError } from './kiln-errors.mjs';
 import { isNode, loadEngine, readUrl, threadsUnavailableReason } from './kiln-loader.mjs';
+import { chooseGemmTile } from './kiln-tuning.mjs';
 import { DTYPES, dtypeOf, typeInfo } from './kiln-types.mjs';
 
 export { KilnError };
@@ -30,7 +31,10 @@ const MAX_RANK = 8;
 /** How the engine is running, filled in by init(): `threads` actually in
  * use, `requestedThreads`, and when fewer threads run than were asked for,
  * `threadsFallback` = true and `fallbackReason`. `build` is 'single' or
- * 'threads'; `version` the engine's release. */
+ * 'threads'; `version` the engine's release. `gemmTile` is the matrix
+ * product's micro-tile in use (of `gemmTiles`), `gemmTileSource` how it
+ * was chosen ('timed' at this init, taking `gemmTuneMs`; 'stored' from an
+ * earlier visit's timing; 'option'). */
 export const env = {
   initialized: false,
   build: null,
@@ -39,6 +43,10 @@ export const env = {
   requestedThreads: 1,
   threadsFallback: false,
   fallbackReason: '',
+  gemmTile: null,
+  gemmTiles: [],
+  gemmTuneMs: 0,
+  gemmTileSource: null,
 };
 
 let core = null;        // the Emscripten module (exports as core._kiln_*)
@@ -171,7 +179,11 @@ function withOptions(settings, fn) {
 /** Loads and starts the engine. Safe to call more than once (later calls
  * return the first call's promise). options.threads > 1 loads the threads
  * build when SharedArrayBuffer is usable; otherwise a warning is printed,
- * env.threadsFallback is set and one thread runs. */
+ * env.threadsFallback is set and one thread runs. options.gemmTile: 'auto'
+ * times the matrix product's tile candidates again, a candidate's name
+ * (env.gemmTiles) forces it; by default an earlier timing on this browser
+ * and CPU is reused (localStorage), else the candidates are timed now
+ * (tens of ms, reported in env.gemmTuneMs). */
 export function init(options = {}) {
   if (!initPromise) initPromise = doInit(options).catch((e) => { initPromise = null; throw e; });
   return initPromise;
@@ -199,6 +211,7 @@ async function doInit(options) {
   scratch = malloc(SCRATCH_BYTES);
   const abi = core._kiln_abi_version();
   if (abi !== 1) throw new KilnError(`kiln-core.wasm has ABI version ${abi}; this kiln.mjs expects 1`, 11, 'internal error');
+  const tuning = chooseGemmTile({ core, allocString, readCString }, options.gemmTile, argError);
   runtime = withOptions([[OPT_THREADS, threads]], (opts) => {
     check(core._kiln_runtime_create(opts, scratch + 8));
     return u32At(scratch + 8);
@@ -211,6 +224,7 @@ async function doInit(options) {
     requestedThreads: requested,
     threadsFallback: threads < requested,
     fallbackReason: reason,
+    ...tuning,
   });
 }
 
