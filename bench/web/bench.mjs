@@ -43,8 +43,8 @@ function relativeDiff(a, b) {
 /** Benchmarks models/<model>/model.onnx with its input_K.pb: one warm-up
  * run each, then up to `runs` alternating pairs (at least 5 when the
  * budget runs out). Returns times in ms. */
-export async function benchModel({ model, runs = 15, budgetMs = 40000 }) {
-  const [kiln, ort] = await Promise.all([importKiln(), importOrt()]);
+export async function benchModel({ model, runs = 15, budgetMs = 40000, kilnInit = {} }) {
+  const [kiln, ort] = await Promise.all([importKiln(kilnInit), importOrt()]);
   const base = new URL(`../../models/${model}/`, import.meta.url).href;
   const bytes = await fetchBytes(`${base}model.onnx`);
   const tensors = await readInputs(kiln, base);
@@ -81,13 +81,16 @@ export async function benchModel({ model, runs = 15, budgetMs = 40000 }) {
     medianMs: { kiln: median(times.kiln), ort: median(times.ort) },
     times,
     outputDiff: relativeDiff(outputs.kiln, outputs.ort),
+    kilnTile: { tile: kiln.env.gemmTile, source: kiln.env.gemmTileSource, tuneMs: kiln.env.gemmTuneMs,
+      candidates: kiln.env.gemmTiles },
+    browserCpu: { userAgent: navigator.userAgent, hardwareConcurrency: navigator.hardwareConcurrency },
   };
 }
 
 /** Kiln alone with { profile: true }: `runs` runs after a warm-up, then
  * the time per op type and the slowest steps, in ms per run. */
-export async function profileKiln({ model, runs = 10, top = 12 }) {
-  const kiln = await importKiln();
+export async function profileKiln({ model, runs = 10, top = 12, kilnInit = {} }) {
+  const kiln = await importKiln(kilnInit);
   const base = new URL(`../../models/${model}/`, import.meta.url).href;
   const m = await kiln.Model.load(await fetchBytes(`${base}model.onnx`));
   const tensors = await readInputs(kiln, base);
@@ -113,13 +116,15 @@ export async function profileKiln({ model, runs = 10, top = 12 }) {
 const DIGITS = new URL('../../examples/digits/digits.onnx', import.meta.url).href;
 const zeros = () => ({ type: 'float32', dims: [1, 1, 8, 8], data: new Float32Array(64) });
 
-/** ms from importing Kiln to its first digits result (call in a fresh page). */
+/** ms from importing Kiln to its first digits result (call in a fresh
+ * page: empty localStorage, so init() times the GEMM tiles, and that
+ * time is counted), with what the timing took. */
 export async function startupKiln() {
   const t0 = now();
   const kiln = await importKiln();
   const model = await kiln.Model.load(DIGITS);
   await model.createSession().run({ image: zeros() });
-  return now() - t0;
+  return { ms: now() - t0, tuneMs: kiln.env.gemmTuneMs, tile: kiln.env.gemmTile };
 }
 
 /** The same for onnxruntime-web. */

@@ -6,9 +6,10 @@
 const KILN_URL = new URL('../../kiln/kiln.mjs', import.meta.url).href;
 const ORT_URL = new URL('../../ort/ort.wasm.min.mjs', import.meta.url).href;
 
-export async function importKiln() {
+// initOptions: kiln.init()'s, e.g. { gemmTile: '4x8' } to force a tile.
+export async function importKiln(initOptions = {}) {
   const kiln = await import(KILN_URL);
-  await kiln.init();
+  await kiln.init(initOptions);
   return kiln;
 }
 
