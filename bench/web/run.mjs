@@ -7,7 +7,11 @@
 //
 //   node bench/web/run.mjs --models-dir DIR [--models a,b,...] [--wasm DIR]
 //        [--runs N] [--startup-runs N] [--json FILE] [--profile]
-//        [--gemm-tile auto|NAME|each]
+//        [--gemm-tile auto|NAME|each] [--threads N] [--wasm-mt DIR]
+//
+// --threads N (> 1): both engines on N threads, in a cross-origin isolated
+// page (SharedArrayBuffer): Kiln's threads engine (wasm/build.sh's
+// build-wasm-mt, or --wasm-mt) against ORT-web with numThreads = N.
 //
 // --gemm-tile: Kiln's matrix-product tile (kiln.init's gemmTile): timed
 // on this machine ('auto', the default: a fresh page has no stored
@@ -28,7 +32,7 @@ import { startServer, sourceDir } from '../../wasm/browser/serve.mjs';
 import { describeCpu, hostCpu } from './machine.mjs';
 
 const USAGE = 'usage: node bench/web/run.mjs --models-dir DIR [--models a,b] [--wasm DIR] [--runs N] ' +
-  '[--startup-runs N] [--json FILE] [--profile] [--gemm-tile auto|NAME|each]';
+  '[--startup-runs N] [--json FILE] [--profile] [--gemm-tile auto|NAME|each] [--threads N] [--wasm-mt DIR]';
 
 function parseArgs(argv) {
   const opts = {
@@ -39,9 +43,12 @@ function parseArgs(argv) {
     startupRuns: 5,
     json: 'kiln-vs-ort-web.json',
     gemmTile: 'auto',
+    threads: 1,
+    wasmMtDir: path.join(sourceDir, 'build-wasm-mt'),
   };
   const names = { '--models': 'models', '--models-dir': 'modelsDir', '--wasm': 'wasmDir', '--runs': 'runs',
-    '--startup-runs': 'startupRuns', '--json': 'json', '--gemm-tile': 'gemmTile' };
+    '--startup-runs': 'startupRuns', '--json': 'json', '--gemm-tile': 'gemmTile',
+    '--threads': 'threads', '--wasm-mt': 'wasmMtDir' };
   for (let i = 0; i < argv.length; i++) {
     if (argv[i] === '--profile') {
       opts.profile = true;
@@ -56,6 +63,7 @@ function parseArgs(argv) {
   }
   opts.runs = Number(opts.runs);
   opts.startupRuns = Number(opts.startupRuns);
+  opts.threads = Number(opts.threads);
   return opts;
 }
 
@@ -66,13 +74,15 @@ function median(values) {
 }
 
 // A fresh context (empty cache, own memory) on the bench page per call.
+// The page under /coi/ is cross-origin isolated (serve.mjs), as threads need.
+let pagePath = 'bench/web/';
 async function inFreshPage(browser, url, fn, arg) {
   const context = await browser.newContext();
   try {
     const page = await context.newPage();
     const errors = [];
     page.on('pageerror', (e) => errors.push(e.message));
-    await page.goto(`${url}bench/web/`);
+    await page.goto(`${url}${pagePath}`);
     await page.waitForFunction(() => window.kilnBench);
     try {
       return await page.evaluate(fn, arg);
@@ -130,7 +140,15 @@ async function main() {
     process.exit(2);
   }
   const ortVersion = JSON.parse(fs.readFileSync(path.join(ortDist, '../package.json'), 'utf8')).version;
-  const server = await startServer({ port: 0, wasmDir: opts.wasmDir, modelsDir: opts.modelsDir, quiet: true });
+  if (opts.threads > 1) {
+    if (!fs.existsSync(path.join(opts.wasmMtDir, 'kiln-core-mt.wasm'))) {
+      console.error(`run.mjs: ${opts.wasmMtDir}/kiln-core-mt.wasm is missing: build with wasm/build.sh (or --wasm-mt DIR)`);
+      process.exit(2);
+    }
+    pagePath = 'coi/bench/web/';
+  }
+  const server = await startServer({ port: 0, wasmDir: opts.wasmDir, wasmMtDir: opts.wasmMtDir, modelsDir: opts.modelsDir,
+    quiet: true });
   const browser = await launchChromium();
   const report = { chromium: browser.version(), ortVersion, date: new Date().toISOString(), cpu: hostCpu(),
     models: [], startup: null, sizes: null };
@@ -153,7 +171,8 @@ async function main() {
     return 0;
   }
   try {
-    console.log(`\n${'model'.padEnd(14)} ${pad('MB', 6)} ${pad('Kiln ms', 9)} ${pad('ORT ms', 9)} ${pad('Kiln/ORT', 9)}` +
+    console.log(`\n${opts.threads} thread${opts.threads > 1 ? 's (cross-origin isolated page)' : ''}:`);
+    console.log(`${'model'.padEnd(14)} ${pad('MB', 6)} ${pad('Kiln ms', 9)} ${pad('ORT ms', 9)} ${pad('Kiln/ORT', 9)}` +
       ` ${pad('runs', 5)} ${pad('load K/O ms', 13)} ${pad('out diff', 9)}`);
     for (const model of opts.models.split(',').filter(Boolean)) {
       if (!fs.existsSync(path.join(opts.modelsDir, model, 'model.onnx'))) {
@@ -162,7 +181,7 @@ async function main() {
       }
       try {
         const bench = (gemmTile) => inFreshPage(browser, server.url, (a) => window.kilnBench.benchModel(a),
-          { model, runs: opts.runs, kilnInit: tileInit(gemmTile) });
+          { model, runs: opts.runs, kilnInit: tileInit(gemmTile), threads: opts.threads });
         const r = await bench(opts.gemmTile === 'each' ? 'auto' : opts.gemmTile);
         r.ratio = r.medianMs.kiln / r.medianMs.ort;
         report.models.push(r);

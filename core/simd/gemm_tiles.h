@@ -50,7 +50,8 @@ int kn_sgemm_tile_force(const char *name);
 double kn_sgemm_tune_ms(void);
 
 /* The timing itself (gemm_tune.c): the fastest candidate on a few
- * conv-shaped products, 4 counted rounds of each after a warm-up. */
+ * conv-shaped products, 3 counted rounds of each after a warm-up that
+ * lasts until the browser has optimised the candidates. */
 const kn_sgemm_tile *kn_sgemm_tune(double *elapsed_ms);
 
 #endif

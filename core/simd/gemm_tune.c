@@ -20,11 +20,18 @@
 
 #include "core/simd/gemm_tiles.h"
 
-/* Round 0 is the warm-up and is not counted: code and data come into
- * cache, and the browser's compiler may still be moving the kernels from
- * its baseline tier to optimised code (V8 tiers up hot functions in the
- * background), which would favour whoever ran last. */
-enum { TUNE_ROUNDS = 5, MAX_TILES = 8 };
+/* Warm-up before counting: a browser compiles wasm first with a baseline
+ * compiler and moves hot functions to optimised code in the background
+ * (V8's Liftoff -> TurboFan), candidate by candidate, so early rounds
+ * time the compiler's progress, not the kernels: in Node 20 one tile ran
+ * 2.5x faster than the rest for several rounds only because it was
+ * optimised first. Warm-up rounds go on until no candidate got more than
+ * 10 % faster in the last two rounds (or the warm-up budget is spent);
+ * then COUNTED_ROUNDS are summed. A candidate still unoptimised when the
+ * budget runs out looks slow and loses, which costs at most the gap
+ * between it and the winner. */
+enum { COUNTED_ROUNDS = 3, MIN_WARM_ROUNDS = 2, MAX_WARM_ROUNDS = 12, MAX_TILES = 8 };
+#define WARM_BUDGET_MS 60.0
 
 typedef struct tune_shape {
     int64_t m, n, k;
@@ -139,21 +146,40 @@ const kn_sgemm_tile *kn_sgemm_tune(double *elapsed_ms)
 #ifdef KN_TUNE_DEBUG
     fprintf(stderr, "setup + warm-up %.3f ms\n", now_ms() - start);
 #endif
-    for (int round = 0; ok && round < TUNE_ROUNDS; round++) {
+    double fastest_seen[MAX_TILES];
+    int last_gain[MAX_TILES] = {0};
+    for (int32_t i = 0; i < n; i++)
+        fastest_seen[i] = 1e30;
+    for (int round = 0; ok && round < MAX_WARM_ROUNDS; round++) {
+        int settled = round >= MIN_WARM_ROUNDS;
         for (int32_t j = 0; j < n; j++) {
             int32_t i = (j + round) % n; /* rotate who goes first */
+            double t0 = now_ms();
+            run_products(&buf, kn_sgemm_tile_at(i), packed[i]);
+            double t = now_ms() - t0;
+            if (t < 0.9 * fastest_seen[i])
+                last_gain[i] = round;
+            fastest_seen[i] = t < fastest_seen[i] ? t : fastest_seen[i];
+            settled = settled && round - last_gain[i] >= 2;
+        }
+#ifdef KN_TUNE_DEBUG
+        fprintf(stderr, "warm-up round %d done at %.3f ms\n", round, now_ms() - start);
+#endif
+        if (settled || now_ms() - start > WARM_BUDGET_MS)
+            break;
+    }
+    for (int round = 0; ok && round < COUNTED_ROUNDS; round++) {
+        for (int32_t j = 0; j < n; j++) {
+            int32_t i = (j + round) % n;
             const kn_sgemm_tile *tile = kn_sgemm_tile_at(i);
             double t0 = now_ms();
             run_products(&buf, tile, packed[i]);
-            if (round > 0)
-                total[i] += now_ms() - t0;
+            total[i] += now_ms() - t0;
 #ifdef KN_TUNE_DEBUG
+            fprintf(stderr, "round %d %s %.3f ms\n", round, tile->name, now_ms() - t0);
 #endif
         }
     }
-#ifdef KN_TUNE_DEBUG
-    fprintf(stderr, "rounds done %.3f ms\n", now_ms() - start);
-#endif
     if (ok) {
         int32_t fastest = 0;
         for (int32_t i = 1; i < n; i++)
