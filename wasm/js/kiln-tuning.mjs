@@ -22,10 +22,21 @@ function machineKey() {
 function storedTile(tiles) {
   try {
     const saved = JSON.parse(storage()?.getItem(STORAGE_KEY) ?? 'null');
-    return saved && saved.machine === machineKey() && tiles.includes(saved.tile) ? saved.tile : null;
+    return saved && saved.machine === machineKey() && (!tiles || tiles.includes(saved.tile)) ? saved.tile : null;
   } catch {
     return null;
   }
+}
+
+/** For createWorkerSession (workers have no localStorage): the page's
+ * stored tile to hand to the worker, or null. */
+export function storedGemmTile() {
+  return storedTile(null);
+}
+
+/** For createWorkerSession: keeps what a worker timed, as init() would. */
+export function rememberGemmTile(workerEnv) {
+  if (workerEnv?.gemmTileSource === 'timed' && workerEnv.gemmTile) storeTile(workerEnv.gemmTile);
 }
 
 function storeTile(tile) {
