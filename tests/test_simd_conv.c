@@ -42,9 +42,14 @@ static void *scratch_alloc(size_t bytes)
 
 typedef void (*sgemm_fn)(kn_threadpool *pool, const kn_sgemm_args *g, void *ws, size_t ws_bytes);
 
+/* A GEMM with the packing that goes with it: an ISA table's own entry
+ * point reads the base instance's packing; the public kn_sgemm reads
+ * kn_sgemm_pack_a's (which records the tile). */
 typedef struct gemm_under_test {
     const char *name;
     sgemm_fn sgemm;
+    size_t (*packed_a_size)(int64_t m, int64_t k);
+    void (*pack_a)(int trans_a, int64_t m, int64_t k, const float *a, int64_t lda, float *dst);
 } gemm_under_test;
 
 static void check_gemm(gemm_under_test ks, kn_threadpool *pool, int ta, int tb, int64_t m,
@@ -56,8 +61,8 @@ static void check_gemm(gemm_under_test ks, kn_threadpool *pool, int ta, int tb, 
     memcpy(c0, c, (size_t)(m * ldc) * 4);
     float *pa = NULL;
     if (packed) {
-        pa = scratch_alloc(kn_sgemm_packed_a_size(m, k));
-        kn_sgemm_pack_a(ta, m, k, a, lda, pa);
+        pa = scratch_alloc(ks.packed_a_size(m, k));
+        ks.pack_a(ta, m, k, a, lda, pa);
     }
     int32_t threads = kn_threadpool_threads(pool);
     size_t ws = kn_sgemm_workspace_size(m, n, k, threads);
@@ -115,7 +120,9 @@ Test(simd_gemm, every_instance_matches_reference_on_odd_shapes)
         if (!ks)
             continue;
         tested++;
-        check_gemm_shapes((gemm_under_test){ks->name, ks->sgemm}, two);
+        check_gemm_shapes((gemm_under_test){ks->name, ks->sgemm, kn_sgemm_packed_a_size_base,
+                                             kn_sgemm_pack_a_base},
+                          two);
     }
     cr_assert_geq(tested, 1);
     kn_threadpool_destroy(two);
@@ -134,7 +141,8 @@ Test(simd_gemm, every_tile_matches_reference_and_tuning_picks_one)
         const kn_sgemm_tile *tile = kn_sgemm_tile_at(i);
         cr_assert_eq(kn_sgemm_tile_force(tile->name), 0, "%s", tile->name);
         cr_assert_str_eq(kn_sgemm_tile_active()->name, tile->name);
-        check_gemm_shapes((gemm_under_test){tile->name, kn_sgemm}, two);
+        check_gemm_shapes(
+            (gemm_under_test){tile->name, kn_sgemm, kn_sgemm_packed_a_size, kn_sgemm_pack_a}, two);
     }
     cr_assert_eq(kn_sgemm_tile_force("3x3"), -1, "unknown tiles are refused");
     cr_assert_eq(kn_sgemm_tile_force("auto"), 0);
@@ -143,8 +151,44 @@ Test(simd_gemm, every_tile_matches_reference_and_tuning_picks_one)
     double ms = kn_sgemm_tune_ms();
     fprintf(stderr, "tuning chose %s in %.1f ms\n", chosen->name, ms);
     cr_assert_gt(ms, 0.0, "the choice was timed");
-    check_gemm_shapes((gemm_under_test){chosen->name, kn_sgemm}, two);
+    check_gemm_shapes(
+        (gemm_under_test){chosen->name, kn_sgemm, kn_sgemm_packed_a_size, kn_sgemm_pack_a}, two);
     kn_threadpool_destroy(two);
+}
+
+/* Weights packed under one tile stay right after the process chooses
+ * another: they remember the tile that packed them. */
+Test(simd_gemm, packed_weights_keep_their_tile_across_a_change)
+{
+    const int64_t m = 37, n = 29, k = 300;
+    float *a = rand_buf(m * k), *b = rand_buf(k * n), *c = malloc(sizeof(float) * (size_t)(m * n));
+    float *want = malloc(sizeof(float) * (size_t)(m * n));
+    for (int64_t i = 0; i < m; i++)
+        for (int64_t j = 0; j < n; j++) {
+            double s = 0;
+            for (int64_t p = 0; p < k; p++)
+                s += (double)a[i * k + p] * b[p * n + j];
+            want[i * n + j] = (float)s;
+        }
+    size_t ws = kn_sgemm_workspace_size(m, n, k, 1);
+    void *w = scratch_alloc(ws);
+    for (int32_t first = 0; first < kn_sgemm_tile_count(); first++) {
+        cr_assert_eq(kn_sgemm_tile_force(kn_sgemm_tile_at(first)->name), 0);
+        float *pa = scratch_alloc(kn_sgemm_packed_a_size(m, k));
+        kn_sgemm_pack_a(0, m, k, a, k, pa);
+        for (int32_t later = 0; later < kn_sgemm_tile_count(); later++) {
+            cr_assert_eq(kn_sgemm_tile_force(kn_sgemm_tile_at(later)->name), 0);
+            kn_sgemm_args g = {0, 0, m, n, k, 1.0f, 0.0f, a, k, b, n, c, n, NULL, pa};
+            kn_sgemm(NULL, &g, w, ws);
+            for (int64_t i = 0; i < m * n; i++)
+                cr_assert(fabsf(c[i] - want[i]) <= 1e-4f * (1 + fabsf(want[i])),
+                          "packed under %s, run under %s: C[%lld] = %g, want %g",
+                          kn_sgemm_tile_at(first)->name, kn_sgemm_tile_at(later)->name,
+                          (long long)i, c[i], want[i]);
+        }
+        free(pa);
+    }
+    free(a), free(b), free(c), free(want), free(w);
 }
 
 /* ---- convolution ---- */

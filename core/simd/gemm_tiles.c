@@ -108,23 +108,22 @@ const kn_sgemm_tile *kn_sgemm_tile_named(const char *name)
     return NULL;
 }
 
+int32_t kn_sgemm_tile_index(const kn_sgemm_tile *tile)
+{
+    return tile >= tiles && tile < tiles + N_TILES ? (int32_t)(tile - tiles) : 0;
+}
+
 /* ---- the choice ---- */
 
 static _Atomic(const kn_sgemm_tile *) active;
 static double tune_ms;
 static pthread_mutex_t choice_lock = PTHREAD_MUTEX_INITIALIZER;
 
-#if defined(__wasm_simd128__)
-#define KN_TUNE_BY_DEFAULT 1 /* the browser's compiler decides what is fast */
-#else
-#define KN_TUNE_BY_DEFAULT 0
-#endif
-
 /* Under choice_lock: two threads making their first product at once must
  * not time separately and come to different answers. */
 static const kn_sgemm_tile *choose_locked(const char *name)
 {
-    int tune = name ? strcmp(name, "auto") == 0 : KN_TUNE_BY_DEFAULT;
+    int tune = name && strcmp(name, "auto") == 0;
     const kn_sgemm_tile *t = tune ? NULL : kn_sgemm_tile_named(name);
     tune_ms = 0;
     if (tune)

@@ -9,8 +9,8 @@
  * auto-tuning on the user's machine.
  *
  * Weights packed for one tile (kn_sgemm_pack_a) are laid out for its
- * height, so the choice is made before the first product or packing and
- * kept for the life of the process. */
+ * height; they remember the tile (gemm.c), so products on them stay right
+ * when the process chooses another later. */
 #ifndef KN_SIMD_GEMM_TILES_H
 #define KN_SIMD_GEMM_TILES_H
 
@@ -33,17 +33,23 @@ typedef struct kn_sgemm_tile {
 int32_t kn_sgemm_tile_count(void);
 const kn_sgemm_tile *kn_sgemm_tile_at(int32_t index);
 const kn_sgemm_tile *kn_sgemm_tile_named(const char *name); /* NULL if none */
+int32_t kn_sgemm_tile_index(const kn_sgemm_tile *tile);
 
-/* The tile every float product and packing uses. Chosen at first call:
- * the one the environment variable KILN_GEMM_TILE names, or with
- * KILN_GEMM_TILE=auto the fastest when timed; without the variable the
- * WebAssembly build times them and native builds take [0] (its oneDNN
- * backend serves the large products). */
+/* kn_sgemm_pack_a records which tile packed the weights, and kn_sgemm runs
+ * that tile on them, so the choice may change after weights were packed:
+ * packed weights keep their own tile, everything packed later and every
+ * product without packed weights follows the new choice. */
+
+/* The tile new packings and products without packed weights use. Chosen
+ * at first call: the one the environment variable KILN_GEMM_TILE names,
+ * or with KILN_GEMM_TILE=auto the fastest when timed; else [0]. (The
+ * WebAssembly page times them through kn_sgemm_tile_force("auto") when
+ * its first large model loads, wasm/js/kiln-tuning.mjs.) */
 const kn_sgemm_tile *kn_sgemm_tile_active(void);
 
-/* Fixes the choice: a candidate's name, or "auto" to time them now.
- * Before anything is packed only (the engine's first model load): tiles
- * differ in packed layout. Returns 0, or -1 for an unknown name. */
+/* Changes the choice: a candidate's name, or "auto" to time them now.
+ * Not while another thread packs weights. Returns 0, or -1 for an
+ * unknown name. */
 int kn_sgemm_tile_force(const char *name);
 
 /* How long the timing took in ms (0 when the choice was not timed). */

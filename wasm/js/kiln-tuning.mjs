@@ -1,9 +1,14 @@
-// The GEMM micro-tile choice at init() (core/simd/gemm_tiles.h): the
-// engine times its tile candidates on this machine once, and the page
-// keeps the answer in localStorage (when it may) so later visits skip the
-// timing. A stored choice is reused only on the same browser and CPU
-// count; `gemmTile: 'auto'` times again, a tile name forces that tile.
+// The GEMM micro-tile choice (core/simd/gemm_tiles.h): the engine times
+// its tile candidates on this machine once, when the first model large
+// enough for it to matter loads (small models run the default tile, and
+// their packed weights keep it), and the page keeps the answer in
+// localStorage (when it may) so later visits skip the timing. A stored
+// choice is reused only on the same browser and CPU count; init's
+// `gemmTile: 'auto'` times at once, a tile name forces that tile.
 const STORAGE_KEY = 'kiln.gemmTile.v1';
+// Models from this size on are worth timing the tiles for (tens of ms
+// once): below it the products are small and the default tile does.
+const TUNE_FROM_MODEL_BYTES = 1 << 20;
 
 function storage() {
   try {
@@ -47,24 +52,54 @@ function storeTile(tile) {
   }
 }
 
-/** Chooses the tile before any model is loaded. `engine` gives the
- * module's exports and string helpers; `requested` is init()'s gemmTile
- * option. Returns { gemmTile, gemmTiles, gemmTuneMs, gemmTileSource }. */
-export function chooseGemmTile(engine, requested, argError) {
-  const { core, allocString, readCString } = engine;
-  const tiles = readCString(core._kiln_wasm_gemm_tiles()).split(',');
-  if (requested !== undefined && requested !== 'auto' && !tiles.includes(requested))
-    throw argError(`init: gemmTile must be 'auto' or one of ${tiles.join(', ')}, got ${requested}`);
-  const stored = requested === undefined ? storedTile(tiles) : null;
-  const name = requested ?? stored ?? 'auto';
+function force(engine, name) {
+  const { core, allocString } = engine;
   const p = allocString(name);
   try {
     core._kiln_wasm_gemm_tile_choose(p);
   } finally {
     core._free(p);
   }
-  const gemmTile = readCString(core._kiln_wasm_gemm_tile_name());
-  const source = name === 'auto' ? 'timed' : stored ? 'stored' : 'option';
-  if (source === 'timed') storeTile(gemmTile);
-  return { gemmTile, gemmTiles: tiles, gemmTuneMs: core._kiln_wasm_gemm_tune_ms(), gemmTileSource: source };
+}
+
+function state(engine, source) {
+  const { core, readCString } = engine;
+  return {
+    gemmTile: readCString(core._kiln_wasm_gemm_tile_name()),
+    gemmTiles: readCString(core._kiln_wasm_gemm_tiles()).split(','),
+    gemmTuneMs: source === 'timed' ? core._kiln_wasm_gemm_tune_ms() : 0,
+    gemmTileSource: source,
+  };
+}
+
+/** At init(): `requested` is its gemmTile option. Returns the env fields
+ * { gemmTile, gemmTiles, gemmTuneMs, gemmTileSource }; the source is
+ * 'pending' when the timing waits for the first large model. */
+export function chooseGemmTile(engine, requested, argError) {
+  const tiles = state(engine, null).gemmTiles;
+  if (requested !== undefined && requested !== 'auto' && !tiles.includes(requested))
+    throw argError(`init: gemmTile must be 'auto' or one of ${tiles.join(', ')}, got ${requested}`);
+  if (requested !== undefined) {
+    force(engine, requested);
+    const s = state(engine, requested === 'auto' ? 'timed' : 'option');
+    if (s.gemmTileSource === 'timed') storeTile(s.gemmTile);
+    return s;
+  }
+  const stored = storedTile(tiles);
+  if (stored) {
+    force(engine, stored);
+    return state(engine, 'stored');
+  }
+  return state(engine, 'pending');
+}
+
+/** Before loading a model of `byteLength` bytes: times the tiles if the
+ * choice is still pending and the model is large enough. Returns the new
+ * env fields, or null when nothing changed. */
+export function tuneForModel(engine, current, byteLength) {
+  if (current !== 'pending' || byteLength < TUNE_FROM_MODEL_BYTES) return null;
+  force(engine, 'auto');
+  const s = state(engine, 'timed');
+  storeTile(s.gemmTile);
+  return s;
 }

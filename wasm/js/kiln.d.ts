@@ -56,7 +56,8 @@ export interface InitOptions {
   threads?: number;
   /** The matrix product's micro-tile: 'auto' times the candidates on this
    * machine now, a name from env.gemmTiles forces one. Default: reuse an
-   * earlier timing on this browser and CPU (localStorage), else time now. */
+   * earlier timing on this browser and CPU (localStorage), else time them
+   * when the first model of 1 MiB or more loads. */
   gemmTile?: string;
 }
 
@@ -77,8 +78,9 @@ export const env: {
   readonly gemmTiles: readonly string[];
   /** ms the timing took at this init (0 when the tile was not timed). */
   readonly gemmTuneMs: number;
-  /** 'timed' (now), 'stored' (an earlier timing) or 'option'. */
-  readonly gemmTileSource: 'timed' | 'stored' | 'option' | null;
+  /** 'timed' (at init or the first large model), 'stored' (an earlier
+   * timing), 'option', or 'pending' (default tile until a large model). */
+  readonly gemmTileSource: 'timed' | 'stored' | 'option' | 'pending' | null;
 };
 
 /** Loads and starts the engine; later calls return the first promise. */

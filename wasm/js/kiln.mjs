@@ -11,7 +11,7 @@
 // bundlers understand. Works in browsers, Web Workers and Node 20.
 import { KilnError } from './kiln-errors.mjs';
 import { isNode, loadEngine, readUrl, threadsUnavailableReason } from './kiln-loader.mjs';
-import { chooseGemmTile } from './kiln-tuning.mjs';
+import { chooseGemmTile, tuneForModel } from './kiln-tuning.mjs';
 import { DTYPES, dtypeOf, typeInfo } from './kiln-types.mjs';
 
 export { KilnError };
@@ -33,8 +33,10 @@ const MAX_RANK = 8;
  * `threadsFallback` = true and `fallbackReason`. `build` is 'single' or
  * 'threads'; `version` the engine's release. `gemmTile` is the matrix
  * product's micro-tile in use (of `gemmTiles`), `gemmTileSource` how it
- * was chosen ('timed' at this init, taking `gemmTuneMs`; 'stored' from an
- * earlier visit's timing; 'option'). */
+ * was chosen: 'timed' (when the first model of 1 MiB or more loaded, or
+ * at init with gemmTile 'auto'; it took `gemmTuneMs`), 'stored' (an
+ * earlier visit's timing), 'option', or 'pending' (the default tile until
+ * a large model loads). */
 export const env = {
   initialized: false,
   build: null,
@@ -180,10 +182,10 @@ function withOptions(settings, fn) {
  * return the first call's promise). options.threads > 1 loads the threads
  * build when SharedArrayBuffer is usable; otherwise a warning is printed,
  * env.threadsFallback is set and one thread runs. options.gemmTile: 'auto'
- * times the matrix product's tile candidates again, a candidate's name
+ * times the matrix product's tile candidates now, a candidate's name
  * (env.gemmTiles) forces it; by default an earlier timing on this browser
- * and CPU is reused (localStorage), else the candidates are timed now
- * (tens of ms, reported in env.gemmTuneMs). */
+ * and CPU is reused (localStorage), else the candidates are timed when
+ * the first model of 1 MiB or more loads (tens of ms, env.gemmTuneMs). */
 export function init(options = {}) {
   if (!initPromise) initPromise = doInit(options).catch((e) => { initPromise = null; throw e; });
   return initPromise;
@@ -348,6 +350,7 @@ export class Model {
 
   // The model in `bytes`, already copied to the engine's heap at p.
   static #fromBytes(p, bytes, options) {
+    Object.assign(env, tuneForModel({ core, allocString, readCString }, env.gemmTileSource, bytes.byteLength));
     const handle = withOptions([
       [OPT_OPTIMIZE, options.optimize],
       [OPT_ALLOW_UNSUPPORTED, options.allowUnsupported === undefined ? undefined : +!!options.allowUnsupported],

@@ -53,6 +53,10 @@ test('every GEMM tile runs squeezenet1_1 to the native output; the timed choice 
       assert.ok(maxDiff <= 1e-5 * maxRef, `tile ${tile}: max|diff| ${maxDiff} > 1e-5 * ${maxRef}`);
     }
 
+    const lazy = runWith('');
+    assert.equal(lazy.gemmTileSource, 'timed', 'a 4.7 MB model is worth timing the tiles for');
+    assert.ok(lazy.gemmTuneMs > 0);
+
     const bad = runWith('7x7');
     assert.match(bad.error ?? '', /gemmTile must be 'auto' or one of 5x8, .*got 7x7/);
   } finally {
