@@ -1,5 +1,6 @@
-/* The Winograd F(2x2, 3x3) convolution path (core/cpu/nn/conv_winograd.c)
- * against the im2col + GEMM path, both forced through kn_conv_algo_force,
+/* The Winograd convolution path (core/cpu/nn/conv_winograd.c), with
+ * F(2x2, 3x3) and F(4x4, 3x3) tiles, against the im2col + GEMM path, all
+ * forced through kn_conv_algo_force,
  * on random data: odd and tiny output sizes (partial tiles), padding 0, 1
  * and asymmetric, batch 2, rows wider than one transform segment, bias,
  * residual and activations, 1 and 2 threads, every SIMD instance. Also
@@ -78,8 +79,11 @@ static int run_conv(int algo, const wg_case *c, const float *x, const float *w, 
     return p.mode;
 }
 
-static void check_case(const wg_case *c, const kn_activation *act, int with_bias, int with_z,
-                       kn_threadpool *pool, const char *isa)
+/* Max error relative to max |ref|: F(2x2, 3x3) stays within a few ulp of
+ * the direct sum; F(4x4, 3x3)'s transforms (coefficients up to 8 and 1/24)
+ * cost it about 3 bits. */
+static void check_tile(int algo, const wg_case *c, const kn_activation *act, int with_bias,
+                       int with_z, kn_threadpool *pool, const char *isa)
 {
     kn_window win = make_window(c, 1);
     int64_t yn = c->batch * c->cout * win.out[1] * win.out[2];
@@ -88,7 +92,8 @@ static void check_case(const wg_case *c, const kn_activation *act, int with_bias
     float *ref = malloc((size_t)yn * sizeof *ref), *y = malloc((size_t)(yn + 1) * sizeof *y);
     y[yn] = 99.0f;
     cr_assert_eq(run_conv(KN_CONV_ALGO_IM2COL, c, x, w, b, z, act, ref, pool), KN_CONV_GEMM);
-    cr_assert_eq(run_conv(KN_CONV_ALGO_WINOGRAD, c, x, w, b, z, act, y, pool), KN_CONV_WINOGRAD);
+    cr_assert_eq(run_conv(algo, c, x, w, b, z, act, y, pool), KN_CONV_WINOGRAD);
+    double tolerance = algo == KN_CONV_ALGO_WINOGRAD4 ? 1e-4 : 1e-5;
     cr_assert_eq(y[yn], 99.0f, "winograd wrote past its output");
     double max_ref = 0, max_err = 0;
     int64_t worst = 0;
@@ -98,15 +103,22 @@ static void check_case(const wg_case *c, const kn_activation *act, int with_bias
         if (!(e <= max_err)) /* NaN counts as worst */
             max_err = e, worst = i;
     }
-    cr_assert(max_err <= 1e-5 * max_ref,
-              "%s winograd n%lld channels %lld -> %lld, %lldx%lld pads %lld,%lld,%lld,%lld act %d "
+    cr_assert(max_err <= tolerance * max_ref,
+              "%s winograd F(%d) n%lld channels %lld -> %lld, %lldx%lld pads %lld,%lld,%lld,%lld act %d "
               "bias %d z %d threads %d: max error %g at %lld (%g vs %g), max |ref| %g",
-              isa, (long long)c->batch, (long long)c->cin, (long long)c->cout, (long long)c->h,
+              isa, algo == KN_CONV_ALGO_WINOGRAD4 ? 4 : 2, (long long)c->batch, (long long)c->cin, (long long)c->cout, (long long)c->h,
               (long long)c->w, (long long)c->pt, (long long)c->pl, (long long)c->pb,
               (long long)c->pr, act ? act->kind : 0, with_bias, with_z,
               kn_threadpool_threads(pool), max_err, (long long)worst, y[worst], ref[worst],
               max_ref);
     free(x), free(w), free(b), free(z), free(ref), free(y);
+}
+
+static void check_case(const wg_case *c, const kn_activation *act, int with_bias, int with_z,
+                       kn_threadpool *pool, const char *isa)
+{
+    check_tile(KN_CONV_ALGO_WINOGRAD2, c, act, with_bias, with_z, pool, isa);
+    check_tile(KN_CONV_ALGO_WINOGRAD4, c, act, with_bias, with_z, pool, isa);
 }
 
 static const wg_case cases[] = {
@@ -122,6 +134,8 @@ static const wg_case cases[] = {
     {2, 20, 17, 57, 58, 0, 0, 0, 0},
     {1, 16, 16, 9, 10, 0, 1, 2, 0},    /* asymmetric pads */
     {1, 16, 18, 6, 141, 1, 1, 1, 1},   /* tile rows longer than a segment */
+    {1, 16, 16, 2, 3, 1, 1, 1, 1},     /* smaller than one 4x4 tile */
+    {1, 16, 24, 11, 266, 0, 2, 0, 1},  /* F(4x4) rows longer than a segment */
 };
 #define N_CASES (sizeof cases / sizeof cases[0])
 
@@ -179,14 +193,44 @@ Test(conv_winograd, only_convolutions_it_can_run_take_it)
     cr_assert_eq(mode_for(KN_CONV_ALGO_AUTO, &s1, KN_FLOAT, 64, 64, 1, wf), KN_CONV_WINOGRAD);
     cr_assert_eq(mode_for(KN_CONV_ALGO_IM2COL, &s1, KN_FLOAT, 64, 64, 1, wf), KN_CONV_GEMM);
     /* forced, but Winograd cannot: stride 2, double, groups, weights
-     * computed at run time */
+     * computed at run time, one output channel */
     cr_assert_eq(mode_for(KN_CONV_ALGO_WINOGRAD, &s2, KN_FLOAT, 64, 64, 1, wf), KN_CONV_GEMM);
     cr_assert_eq(mode_for(KN_CONV_ALGO_WINOGRAD, &s1, KN_DOUBLE, 64, 64, 1, wd), KN_CONV_GEMM);
     cr_assert_eq(mode_for(KN_CONV_ALGO_WINOGRAD, &s1, KN_FLOAT, 64, 64, 2, wf), KN_CONV_GEMM);
     cr_assert_eq(mode_for(KN_CONV_ALGO_WINOGRAD, &s1, KN_FLOAT, 64, 64, 1, NULL), KN_CONV_GEMM);
+    cr_assert_eq(mode_for(KN_CONV_ALGO_WINOGRAD, &s1, KN_FLOAT, 64, 1, 1, wf), KN_CONV_GEMM);
     /* tiny convolutions stay on im2col unless forced */
     cr_assert_eq(mode_for(KN_CONV_ALGO_AUTO, &s1, KN_FLOAT, 4, 8, 1, wf), KN_CONV_GEMM);
     cr_assert_eq(mode_for(KN_CONV_ALGO_WINOGRAD, &s1, KN_FLOAT, 4, 8, 1, wf), KN_CONV_WINOGRAD);
+}
+
+static int tile_for(int algo, int64_t side)
+{
+    static float wf[64 * 64 * 9];
+    const wg_case c = {1, 64, 64, side, side, 1, 1, 1, 1};
+    kn_window win = make_window(&c, 1);
+    kn_conv_params p;
+    kn_err err = {0, {0}};
+    kn_conv_algo_force(algo);
+    int rc = kn_conv_init(&p, KN_FLOAT, &win, 1, 64, 64, 1, wf, 1, &err);
+    kn_conv_algo_force(-1);
+    cr_assert_eq(rc, KN_OK, "%s", err.msg);
+    cr_assert_eq(p.mode, KN_CONV_WINOGRAD);
+    int m = p.wg_m;
+    kn_conv_release(&p);
+    return m;
+}
+
+Test(conv_winograd, tile_size_follows_the_image)
+{
+    /* F(4x4) from 32 of its tiles per image (a side of about 23) */
+    cr_assert_eq(tile_for(KN_CONV_ALGO_AUTO, 56), 4);
+    cr_assert_eq(tile_for(KN_CONV_ALGO_AUTO, 28), 4);
+    cr_assert_eq(tile_for(KN_CONV_ALGO_AUTO, 14), 2);
+    cr_assert_eq(tile_for(KN_CONV_ALGO_AUTO, 7), 2);
+    cr_assert_eq(tile_for(KN_CONV_ALGO_WINOGRAD, 56), 4);
+    cr_assert_eq(tile_for(KN_CONV_ALGO_WINOGRAD2, 56), 2);
+    cr_assert_eq(tile_for(KN_CONV_ALGO_WINOGRAD4, 7), 4);
 }
 
 /* Criterion runs each test in its own process, so the environment read
@@ -204,4 +248,11 @@ Test(conv_winograd, environment_override)
     cr_assert_eq(kn_conv_algo(), KN_CONV_ALGO_IM2COL);
     cr_assert_eq(mode_for(KN_CONV_ALGO_WINOGRAD, &s1, KN_FLOAT, 64, 64, 1, wf),
                  KN_CONV_WINOGRAD);
+}
+
+Test(conv_winograd, environment_names_the_tile_size)
+{
+    setenv("KILN_CONV_ALGO", "winograd4", 1);
+    cr_assert_eq(kn_conv_algo(), KN_CONV_ALGO_WINOGRAD4);
+    cr_assert_eq(tile_for(-1, 7), 4);
 }

@@ -28,10 +28,18 @@
 enum { KN_CONV_GEMM, KN_CONV_POINTWISE, KN_CONV_DEPTHWISE, KN_CONV_WINOGRAD };
 
 /* Which algorithm 3x3 stride-1 convolutions take: the environment variable
- * KILN_CONV_ALGO (im2col | winograd | auto, read once, default auto), unless
- * a test forced one. Under WINOGRAD a convolution Winograd cannot run
- * (strides, groups, double, weights computed at run time) stays on im2col. */
-enum { KN_CONV_ALGO_AUTO, KN_CONV_ALGO_IM2COL, KN_CONV_ALGO_WINOGRAD };
+ * KILN_CONV_ALGO (im2col | winograd | winograd2 | winograd4 | auto, read
+ * once, default auto), unless a test forced one. WINOGRAD lets init pick
+ * the tile size, WINOGRAD2 / WINOGRAD4 force F(2x2, 3x3) / F(4x4, 3x3).
+ * Under any of them a convolution Winograd cannot run (strides, groups,
+ * double, weights computed at run time) stays on im2col. */
+enum {
+    KN_CONV_ALGO_AUTO,
+    KN_CONV_ALGO_IM2COL,
+    KN_CONV_ALGO_WINOGRAD,
+    KN_CONV_ALGO_WINOGRAD2,
+    KN_CONV_ALGO_WINOGRAD4
+};
 int kn_conv_algo(void);
 /* For tests and benchmarks: force an algorithm for the convolutions
  * initialised from now on; a negative value returns to the environment's. */
@@ -61,13 +69,16 @@ typedef struct kn_conv_params {
     size_t dw_slot_bytes;       /* one padded plane per task */
     int32_t dw_tasks;
 
-    /* Winograd: 4x4 input tiles at stride 2, each giving 2x2 outputs */
+    /* Winograd F(m x m, 3x3): (m + 2)^2 input tiles at stride m, each giving
+     * m x m outputs */
+    int32_t wg_m;               /* 2 or 4 */
+    int32_t wg_mats;            /* (m + 2)^2: products per tile */
     int64_t wg_th, wg_tw;       /* tile rows and columns of one image */
     int64_t wg_block;           /* tiles per block (the GEMMs' n) */
     int64_t wg_blocks;          /* blocks per image */
     size_t wg_v_bytes, wg_m_bytes, wg_ws_bytes; /* per slot: transformed input, products,
                                                    GEMM workspace */
-    void *wg_u;                 /* 16 transformed weight matrices, each packed for the GEMM */
+    void *wg_u;                 /* wg_mats transformed weight matrices, each packed for the GEMM */
     size_t wg_u_bytes;          /* one packed matrix */
 } kn_conv_params;
 

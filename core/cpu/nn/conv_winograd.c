@@ -1,16 +1,19 @@
-/* Winograd F(2x2, 3x3) convolution (conv.h): float, 2-D, 3x3 kernel,
- * stride 1, dilation 1, group 1, any padding, constant weights.
+/* Winograd convolution (conv.h): float, 2-D, 3x3 kernel, stride 1,
+ * dilation 1, group 1, any padding, constant weights.
  *
- * Each 2x2 block of outputs is computed from a 4x4 input tile d as
- *     Y = A^T [ U .* V ] A,   U = G g G^T (4x4, per weight),  V = B^T d B,
- * and the element-wise products summed over input channels are 16
- * independent matrix products M_k = U_k V_k (k = 0..15: U_k is Cout x Cin,
- * V_k is Cin x tiles). That is 16 multiplies per 4 outputs instead of 36:
- * 2.25x fewer, spent in the same GEMM the im2col path uses. F(2x2, 3x3)
- * keeps the transforms' coefficients 0, +-1 and 1/2, so results stay within
- * a few ulp of direct convolution; F(4x4, 3x3) would cut the multiplies 4x
- * but its coefficients (up to 8, fractions like 1/6) cost about 1e-4
- * relative accuracy and 36 GEMMs on smaller blocks.
+ * F(m x m, 3x3) computes each m x m block of outputs from an a x a input
+ * tile d (a = m + 2) as
+ *     Y = A^T [ U .* V ] A,   U = G g G^T (a x a, per weight),  V = B^T d B,
+ * and the element-wise products summed over input channels are a^2
+ * independent matrix products M_k = U_k V_k (U_k: Cout x Cin, V_k: Cin x
+ * tiles), run by the same GEMM as the im2col path. Two tile sizes:
+ *  - F(2x2, 3x3): 16 products per 4 outputs instead of 36 (2.25x fewer);
+ *    coefficients 0, +-1, 1/2, so results stay within a few ulp;
+ *  - F(4x4, 3x3): 36 products per 16 outputs (4x fewer), but coefficients
+ *    up to 8 and 1/24 lose about 3 more bits, and a 4-output tile wastes
+ *    more of an image whose side is not a multiple of 4.
+ * kn_conv_winograd_plan takes F(4x4) for images of at least 32 of its
+ * tiles, F(2x2) for smaller ones (pick_tile says why).
  *
  * The weights are transformed and packed for the GEMM once, at init. A run
  * works on blocks of tiles (in raster order, per image) sized so that the
@@ -19,7 +22,11 @@
  * applies the epilogue (bias, residual, activation) to each output row it
  * writes. Threads take whole blocks (each its own scratch slot) when there
  * are enough, else each block's transforms and GEMMs are split across them,
- * as in conv.c. */
+ * as in conv.c.
+ *
+ * The transforms are the same 1-D transform down rows and then across
+ * columns, over arrays holding one value per tile, so that every loop runs
+ * over tiles with unit stride and the compiler vectorises it. */
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,13 +37,14 @@
 #include "core/simd/gemm.h"
 #include "core/simd/kernels.h"
 
-#define WG_MATS 16 /* 4x4 transformed tile: one product per element */
+#define WG_MAX_M 4 /* outputs per tile side */
+#define WG_MAX_A 6 /* inputs per tile side */
 #define WG_SEG 64  /* tiles of one tile row transformed together (stack buffers) */
 /* V and M of one block: half of a 2 MiB L2 ... */
 #ifndef WG_BLOCK_BYTES
 #define WG_BLOCK_BYTES (1024 * 1024)
 #endif
-/* ... but no fewer tiles than this per block, which the weights (16 Cin x
+/* ... but no fewer tiles than this per block, which the weights (a^2 Cin x
  * Cout matrices, several MiB for 256 channels, re-read for every block)
  * need to pay for their reading: resnet50's 256-channel 14x14 layers ran
  * 20 % faster in one block of 49 tiles (1.5 MiB) than in two. */
@@ -55,10 +63,16 @@ static atomic_int conv_algo_env = -1;    /* KILN_CONV_ALGO, parsed on first use 
 
 static int parse_algo(const char *s)
 {
-    if (s && strcmp(s, "im2col") == 0)
-        return KN_CONV_ALGO_IM2COL;
-    if (s && strcmp(s, "winograd") == 0)
-        return KN_CONV_ALGO_WINOGRAD;
+    static const struct {
+        const char *name;
+        int algo;
+    } names[] = {{"im2col", KN_CONV_ALGO_IM2COL},
+                 {"winograd", KN_CONV_ALGO_WINOGRAD},
+                 {"winograd2", KN_CONV_ALGO_WINOGRAD2},
+                 {"winograd4", KN_CONV_ALGO_WINOGRAD4}};
+    for (size_t i = 0; s && i < sizeof names / sizeof names[0]; i++)
+        if (strcmp(s, names[i].name) == 0)
+            return names[i].algo;
     return KN_CONV_ALGO_AUTO;
 }
 
@@ -90,12 +104,13 @@ int kn_conv_winograd_applies(const kn_conv_params *p, const void *const_w)
                w->kernel[0] == 1 && w->in[0] == 1 && w->out[0] == 1 && w->kernel[1] == 3 &&
                w->kernel[2] == 3 && w->stride[1] == 1 && w->stride[2] == 1 &&
                w->dilation[1] == 1 && w->dilation[2] == 1 && p->out_size > 0 && p->cin > 0 &&
-               p->cout > 0;
+               p->cout >= 2; /* one output row would take the GEMM's matrix-vector path,
+                                which reads the unpacked weights we do not keep */
     if (!fits)
         return 0;
     int algo = kn_conv_algo();
     if (algo != KN_CONV_ALGO_AUTO)
-        return algo == KN_CONV_ALGO_WINOGRAD;
+        return algo != KN_CONV_ALGO_IM2COL;
 #ifdef KN_CONV_WINOGRAD_DEFAULT_OFF
     return 0;
 #else
@@ -103,28 +118,60 @@ int kn_conv_winograd_applies(const kn_conv_params *p, const void *const_w)
 #endif
 }
 
-/* U = G g G^T for one 3x3 kernel g, in double: the weights are transformed
- * once, so their rounding is the only error this step adds. */
-static void transform_kernel(const float *g, double u[16])
+/* F(4x4, 3x3) when the image gives it at least this many tiles. Measured
+ * in Chromium (wasm, 1 thread, Intel Xeon), F(4x4) against F(2x2): with 49
+ * tiles or more 20-38 % faster (resnet50's 56x56x64 3.6 -> 3.0 ms and
+ * 28x28x128 3.7 -> 2.7 ms, squeezenet1_1's 55x55 and 27x27 expand3x3 1.3
+ * -> 1.05 and 1.15 -> 0.9 ms); with 16 (13x13, 14x14, 7x7 outputs) 10-30 %
+ * slower: the GEMMs get too narrow, the 2.25x larger transformed weights
+ * are read for few tiles, and a side of 13 or 14 pads to 16. */
+#define WG_F4_MIN_TILES 32
+
+/* Output tile side for this convolution. */
+static int32_t pick_tile(const kn_conv_params *p)
 {
-    static const double G[4][3] = {{1, 0, 0}, {0.5, 0.5, 0.5}, {0.5, -0.5, 0.5}, {0, 0, 1}};
-    double gg[4][3]; /* G g */
-    for (int i = 0; i < 4; i++)
-        for (int j = 0; j < 3; j++)
-            gg[i][j] = G[i][0] * g[j] + G[i][1] * g[3 + j] + G[i][2] * g[6 + j];
-    for (int i = 0; i < 4; i++)
-        for (int j = 0; j < 4; j++)
-            u[4 * i + j] = gg[i][0] * G[j][0] + gg[i][1] * G[j][1] + gg[i][2] * G[j][2];
+    int algo = kn_conv_algo();
+    if (algo == KN_CONV_ALGO_WINOGRAD2 || algo == KN_CONV_ALGO_WINOGRAD4)
+        return algo == KN_CONV_ALGO_WINOGRAD4 ? 4 : 2;
+#ifdef WG_TILE /* for experiments */
+    (void)p;
+    return WG_TILE;
+#else
+    int64_t tiles4 = ((p->win.out[1] + 3) / 4) * ((p->win.out[2] + 3) / 4);
+    return tiles4 >= WG_F4_MIN_TILES ? 4 : 2;
+#endif
 }
 
-/* The 16 matrices U_k[cout x cin], each packed for kn_sgemm into
+/* U = G g G^T for one 3x3 kernel g, in double: the weights are transformed
+ * once, so their rounding is the only error this step adds. */
+static void transform_kernel(int32_t m, const float *g, double *u)
+{
+    static const double G2[4][3] = {{1, 0, 0}, {0.5, 0.5, 0.5}, {0.5, -0.5, 0.5}, {0, 0, 1}};
+    static const double G4[6][3] = {{1.0 / 4, 0, 0},
+                                    {-1.0 / 6, -1.0 / 6, -1.0 / 6},
+                                    {-1.0 / 6, 1.0 / 6, -1.0 / 6},
+                                    {1.0 / 24, 1.0 / 12, 1.0 / 6},
+                                    {1.0 / 24, -1.0 / 12, 1.0 / 6},
+                                    {0, 0, 1}};
+    const double(*G)[3] = m == 4 ? G4 : G2;
+    int a = m + 2;
+    double gg[WG_MAX_A][3]; /* G g */
+    for (int i = 0; i < a; i++)
+        for (int j = 0; j < 3; j++)
+            gg[i][j] = G[i][0] * g[j] + G[i][1] * g[3 + j] + G[i][2] * g[6 + j];
+    for (int i = 0; i < a; i++)
+        for (int j = 0; j < a; j++)
+            u[a * i + j] = gg[i][0] * G[j][0] + gg[i][1] * G[j][1] + gg[i][2] * G[j][2];
+}
+
+/* The matrices U_k[cout x cin], each packed for kn_sgemm into
  * p->wg_u + k * p->wg_u_bytes. */
 static int transform_weights(kn_conv_params *p, const float *w, kn_err *err)
 {
-    size_t mat = (size_t)(p->cout * p->cin);
-    float *u = malloc(sizeof(float) * mat * WG_MATS);
+    size_t mat = (size_t)(p->cout * p->cin), mats = (size_t)p->wg_mats;
+    float *u = malloc(sizeof(float) * mat * mats);
     p->wg_u_bytes = kn_align_up(kn_sgemm_packed_a_size(p->cout, p->cin), 64);
-    p->wg_u = malloc(p->wg_u_bytes * WG_MATS);
+    p->wg_u = malloc(p->wg_u_bytes * mats);
     if (!u || !p->wg_u) {
         free(u);
         free(p->wg_u);
@@ -132,14 +179,14 @@ static int transform_weights(kn_conv_params *p, const float *w, kn_err *err)
         return kn_fail(err, KN_ERR_OUT_OF_MEMORY, "Conv: out of memory transforming weights");
     }
     for (size_t oc = 0; oc < mat; oc++) { /* oc: output channel x input channel */
-        double t[16];
-        transform_kernel(w + oc * 9, t);
-        for (int k = 0; k < WG_MATS; k++)
-            u[(size_t)k * mat + oc] = (float)t[k];
+        double t[WG_MAX_A * WG_MAX_A];
+        transform_kernel(p->wg_m, w + oc * 9, t);
+        for (size_t k = 0; k < mats; k++)
+            u[k * mat + oc] = (float)t[k];
     }
-    for (int k = 0; k < WG_MATS; k++)
-        kn_sgemm_pack_a(0, p->cout, p->cin, u + (size_t)k * mat, p->cin,
-                        (float *)((char *)p->wg_u + p->wg_u_bytes * (size_t)k));
+    for (size_t k = 0; k < mats; k++)
+        kn_sgemm_pack_a(0, p->cout, p->cin, u + k * mat, p->cin,
+                        (float *)((char *)p->wg_u + p->wg_u_bytes * k));
     free(u);
     return KN_OK;
 }
@@ -148,11 +195,14 @@ int kn_conv_winograd_plan(kn_conv_params *p, const float *const_w, int32_t threa
 {
     const kn_window *w = &p->win;
     p->mode = KN_CONV_WINOGRAD;
-    p->wg_th = (w->out[1] + 1) / 2;
-    p->wg_tw = (w->out[2] + 1) / 2;
+    p->wg_m = pick_tile(p);
+    p->wg_mats = (p->wg_m + 2) * (p->wg_m + 2);
+    p->wg_th = (w->out[1] + p->wg_m - 1) / p->wg_m;
+    p->wg_tw = (w->out[2] + p->wg_m - 1) / p->wg_m;
     int64_t tiles = p->wg_th * p->wg_tw;
-    int64_t per_tile = WG_MATS * (p->cin + p->cout) * (int64_t)sizeof(float);
-    int64_t most = WG_BLOCK_BYTES / per_tile > WG_MIN_BLOCK ? WG_BLOCK_BYTES / per_tile : WG_MIN_BLOCK;
+    int64_t per_tile = p->wg_mats * (p->cin + p->cout) * (int64_t)sizeof(float);
+    int64_t most = WG_BLOCK_BYTES / per_tile > WG_MIN_BLOCK ? WG_BLOCK_BYTES / per_tile
+                                                            : WG_MIN_BLOCK;
     /* blocks of equal size, not full ones and a thin rest (784 tiles as 4 x
      * 196, not 3 x 256 + 16): the GEMMs run best on wide blocks */
     int64_t blocks = (tiles + most - 1) / most;
@@ -163,7 +213,7 @@ int kn_conv_winograd_plan(kn_conv_params *p, const float *const_w, int32_t threa
     p->wg_blocks = (tiles + p->wg_block - 1) / p->wg_block;
     p->items = p->batch * p->wg_blocks;
     p->tasks = threads == 1 || p->items >= 2 * (int64_t)threads ? threads : 0;
-    size_t cols = (size_t)p->wg_block * sizeof(float) * WG_MATS;
+    size_t cols = (size_t)p->wg_block * sizeof(float) * (size_t)p->wg_mats;
     p->wg_v_bytes = kn_align_up(cols * (size_t)p->cin, 64);
     p->wg_m_bytes = kn_align_up(cols * (size_t)p->cout, 64);
     p->wg_ws_bytes = kn_align_up(
@@ -173,40 +223,12 @@ int kn_conv_winograd_plan(kn_conv_params *p, const float *const_w, int32_t threa
     return transform_weights(p, const_w, err);
 }
 
-/* ---- input transform: V = B^T d B ---- */
+/* ---- the 1-D transforms, each over n tiles ---- */
 
-/* Even and odd columns x0 + 2i, x0 + 2i + 1 (i < n) of one input row, 0
- * outside the row (padding) or when row is NULL (a padding row). Split so
- * that the transforms below read both with unit stride. A row segment that
- * reaches into the padding is first copied into a zeroed line, so the
- * split itself never tests bounds (with padding 1, every tile row's first
- * segment does). */
-static void gather_row(const float *row, int64_t width, int64_t x0, int64_t n,
-                       float *restrict even, float *restrict odd)
-{
-    int64_t lo = x0 < 0 ? -x0 : 0, hi = width - x0 < 2 * n ? width - x0 : 2 * n;
-    if (!row || hi <= lo) {
-        memset(even, 0, sizeof(float) * (size_t)n);
-        memset(odd, 0, sizeof(float) * (size_t)n);
-        return;
-    }
-    float line[2 * (WG_SEG + 1)];
-    const float *src = row + x0;
-    if (lo > 0 || hi < 2 * n) {
-        memset(line, 0, sizeof(float) * (size_t)(2 * n));
-        memcpy(line + lo, row + x0 + lo, sizeof(float) * (size_t)(hi - lo));
-        src = line;
-    }
-    for (int64_t i = 0; i < n; i++) {
-        even[i] = src[2 * i];
-        odd[i] = src[2 * i + 1];
-    }
-}
-
-/* B^T down 4 rows: (d0 - d2, d1 + d2, d2 - d1, d1 - d3) */
-static void transform_rows(const float *restrict d0, const float *restrict d1,
-                           const float *restrict d2, const float *restrict d3, float *restrict r0,
-                           float *restrict r1, float *restrict r2, float *restrict r3, int64_t n)
+/* F(2, 3) B^T: (d0 - d2, d1 + d2, d2 - d1, d1 - d3) */
+static void input_2(const float *restrict d0, const float *restrict d1, const float *restrict d2,
+                    const float *restrict d3, float *restrict r0, float *restrict r1,
+                    float *restrict r2, float *restrict r3, int64_t n)
 {
     for (int64_t i = 0; i < n; i++) {
         r0[i] = d0[i] - d2[i];
@@ -216,43 +238,164 @@ static void transform_rows(const float *restrict d0, const float *restrict d1,
     }
 }
 
-/* B^T across the columns of one row of tiles: tile i's columns 0..3 are
- * e[i], o[i], en[i], on[i] (en, on: e and o from their second element; as
- * separate pointers clang vectorises the loop, as e[i + 1] it keeps the
- * value from the previous iteration instead and does not). */
-static void transform_cols(const float *restrict e, const float *restrict o,
-                           const float *restrict en, const float *restrict on, float *restrict v0,
-                           float *restrict v1, float *restrict v2, float *restrict v3, int64_t n)
+/* F(4, 3) B^T (points 0, -1, 1, -2, 2, infinity):
+ * (4 d0 - 5 d2 + d4, -4 d1 - 4 d2 + d3 + d4, 4 d1 - 4 d2 - d3 + d4,
+ *  -2 d1 - d2 + 2 d3 + d4, 2 d1 - d2 - 2 d3 + d4, 4 d1 - 5 d3 + d5) */
+static void input_4(const float *restrict d0, const float *restrict d1, const float *restrict d2,
+                    const float *restrict d3, const float *restrict d4, const float *restrict d5,
+                    float *restrict r0, float *restrict r1, float *restrict r2,
+                    float *restrict r3, float *restrict r4, float *restrict r5, int64_t n)
 {
     for (int64_t i = 0; i < n; i++) {
-        v0[i] = e[i] - en[i];
-        v1[i] = o[i] + en[i];
-        v2[i] = en[i] - o[i];
-        v3[i] = o[i] - on[i];
+        float a = d4[i] - 4.0f * d2[i], b = d3[i] - 4.0f * d1[i];
+        float c = d4[i] - d2[i], e = 2.0f * (d3[i] - d1[i]);
+        r0[i] = 4.0f * d0[i] - 5.0f * d2[i] + d4[i];
+        r1[i] = a + b;
+        r2[i] = a - b;
+        r3[i] = c + e;
+        r4[i] = c - e;
+        r5[i] = 4.0f * d1[i] - 5.0f * d3[i] + d5[i];
     }
 }
 
-/* Tiles (ty, tx .. tx + len) of one channel plane into V: element k of
- * tile i goes to v[k * kstride + i]. Tile (ty, tx) starts at input row
- * 2 ty - pad_top, column 2 tx - pad_left. */
-static void transform_input_segment(const kn_conv_params *p, const float *plane, int64_t ty,
-                                    int64_t tx, int64_t len, float *v, int64_t kstride)
+static void input_1d(int32_t m, const float *const d[], float *const r[], int64_t n)
+{
+    if (m == 2)
+        input_2(d[0], d[1], d[2], d[3], r[0], r[1], r[2], r[3], n);
+    else
+        input_4(d[0], d[1], d[2], d[3], d[4], d[5], r[0], r[1], r[2], r[3], r[4], r[5], n);
+}
+
+/* F(2, 3) A^T: (d0 + d1 + d2, d1 - d2 - d3) */
+static void output_2(const float *restrict d0, const float *restrict d1,
+                     const float *restrict d2, const float *restrict d3, float *restrict y0,
+                     float *restrict y1, int64_t n)
+{
+    for (int64_t i = 0; i < n; i++) {
+        y0[i] = d0[i] + d1[i] + d2[i];
+        y1[i] = d1[i] - d2[i] - d3[i];
+    }
+}
+
+/* F(4, 3) A^T: (d0 + d1 + d2 + d3 + d4, d1 - d2 + 2 (d3 - d4),
+ *               d1 + d2 + 4 (d3 + d4), d1 - d2 + 8 (d3 - d4) + d5) */
+static void output_4(const float *restrict d0, const float *restrict d1,
+                     const float *restrict d2, const float *restrict d3,
+                     const float *restrict d4, const float *restrict d5, float *restrict y0,
+                     float *restrict y1, float *restrict y2, float *restrict y3, int64_t n)
+{
+    for (int64_t i = 0; i < n; i++) {
+        float sum12 = d1[i] + d2[i], dif12 = d1[i] - d2[i];
+        float sum34 = d3[i] + d4[i], dif34 = d3[i] - d4[i];
+        y0[i] = d0[i] + sum12 + sum34;
+        y1[i] = dif12 + 2.0f * dif34;
+        y2[i] = sum12 + 4.0f * sum34;
+        y3[i] = dif12 + 8.0f * dif34 + d5[i];
+    }
+}
+
+static void output_1d(int32_t m, const float *const d[], float *const y[], int64_t n)
+{
+    if (m == 2)
+        output_2(d[0], d[1], d[2], d[3], y[0], y[1], n);
+    else
+        output_4(d[0], d[1], d[2], d[3], d[4], d[5], y[0], y[1], y[2], y[3], n);
+}
+
+/* ---- input transform: V = B^T d B ---- */
+
+/* col[c][i] = src[m i + c] for c < m + 2, i < n: column c of each of n
+ * tiles along a row (neighbouring tiles share 2 columns, stored twice so
+ * that the transforms need no neighbour). */
+static void split_columns(int32_t m, const float *restrict src, int64_t n, float *const col[])
+{
+    if (m == 2) {
+        float *restrict c0 = col[0], *restrict c1 = col[1], *restrict c2 = col[2],
+                        *restrict c3 = col[3];
+        for (int64_t i = 0; i < n; i++) {
+            c0[i] = src[2 * i];
+            c1[i] = src[2 * i + 1];
+            c2[i] = src[2 * i + 2];
+            c3[i] = src[2 * i + 3];
+        }
+        return;
+    }
+    float *restrict c0 = col[0], *restrict c1 = col[1], *restrict c2 = col[2],
+                    *restrict c3 = col[3], *restrict c4 = col[4], *restrict c5 = col[5];
+    for (int64_t i = 0; i < n; i++) {
+        c0[i] = src[4 * i];
+        c1[i] = src[4 * i + 1];
+        c2[i] = src[4 * i + 2];
+        c3[i] = src[4 * i + 3];
+        c4[i] = src[4 * i + 4];
+        c5[i] = src[4 * i + 5];
+    }
+}
+
+/* The columns of n tiles along one input row, from column x0; 0 outside
+ * the row (padding) or when row is NULL (a padding row). A row part that
+ * reaches into the padding is first copied into a zeroed line, so the
+ * split never tests bounds (with padding 1, every tile row's first tile
+ * does). */
+static void gather_row(int32_t m, const float *row, int64_t width, int64_t x0, int64_t n,
+                       float *const col[])
+{
+    int64_t len = m * n + 2;
+    int64_t lo = x0 < 0 ? -x0 : 0, hi = width - x0 < len ? width - x0 : len;
+    float line[WG_MAX_M * WG_SEG + 2];
+    const float *src = row ? row + x0 : NULL;
+    if (!row || hi <= lo) {
+        memset(line, 0, sizeof(float) * (size_t)len);
+        src = line;
+    } else if (lo > 0 || hi < len) {
+        memset(line, 0, sizeof(float) * (size_t)len);
+        memcpy(line + lo, row + x0 + lo, sizeof(float) * (size_t)(hi - lo));
+        src = line;
+    }
+    split_columns(m, src, n, col);
+}
+
+/* Tiles t .. t + len of the block (t counted from the image's first tile,
+ * across tile rows) of one channel plane into V: element k of tile i goes
+ * to v[k * kstride + i]. Tile (ty, tx) starts at input row m ty - pad_top,
+ * column m tx - pad_left. The transforms run over all len tiles at once
+ * (tile rows alone are too short for vector loops). */
+static void transform_input_segment(const kn_conv_params *p, const float *plane, int64_t t,
+                                    int64_t len, float *v, int64_t kstride)
 {
     const kn_window *w = &p->win;
-    float in[2][4][WG_SEG + 1], tr[2][4][WG_SEG + 1]; /* [even, odd][row][column pair] */
-    int64_t y0 = 2 * ty - w->pad_begin[1], x0 = 2 * tx - w->pad_begin[2];
-    for (int r = 0; r < 4; r++) {
-        int64_t iy = y0 + r;
-        const float *row = iy >= 0 && iy < w->in[1] ? plane + iy * w->in[2] : NULL;
-        gather_row(row, w->in[2], x0, len + 1, in[0][r], in[1][r]);
+    const int32_t m = p->wg_m, a = m + 2;
+    /* [tile column][tile row][tile]: the tiles, then their rows transformed */
+    float in[WG_MAX_A][WG_MAX_A][WG_SEG], tr[WG_MAX_A][WG_MAX_A][WG_SEG];
+    for (int64_t done = 0; done < len;) { /* each tile row's part */
+        int64_t ty = (t + done) / p->wg_tw, tx = (t + done) % p->wg_tw;
+        int64_t piece = p->wg_tw - tx < len - done ? p->wg_tw - tx : len - done;
+        int64_t y0 = m * ty - w->pad_begin[1], x0 = m * tx - w->pad_begin[2];
+        for (int r = 0; r < a; r++) {
+            int64_t iy = y0 + r;
+            const float *row = iy >= 0 && iy < w->in[1] ? plane + iy * w->in[2] : NULL;
+            float *col[WG_MAX_A] = {0};
+            for (int c = 0; c < a; c++)
+                col[c] = in[c][r] + done;
+            gather_row(m, row, w->in[2], x0, piece, col);
+        }
+        done += piece;
     }
-    for (int h = 0; h < 2; h++)
-        transform_rows(in[h][0], in[h][1], in[h][2], in[h][3], tr[h][0], tr[h][1], tr[h][2],
-                       tr[h][3], len + 1);
-    for (int r = 0; r < 4; r++) {
-        float *v0 = v + (4 * r) * kstride;
-        transform_cols(tr[0][r], tr[1][r], tr[0][r] + 1, tr[1][r] + 1, v0, v0 + kstride,
-                       v0 + 2 * kstride, v0 + 3 * kstride, len);
+    for (int c = 0; c < a; c++) { /* down the rows */
+        const float *d[WG_MAX_A];
+        float *r[WG_MAX_A];
+        for (int i = 0; i < a; i++)
+            d[i] = in[c][i], r[i] = tr[c][i];
+        input_1d(m, d, r, len);
+    }
+    for (int r = 0; r < a; r++) { /* across the columns, into V */
+        const float *d[WG_MAX_A];
+        float *out[WG_MAX_A];
+        for (int c = 0; c < a; c++) {
+            d[c] = tr[c][r];
+            out[c] = v + (r * a + c) * kstride;
+        }
+        input_1d(m, d, out, len);
     }
 }
 
@@ -264,12 +407,9 @@ static void transform_input(const kn_conv_params *p, const float *x, float *v, i
     int64_t ld = p->wg_block, kstride = p->cin * ld;
     for (int64_t c = c0; c < c1; c++) {
         const float *plane = x + c * p->in_size;
-        for (int64_t t = t0; t < t1;) {
-            int64_t ty = t / p->wg_tw, tx = t % p->wg_tw;
-            int64_t len = p->wg_tw - tx < t1 - t ? p->wg_tw - tx : t1 - t;
-            len = len < WG_SEG ? len : WG_SEG;
-            transform_input_segment(p, plane, ty, tx, len, v + c * ld + (t - t0), kstride);
-            t += len;
+        for (int64_t t = t0; t < t1; t += WG_SEG) {
+            int64_t len = t1 - t < WG_SEG ? t1 - t : WG_SEG;
+            transform_input_segment(p, plane, t, len, v + c * ld + (t - t0), kstride);
         }
     }
 }
@@ -281,62 +421,80 @@ typedef struct wg_epilogue {
     const kn_activation *act;
 } wg_epilogue;
 
-/* Writes a (even output columns) and b (odd ones) interleaved into width
- * outputs of row, then adds bias and residual and applies the activation. */
-static void store_row(const float *restrict a, const float *restrict b, float *restrict y,
-                      int64_t off, int64_t width, float bias, const wg_epilogue *ep)
+/* Interleaves the m phases ph[q][i] (output column m i + q) into width
+ * outputs of a row, then adds bias and residual and applies the activation. */
+static void store_row(int32_t m, float *const ph[], float *restrict y, int64_t off,
+                      int64_t width, float bias, const wg_epilogue *ep)
 {
     float *restrict row = y + off;
-    for (int64_t i = 0; i < width / 2; i++) {
-        row[2 * i] = a[i];
-        row[2 * i + 1] = b[i];
+    int64_t whole = width / m;
+    if (m == 2) {
+        const float *restrict p0 = ph[0], *restrict p1 = ph[1];
+        for (int64_t i = 0; i < whole; i++) {
+            row[2 * i] = p0[i];
+            row[2 * i + 1] = p1[i];
+        }
+    } else {
+        const float *restrict p0 = ph[0], *restrict p1 = ph[1], *restrict p2 = ph[2],
+                              *restrict p3 = ph[3];
+        for (int64_t i = 0; i < whole; i++) {
+            row[4 * i] = p0[i];
+            row[4 * i + 1] = p1[i];
+            row[4 * i + 2] = p2[i];
+            row[4 * i + 3] = p3[i];
+        }
     }
-    if (width & 1)
-        row[width - 1] = a[width / 2];
+    for (int64_t x = whole * m; x < width; x++) /* a cut last tile */
+        row[x] = ph[x % m][x / m];
     int act = ep->act && ep->act->kind != KN_ACT_NONE;
     if (bias != 0.0f || ep->z || act)
         kn_simd()->bias_act(row, width, bias, ep->z ? ep->z + off : NULL, ep->act);
 }
 
-/* A^T down the 4 rows of one column of M: (m0 + m1 + m2, m1 - m2 - m3) */
-static void reduce_rows(const float *restrict m0, const float *restrict m1,
-                        const float *restrict m2, const float *restrict m3, float *restrict s0,
-                        float *restrict s1, int64_t n)
+/* Tiles t .. t + len of the block (t counted from the image's first tile,
+ * across tile rows) of one output channel from its M row mat (element k of
+ * tile i at mat[k * kstride + i]) into the output plane. The transforms run
+ * over all len tiles at once: tile rows are short (7 tiles for a 14x14 or a
+ * 28x28 image), too short for vector loops on their own. */
+static void transform_output_segment(const kn_conv_params *p, const float *mat, int64_t kstride,
+                                     int64_t t, int64_t len, float *y, int64_t plane_off,
+                                     float bias, const wg_epilogue *ep)
 {
-    for (int64_t i = 0; i < n; i++) {
-        s0[i] = m0[i] + m1[i] + m2[i];
-        s1[i] = m1[i] - m2[i] - m3[i];
+    const int32_t m = p->wg_m, a = m + 2;
+    /* [tile column][output row][tile], then [output row][output column][tile] */
+    float s[WG_MAX_A][WG_MAX_M][WG_SEG], out[WG_MAX_M][WG_MAX_M][WG_SEG];
+    for (int c = 0; c < a; c++) { /* down the rows */
+        const float *d[WG_MAX_A];
+        float *r[WG_MAX_M];
+        for (int i = 0; i < a; i++)
+            d[i] = mat + (i * a + c) * kstride;
+        for (int j = 0; j < m; j++)
+            r[j] = s[c][j];
+        output_1d(m, d, r, len);
     }
-}
-
-/* A^T across the 4 columns: (c0 + c1 + c2, c1 - c2 - c3) */
-static void reduce_cols(const float *restrict c0, const float *restrict c1,
-                        const float *restrict c2, const float *restrict c3, float *restrict y0,
-                        float *restrict y1, int64_t n)
-{
-    for (int64_t i = 0; i < n; i++) {
-        y0[i] = c0[i] + c1[i] + c2[i];
-        y1[i] = c1[i] - c2[i] - c3[i];
+    for (int j = 0; j < m; j++) { /* across the columns */
+        const float *d[WG_MAX_A];
+        float *r[WG_MAX_M];
+        for (int c = 0; c < a; c++)
+            d[c] = s[c][j];
+        for (int q = 0; q < m; q++)
+            r[q] = out[j][q];
+        output_1d(m, d, r, len);
     }
-}
-
-/* Tiles (ty, tx .. tx + len) of one output channel from its M row m
- * (element k of tile i at m[k * kstride + i]) into the output plane y. */
-static void transform_output_segment(const kn_conv_params *p, const float *m, int64_t kstride,
-                                     int64_t ty, int64_t tx, int64_t len, float *y,
-                                     int64_t plane_off, float bias, const wg_epilogue *ep)
-{
-    float s[2][4][WG_SEG], out[2][2][WG_SEG]; /* [output row][tile column][tile] */
-    for (int j = 0; j < 4; j++)
-        reduce_rows(m + j * kstride, m + (4 + j) * kstride, m + (8 + j) * kstride,
-                    m + (12 + j) * kstride, s[0][j], s[1][j], len);
-    for (int r = 0; r < 2; r++)
-        reduce_cols(s[r][0], s[r][1], s[r][2], s[r][3], out[r][0], out[r][1], len);
     int64_t oh = p->win.out[1], ow = p->win.out[2];
-    int64_t oy = 2 * ty, ox = 2 * tx;
-    int64_t width = 2 * len < ow - ox ? 2 * len : ow - ox; /* the last tile may be cut */
-    for (int r = 0; r < 2 && oy + r < oh; r++)
-        store_row(out[r][0], out[r][1], y, plane_off + (oy + r) * ow + ox, width, bias, ep);
+    for (int64_t done = 0; done < len;) { /* each tile row's part */
+        int64_t ty = (t + done) / p->wg_tw, tx = (t + done) % p->wg_tw;
+        int64_t piece = p->wg_tw - tx < len - done ? p->wg_tw - tx : len - done;
+        int64_t oy = m * ty, ox = m * tx;
+        int64_t width = m * piece < ow - ox ? m * piece : ow - ox; /* the last tile may be cut */
+        for (int j = 0; j < m && oy + j < oh; j++) {
+            float *ph[WG_MAX_M] = {0};
+            for (int q = 0; q < m; q++)
+                ph[q] = out[j][q] + done;
+            store_row(m, ph, y, plane_off + (oy + j) * ow + ox, width, bias, ep);
+        }
+        done += piece;
+    }
 }
 
 /* Output channels [m0, m1) of tiles [t0, t1) from the block's M matrices
@@ -348,13 +506,10 @@ static void transform_output(const kn_conv_params *p, const float *mat, float *y
     int64_t ld = p->wg_block, kstride = p->cout * ld;
     for (int64_t co = m0; co < m1; co++) {
         float bias = ep->bias ? ep->bias[co] : 0.0f;
-        for (int64_t t = t0; t < t1;) {
-            int64_t ty = t / p->wg_tw, tx = t % p->wg_tw;
-            int64_t len = p->wg_tw - tx < t1 - t ? p->wg_tw - tx : t1 - t;
-            len = len < WG_SEG ? len : WG_SEG;
-            transform_output_segment(p, mat + co * ld + (t - t0), kstride, ty, tx, len, y,
+        for (int64_t t = t0; t < t1; t += WG_SEG) {
+            int64_t len = t1 - t < WG_SEG ? t1 - t : WG_SEG;
+            transform_output_segment(p, mat + co * ld + (t - t0), kstride, t, len, y,
                                      co * p->out_size, bias, ep);
-            t += len;
         }
     }
 }
@@ -403,14 +558,15 @@ static void run_block(wg_job *j, int64_t item, char *slot, kn_threadpool *pool)
                           .z = j->z ? j->z + n * p->cout * p->out_size : NULL,
                           .act = j->act};
     int64_t cols = j->t1 - j->t0, ld = p->wg_block;
+    int64_t grain = 1 + 4096 / (p->wg_mats * cols);
     if (pool)
-        kn_parallel_for(pool, p->cin, 1 + 4096 / (16 * cols), input_channels, j);
+        kn_parallel_for(pool, p->cin, grain, input_channels, j);
     else
         transform_input(p, j->xn, j->v, j->t0, j->t1, 0, p->cin);
     if (cols < 2) /* the GEMMs take 2 columns (plan); keep the spare one finite */
-        for (int64_t r = 0; r < WG_MATS * p->cin; r++)
+        for (int64_t r = 0; r < p->wg_mats * p->cin; r++)
             j->v[r * ld + 1] = 0.0f;
-    for (int k = 0; k < WG_MATS; k++) {
+    for (int32_t k = 0; k < p->wg_mats; k++) {
         kn_sgemm_args g = {
             .m = p->cout, .n = cols < 2 ? 2 : cols, .k = p->cin, .alpha = 1, .beta = 0,
             .b = j->v + k * p->cin * ld, .ldb = ld,
@@ -420,7 +576,7 @@ static void run_block(wg_job *j, int64_t item, char *slot, kn_threadpool *pool)
         kn_sgemm(pool, &g, slot + p->wg_v_bytes + p->wg_m_bytes, p->wg_ws_bytes);
     }
     if (pool)
-        kn_parallel_for(pool, p->cout, 1 + 4096 / (16 * cols), output_channels, j);
+        kn_parallel_for(pool, p->cout, grain, output_channels, j);
     else
         transform_output(p, j->m, j->yn, &j->ep, j->t0, j->t1, 0, p->cout);
 }
