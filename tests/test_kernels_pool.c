@@ -60,3 +60,30 @@ Test(maxpool_fast_path, matches_general_loop)
                         }
     cr_assert_gt(cases, 100);
 }
+
+/* Rows wider than the fast path folds at once (1024 columns): outputs on
+ * both sides of each chunk boundary, for odd and even strides and pads. */
+Test(maxpool_fast_path, wide_rows_cross_chunks)
+{
+    unsigned seed = 11;
+    const int64_t shapes[][4] = {{3, 2, 1, 1}, {3, 2, 0, 0}, {2, 1, 0, 1}, {5, 3, 2, 1}};
+    for (size_t t = 0; t < sizeof shapes / sizeof shapes[0]; t++) {
+        int64_t k = shapes[t][0], s = shapes[t][1], pad = shapes[t][2];
+        int64_t xd[4] = {1, 1, 4, 2500 + shapes[t][3]};
+        int64_t n = xd[2] * xd[3];
+        float *x = malloc(sizeof(float) * (size_t)n);
+        for (int64_t i = 0; i < n; i++)
+            x[i] = (float)(rand_r(&seed) % 2001 - 1000) / 100.0f;
+        int64_t kernel[2] = {k, k}, strides[2] = {s, s}, pads[4] = {pad, pad, pad, pad};
+        kh_case fast, general;
+        run_maxpool(x, xd, kernel, strides, pads, 0, 1, &fast);
+        run_maxpool(x, xd, kernel, strides, pads, 0, 2, &general);
+        int64_t count = fast.out[0].dims[2] * fast.out[0].dims[3];
+        cr_assert_gt(fast.out[0].dims[3], 1024 / s, "the row spans more than one chunk");
+        cr_assert_eq(memcmp(fast.out[0].data, general.out[0].data, sizeof(float) * (size_t)count),
+                     0, "k=%lld s=%lld pad=%lld", (long long)k, (long long)s, (long long)pad);
+        kh_free(&fast);
+        kh_free(&general);
+        free(x);
+    }
+}

@@ -6,10 +6,12 @@
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/cpu/nn/conv.h"
+#include "core/simd/gemm_tiles.h"
 #include "core/simd/kernels.h"
 #include "core/ir/tensor.h"
 
@@ -38,7 +40,19 @@ static void *scratch_alloc(size_t bytes)
 
 /* ---- GEMM ---- */
 
-static void check_gemm(const kn_simd_kernels *ks, kn_threadpool *pool, int ta, int tb, int64_t m,
+typedef void (*sgemm_fn)(kn_threadpool *pool, const kn_sgemm_args *g, void *ws, size_t ws_bytes);
+
+/* A GEMM with the packing that goes with it: an ISA table's own entry
+ * point reads the base instance's packing; the public kn_sgemm reads
+ * kn_sgemm_pack_a's (which records the tile). */
+typedef struct gemm_under_test {
+    const char *name;
+    sgemm_fn sgemm;
+    size_t (*packed_a_size)(int64_t m, int64_t k);
+    void (*pack_a)(int trans_a, int64_t m, int64_t k, const float *a, int64_t lda, float *dst);
+} gemm_under_test;
+
+static void check_gemm(gemm_under_test ks, kn_threadpool *pool, int ta, int tb, int64_t m,
                        int64_t n, int64_t k, float alpha, float beta, int with_bias, int packed)
 {
     int64_t lda = (ta ? m : k) + 3, ldb = (tb ? k : n) + 1, ldc = n + 2;
@@ -47,15 +61,15 @@ static void check_gemm(const kn_simd_kernels *ks, kn_threadpool *pool, int ta, i
     memcpy(c0, c, (size_t)(m * ldc) * 4);
     float *pa = NULL;
     if (packed) {
-        pa = scratch_alloc(kn_sgemm_packed_a_size(m, k));
-        kn_sgemm_pack_a(ta, m, k, a, lda, pa);
+        pa = scratch_alloc(ks.packed_a_size(m, k));
+        ks.pack_a(ta, m, k, a, lda, pa);
     }
     int32_t threads = kn_threadpool_threads(pool);
     size_t ws = kn_sgemm_workspace_size(m, n, k, threads);
     void *w = scratch_alloc(ws);
     kn_sgemm_args g = {ta, tb, m, n, k, alpha, beta, a, lda, b, ldb, c, ldc,
                        with_bias ? bias : NULL, pa};
-    ks->sgemm(pool, &g, w, ws);
+    ks.sgemm(pool, &g, w, ws);
     for (int64_t i = 0; i < m; i++)
         for (int64_t j = 0; j < n; j++) {
             double s = 0, mag = 0;
@@ -71,7 +85,7 @@ static void check_gemm(const kn_simd_kernels *ks, kn_threadpool *pool, int ta, i
             cr_assert(fabs(got - want) <= 1e-5 * (mag + 1),
                       "%s gemm ta%d tb%d %lldx%lldx%lld a%g b%g bias%d packed%d: C[%lld][%lld] = "
                       "%g, want %g",
-                      ks->name, ta, tb, (long long)m, (long long)n, (long long)k, alpha, beta,
+                      ks.name, ta, tb, (long long)m, (long long)n, (long long)k, alpha, beta,
                       with_bias, packed, (long long)i, (long long)j, got, want);
         }
     /* padding columns between rows untouched */
@@ -80,10 +94,24 @@ static void check_gemm(const kn_simd_kernels *ks, kn_threadpool *pool, int ta, i
     free(a), free(b), free(c), free(c0), free(bias), free(pa), free(w);
 }
 
+static const int64_t gemm_dims[][3] = {{1, 37, 19},   {29, 1, 70},    {5, 7, 3},
+                                      {6, 32, 1},    {13, 33, 17},   {67, 45, 300},
+                                      {130, 70, 257}, {7, 200, 9}};
+#define N_GEMM_DIMS (sizeof gemm_dims / sizeof gemm_dims[0])
+
+static void check_gemm_shapes(gemm_under_test ks, kn_threadpool *two)
+{
+    for (size_t d = 0; d < N_GEMM_DIMS; d++)
+        for (int t = 0; t < 4; t++) {
+            int64_t m = gemm_dims[d][0], n = gemm_dims[d][1], k = gemm_dims[d][2];
+            check_gemm(ks, NULL, t & 1, t >> 1, m, n, k, 1.0f, 0.0f, 0, 0);
+            check_gemm(ks, two, t & 1, t >> 1, m, n, k, 0.5f, 1.0f, 1, d & 1);
+            check_gemm(ks, NULL, t & 1, t >> 1, m, n, k, -1.0f, 0.25f, 1, 1);
+        }
+}
+
 Test(simd_gemm, every_instance_matches_reference_on_odd_shapes)
 {
-    static const int64_t dims[][3] = {{1, 37, 19},  {29, 1, 70},  {5, 7, 3},     {6, 32, 1},
-                                      {13, 33, 17}, {67, 45, 300}, {130, 70, 257}, {7, 200, 9}};
     kn_threadpool *two = kn_threadpool_create(2);
     cr_assert_not_null(two);
     int tested = 0;
@@ -92,16 +120,75 @@ Test(simd_gemm, every_instance_matches_reference_on_odd_shapes)
         if (!ks)
             continue;
         tested++;
-        for (size_t d = 0; d < sizeof dims / sizeof dims[0]; d++)
-            for (int t = 0; t < 4; t++) {
-                int64_t m = dims[d][0], n = dims[d][1], k = dims[d][2];
-                check_gemm(ks, NULL, t & 1, t >> 1, m, n, k, 1.0f, 0.0f, 0, 0);
-                check_gemm(ks, two, t & 1, t >> 1, m, n, k, 0.5f, 1.0f, 1, d & 1);
-                check_gemm(ks, NULL, t & 1, t >> 1, m, n, k, -1.0f, 0.25f, 1, 1);
-            }
+        check_gemm_shapes((gemm_under_test){ks->name, ks->sgemm, kn_sgemm_packed_a_size_base,
+                                             kn_sgemm_pack_a_base},
+                          two);
     }
     cr_assert_geq(tested, 1);
     kn_threadpool_destroy(two);
+}
+
+/* Every micro-tile a process can choose (gemm_tiles.h), each forced in
+ * turn so that packing and products both follow it, through the public
+ * entry points; then the timed choice lands on one of them. */
+Test(simd_gemm, every_tile_matches_reference_and_tuning_picks_one)
+{
+    kn_threadpool *two = kn_threadpool_create(2);
+    cr_assert_not_null(two);
+    int32_t n = kn_sgemm_tile_count();
+    cr_assert_geq(n, 4, "the table's own tile and three alternatives");
+    for (int32_t i = 0; i < n; i++) {
+        const kn_sgemm_tile *tile = kn_sgemm_tile_at(i);
+        cr_assert_eq(kn_sgemm_tile_force(tile->name), 0, "%s", tile->name);
+        cr_assert_str_eq(kn_sgemm_tile_active()->name, tile->name);
+        check_gemm_shapes(
+            (gemm_under_test){tile->name, kn_sgemm, kn_sgemm_packed_a_size, kn_sgemm_pack_a}, two);
+    }
+    cr_assert_eq(kn_sgemm_tile_force("3x3"), -1, "unknown tiles are refused");
+    cr_assert_eq(kn_sgemm_tile_force("auto"), 0);
+    const kn_sgemm_tile *chosen = kn_sgemm_tile_active();
+    cr_assert_not_null(kn_sgemm_tile_named(chosen->name));
+    double ms = kn_sgemm_tune_ms();
+    fprintf(stderr, "tuning chose %s in %.1f ms\n", chosen->name, ms);
+    cr_assert_gt(ms, 0.0, "the choice was timed");
+    check_gemm_shapes(
+        (gemm_under_test){chosen->name, kn_sgemm, kn_sgemm_packed_a_size, kn_sgemm_pack_a}, two);
+    kn_threadpool_destroy(two);
+}
+
+/* Weights packed under one tile stay right after the process chooses
+ * another: they remember the tile that packed them. */
+Test(simd_gemm, packed_weights_keep_their_tile_across_a_change)
+{
+    const int64_t m = 37, n = 29, k = 300;
+    float *a = rand_buf(m * k), *b = rand_buf(k * n), *c = malloc(sizeof(float) * (size_t)(m * n));
+    float *want = malloc(sizeof(float) * (size_t)(m * n));
+    for (int64_t i = 0; i < m; i++)
+        for (int64_t j = 0; j < n; j++) {
+            double s = 0;
+            for (int64_t p = 0; p < k; p++)
+                s += (double)a[i * k + p] * b[p * n + j];
+            want[i * n + j] = (float)s;
+        }
+    size_t ws = kn_sgemm_workspace_size(m, n, k, 1);
+    void *w = scratch_alloc(ws);
+    for (int32_t first = 0; first < kn_sgemm_tile_count(); first++) {
+        cr_assert_eq(kn_sgemm_tile_force(kn_sgemm_tile_at(first)->name), 0);
+        float *pa = scratch_alloc(kn_sgemm_packed_a_size(m, k));
+        kn_sgemm_pack_a(0, m, k, a, k, pa);
+        for (int32_t later = 0; later < kn_sgemm_tile_count(); later++) {
+            cr_assert_eq(kn_sgemm_tile_force(kn_sgemm_tile_at(later)->name), 0);
+            kn_sgemm_args g = {0, 0, m, n, k, 1.0f, 0.0f, a, k, b, n, c, n, NULL, pa};
+            kn_sgemm(NULL, &g, w, ws);
+            for (int64_t i = 0; i < m * n; i++)
+                cr_assert(fabsf(c[i] - want[i]) <= 1e-4f * (1 + fabsf(want[i])),
+                          "packed under %s, run under %s: C[%lld] = %g, want %g",
+                          kn_sgemm_tile_at(first)->name, kn_sgemm_tile_at(later)->name,
+                          (long long)i, c[i], want[i]);
+        }
+        free(pa);
+    }
+    free(a), free(b), free(c), free(want), free(w);
 }
 
 /* ---- convolution ---- */

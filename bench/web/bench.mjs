@@ -2,7 +2,7 @@
 // same inputs, runs alternating between the two so both see the same
 // machine load; startup of each from import to the first digits result.
 // Driven by run.mjs (window.kilnBench), or by hand: index.html?models=squeezenet1_1
-import { importKiln, importOrt, kilnSession, ortSession } from './engines.mjs';
+import { importKiln, importOrt, kilnSession, kilnWorkerSession, ortSession } from './engines.mjs';
 
 const now = () => performance.now();
 
@@ -43,14 +43,17 @@ function relativeDiff(a, b) {
 /** Benchmarks models/<model>/model.onnx with its input_K.pb: one warm-up
  * run each, then up to `runs` alternating pairs (at least 5 when the
  * budget runs out). Returns times in ms. */
-export async function benchModel({ model, runs = 15, budgetMs = 40000 }) {
-  const [kiln, ort] = await Promise.all([importKiln(), importOrt()]);
+export async function benchModel({ model, runs = 15, budgetMs = 40000, kilnInit = {}, threads = 1 }) {
+  // With threads, Kiln's engine lives in a worker (kilnWorkerSession); the
+  // page's own module only decodes the inputs.
+  const [kiln, ort] = await Promise.all([importKiln(threads > 1 ? {} : kilnInit), importOrt(threads)]);
   const base = new URL(`../../models/${model}/`, import.meta.url).href;
   const bytes = await fetchBytes(`${base}model.onnx`);
   const tensors = await readInputs(kiln, base);
   const engines = [];
   const load = {};
-  for (const [name, make] of [['kiln', () => kilnSession(kiln, bytes, tensors)], ['ort', () => ortSession(ort, bytes, tensors)]]) {
+  for (const [name, make] of [['kiln', () => (threads > 1 ? kilnWorkerSession(kiln, bytes.slice(), tensors, { ...kilnInit, threads })
+    : kilnSession(kiln, bytes, tensors))], ['ort', () => ortSession(ort, bytes.slice(), tensors, threads)]]) {
     const t0 = now();
     engines.push(await make());
     load[name] = now() - t0;
@@ -71,6 +74,8 @@ export async function benchModel({ model, runs = 15, budgetMs = 40000 }) {
     }
     if (i >= 4 && now() - start > budgetMs) break;
   }
+  const kilnEnv = engines[0].env;
+  if (kilnEnv.threads !== threads) throw new Error(`Kiln ran ${kilnEnv.threads} threads, not ${threads}: ${kilnEnv.fallbackReason}`);
   for (const e of engines) await e.dispose();
   return {
     model,
@@ -81,13 +86,17 @@ export async function benchModel({ model, runs = 15, budgetMs = 40000 }) {
     medianMs: { kiln: median(times.kiln), ort: median(times.ort) },
     times,
     outputDiff: relativeDiff(outputs.kiln, outputs.ort),
+    kilnTile: { tile: kilnEnv.gemmTile, source: kilnEnv.gemmTileSource, tuneMs: kilnEnv.gemmTuneMs,
+      candidates: kilnEnv.gemmTiles },
+    threads,
+    browserCpu: { userAgent: navigator.userAgent, hardwareConcurrency: navigator.hardwareConcurrency },
   };
 }
 
 /** Kiln alone with { profile: true }: `runs` runs after a warm-up, then
  * the time per op type and the slowest steps, in ms per run. */
-export async function profileKiln({ model, runs = 10, top = 12 }) {
-  const kiln = await importKiln();
+export async function profileKiln({ model, runs = 10, top = 12, kilnInit = {} }) {
+  const kiln = await importKiln(kilnInit);
   const base = new URL(`../../models/${model}/`, import.meta.url).href;
   const m = await kiln.Model.load(await fetchBytes(`${base}model.onnx`));
   const tensors = await readInputs(kiln, base);
@@ -113,13 +122,15 @@ export async function profileKiln({ model, runs = 10, top = 12 }) {
 const DIGITS = new URL('../../examples/digits/digits.onnx', import.meta.url).href;
 const zeros = () => ({ type: 'float32', dims: [1, 1, 8, 8], data: new Float32Array(64) });
 
-/** ms from importing Kiln to its first digits result (call in a fresh page). */
+/** ms from importing Kiln to its first digits result (call in a fresh
+ * page: empty localStorage, so init() times the GEMM tiles, and that
+ * time is counted), with what the timing took. */
 export async function startupKiln() {
   const t0 = now();
   const kiln = await importKiln();
   const model = await kiln.Model.load(DIGITS);
   await model.createSession().run({ image: zeros() });
-  return now() - t0;
+  return { ms: now() - t0, tuneMs: kiln.env.gemmTuneMs, tile: kiln.env.gemmTile };
 }
 
 /** The same for onnxruntime-web. */

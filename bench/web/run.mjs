@@ -7,7 +7,16 @@
 //
 //   node bench/web/run.mjs --models-dir DIR [--models a,b,...] [--wasm DIR]
 //        [--runs N] [--startup-runs N] [--json FILE] [--profile]
+//        [--gemm-tile auto|NAME|each] [--threads N] [--wasm-mt DIR]
 //
+// --threads N (> 1): both engines on N threads, in a cross-origin isolated
+// page (SharedArrayBuffer): Kiln's threads engine (wasm/build.sh's
+// build-wasm-mt, or --wasm-mt) against ORT-web with numThreads = N.
+//
+// --gemm-tile: Kiln's matrix-product tile (kiln.init's gemmTile): timed
+// on this machine ('auto', the default: a fresh page has no stored
+// choice), one forced, or 'each': every candidate forced in turn and the
+// timed choice, per model, to show how close the timing comes to the best.
 // --profile: Kiln alone, time per op type and the slowest steps of each
 // model (the session's own profile), instead of the comparison.
 //
@@ -20,9 +29,10 @@ import path from 'node:path';
 import zlib from 'node:zlib';
 import { launchChromium } from '../../wasm/browser/browser.mjs';
 import { startServer, sourceDir } from '../../wasm/browser/serve.mjs';
+import { describeCpu, hostCpu } from './machine.mjs';
 
 const USAGE = 'usage: node bench/web/run.mjs --models-dir DIR [--models a,b] [--wasm DIR] [--runs N] ' +
-  '[--startup-runs N] [--json FILE] [--profile]';
+  '[--startup-runs N] [--json FILE] [--profile] [--gemm-tile auto|NAME|each] [--threads N] [--wasm-mt DIR]';
 
 function parseArgs(argv) {
   const opts = {
@@ -32,9 +42,13 @@ function parseArgs(argv) {
     runs: 15,
     startupRuns: 5,
     json: 'kiln-vs-ort-web.json',
+    gemmTile: 'auto',
+    threads: 1,
+    wasmMtDir: path.join(sourceDir, 'build-wasm-mt'),
   };
   const names = { '--models': 'models', '--models-dir': 'modelsDir', '--wasm': 'wasmDir', '--runs': 'runs',
-    '--startup-runs': 'startupRuns', '--json': 'json' };
+    '--startup-runs': 'startupRuns', '--json': 'json', '--gemm-tile': 'gemmTile',
+    '--threads': 'threads', '--wasm-mt': 'wasmMtDir' };
   for (let i = 0; i < argv.length; i++) {
     if (argv[i] === '--profile') {
       opts.profile = true;
@@ -49,6 +63,7 @@ function parseArgs(argv) {
   }
   opts.runs = Number(opts.runs);
   opts.startupRuns = Number(opts.startupRuns);
+  opts.threads = Number(opts.threads);
   return opts;
 }
 
@@ -59,13 +74,15 @@ function median(values) {
 }
 
 // A fresh context (empty cache, own memory) on the bench page per call.
+// The page under /coi/ is cross-origin isolated (serve.mjs), as threads need.
+let pagePath = 'bench/web/';
 async function inFreshPage(browser, url, fn, arg) {
   const context = await browser.newContext();
   try {
     const page = await context.newPage();
     const errors = [];
     page.on('pageerror', (e) => errors.push(e.message));
-    await page.goto(`${url}bench/web/`);
+    await page.goto(`${url}${pagePath}`);
     await page.waitForFunction(() => window.kilnBench);
     try {
       return await page.evaluate(fn, arg);
@@ -88,6 +105,25 @@ const mb = (n) => (n / 1048576).toFixed(2);
 const kib = (n) => (n / 1024).toFixed(1);
 const pad = (s, n) => String(s).padStart(n);
 
+// kiln.init() options for --gemm-tile (a fresh page has no stored choice,
+// so 'auto' and no option both time the candidates).
+const tileInit = (gemmTile) => (gemmTile && gemmTile !== 'auto' ? { gemmTile } : {});
+
+// --gemm-tile each: the model again with every candidate forced; prints
+// each one's Kiln time and how the timed choice compares with the best.
+async function sweepTiles(auto, bench) {
+  const forced = {};
+  for (const tile of auto.kilnTile.candidates) {
+    const r = await bench(tile);
+    forced[tile] = { kilnMs: r.medianMs.kiln, ortMs: r.medianMs.ort, ratio: r.medianMs.kiln / r.medianMs.ort };
+  }
+  const best = Object.entries(forced).sort((a, b) => a[1].kilnMs - b[1].kilnMs)[0];
+  const autoVsBest = auto.medianMs.kiln / best[1].kilnMs;
+  console.log(`${''.padEnd(14)} forced: ${Object.entries(forced).map(([t, f]) => `${t} ${f.kilnMs.toFixed(1)} ms (${f.ratio.toFixed(2)})`).join(', ')}`);
+  console.log(`${''.padEnd(14)} timed choice ${auto.kilnTile.tile}: ${auto.medianMs.kiln.toFixed(1)} ms = ${autoVsBest.toFixed(3)} x the best forced (${best[0]})`);
+  return { forced, best: best[0], autoVsBest };
+}
+
 async function main() {
   const opts = parseArgs(process.argv.slice(2));
   if (!opts.modelsDir || !fs.existsSync(opts.modelsDir)) {
@@ -104,14 +140,24 @@ async function main() {
     process.exit(2);
   }
   const ortVersion = JSON.parse(fs.readFileSync(path.join(ortDist, '../package.json'), 'utf8')).version;
-  const server = await startServer({ port: 0, wasmDir: opts.wasmDir, modelsDir: opts.modelsDir, quiet: true });
+  if (opts.threads > 1) {
+    if (!fs.existsSync(path.join(opts.wasmMtDir, 'kiln-core-mt.wasm'))) {
+      console.error(`run.mjs: ${opts.wasmMtDir}/kiln-core-mt.wasm is missing: build with wasm/build.sh (or --wasm-mt DIR)`);
+      process.exit(2);
+    }
+    pagePath = 'coi/bench/web/';
+  }
+  const server = await startServer({ port: 0, wasmDir: opts.wasmDir, wasmMtDir: opts.wasmMtDir, modelsDir: opts.modelsDir,
+    quiet: true });
   const browser = await launchChromium();
-  const report = { chromium: browser.version(), ortVersion, date: new Date().toISOString(), models: [], startup: null, sizes: null };
+  const report = { chromium: browser.version(), ortVersion, date: new Date().toISOString(), cpu: hostCpu(),
+    models: [], startup: null, sizes: null };
   console.log(`Chromium ${browser.version()}, onnxruntime-web ${ortVersion}, Kiln from ${opts.wasmDir}`);
+  console.log(describeCpu(report.cpu));
   if (opts.profile) {
     try {
       for (const model of opts.models.split(',').filter(Boolean)) {
-        const r = await inFreshPage(browser, server.url, (a) => window.kilnBench.profileKiln(a), { model, runs: opts.runs });
+        const r = await inFreshPage(browser, server.url, (a) => window.kilnBench.profileKiln(a), { model, runs: opts.runs, kilnInit: tileInit(opts.gemmTile) });
         const total = r.byOp.reduce((a, [, ms]) => a + ms, 0);
         console.log(`\n${model}: ${r.wallMs.toFixed(1)} ms per run, ${total.toFixed(1)} ms in steps`);
         for (const [op, ms] of r.byOp) console.log(`  ${op.padEnd(28)} ${pad(ms.toFixed(2), 8)} ms ${pad((100 * ms / total).toFixed(1), 5)} %`);
@@ -125,7 +171,8 @@ async function main() {
     return 0;
   }
   try {
-    console.log(`\n${'model'.padEnd(14)} ${pad('MB', 6)} ${pad('Kiln ms', 9)} ${pad('ORT ms', 9)} ${pad('Kiln/ORT', 9)}` +
+    console.log(`\n${opts.threads} thread${opts.threads > 1 ? 's (cross-origin isolated page)' : ''}:`);
+    console.log(`${'model'.padEnd(14)} ${pad('MB', 6)} ${pad('Kiln ms', 9)} ${pad('ORT ms', 9)} ${pad('Kiln/ORT', 9)}` +
       ` ${pad('runs', 5)} ${pad('load K/O ms', 13)} ${pad('out diff', 9)}`);
     for (const model of opts.models.split(',').filter(Boolean)) {
       if (!fs.existsSync(path.join(opts.modelsDir, model, 'model.onnx'))) {
@@ -133,17 +180,23 @@ async function main() {
         continue;
       }
       try {
-        const r = await inFreshPage(browser, server.url, (a) => window.kilnBench.benchModel(a), { model, runs: opts.runs });
+        const bench = (gemmTile) => inFreshPage(browser, server.url, (a) => window.kilnBench.benchModel(a),
+          { model, runs: opts.runs, kilnInit: tileInit(gemmTile), threads: opts.threads });
+        const r = await bench(opts.gemmTile === 'each' ? 'auto' : opts.gemmTile);
         r.ratio = r.medianMs.kiln / r.medianMs.ort;
         report.models.push(r);
+        report.pageCpu ??= r.browserCpu;
         console.log(`${model.padEnd(14)} ${pad(r.modelMB.toFixed(1), 6)} ${pad(r.medianMs.kiln.toFixed(1), 9)}` +
           ` ${pad(r.medianMs.ort.toFixed(1), 9)} ${pad(r.ratio.toFixed(2), 9)} ${pad(r.times.kiln.length, 5)}` +
-          ` ${pad(`${r.loadMs.kiln.toFixed(0)}/${r.loadMs.ort.toFixed(0)}`, 13)} ${pad(r.outputDiff.toExponential(1), 9)}`);
+          ` ${pad(`${r.loadMs.kiln.toFixed(0)}/${r.loadMs.ort.toFixed(0)}`, 13)} ${pad(r.outputDiff.toExponential(1), 9)}` +
+          `  tile ${r.kilnTile.tile} (${r.kilnTile.source}${r.kilnTile.tuneMs ? `, ${r.kilnTile.tuneMs.toFixed(0)} ms` : ''})`);
+        if (opts.gemmTile === 'each') r.forced = await sweepTiles(r, bench);
       } catch (e) {
         report.models.push({ model, error: e.message });
         console.log(`${model.padEnd(14)} FAILED: ${e.message}`);
       }
     }
+    if (report.pageCpu) console.log(describeCpu(report.cpu, report.pageCpu));
 
     // Startup, alternating which engine goes first, each in a fresh page.
     const startup = { kiln: [], ort: [] };
@@ -153,11 +206,13 @@ async function main() {
           (n) => (n === 'kiln' ? window.kilnBench.startupKiln() : window.kilnBench.startupOrt()), name));
       }
     }
-    report.startup = { kilnMs: median(startup.kiln), ortMs: median(startup.ort), runs: startup };
+    const kilnMs = startup.kiln.map((k) => k.ms);
+    report.startup = { kilnMs: median(kilnMs), ortMs: median(startup.ort), kilnTuneMs: median(startup.kiln.map((k) => k.tuneMs)),
+      runs: startup };
     report.startup.ratio = report.startup.kilnMs / report.startup.ortMs;
     console.log(`\nstartup (import -> first digits result, fresh page, median of ${opts.startupRuns}): ` +
-      `Kiln ${report.startup.kilnMs.toFixed(0)} ms, ORT ${report.startup.ortMs.toFixed(0)} ms, ` +
-      `Kiln/ORT ${report.startup.ratio.toFixed(2)}`);
+      `Kiln ${report.startup.kilnMs.toFixed(0)} ms (of which timing the GEMM tiles ${report.startup.kilnTuneMs.toFixed(0)} ms), ` +
+      `ORT ${report.startup.ortMs.toFixed(0)} ms, Kiln/ORT ${report.startup.ratio.toFixed(2)}`);
   } finally {
     await browser.close();
     await server.close();

@@ -1,7 +1,16 @@
 /* Fork-join thread pool. A job is published under a mutex with a
  * generation counter; sleeping workers wake on a condition variable, take
  * chunks from an atomic counter together with the caller, and go back to
- * sleep. Nothing spins and nothing allocates per job. When a team runner
+ * sleep. Nothing allocates per job.
+ *
+ * Between jobs a worker (and the caller waiting for the workers) first
+ * watches the counter for a moment (KN_POOL_SPIN_US) before sleeping:
+ * a model run is a stream of short jobs a few microseconds apart, and a
+ * wake-up through the condition variable costs tens of microseconds
+ * natively and more in a browser (Atomics.wait / notify between web
+ * workers), which on squeezenet in WebAssembly ate the whole gain of a
+ * second thread. An idle pool still sleeps: the watch ends after the
+ * last job of a run. When a team runner
  * is installed (kn_threadpool_use_team: OpenMP, once oneDNN is loaded),
  * the same chunks run on its threads instead and the workers stay asleep. */
 #include "core/base/thread_pool.h"
@@ -9,6 +18,9 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <time.h>
+
+#define KN_POOL_SPIN_US 50
 
 struct kn_threadpool {
     int32_t threads;
@@ -17,8 +29,8 @@ struct kn_threadpool {
     pthread_cond_t wake;      /* workers wait here for a new generation */
     pthread_cond_t done;      /* the caller waits here for workers to finish */
     pthread_mutex_t busy;     /* held by the session currently using the pool */
-    uint64_t generation;
-    int32_t active;           /* workers still inside the current job */
+    _Atomic uint64_t generation; /* changed under `lock`; read without it while watching */
+    atomic_int active;        /* workers still inside the current job */
     int stop;
     /* the current job */
     kn_range_fn fn;
@@ -38,6 +50,37 @@ static void run_chunks(kn_threadpool *p)
     }
 }
 
+static double now_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec * 1e-3;
+}
+
+/* Watches *flag for up to KN_POOL_SPIN_US until it differs from `from`
+ * (generation) or reaches it (active == 0): returns whether it did. */
+static int watch_for_change(const _Atomic uint64_t *flag, uint64_t from)
+{
+    double until = now_us() + KN_POOL_SPIN_US;
+    for (int i = 1;; i++) {
+        if (atomic_load_explicit(flag, memory_order_acquire) != from)
+            return 1;
+        if (i % 64 == 0 && now_us() > until)
+            return 0;
+    }
+}
+
+static int watch_for_zero(const atomic_int *count)
+{
+    double until = now_us() + KN_POOL_SPIN_US;
+    for (int i = 1;; i++) {
+        if (atomic_load_explicit(count, memory_order_acquire) == 0)
+            return 1;
+        if (i % 64 == 0 && now_us() > until)
+            return 0;
+    }
+}
+
 static _Atomic(kn_team_runner) team_runner;
 
 void kn_threadpool_use_team(kn_team_runner runner) { atomic_store(&team_runner, runner); }
@@ -50,16 +93,20 @@ static void *worker_main(void *arg)
     uint64_t seen = 0;
     pthread_mutex_lock(&p->lock);
     for (;;) {
-        while (!p->stop && p->generation == seen)
+        while (!p->stop && atomic_load(&p->generation) == seen)
             pthread_cond_wait(&p->wake, &p->lock);
         if (p->stop)
             break;
-        seen = p->generation;
+        seen = atomic_load(&p->generation);
         pthread_mutex_unlock(&p->lock);
         run_chunks(p);
         pthread_mutex_lock(&p->lock);
-        if (--p->active == 0)
+        if (atomic_fetch_sub(&p->active, 1) == 1)
             pthread_cond_signal(&p->done);
+        /* the next job usually follows within microseconds */
+        pthread_mutex_unlock(&p->lock);
+        watch_for_change(&p->generation, seen);
+        pthread_mutex_lock(&p->lock);
     }
     pthread_mutex_unlock(&p->lock);
     return NULL;
@@ -152,16 +199,18 @@ void kn_parallel_for(kn_threadpool *p, int64_t n, int64_t grain, kn_range_fn fn,
     p->n = n;
     p->chunk = chunk;
     atomic_store(&p->next, 0);
-    p->active = p->threads - 1;
-    p->generation++;
+    atomic_store(&p->active, p->threads - 1);
+    atomic_fetch_add(&p->generation, 1);
     pthread_cond_broadcast(&p->wake);
     pthread_mutex_unlock(&p->lock);
 
     run_chunks(p);
 
-    pthread_mutex_lock(&p->lock);
-    while (p->active > 0)
-        pthread_cond_wait(&p->done, &p->lock);
-    pthread_mutex_unlock(&p->lock);
+    if (!watch_for_zero(&p->active)) {
+        pthread_mutex_lock(&p->lock);
+        while (atomic_load(&p->active) > 0)
+            pthread_cond_wait(&p->done, &p->lock);
+        pthread_mutex_unlock(&p->lock);
+    }
     pthread_mutex_unlock(&p->busy);
 }

@@ -12,6 +12,7 @@
  * latter. */
 #include "core/simd/gemm.h"
 
+#include "core/simd/gemm_tiles.h"
 #include "core/simd/kernels.h"
 #include "core/ir/tensor.h"
 
@@ -117,34 +118,64 @@ static void micro_generic_d(int64_t kc, const double *a, const double *b, double
 #undef GNC
 #undef GMICRO
 
-/* float: the instance of the chosen table. The workspace is sized for the
- * largest instance this CPU can run, so a table forced later (tests) still
- * fits in what prepare() reserved. */
+/* float: the chosen micro-tile (gemm_tiles.h). Weights packed for a tile
+ * carry its index in a 64-byte header, so a product on them runs the tile
+ * that packed them even after the process has chosen another (a page
+ * times its tiles when the first large model loads, after smaller ones
+ * were packed with the default). Sizes are the largest over the tiles, so
+ * scratch reserved before a change still fits after it. */
+#define PACK_HEADER 64
+#define PACK_MAGIC 0x4b4e5054u /* "KNPT" */
+
+typedef struct pack_header {
+    uint32_t magic;
+    int32_t tile;
+} pack_header;
+
 size_t kn_sgemm_workspace_size(int64_t m, int64_t n, int64_t k, int32_t threads)
 {
-    static const char *const isas[] = {"avx512", "avx2", NULL};
-    size_t need = kn_sgemm_workspace_size_base(m, n, k, threads);
-    for (int i = 0; isas[i]; i++) {
-        const kn_simd_kernels *t = kn_simd_named(isas[i]);
-        size_t s = t ? t->sgemm_workspace_size(m, n, k, threads) : 0;
+    size_t need = 0;
+    for (int32_t i = 0; i < kn_sgemm_tile_count(); i++) {
+        size_t s = kn_sgemm_tile_at(i)->workspace_size(m, n, k, threads);
         need = s > need ? s : need;
     }
     return need;
 }
 
-void kn_sgemm(kn_threadpool *pool, const kn_sgemm_args *g, void *workspace, size_t ws_bytes)
+size_t kn_sgemm_packed_a_size(int64_t m, int64_t k)
 {
-    kn_simd()->sgemm(pool, g, workspace, ws_bytes);
+    size_t need = 0;
+    for (int32_t i = 0; i < kn_sgemm_tile_count(); i++) {
+        size_t s = kn_sgemm_tile_at(i)->packed_a_size(m, k);
+        need = s > need ? s : need;
+    }
+    return PACK_HEADER + need;
 }
-
-/* Packed A has one layout for every instance (6-row panels, 256-deep
- * blocks), so the base instance packs for all. (The wasm build's only
- * instance has panels of its own height, kernels_body.h.) */
-size_t kn_sgemm_packed_a_size(int64_t m, int64_t k) { return kn_sgemm_packed_a_size_base(m, k); }
 
 void kn_sgemm_pack_a(int trans_a, int64_t m, int64_t k, const float *a, int64_t lda, float *dst)
 {
-    kn_sgemm_pack_a_base(trans_a, m, k, a, lda, dst);
+    const kn_sgemm_tile *t = kn_sgemm_tile_active();
+    pack_header h = {PACK_MAGIC, kn_sgemm_tile_index(t)};
+    memcpy(dst, &h, sizeof h);
+    t->pack_a(trans_a, m, k, a, lda, (float *)((char *)dst + PACK_HEADER));
+}
+
+void kn_sgemm(kn_threadpool *pool, const kn_sgemm_args *g, void *workspace, size_t ws_bytes)
+{
+    if (!g->packed_a) {
+        kn_sgemm_tile_active()->sgemm(pool, g, workspace, ws_bytes);
+        return;
+    }
+    pack_header h;
+    memcpy(&h, g->packed_a, sizeof h);
+    const kn_sgemm_tile *t = h.magic == PACK_MAGIC ? kn_sgemm_tile_at(h.tile) : NULL;
+    kn_sgemm_args body = *g;
+    body.packed_a = (const float *)((const char *)g->packed_a + PACK_HEADER);
+    if (!t) { /* not packed by kn_sgemm_pack_a: run without it */
+        body.packed_a = NULL;
+        t = kn_sgemm_tile_active();
+    }
+    t->sgemm(pool, &body, workspace, ws_bytes);
 }
 
 size_t kn_gemm_workspace_size(int32_t dtype, int64_t m, int64_t n, int64_t k, int32_t threads)

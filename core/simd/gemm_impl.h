@@ -27,7 +27,7 @@
 
 #define G_CAT_(a, b) a##b
 #define G_CAT(a, b) G_CAT_(a, b)
-#define G_FN(name) G_CAT(name, GS)
+#define G_FN(name) G_CAT(G_CAT(name, GS), GISA) /* per instance: several may share a file */
 #define G_ARGS G_CAT(G_CAT(kn_, GS), gemm_args)
 /* entry points: kn_<GS><name><GISA>, e.g. kn_sgemm_avx2 */
 #define G_PUB(name) G_CAT(G_CAT(G_CAT(kn_, GS), name), GISA)

@@ -49,6 +49,7 @@ typedef struct kn_simd_kernels {
      * same for every ISA, so weights packed once serve all). */
     void (*sgemm)(kn_threadpool *pool, const kn_sgemm_args *g, void *ws, size_t ws_bytes);
     size_t (*sgemm_workspace_size)(int64_t m, int64_t n, int64_t k, int32_t threads);
+    int32_t gemm_rows, gemm_cols; /* its micro-tile (gemm_tiles.h) */
 
     /* y = act(x) over n elements (y == x allowed) */
     void (*act)(float *y, const float *x, int64_t n, const kn_activation *a);

@@ -28,129 +28,23 @@
  * 16 xmm registers as scratch: 6 x 8 (12 accumulators, 2 B vectors, the
  * broadcast, the product) needs 16 and spills in the inner loop, 5 x 8
  * needs 14. Measured in Node 20 on Zen 4, resnet50: 6 x 8 328 ms, 4 x 8
- * 231 ms, 5 x 8 217 ms. The wasm module holds only this instance, so its
- * packed-A layout needs to agree with no other. KS_WASM_MR overrides the
- * rows for experiments. */
+ * 231 ms, 5 x 8 217 ms. This is the table's own tile; gemm_tiles.c holds
+ * the others a page can choose at run time (gemm_tune.c). KS_WASM_MR and
+ * KS_WASM_NV override it for experiments. */
 #ifndef KS_WASM_MR
 #define KS_WASM_MR 5
 #endif
 #ifndef KS_WASM_NV
 #define KS_WASM_NV 2
 #endif
-#define KS_NV KS_WASM_NV
-#define KS_MR KS_WASM_MR
+#define GTILE_ROWS KS_WASM_MR
+#define GTILE_VECS KS_WASM_NV
 #else
-#define KS_NV 2
-#define KS_MR 6
+#define GTILE_ROWS 6
+#define GTILE_VECS 2
 #endif
-#define KS_NR (KS_NV * KV_W)
-
-/* NV vectors per row of the tile (a constant at each call site, so the
- * loops unroll); the packed B panel is KS_NR wide whatever NV is. The
- * depth loop is left rolled: unrolling it by 2 or 4 made the wasm build
- * slower (V8 then spills), and native compilers unroll on their own.
- * The result goes to out (rows ldo apart): stored plus bias[r] when bias
- * is given, or added to what out holds when accumulate is set. */
-static inline __attribute__((always_inline)) void
-KS(sgemm_tile)(int64_t kc, const float *a, const float *b, float *out, int64_t ldo,
-               const float *bias, int accumulate, const int NV)
-{
-    kv c[KS_MR][KS_NV];
-    for (int r = 0; r < KS_MR; r++)
-        for (int v = 0; v < NV; v++)
-            c[r][v] = kv_zero();
-    for (int64_t p = 0; p < kc; p++, a += KS_MR, b += KS_NR) {
-        kv bv[KS_NV];
-        for (int v = 0; v < NV; v++)
-            bv[v] = kv_loadu(b + v * KV_W);
-        for (int r = 0; r < KS_MR; r++) {
-            kv av = kv_set1(a[r]);
-            for (int v = 0; v < NV; v++)
-                c[r][v] = kv_fma(av, bv[v], c[r][v]);
-        }
-    }
-    for (int r = 0; r < KS_MR; r++) {
-        float *o = out + r * ldo;
-        for (int v = 0; v < NV; v++) {
-            kv x = c[r][v];
-            if (accumulate)
-                x = kv_add(kv_loadu(o + v * KV_W), x);
-            else if (bias)
-                x = kv_add(x, kv_set1(bias[r]));
-            kv_storeu(o + v * KV_W, x);
-        }
-    }
-}
-
-static void KS(sgemm_micro)(int64_t kc, const float *a, const float *b, float *tile)
-{
-    KS(sgemm_tile)(kc, a, b, tile, KS_NR, NULL, 0, KS_NV);
-}
-
-/* The last column panel of a product often holds half a tile or less
- * (14x14 images: 196 = 6 x 32 + 4): computing one vector per row there
- * saves the wasted half. */
-static void KS(sgemm_micro_half)(int64_t kc, const float *a, const float *b, float *tile)
-{
-    KS(sgemm_tile)(kc, a, b, tile, KS_NR, NULL, 0, KS_NV / 2);
-}
-
-/* Whole tiles straight into C (gemm_impl.h's GMICRO_C): skips the round
- * trip through the tile buffer, which costs most on shallow products
- * (a first 3x3 Conv has a depth of 27). */
-static void KS(sgemm_micro_c)(int64_t kc, const float *a, const float *b, float *c, int64_t ldc,
-                              const float *bias, int accumulate)
-{
-    static const float zero_bias[KS_MR];
-    KS(sgemm_tile)(kc, a, b, c, ldc, bias ? bias : zero_bias, accumulate, KS_NV);
-}
-
-/* The matrix-vector path's dot product (gemm_impl.h GDOT): four vector
- * accumulators, so the adds overlap and the loads run ahead (a CNN's
- * classifier reads its weights once per run, from L3 at best). */
-static float KS(sgemm_dot)(const float *x, const float *v, int64_t k)
-{
-    kv s0 = kv_zero(), s1 = kv_zero(), s2 = kv_zero(), s3 = kv_zero();
-    int64_t p = 0;
-    for (; p + 4 * KV_W <= k; p += 4 * KV_W) {
-        s0 = kv_fma(kv_loadu(x + p), kv_loadu(v + p), s0);
-        s1 = kv_fma(kv_loadu(x + p + KV_W), kv_loadu(v + p + KV_W), s1);
-        s2 = kv_fma(kv_loadu(x + p + 2 * KV_W), kv_loadu(v + p + 2 * KV_W), s2);
-        s3 = kv_fma(kv_loadu(x + p + 3 * KV_W), kv_loadu(v + p + 3 * KV_W), s3);
-    }
-    for (; p + KV_W <= k; p += KV_W)
-        s0 = kv_fma(kv_loadu(x + p), kv_loadu(v + p), s0);
-    if (p < k)
-        s1 = kv_fma(kv_load_part(x + p, (int)(k - p), 0.0f), kv_load_part(v + p, (int)(k - p), 0.0f),
-                    s1);
-    return kv_hsum(kv_add(kv_add(s0, s1), kv_add(s2, s3)));
-}
-
-#define GT float
-#define GS s
-#define GISA KS_SFX
-#define GDOT() KS(sgemm_dot)
-#define GMR KS_MR
-#define GNR KS_NR
-#define GMC (144 / KS_MR * KS_MR) /* whole panels (gemm_impl.h); 144 for 6 rows */
-#define GKC 256
-#define GNC 1024 /* B block 256 x 1024 (1 MiB): L2-sized whatever the tile width */
-#define GMICRO() KS(sgemm_micro)
-#define GMICRO_HALF() KS(sgemm_micro_half)
-#define GMICRO_C() KS(sgemm_micro_c)
-#include "core/simd/gemm_impl.h"
-#undef GT
-#undef GS
-#undef GISA
-#undef GMR
-#undef GNR
-#undef GMC
-#undef GKC
-#undef GNC
-#undef GMICRO
-#undef GMICRO_HALF
-#undef GMICRO_C
-#undef GDOT
+#define GTILE_SFX KS_SFX
+#include "core/simd/gemm_tile.h"
 
 /* ---- activations ---- */
 
@@ -575,6 +469,8 @@ const kn_simd_kernels KS_TABLE = {
     .lanes = KV_W,
     .sgemm = KS(kn_sgemm),
     .sgemm_workspace_size = KS(kn_sgemm_workspace_size),
+    .gemm_rows = GTILE_ROWS,
+    .gemm_cols = GTILE_VECS * KV_W,
     .act = KS(act),
     .bias_act = KS(bias_act),
     .math = KS(math),
@@ -591,6 +487,6 @@ const kn_simd_kernels KS_TABLE = {
 };
 
 #undef KS_ACT_SWITCH
-#undef KS_MR
-#undef KS_NR
-#undef KS_NV
+#undef GTILE_ROWS
+#undef GTILE_VECS
+#undef GTILE_SFX

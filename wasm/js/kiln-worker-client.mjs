@@ -3,6 +3,7 @@
 // as transferred buffers. In Node the worker is a worker thread.
 import { KilnError } from './kiln-errors.mjs';
 import { isNode } from './kiln-loader.mjs';
+import { rememberGemmTile, storedGemmTile } from './kiln-tuning.mjs';
 
 // A Worker with the browser's interface, also under Node.
 async function startWorker(url) {
@@ -66,14 +67,19 @@ export async function createWorkerSession(source, options = {}) {
   let src = source;
   if (source instanceof URL) src = source.href;
   else if (typeof source === 'string' && globalThis.location) src = new URL(source, globalThis.location.href).href;
+  // The worker cannot read the page's stored GEMM tile, so it is handed
+  // over; what a worker times is stored here for the next one.
+  const init = { ...options.init };
+  if (init.gemmTile === undefined) init.gemmTile = storedGemmTile() ?? undefined;
   let info;
   try {
-    info = await request({ op: 'load', source: src, init: options.init, model: options.model,
+    info = await request({ op: 'load', source: src, init, model: options.model,
       session: options.session });
   } catch (e) {
     worker.terminate();
     throw e;
   }
+  rememberGemmTile(info.env);
   let disposed = false;
   return {
     inputs: info.inputs,

@@ -54,6 +54,11 @@ export interface InitOptions {
    * i.e. a cross-origin isolated page; otherwise one thread runs, a
    * warning is printed and env.threadsFallback is set. */
   threads?: number;
+  /** The matrix product's micro-tile: 'auto' times the candidates on this
+   * machine now, a name from env.gemmTiles forces one. Default: reuse an
+   * earlier timing on this browser and CPU (localStorage), else time them
+   * when the first model of 1 MiB or more loads. */
+  gemmTile?: string;
 }
 
 /** How the engine is running (filled in by init()). */
@@ -67,6 +72,15 @@ export const env: {
   readonly threadsFallback: boolean;
   /** Why, when threadsFallback is true. */
   readonly fallbackReason: string;
+  /** The matrix product's micro-tile in use ("5x8": rows x columns). */
+  readonly gemmTile: string | null;
+  /** The candidates, the build's default first. */
+  readonly gemmTiles: readonly string[];
+  /** ms the timing took at this init (0 when the tile was not timed). */
+  readonly gemmTuneMs: number;
+  /** 'timed' (at init or the first large model), 'stored' (an earlier
+   * timing), 'option', or 'pending' (default tile until a large model). */
+  readonly gemmTileSource: 'timed' | 'stored' | 'option' | 'pending' | null;
 };
 
 /** Loads and starts the engine; later calls return the first promise. */

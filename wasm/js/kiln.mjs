@@ -11,6 +11,7 @@
 // bundlers understand. Works in browsers, Web Workers and Node 20.
 import { KilnError } from './kiln-errors.mjs';
 import { isNode, loadEngine, readUrl, threadsUnavailableReason } from './kiln-loader.mjs';
+import { chooseGemmTile, tuneForModel } from './kiln-tuning.mjs';
 import { DTYPES, dtypeOf, typeInfo } from './kiln-types.mjs';
 
 export { KilnError };
@@ -30,7 +31,12 @@ const MAX_RANK = 8;
 /** How the engine is running, filled in by init(): `threads` actually in
  * use, `requestedThreads`, and when fewer threads run than were asked for,
  * `threadsFallback` = true and `fallbackReason`. `build` is 'single' or
- * 'threads'; `version` the engine's release. */
+ * 'threads'; `version` the engine's release. `gemmTile` is the matrix
+ * product's micro-tile in use (of `gemmTiles`), `gemmTileSource` how it
+ * was chosen: 'timed' (when the first model of 1 MiB or more loaded, or
+ * at init with gemmTile 'auto'; it took `gemmTuneMs`), 'stored' (an
+ * earlier visit's timing), 'option', or 'pending' (the default tile until
+ * a large model loads). */
 export const env = {
   initialized: false,
   build: null,
@@ -39,6 +45,10 @@ export const env = {
   requestedThreads: 1,
   threadsFallback: false,
   fallbackReason: '',
+  gemmTile: null,
+  gemmTiles: [],
+  gemmTuneMs: 0,
+  gemmTileSource: null,
 };
 
 let core = null;        // the Emscripten module (exports as core._kiln_*)
@@ -171,7 +181,11 @@ function withOptions(settings, fn) {
 /** Loads and starts the engine. Safe to call more than once (later calls
  * return the first call's promise). options.threads > 1 loads the threads
  * build when SharedArrayBuffer is usable; otherwise a warning is printed,
- * env.threadsFallback is set and one thread runs. */
+ * env.threadsFallback is set and one thread runs. options.gemmTile: 'auto'
+ * times the matrix product's tile candidates now, a candidate's name
+ * (env.gemmTiles) forces it; by default an earlier timing on this browser
+ * and CPU is reused (localStorage), else the candidates are timed when
+ * the first model of 1 MiB or more loads (tens of ms, env.gemmTuneMs). */
 export function init(options = {}) {
   if (!initPromise) initPromise = doInit(options).catch((e) => { initPromise = null; throw e; });
   return initPromise;
@@ -199,6 +213,7 @@ async function doInit(options) {
   scratch = malloc(SCRATCH_BYTES);
   const abi = core._kiln_abi_version();
   if (abi !== 1) throw new KilnError(`kiln-core.wasm has ABI version ${abi}; this kiln.mjs expects 1`, 11, 'internal error');
+  const tuning = chooseGemmTile({ core, allocString, readCString }, options.gemmTile, argError);
   runtime = withOptions([[OPT_THREADS, threads]], (opts) => {
     check(core._kiln_runtime_create(opts, scratch + 8));
     return u32At(scratch + 8);
@@ -211,6 +226,7 @@ async function doInit(options) {
     requestedThreads: requested,
     threadsFallback: threads < requested,
     fallbackReason: reason,
+    ...tuning,
   });
 }
 
@@ -334,6 +350,7 @@ export class Model {
 
   // The model in `bytes`, already copied to the engine's heap at p.
   static #fromBytes(p, bytes, options) {
+    Object.assign(env, tuneForModel({ core, allocString, readCString }, env.gemmTileSource, bytes.byteLength));
     const handle = withOptions([
       [OPT_OPTIMIZE, options.optimize],
       [OPT_ALLOW_UNSUPPORTED, options.allowUnsupported === undefined ? undefined : +!!options.allowUnsupported],

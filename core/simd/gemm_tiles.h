@@ -1,0 +1,63 @@
+/* The float GEMM's micro-tile, chosen once per process.
+ *
+ * The best tile shape depends on the machine in ways a build cannot know:
+ * under WebAssembly, how many of SIMD128's vectors the browser's compiler
+ * keeps in registers differs between engines and CPUs (5 x 8 was fastest
+ * in V8 on AMD Zen 4; others may win elsewhere). So the module carries a
+ * few instances of the same GEMM (gemm_tile.h) and picks one at run time,
+ * by timing them on conv-shaped products (gemm_tune.c): kernel
+ * auto-tuning on the user's machine.
+ *
+ * Weights packed for one tile (kn_sgemm_pack_a) are laid out for its
+ * height; they remember the tile (gemm.c), so products on them stay right
+ * when the process chooses another later. */
+#ifndef KN_SIMD_GEMM_TILES_H
+#define KN_SIMD_GEMM_TILES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/simd/gemm.h"
+
+typedef struct kn_sgemm_tile {
+    const char *name; /* "5x8": rows x columns of the micro-tile */
+    void (*sgemm)(kn_threadpool *pool, const kn_sgemm_args *g, void *ws, size_t ws_bytes);
+    size_t (*workspace_size)(int64_t m, int64_t n, int64_t k, int32_t threads);
+    size_t (*packed_a_size)(int64_t m, int64_t k);
+    void (*pack_a)(int trans_a, int64_t m, int64_t k, const float *a, int64_t lda, float *dst);
+} kn_sgemm_tile;
+
+/* The candidates: [0] is the kernel table's own tile (kn_simd(), the
+ * widest ISA), the others alternatives compiled for the base ISA (SIMD128
+ * in the WebAssembly build, where they are the same width). */
+int32_t kn_sgemm_tile_count(void);
+const kn_sgemm_tile *kn_sgemm_tile_at(int32_t index);
+const kn_sgemm_tile *kn_sgemm_tile_named(const char *name); /* NULL if none */
+int32_t kn_sgemm_tile_index(const kn_sgemm_tile *tile);
+
+/* kn_sgemm_pack_a records which tile packed the weights, and kn_sgemm runs
+ * that tile on them, so the choice may change after weights were packed:
+ * packed weights keep their own tile, everything packed later and every
+ * product without packed weights follows the new choice. */
+
+/* The tile new packings and products without packed weights use. Chosen
+ * at first call: the one the environment variable KILN_GEMM_TILE names,
+ * or with KILN_GEMM_TILE=auto the fastest when timed; else [0]. (The
+ * WebAssembly page times them through kn_sgemm_tile_force("auto") when
+ * its first large model loads, wasm/js/kiln-tuning.mjs.) */
+const kn_sgemm_tile *kn_sgemm_tile_active(void);
+
+/* Changes the choice: a candidate's name, or "auto" to time them now.
+ * Not while another thread packs weights. Returns 0, or -1 for an
+ * unknown name. */
+int kn_sgemm_tile_force(const char *name);
+
+/* How long the timing took in ms (0 when the choice was not timed). */
+double kn_sgemm_tune_ms(void);
+
+/* The timing itself (gemm_tune.c): the fastest candidate on a few
+ * conv-shaped products, 3 counted rounds of each after a warm-up that
+ * lasts until the browser has optimised the candidates. */
+const kn_sgemm_tile *kn_sgemm_tune(double *elapsed_ms);
+
+#endif

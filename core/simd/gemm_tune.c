@@ -1,0 +1,196 @@
+/* Times the GEMM tile candidates (gemm_tiles.h) on this machine and
+ * returns the fastest: TensorRT-style kernel auto-tuning, done where the
+ * code runs (a web page cannot know its user's CPU in advance).
+ *
+ * The products are shaped like the convolutions that dominate CNNs: a
+ * 3x3 conv on a 14x14 map (deep, 196 columns), a pointwise conv on a
+ * 28x28 map (wide, shallow) and a late 7x7 layer (49 columns: the last
+ * column panel is mostly empty). Weights are packed once per tile, as a
+ * model load does, and only the products are timed.
+ *
+ * Rounds alternate the candidates so drift in clock speed or machine load
+ * falls on all of them alike, and each candidate's times are summed: in a
+ * browser without cross-origin isolation performance.now() is coarsened
+ * to 100 us with jitter, which a sum over rounds averages out where one
+ * short sample would not. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "core/simd/gemm_tiles.h"
+
+/* Warm-up before counting: a browser compiles wasm first with a baseline
+ * compiler and moves hot functions to optimised code in the background
+ * (V8's Liftoff -> TurboFan), candidate by candidate, so early rounds
+ * time the compiler's progress, not the kernels: in Node 20 one tile ran
+ * 2.5x faster than the rest for several rounds only because it was
+ * optimised first. Warm-up rounds go on until no candidate got more than
+ * 10 % faster in the last two rounds (or the warm-up budget is spent);
+ * then COUNTED_ROUNDS are summed. A candidate still unoptimised when the
+ * budget runs out looks slow and loses, which costs at most the gap
+ * between it and the winner. */
+enum { COUNTED_ROUNDS = 3, MIN_WARM_ROUNDS = 2, MAX_WARM_ROUNDS = 12, MAX_TILES = 8 };
+#define WARM_BUDGET_MS 60.0
+
+typedef struct tune_shape {
+    int64_t m, n, k;
+} tune_shape;
+
+static const tune_shape shapes[] = {{32, 196, 576}, {64, 784, 64}, {128, 49, 576}};
+#define N_SHAPES (sizeof shapes / sizeof shapes[0])
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
+}
+
+typedef struct tune_buffers {
+    float *a, *b, *c, *packed[N_SHAPES];
+    void *ws;
+    size_t ws_bytes;
+} tune_buffers;
+
+static void free_buffers(tune_buffers *t)
+{
+    free(t->a);
+    free(t->b);
+    free(t->c);
+    for (size_t s = 0; s < N_SHAPES; s++)
+        free(t->packed[s]);
+    free(t->ws);
+    memset(t, 0, sizeof *t);
+}
+
+/* Inputs with varied, normal values (zeros or denormals would time a
+ * different path on some CPUs). */
+static void fill(float *x, int64_t n, int64_t salt)
+{
+    for (int64_t i = 0; i < n; i++)
+        x[i] = (float)((i * 7 + salt) % 23 - 11) * 0.03125f;
+}
+
+/* Operands for the largest shape, and a workspace every tile fits. */
+static int alloc_buffers(tune_buffers *t, int32_t n_tiles)
+{
+    int64_t a_max = 0, b_max = 0, c_max = 0;
+    size_t ws = 0;
+    for (size_t s = 0; s < N_SHAPES; s++) {
+        const tune_shape *p = &shapes[s];
+        a_max = p->m * p->k > a_max ? p->m * p->k : a_max;
+        b_max = p->k * p->n > b_max ? p->k * p->n : b_max;
+        c_max = p->m * p->n > c_max ? p->m * p->n : c_max;
+        for (int32_t i = 0; i < n_tiles; i++) {
+            size_t w = kn_sgemm_tile_at(i)->workspace_size(p->m, p->n, p->k, 1);
+            ws = w > ws ? w : ws;
+        }
+    }
+    t->a = malloc(sizeof(float) * (size_t)a_max);
+    t->b = malloc(sizeof(float) * (size_t)b_max);
+    t->c = malloc(sizeof(float) * (size_t)c_max);
+    t->ws = aligned_alloc(64, (ws + 63) / 64 * 64);
+    t->ws_bytes = ws;
+    if (!t->a || !t->b || !t->c || !t->ws)
+        return -1;
+    fill(t->a, a_max, 1);
+    fill(t->b, b_max, 5);
+    return 0;
+}
+
+/* Packs each shape's A for `tile` (the layout is the tile's own). */
+static int pack_for(tune_buffers *t, const kn_sgemm_tile *tile)
+{
+    for (size_t s = 0; s < N_SHAPES; s++) {
+        free(t->packed[s]);
+        t->packed[s] = malloc(tile->packed_a_size(shapes[s].m, shapes[s].k));
+        if (!t->packed[s])
+            return -1;
+        tile->pack_a(0, shapes[s].m, shapes[s].k, t->a, shapes[s].k, t->packed[s]);
+    }
+    return 0;
+}
+
+static void run_products(const tune_buffers *t, const kn_sgemm_tile *tile,
+                         float *const packed[N_SHAPES])
+{
+    for (size_t s = 0; s < N_SHAPES; s++) {
+        const tune_shape *p = &shapes[s];
+        kn_sgemm_args g = {.m = p->m, .n = p->n, .k = p->k, .alpha = 1, .beta = 0,
+                           .a = t->a, .lda = p->k, .b = t->b, .ldb = p->n, .c = t->c,
+                           .ldc = p->n, .packed_a = packed[s]};
+        tile->sgemm(NULL, &g, t->ws, t->ws_bytes);
+    }
+}
+
+const kn_sgemm_tile *kn_sgemm_tune(double *elapsed_ms)
+{
+    double start = now_ms();
+    int32_t n = kn_sgemm_tile_count();
+    n = n > MAX_TILES ? MAX_TILES : n;
+    /* every tile's packed weights at once, so rounds can alternate */
+    float *packed[MAX_TILES][N_SHAPES] = {{0}};
+    double total[MAX_TILES] = {0};
+    tune_buffers buf = {0};
+    const kn_sgemm_tile *best = NULL;
+    int ok = alloc_buffers(&buf, n) == 0;
+    for (int32_t i = 0; i < n && ok; i++) {
+        const kn_sgemm_tile *tile = kn_sgemm_tile_at(i);
+        ok = pack_for(&buf, tile) == 0;
+        if (ok) {
+            memcpy(packed[i], buf.packed, sizeof buf.packed);
+            memset(buf.packed, 0, sizeof buf.packed);
+        }
+    }
+#ifdef KN_TUNE_DEBUG
+    fprintf(stderr, "setup + warm-up %.3f ms\n", now_ms() - start);
+#endif
+    double fastest_seen[MAX_TILES];
+    int last_gain[MAX_TILES] = {0};
+    for (int32_t i = 0; i < n; i++)
+        fastest_seen[i] = 1e30;
+    for (int round = 0; ok && round < MAX_WARM_ROUNDS; round++) {
+        int settled = round >= MIN_WARM_ROUNDS;
+        for (int32_t j = 0; j < n; j++) {
+            int32_t i = (j + round) % n; /* rotate who goes first */
+            double t0 = now_ms();
+            run_products(&buf, kn_sgemm_tile_at(i), packed[i]);
+            double t = now_ms() - t0;
+            if (t < 0.9 * fastest_seen[i])
+                last_gain[i] = round;
+            fastest_seen[i] = t < fastest_seen[i] ? t : fastest_seen[i];
+            settled = settled && round - last_gain[i] >= 2;
+        }
+#ifdef KN_TUNE_DEBUG
+        fprintf(stderr, "warm-up round %d done at %.3f ms\n", round, now_ms() - start);
+#endif
+        if (settled || now_ms() - start > WARM_BUDGET_MS)
+            break;
+    }
+    for (int round = 0; ok && round < COUNTED_ROUNDS; round++) {
+        for (int32_t j = 0; j < n; j++) {
+            int32_t i = (j + round) % n;
+            const kn_sgemm_tile *tile = kn_sgemm_tile_at(i);
+            double t0 = now_ms();
+            run_products(&buf, tile, packed[i]);
+            total[i] += now_ms() - t0;
+#ifdef KN_TUNE_DEBUG
+            fprintf(stderr, "round %d %s %.3f ms\n", round, tile->name, now_ms() - t0);
+#endif
+        }
+    }
+    if (ok) {
+        int32_t fastest = 0;
+        for (int32_t i = 1; i < n; i++)
+            fastest = total[i] < total[fastest] ? i : fastest;
+        best = kn_sgemm_tile_at(fastest);
+    }
+    for (int32_t i = 0; i < n; i++)
+        for (size_t s = 0; s < N_SHAPES; s++)
+            free(packed[i][s]);
+    free_buffers(&buf);
+    if (elapsed_ms)
+        *elapsed_ms = now_ms() - start;
+    return best; /* NULL (out of memory): the caller keeps the default */
+}

@@ -1,0 +1,36 @@
+/* The WebAssembly module's own exports for kiln.mjs (not part of the C
+ * API in capi/kiln.h, which every binding shares): the GEMM micro-tile
+ * choice (core/simd/gemm_tiles.h), so the page can reuse a choice it
+ * stored, force one for a benchmark, and report what was picked and what
+ * the timing cost. Called by init() before any model is loaded. */
+#include <emscripten.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "core/simd/gemm_tiles.h"
+
+/* "5x8,4x8,6x8,2x16": the candidates, the table's own first. */
+EMSCRIPTEN_KEEPALIVE const char *kiln_wasm_gemm_tiles(void)
+{
+    static char list[128];
+    list[0] = '\0';
+    for (int32_t i = 0; i < kn_sgemm_tile_count(); i++) {
+        size_t used = strlen(list);
+        snprintf(list + used, sizeof list - used, "%s%s", i ? "," : "", kn_sgemm_tile_at(i)->name);
+    }
+    return list;
+}
+
+/* name: a candidate, or "auto" to time them now; NULL or "" keeps the
+ * default (timed at first use). Returns 0, or -1 for an unknown name. */
+EMSCRIPTEN_KEEPALIVE int kiln_wasm_gemm_tile_choose(const char *name)
+{
+    if (name && name[0])
+        return kn_sgemm_tile_force(name);
+    kn_sgemm_tile_active();
+    return 0;
+}
+
+EMSCRIPTEN_KEEPALIVE const char *kiln_wasm_gemm_tile_name(void) { return kn_sgemm_tile_active()->name; }
+
+EMSCRIPTEN_KEEPALIVE double kiln_wasm_gemm_tune_ms(void) { return kn_sgemm_tune_ms(); }

@@ -1,0 +1,105 @@
+// The GEMM micro-tile choice (core/simd/gemm_tiles.h): the engine times
+// its tile candidates on this machine once, when the first model large
+// enough for it to matter loads (small models run the default tile, and
+// their packed weights keep it), and the page keeps the answer in
+// localStorage (when it may) so later visits skip the timing. A stored
+// choice is reused only on the same browser and CPU count; init's
+// `gemmTile: 'auto'` times at once, a tile name forces that tile.
+const STORAGE_KEY = 'kiln.gemmTile.v1';
+// Models from this size on are worth timing the tiles for (tens of ms
+// once): below it the products are small and the default tile does.
+const TUNE_FROM_MODEL_BYTES = 1 << 20;
+
+function storage() {
+  try {
+    return globalThis.localStorage ?? null; // absent in workers and Node; throws in some sandboxes
+  } catch {
+    return null;
+  }
+}
+
+// What identifies "this machine" to a page.
+function machineKey() {
+  const nav = globalThis.navigator;
+  return `${nav?.userAgent ?? 'no user agent'}|${nav?.hardwareConcurrency ?? 0}`;
+}
+
+function storedTile(tiles) {
+  try {
+    const saved = JSON.parse(storage()?.getItem(STORAGE_KEY) ?? 'null');
+    return saved && saved.machine === machineKey() && (!tiles || tiles.includes(saved.tile)) ? saved.tile : null;
+  } catch {
+    return null;
+  }
+}
+
+/** For createWorkerSession (workers have no localStorage): the page's
+ * stored tile to hand to the worker, or null. */
+export function storedGemmTile() {
+  return storedTile(null);
+}
+
+/** For createWorkerSession: keeps what a worker timed, as init() would. */
+export function rememberGemmTile(workerEnv) {
+  if (workerEnv?.gemmTileSource === 'timed' && workerEnv.gemmTile) storeTile(workerEnv.gemmTile);
+}
+
+function storeTile(tile) {
+  try {
+    storage()?.setItem(STORAGE_KEY, JSON.stringify({ tile, machine: machineKey() }));
+  } catch {
+    // storage full or refused: the next visit times again
+  }
+}
+
+function force(engine, name) {
+  const { core, allocString } = engine;
+  const p = allocString(name);
+  try {
+    core._kiln_wasm_gemm_tile_choose(p);
+  } finally {
+    core._free(p);
+  }
+}
+
+function state(engine, source) {
+  const { core, readCString } = engine;
+  return {
+    gemmTile: readCString(core._kiln_wasm_gemm_tile_name()),
+    gemmTiles: readCString(core._kiln_wasm_gemm_tiles()).split(','),
+    gemmTuneMs: source === 'timed' ? core._kiln_wasm_gemm_tune_ms() : 0,
+    gemmTileSource: source,
+  };
+}
+
+/** At init(): `requested` is its gemmTile option. Returns the env fields
+ * { gemmTile, gemmTiles, gemmTuneMs, gemmTileSource }; the source is
+ * 'pending' when the timing waits for the first large model. */
+export function chooseGemmTile(engine, requested, argError) {
+  const tiles = state(engine, null).gemmTiles;
+  if (requested !== undefined && requested !== 'auto' && !tiles.includes(requested))
+    throw argError(`init: gemmTile must be 'auto' or one of ${tiles.join(', ')}, got ${requested}`);
+  if (requested !== undefined) {
+    force(engine, requested);
+    const s = state(engine, requested === 'auto' ? 'timed' : 'option');
+    if (s.gemmTileSource === 'timed') storeTile(s.gemmTile);
+    return s;
+  }
+  const stored = storedTile(tiles);
+  if (stored) {
+    force(engine, stored);
+    return state(engine, 'stored');
+  }
+  return state(engine, 'pending');
+}
+
+/** Before loading a model of `byteLength` bytes: times the tiles if the
+ * choice is still pending and the model is large enough. Returns the new
+ * env fields, or null when nothing changed. */
+export function tuneForModel(engine, current, byteLength) {
+  if (current !== 'pending' || byteLength < TUNE_FROM_MODEL_BYTES) return null;
+  force(engine, 'auto');
+  const s = state(engine, 'timed');
+  storeTile(s.gemmTile);
+  return s;
+}
