@@ -9,7 +9,9 @@
  *    Y_g[Mg x OS] = W_g[Mg x Cg*K] * col[Cg*K x OS] + bias;
  *  - POINTWISE: 1x1 kernel, stride 1, no padding: the input already is the
  *    column matrix, so the GEMM reads it directly;
- *  - DEPTHWISE: one input channel per group (group > 1), conv_depthwise.c.
+ *  - DEPTHWISE: one input channel per group (group > 1), conv_depthwise.c;
+ *  - WINOGRAD: float 3x3, stride 1, group 1, constant weights, enough
+ *    channels: F(2x2, 3x3) in conv_winograd.c, 2.25x fewer multiplies.
  *
  * The GEMM paths work on blocks of output columns: the column matrix of a
  * block is sized to stay in L2 between im2col writing it and the GEMM
@@ -81,6 +83,8 @@ int kn_conv_init(kn_conv_params *st, int32_t dtype, const kn_window *win, int64_
         kn_conv_depthwise_plan(st, threads);
         return KN_OK;
     }
+    if (kn_conv_winograd_applies(st, const_w))
+        return kn_conv_winograd_plan(st, const_w, threads, err);
 
     size_t esz = kn_dtype_size(dtype);
     /* ~256 KiB of column matrix per block, whole GEMM panels (16) */
@@ -123,6 +127,8 @@ void kn_conv_release(kn_conv_params *p)
         return;
     free(p->packed_w);
     p->packed_w = NULL;
+    free(p->wg_u);
+    p->wg_u = NULL;
 }
 
 static int conv_prepare(kn_kctx *k)
@@ -280,6 +286,10 @@ void kn_conv_run(const kn_conv_params *st, const void *x, const void *w, const v
         z = NULL, act = NULL;
     if (st->mode == KN_CONV_DEPTHWISE) {
         kn_conv_depthwise_run(st, x, w, bias, z, act, y, scratch, pool);
+        return;
+    }
+    if (st->mode == KN_CONV_WINOGRAD) {
+        kn_conv_winograd_run(st, x, bias, z, act, y, scratch, pool);
         return;
     }
     const char *packed = st->packed_w;
