@@ -21,8 +21,8 @@
  * V, the GEMMs, and the output transform reading M; the output transform
  * applies the epilogue (bias, residual, activation) to each output row it
  * writes. Threads take whole blocks (each its own scratch slot) when there
- * are enough, else each block's transforms and GEMMs are split across them,
- * as in conv.c.
+ * are enough, as in conv.c; else each block is split across them: the
+ * transforms by channels, the products whole, side by side.
  *
  * The transforms are the same 1-D transform down rows and then across
  * columns, over arrays holding one value per tile, so that every loop runs
@@ -229,10 +229,12 @@ int kn_conv_winograd_plan(kn_conv_params *p, const float *const_w, int32_t threa
     size_t cols = (size_t)p->wg_block * sizeof(float) * (size_t)p->wg_mats;
     p->wg_v_bytes = kn_align_up(cols * (size_t)p->cin, 64);
     p->wg_m_bytes = kn_align_up(cols * (size_t)p->cout, 64);
-    p->wg_ws_bytes = kn_align_up(
-        kn_sgemm_workspace_size(p->cout, p->wg_block, p->cin, p->tasks ? 1 : threads), 64);
-    p->scratch_bytes = (p->wg_v_bytes + p->wg_m_bytes + p->wg_ws_bytes) *
-                       (size_t)(p->tasks ? p->tasks : 1);
+    /* split blocks run their products side by side, each on one thread */
+    p->wg_gemm_tasks = p->tasks ? 1 : (threads < p->wg_mats ? threads : p->wg_mats);
+    p->wg_ws_bytes = kn_align_up(kn_sgemm_workspace_size(p->cout, p->wg_block, p->cin, 1), 64);
+    p->wg_slot_bytes =
+        p->wg_v_bytes + p->wg_m_bytes + p->wg_ws_bytes * (size_t)p->wg_gemm_tasks;
+    p->scratch_bytes = p->wg_slot_bytes * (size_t)(p->tasks ? p->tasks : 1);
     return transform_weights(p, const_w, err);
 }
 
@@ -549,6 +551,7 @@ typedef struct wg_job {
     /* the block being split across threads */
     const float *xn;
     float *yn, *v, *m;
+    char *slot;
     wg_epilogue ep;
     int64_t t0, t1;
 } wg_job;
@@ -565,6 +568,33 @@ static void output_channels(void *ctx, int64_t begin, int64_t end)
     transform_output(j->p, j->m, j->yn, &j->ep, j->t0, j->t1, begin, end);
 }
 
+/* M_k = U_k V_k for the current block, on one thread with workspace ws. */
+static void run_product(const wg_job *j, int32_t k, char *ws)
+{
+    const kn_conv_params *p = j->p;
+    int64_t cols = j->t1 - j->t0, ld = p->wg_block;
+    kn_sgemm_args g = {
+        .m = p->cout, .n = cols < 2 ? 2 : cols, .k = p->cin, .alpha = 1, .beta = 0,
+        .b = j->v + k * p->cin * ld, .ldb = ld,
+        .c = j->m + k * p->cout * ld, .ldc = ld,
+        .packed_a = (const float *)((const char *)p->wg_u + p->wg_u_bytes * (size_t)k),
+    };
+    kn_sgemm(NULL, &g, ws, p->wg_ws_bytes);
+}
+
+/* A split block's products: task t (with workspace t) takes k = t, t +
+ * tasks, ...; whole products side by side instead of each product split
+ * across the threads, which synchronised them 16 or 36 times per block. */
+static void products(void *ctx, int64_t begin, int64_t end)
+{
+    const wg_job *j = ctx;
+    const kn_conv_params *p = j->p;
+    char *ws = j->slot + p->wg_v_bytes + p->wg_m_bytes + p->wg_ws_bytes * (size_t)begin;
+    for (int64_t t = begin; t < end; t++)
+        for (int64_t k = t; k < p->wg_mats; k += p->wg_gemm_tasks)
+            run_product(j, (int32_t)k, ws);
+}
+
 /* Block `item` (image item / blocks, its tiles from (item % blocks) *
  * block) in one scratch slot; pool splits the work when not NULL. */
 static void run_block(wg_job *j, int64_t item, char *slot, kn_threadpool *pool)
@@ -575,6 +605,7 @@ static void run_block(wg_job *j, int64_t item, char *slot, kn_threadpool *pool)
     j->t1 = j->t0 + p->wg_block < tiles ? j->t0 + p->wg_block : tiles;
     j->xn = j->x + n * p->cin * p->in_size;
     j->yn = j->y + n * p->cout * p->out_size;
+    j->slot = slot;
     j->v = (float *)slot;
     j->m = (float *)(slot + p->wg_v_bytes);
     j->ep = (wg_epilogue){.bias = j->bias,
@@ -589,15 +620,11 @@ static void run_block(wg_job *j, int64_t item, char *slot, kn_threadpool *pool)
     if (cols < 2) /* the GEMMs take 2 columns (plan); keep the spare one finite */
         for (int64_t r = 0; r < p->wg_mats * p->cin; r++)
             j->v[r * ld + 1] = 0.0f;
-    for (int32_t k = 0; k < p->wg_mats; k++) {
-        kn_sgemm_args g = {
-            .m = p->cout, .n = cols < 2 ? 2 : cols, .k = p->cin, .alpha = 1, .beta = 0,
-            .b = j->v + k * p->cin * ld, .ldb = ld,
-            .c = j->m + k * p->cout * ld, .ldc = ld,
-            .packed_a = (const float *)((const char *)p->wg_u + p->wg_u_bytes * (size_t)k),
-        };
-        kn_sgemm(pool, &g, slot + p->wg_v_bytes + p->wg_m_bytes, p->wg_ws_bytes);
-    }
+    if (pool)
+        kn_parallel_for(pool, p->wg_gemm_tasks, 1, products, j);
+    else
+        for (int32_t k = 0; k < p->wg_mats; k++)
+            run_product(j, k, slot + p->wg_v_bytes + p->wg_m_bytes);
     if (pool)
         kn_parallel_for(pool, p->cout, grain, output_channels, j);
     else
@@ -612,7 +639,7 @@ static void block_task(void *ctx, int64_t begin, int64_t end)
     const kn_conv_params *p = shared->p;
     wg_job j = {.p = p, .x = shared->x, .bias = shared->bias, .z = shared->z,
                 .act = shared->act, .y = shared->y};
-    char *slot = shared->scratch + (size_t)begin * (p->wg_v_bytes + p->wg_m_bytes + p->wg_ws_bytes);
+    char *slot = shared->scratch + (size_t)begin * p->wg_slot_bytes;
     (void)end;
     for (;;) {
         int64_t item = atomic_fetch_add(&shared->next, 1);
