@@ -12,8 +12,8 @@
  * init: im2col + GEMM; pointwise (1x1, stride 1, no padding) GEMM on the
  * input itself; depthwise (one input channel per group) as a direct SIMD
  * kernel for float 2-D windows without dilation, else a portable loop;
- * Winograd F(2x2, 3x3) for float 3x3 stride-1 convolutions with constant
- * weights and enough channels (conv_winograd.c). */
+ * Winograd F(2x2, 3x3) or F(4x4, 3x3) for float 3x3 stride-1 convolutions
+ * with constant weights and enough channels (conv_winograd.c). */
 #ifndef KN_CPU_CONV_H
 #define KN_CPU_CONV_H
 
