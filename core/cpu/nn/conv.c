@@ -11,7 +11,8 @@
  *    column matrix, so the GEMM reads it directly;
  *  - DEPTHWISE: one input channel per group (group > 1), conv_depthwise.c;
  *  - WINOGRAD: float 3x3, stride 1, group 1, constant weights, enough
- *    channels: F(2x2, 3x3) in conv_winograd.c, 2.25x fewer multiplies.
+ *    channels: F(2x2, 3x3) or F(4x4, 3x3) in conv_winograd.c, 2.25x or 4x
+ *    fewer multiplies.
  *
  * The GEMM paths work on blocks of output columns: the column matrix of a
  * block is sized to stay in L2 between im2col writing it and the GEMM

@@ -12,8 +12,8 @@
  * init: im2col + GEMM; pointwise (1x1, stride 1, no padding) GEMM on the
  * input itself; depthwise (one input channel per group) as a direct SIMD
  * kernel for float 2-D windows without dilation, else a portable loop;
- * Winograd F(2x2, 3x3) for float 3x3 stride-1 convolutions with constant
- * weights and enough channels (conv_winograd.c). */
+ * Winograd F(2x2, 3x3) or F(4x4, 3x3) for float 3x3 stride-1 convolutions
+ * with constant weights and enough channels (conv_winograd.c). */
 #ifndef KN_CPU_CONV_H
 #define KN_CPU_CONV_H
 
@@ -77,7 +77,9 @@ typedef struct kn_conv_params {
     int64_t wg_block;           /* tiles per block (the GEMMs' n) */
     int64_t wg_blocks;          /* blocks per image */
     size_t wg_v_bytes, wg_m_bytes, wg_ws_bytes; /* per slot: transformed input, products,
-                                                   GEMM workspace */
+                                                   GEMM workspace (each of wg_gemm_tasks) */
+    size_t wg_slot_bytes;
+    int32_t wg_gemm_tasks;      /* products run side by side in a split block */
     void *wg_u;                 /* wg_mats transformed weight matrices, each packed for the GEMM */
     size_t wg_u_bytes;          /* one packed matrix */
 } kn_conv_params;

@@ -21,8 +21,8 @@
  * V, the GEMMs, and the output transform reading M; the output transform
  * applies the epilogue (bias, residual, activation) to each output row it
  * writes. Threads take whole blocks (each its own scratch slot) when there
- * are enough, else each block's transforms and GEMMs are split across them,
- * as in conv.c.
+ * are enough, as in conv.c; else each block is split across them: the
+ * transforms by channels, the products whole, side by side.
  *
  * The transforms are the same 1-D transform down rows and then across
  * columns, over arrays holding one value per tile, so that every loop runs
@@ -39,7 +39,7 @@
 
 #define WG_MAX_M 4 /* outputs per tile side */
 #define WG_MAX_A 6 /* inputs per tile side */
-#define WG_SEG 64  /* tiles of one tile row transformed together (stack buffers) */
+#define WG_SEG 64  /* tiles transformed together, across tile rows (stack buffers) */
 /* V and M of one block: half of a 2 MiB L2 ... */
 #ifndef WG_BLOCK_BYTES
 #define WG_BLOCK_BYTES (1024 * 1024)
@@ -51,8 +51,12 @@
 #ifndef WG_MIN_BLOCK
 #define WG_MIN_BLOCK 64
 #endif
-/* Below these channel counts the GEMMs are too thin (and the transforms,
- * linear in the channels, too large a share) for Winograd to pay. */
+/* Below these channel counts the GEMMs are thin and the transforms (linear
+ * in the channels) a large share. Measured per convolution, best of 30: in
+ * WebAssembly (Node 20) Winograd still wins from 4-8 channels (8->8 56x56
+ * 0.24 -> 0.12 ms) and loses at 2-3 (3->64 112x112 1.31 -> 1.50 ms); in
+ * the native build (AVX-512 GEMM) 8-channel ones lose (8->32 28x28 0.048 ->
+ * 0.056 ms, 8->16 14x14 0.013 -> 0.016); from 16 both gain. */
 #define WG_MIN_CIN 16
 #define WG_MIN_COUT 16
 
@@ -142,9 +146,14 @@ static int32_t pick_tile(const kn_conv_params *p)
 #endif
 }
 
-/* U = G g G^T for one 3x3 kernel g, in double: the weights are transformed
- * once, so their rounding is the only error this step adds. */
-static void transform_kernel(int32_t m, const float *g, double *u)
+#define WG_KERNELS 64 /* 3x3 kernels transformed together */
+
+/* U = G g G^T for n <= WG_KERNELS consecutive 3x3 kernels g (w: n x 9),
+ * into u[k][i] (element k of kernel i). In double, so the weights' own
+ * rounding is the only error this step adds; across kernels, so that the
+ * loops vectorise (a resnet50 session transforms 1.3 million kernels). */
+static void transform_kernels(int32_t m, const float *w, int64_t n,
+                              double u[WG_MAX_A * WG_MAX_A][WG_KERNELS])
 {
     static const double G2[4][3] = {{1, 0, 0}, {0.5, 0.5, 0.5}, {0.5, -0.5, 0.5}, {0, 0, 1}};
     static const double G4[6][3] = {{1.0 / 4, 0, 0},
@@ -154,14 +163,20 @@ static void transform_kernel(int32_t m, const float *g, double *u)
                                     {1.0 / 24, -1.0 / 12, 1.0 / 6},
                                     {0, 0, 1}};
     const double(*G)[3] = m == 4 ? G4 : G2;
-    int a = m + 2;
-    double gg[WG_MAX_A][3]; /* G g */
-    for (int i = 0; i < a; i++)
+    const int a = m + 2;
+    double g[9][WG_KERNELS], gg[WG_MAX_A][3][WG_KERNELS]; /* taps, then G g */
+    for (int64_t i = 0; i < n; i++)
+        for (int t = 0; t < 9; t++)
+            g[t][i] = w[i * 9 + t];
+    for (int r = 0; r < a; r++)
         for (int j = 0; j < 3; j++)
-            gg[i][j] = G[i][0] * g[j] + G[i][1] * g[3 + j] + G[i][2] * g[6 + j];
-    for (int i = 0; i < a; i++)
-        for (int j = 0; j < a; j++)
-            u[a * i + j] = gg[i][0] * G[j][0] + gg[i][1] * G[j][1] + gg[i][2] * G[j][2];
+            for (int64_t i = 0; i < n; i++)
+                gg[r][j][i] = G[r][0] * g[j][i] + G[r][1] * g[3 + j][i] + G[r][2] * g[6 + j][i];
+    for (int r = 0; r < a; r++)
+        for (int c = 0; c < a; c++)
+            for (int64_t i = 0; i < n; i++)
+                u[r * a + c][i] =
+                    gg[r][0][i] * G[c][0] + gg[r][1][i] * G[c][1] + gg[r][2][i] * G[c][2];
 }
 
 /* The matrices U_k[cout x cin], each packed for kn_sgemm into
@@ -178,11 +193,13 @@ static int transform_weights(kn_conv_params *p, const float *w, kn_err *err)
         p->wg_u = NULL;
         return kn_fail(err, KN_ERR_OUT_OF_MEMORY, "Conv: out of memory transforming weights");
     }
-    for (size_t oc = 0; oc < mat; oc++) { /* oc: output channel x input channel */
-        double t[WG_MAX_A * WG_MAX_A];
-        transform_kernel(p->wg_m, w + oc * 9, t);
+    for (size_t oc = 0; oc < mat; oc += WG_KERNELS) { /* oc: output x input channel */
+        int64_t n = mat - oc < WG_KERNELS ? (int64_t)(mat - oc) : WG_KERNELS;
+        double t[WG_MAX_A * WG_MAX_A][WG_KERNELS];
+        transform_kernels(p->wg_m, w + oc * 9, n, t);
         for (size_t k = 0; k < mats; k++)
-            u[k * mat + oc] = (float)t[k];
+            for (int64_t i = 0; i < n; i++)
+                u[k * mat + oc + (size_t)i] = (float)t[k][i];
     }
     for (size_t k = 0; k < mats; k++)
         kn_sgemm_pack_a(0, p->cout, p->cin, u + k * mat, p->cin,
@@ -216,10 +233,12 @@ int kn_conv_winograd_plan(kn_conv_params *p, const float *const_w, int32_t threa
     size_t cols = (size_t)p->wg_block * sizeof(float) * (size_t)p->wg_mats;
     p->wg_v_bytes = kn_align_up(cols * (size_t)p->cin, 64);
     p->wg_m_bytes = kn_align_up(cols * (size_t)p->cout, 64);
-    p->wg_ws_bytes = kn_align_up(
-        kn_sgemm_workspace_size(p->cout, p->wg_block, p->cin, p->tasks ? 1 : threads), 64);
-    p->scratch_bytes = (p->wg_v_bytes + p->wg_m_bytes + p->wg_ws_bytes) *
-                       (size_t)(p->tasks ? p->tasks : 1);
+    /* split blocks run their products side by side, each on one thread */
+    p->wg_gemm_tasks = p->tasks ? 1 : (threads < p->wg_mats ? threads : p->wg_mats);
+    p->wg_ws_bytes = kn_align_up(kn_sgemm_workspace_size(p->cout, p->wg_block, p->cin, 1), 64);
+    p->wg_slot_bytes =
+        p->wg_v_bytes + p->wg_m_bytes + p->wg_ws_bytes * (size_t)p->wg_gemm_tasks;
+    p->scratch_bytes = p->wg_slot_bytes * (size_t)(p->tasks ? p->tasks : 1);
     return transform_weights(p, const_w, err);
 }
 
@@ -303,6 +322,14 @@ static void output_1d(int32_t m, const float *const d[], float *const y[], int64
 }
 
 /* ---- input transform: V = B^T d B ---- */
+
+/* Tiles of the next segment when `left` remain: at most WG_SEG, in equal
+ * parts (66 tiles as 33 + 33, not 64 + a 2-tile rest that runs scalar). */
+static int64_t segment_length(int64_t left)
+{
+    int64_t parts = (left + WG_SEG - 1) / WG_SEG;
+    return (left + parts - 1) / parts;
+}
 
 /* col[c][i] = src[m i + c] for c < m + 2, i < n: column c of each of n
  * tiles along a row (neighbouring tiles share 2 columns, stored twice so
@@ -407,9 +434,10 @@ static void transform_input(const kn_conv_params *p, const float *x, float *v, i
     int64_t ld = p->wg_block, kstride = p->cin * ld;
     for (int64_t c = c0; c < c1; c++) {
         const float *plane = x + c * p->in_size;
-        for (int64_t t = t0; t < t1; t += WG_SEG) {
-            int64_t len = t1 - t < WG_SEG ? t1 - t : WG_SEG;
+        for (int64_t t = t0; t < t1;) {
+            int64_t len = segment_length(t1 - t);
             transform_input_segment(p, plane, t, len, v + c * ld + (t - t0), kstride);
+            t += len;
         }
     }
 }
@@ -506,10 +534,11 @@ static void transform_output(const kn_conv_params *p, const float *mat, float *y
     int64_t ld = p->wg_block, kstride = p->cout * ld;
     for (int64_t co = m0; co < m1; co++) {
         float bias = ep->bias ? ep->bias[co] : 0.0f;
-        for (int64_t t = t0; t < t1; t += WG_SEG) {
-            int64_t len = t1 - t < WG_SEG ? t1 - t : WG_SEG;
+        for (int64_t t = t0; t < t1;) {
+            int64_t len = segment_length(t1 - t);
             transform_output_segment(p, mat + co * ld + (t - t0), kstride, t, len, y,
                                      co * p->out_size, bias, ep);
+            t += len;
         }
     }
 }
@@ -526,6 +555,7 @@ typedef struct wg_job {
     /* the block being split across threads */
     const float *xn;
     float *yn, *v, *m;
+    char *slot;
     wg_epilogue ep;
     int64_t t0, t1;
 } wg_job;
@@ -542,6 +572,33 @@ static void output_channels(void *ctx, int64_t begin, int64_t end)
     transform_output(j->p, j->m, j->yn, &j->ep, j->t0, j->t1, begin, end);
 }
 
+/* M_k = U_k V_k for the current block, on one thread with workspace ws. */
+static void run_product(const wg_job *j, int32_t k, char *ws)
+{
+    const kn_conv_params *p = j->p;
+    int64_t cols = j->t1 - j->t0, ld = p->wg_block;
+    kn_sgemm_args g = {
+        .m = p->cout, .n = cols < 2 ? 2 : cols, .k = p->cin, .alpha = 1, .beta = 0,
+        .b = j->v + k * p->cin * ld, .ldb = ld,
+        .c = j->m + k * p->cout * ld, .ldc = ld,
+        .packed_a = (const float *)((const char *)p->wg_u + p->wg_u_bytes * (size_t)k),
+    };
+    kn_sgemm(NULL, &g, ws, p->wg_ws_bytes);
+}
+
+/* A split block's products: task t (with workspace t) takes k = t, t +
+ * tasks, ...; whole products side by side instead of each product split
+ * across the threads, which synchronised them 16 or 36 times per block. */
+static void products(void *ctx, int64_t begin, int64_t end)
+{
+    const wg_job *j = ctx;
+    const kn_conv_params *p = j->p;
+    char *ws = j->slot + p->wg_v_bytes + p->wg_m_bytes + p->wg_ws_bytes * (size_t)begin;
+    for (int64_t t = begin; t < end; t++)
+        for (int64_t k = t; k < p->wg_mats; k += p->wg_gemm_tasks)
+            run_product(j, (int32_t)k, ws);
+}
+
 /* Block `item` (image item / blocks, its tiles from (item % blocks) *
  * block) in one scratch slot; pool splits the work when not NULL. */
 static void run_block(wg_job *j, int64_t item, char *slot, kn_threadpool *pool)
@@ -552,6 +609,7 @@ static void run_block(wg_job *j, int64_t item, char *slot, kn_threadpool *pool)
     j->t1 = j->t0 + p->wg_block < tiles ? j->t0 + p->wg_block : tiles;
     j->xn = j->x + n * p->cin * p->in_size;
     j->yn = j->y + n * p->cout * p->out_size;
+    j->slot = slot;
     j->v = (float *)slot;
     j->m = (float *)(slot + p->wg_v_bytes);
     j->ep = (wg_epilogue){.bias = j->bias,
@@ -566,15 +624,11 @@ static void run_block(wg_job *j, int64_t item, char *slot, kn_threadpool *pool)
     if (cols < 2) /* the GEMMs take 2 columns (plan); keep the spare one finite */
         for (int64_t r = 0; r < p->wg_mats * p->cin; r++)
             j->v[r * ld + 1] = 0.0f;
-    for (int32_t k = 0; k < p->wg_mats; k++) {
-        kn_sgemm_args g = {
-            .m = p->cout, .n = cols < 2 ? 2 : cols, .k = p->cin, .alpha = 1, .beta = 0,
-            .b = j->v + k * p->cin * ld, .ldb = ld,
-            .c = j->m + k * p->cout * ld, .ldc = ld,
-            .packed_a = (const float *)((const char *)p->wg_u + p->wg_u_bytes * (size_t)k),
-        };
-        kn_sgemm(pool, &g, slot + p->wg_v_bytes + p->wg_m_bytes, p->wg_ws_bytes);
-    }
+    if (pool)
+        kn_parallel_for(pool, p->wg_gemm_tasks, 1, products, j);
+    else
+        for (int32_t k = 0; k < p->wg_mats; k++)
+            run_product(j, k, slot + p->wg_v_bytes + p->wg_m_bytes);
     if (pool)
         kn_parallel_for(pool, p->cout, grain, output_channels, j);
     else
@@ -589,7 +643,7 @@ static void block_task(void *ctx, int64_t begin, int64_t end)
     const kn_conv_params *p = shared->p;
     wg_job j = {.p = p, .x = shared->x, .bias = shared->bias, .z = shared->z,
                 .act = shared->act, .y = shared->y};
-    char *slot = shared->scratch + (size_t)begin * (p->wg_v_bytes + p->wg_m_bytes + p->wg_ws_bytes);
+    char *slot = shared->scratch + (size_t)begin * p->wg_slot_bytes;
     (void)end;
     for (;;) {
         int64_t item = atomic_fetch_add(&shared->next, 1);
