@@ -157,7 +157,7 @@ async function main() {
   if (opts.profile) {
     try {
       for (const model of opts.models.split(',').filter(Boolean)) {
-        const r = await inFreshPage(browser, server.url, (a) => window.kilnBench.profileKiln(a), { model, runs: opts.runs, kilnInit: tileInit(opts.gemmTile) });
+        const r = await inFreshPage(browser, server.url, (a) => window.kilnBench.profileKiln(a), { model, runs: opts.runs, kilnInit: { ...tileInit(opts.gemmTile), threads: opts.threads } });
         const total = r.byOp.reduce((a, [, ms]) => a + ms, 0);
         console.log(`\n${model}: ${r.wallMs.toFixed(1)} ms per run, ${total.toFixed(1)} ms in steps`);
         for (const [op, ms] of r.byOp) console.log(`  ${op.padEnd(28)} ${pad(ms.toFixed(2), 8)} ms ${pad((100 * ms / total).toFixed(1), 5)} %`);

@@ -13,7 +13,6 @@
  * browser without cross-origin isolation performance.now() is coarsened
  * to 100 us with jitter, which a sum over rounds averages out where one
  * short sample would not. */
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -143,9 +142,6 @@ const kn_sgemm_tile *kn_sgemm_tune(double *elapsed_ms)
             memset(buf.packed, 0, sizeof buf.packed);
         }
     }
-#ifdef KN_TUNE_DEBUG
-    fprintf(stderr, "setup + warm-up %.3f ms\n", now_ms() - start);
-#endif
     double fastest_seen[MAX_TILES];
     int last_gain[MAX_TILES] = {0};
     for (int32_t i = 0; i < n; i++)
@@ -162,9 +158,6 @@ const kn_sgemm_tile *kn_sgemm_tune(double *elapsed_ms)
             fastest_seen[i] = t < fastest_seen[i] ? t : fastest_seen[i];
             settled = settled && round - last_gain[i] >= 2;
         }
-#ifdef KN_TUNE_DEBUG
-        fprintf(stderr, "warm-up round %d done at %.3f ms\n", round, now_ms() - start);
-#endif
         if (settled || now_ms() - start > WARM_BUDGET_MS)
             break;
     }
@@ -175,9 +168,6 @@ const kn_sgemm_tile *kn_sgemm_tune(double *elapsed_ms)
             double t0 = now_ms();
             run_products(&buf, tile, packed[i]);
             total[i] += now_ms() - t0;
-#ifdef KN_TUNE_DEBUG
-            fprintf(stderr, "round %d %s %.3f ms\n", round, tile->name, now_ms() - t0);
-#endif
         }
     }
     if (ok) {
