@@ -83,7 +83,10 @@ Test(dnnl_runtime, residual_overwritten_in_place)
     opt_make_inputs(with, &in);
     kiln_session *a = profiled_session(with, &in), *b = opt_run(without, &in);
     cr_assert_eq(dnnl_steps(a), 4, "oneDNN serves the four convolutions");
-    opt_compare_sessions(a, b, 1, 1e-5, 0);
+    /* the model without oneDNN runs its 3x3 convolutions as Winograd
+     * F(4x4,3x3) (conv_winograd.c), whose transforms cost about 3 bits:
+     * its outputs sit about 1e-5 of the largest from a direct convolution */
+    opt_compare_sessions(a, b, 1, 4e-5, 0);
     kiln_session_destroy(a);
     kiln_session_destroy(b);
     opt_free_inputs(&in);
