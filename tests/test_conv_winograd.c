@@ -14,24 +14,13 @@
 #include "core/cpu/nn/conv.h"
 #include "core/ir/tensor.h"
 #include "core/simd/kernels.h"
+#include "test_support.h"
 
 static const char *const isa_names[] = {"avx512", "avx2", "generic", "wasm128"};
 #define N_ISAS 4
 
 static uint32_t rng = 777;
-static float urand(void) /* [-1, 1) */
-{
-    rng = rng * 1664525u + 1013904223u;
-    return (float)((double)(rng >> 8) / (double)(1u << 23) - 1.0);
-}
-
-static float *rand_buf(int64_t n)
-{
-    float *p = malloc((size_t)(n > 0 ? n : 1) * sizeof *p);
-    for (int64_t i = 0; i < n; i++)
-        p[i] = urand();
-    return p;
-}
+static float *rand_buf(int64_t n) { return kt_rand_floats(&rng, n); }
 
 typedef struct wg_case {
     int64_t batch, cin, cout, h, w;

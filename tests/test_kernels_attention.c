@@ -10,23 +10,12 @@
 #include <string.h>
 
 #include "kernel_harness.h"
+#include "test_support.h"
 
 /* ---- helpers ----------------------------------------------------------- */
 
 static uint32_t rng_state = 2024;
-static float urand(void) /* [-1, 1) */
-{
-    rng_state = rng_state * 1664525u + 1013904223u;
-    return (float)((double)(rng_state >> 8) / (double)(1u << 23) - 1.0);
-}
-
-static float *rand_floats(int64_t n)
-{
-    float *p = malloc((size_t)(n > 0 ? n : 1) * sizeof *p);
-    for (int64_t i = 0; i < n; i++)
-        p[i] = urand();
-    return p;
-}
+static float *rand_floats(int64_t n) { return kt_rand_floats(&rng_state, n); }
 
 static void expect_floats(const kn_tensor *t, const float *ref, int64_t n, double tol,
                           const char *what)

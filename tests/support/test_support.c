@@ -38,3 +38,17 @@ int kt_dir_exists(const char *path)
     struct stat st;
     return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
+
+float kt_urand(uint32_t *state)
+{
+    *state = *state * 1664525u + 1013904223u;
+    return (float)((double)(*state >> 8) / (double)(1u << 23) - 1.0);
+}
+
+float *kt_rand_floats(uint32_t *state, int64_t n)
+{
+    float *p = malloc((size_t)(n > 0 ? n : 1) * sizeof *p);
+    for (int64_t i = 0; p && i < n; i++)
+        p[i] = kt_urand(state);
+    return p;
+}

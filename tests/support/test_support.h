@@ -3,6 +3,7 @@
 #define KILN_TEST_SUPPORT_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 /* Reads a whole file into a malloc'd buffer (NULL if it cannot be read). */
 void *kt_read_file(const char *path, size_t *size);
@@ -10,5 +11,11 @@ void *kt_read_file(const char *path, size_t *size);
 const char *kt_src_path(const char *relative);
 /* 1 if the directory exists. */
 int kt_dir_exists(const char *path);
+
+/* Uniform floats in [-1, 1) from a linear congruential generator whose
+ * state the caller keeps (one per suite: a fixed seed gives the same data
+ * every run). kt_rand_floats mallocs n of them (at least one element). */
+float kt_urand(uint32_t *state);
+float *kt_rand_floats(uint32_t *state, int64_t n);
 
 #endif
