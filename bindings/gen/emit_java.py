@@ -1,7 +1,8 @@
 """Java binding glue: writes the JNI C file and the Java classes that mirror
 capi/kiln_api.json.
 
-bindings/java/native/kiln_jni_generated.c
+bindings/java/native/generated/ (the JNI glue: kiln_jni_results.{c,h} and one
+kiln_jni_<section>.c per section of the spec)
     one JNIEXPORT function per C function. It converts the Java arguments
     (by role), calls the function, and on a failing status throws
     dev.kiln.KilnException(code, message) with the message of
@@ -35,7 +36,7 @@ import re
 import spec as kspec
 
 JAVA_DIR = "bindings/java/src/main/java/dev/kiln"
-JNI_OUTPUT = "bindings/java/native/kiln_jni_generated.c"
+JNI_DIR = "bindings/java/native/generated"
 JAVA_CLASS = "KilnNative"
 JNI_CLASS_PATH = "dev/kiln/" + JAVA_CLASS
 HEADER_NOTE = ("Generated from capi/kiln_api.json by bindings/gen/emit_java.py; do not edit.\n"
@@ -386,19 +387,35 @@ def result_signature(fn):
     return "(%s)V" % "".join(result_type(a).signature for a in results(fn))
 
 
-def c_file(spec):
-    multi = [fn for fn in spec["functions"] if len(results(fn)) > 1]
-    lines = ["/* " + HEADER_NOTE.replace("\n", "\n * ") + " */",
-             "#include <stdint.h>",
-             "#include <stdlib.h>",
-             "",
-             '#include "jni_support.h"',
-             "",
-             "/* Classes of the functions that return several values. */",
-             "#define KJ_RESULT_CLASSES %d" % max(len(multi), 1),
-             "static jclass kj_result_class[KJ_RESULT_CLASSES];",
-             "static jmethodID kj_result_init[KJ_RESULT_CLASSES];",
-             "static const char *const kj_result_names[][2] = {"]
+def multi_result_functions(spec):
+    return [fn for fn in spec["functions"] if len(results(fn)) > 1]
+
+
+def c_preamble(includes):
+    return ["/* " + HEADER_NOTE.replace("\n", "\n * ") + " */"] + includes + [""]
+
+
+def c_results_header(spec):
+    """The result classes every section's functions construct: declared
+    here, defined (and cached at JNI_OnLoad) in kiln_jni_results.c."""
+    multi = multi_result_functions(spec)
+    return "\n".join(c_preamble(["#ifndef KJ_RESULTS_H", "#define KJ_RESULTS_H", "",
+                                  '#include "jni_support.h"']) + [
+        "/* Classes of the functions that return several values. */",
+        "#define KJ_RESULT_CLASSES %d" % max(len(multi), 1),
+        "extern jclass kj_result_class[KJ_RESULT_CLASSES];",
+        "extern jmethodID kj_result_init[KJ_RESULT_CLASSES];",
+        "",
+        "#endif",
+        ""])
+
+
+def c_results_file(spec):
+    multi = multi_result_functions(spec)
+    lines = c_preamble(['#include "kiln_jni_results.h"']) + [
+        "jclass kj_result_class[KJ_RESULT_CLASSES];",
+        "jmethodID kj_result_init[KJ_RESULT_CLASSES];",
+        "static const char *const kj_result_names[][2] = {"]
     for fn in multi:
         lines.append('    {"%s$%s", "%s"},' % (JNI_CLASS_PATH, result_class(fn), result_signature(fn)))
     if not multi:
@@ -424,10 +441,25 @@ def c_file(spec):
               "        if (kj_result_class[i]) (*env)->DeleteGlobalRef(env, kj_result_class[i]);",
               "}",
               ""]
-    for fn in spec["functions"]:
-        index = multi.index(fn) if fn in multi else -1
-        lines += [c_function(fn, index), ""]
     return "\n".join(lines)
+
+
+def c_section_files(spec):
+    """One file of JNIEXPORT functions per section of the spec (model,
+    session, tensor, ...), in the spec's order."""
+    multi = multi_result_functions(spec)
+    sections = {}
+    for fn in spec["functions"]:
+        sections.setdefault(fn["section"], []).append(fn)
+    files = {}
+    for section, fns in sections.items():
+        lines = c_preamble(["#include <stdint.h>", "#include <stdlib.h>", "",
+                            '#include "kiln_jni_results.h"'])
+        for fn in fns:
+            index = multi.index(fn) if fn in multi else -1
+            lines += [c_function(fn, index), ""]
+        files["%s/kiln_jni_%s.c" % (JNI_DIR, section)] = "\n".join(lines)
+    return files
 
 
 # ---- the Java side ----
@@ -558,7 +590,9 @@ def java_enum(spec, group, name, doc, extra_fields=None):
 
 def outputs(spec):
     return {
-        JNI_OUTPUT: c_file(spec),
+        JNI_DIR + "/kiln_jni_results.h": c_results_header(spec),
+        JNI_DIR + "/kiln_jni_results.c": c_results_file(spec),
+        **c_section_files(spec),
         JAVA_DIR + "/KilnNative.java": java_native_class(spec),
         JAVA_DIR + "/KilnConstants.java": java_constants(spec),
         JAVA_DIR + "/DType.java": java_enum(

@@ -1,4 +1,4 @@
-/* Conversions shared by the generated JNI glue (kiln_jni_generated.c,
+/* Conversions shared by the generated JNI glue (native/generated/,
  * written by bindings/gen/emit_java.py) and by JNI_OnLoad. They convert Java
  * values to C arguments and back, and turn a failing status into a
  * dev.kiln.KilnException that carries the message of kiln_last_error() read
@@ -115,7 +115,7 @@ jobject kj_view_buffer(JNIEnv *env, const void *data, size_t size);
 /* ---- generated part ---- */
 
 /* Caches the result classes of the generated glue; called from JNI_OnLoad.
- * Defined in kiln_jni_generated.c. */
+ * Defined in generated/kiln_jni_results.c. */
 int kj_generated_init(JNIEnv *env);
 void kj_generated_unload(JNIEnv *env);
 
