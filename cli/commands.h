@@ -10,6 +10,8 @@ int cmd_bench(int argc, char **argv);
 int cmd_check(int argc, char **argv);
 int cmd_quantize(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
+/* in serve/ (or serve/absent/ when the build lacks its libraries) */
+int cmd_serve(int argc, char **argv);
 
 /* Exit codes shared by all commands. */
 #define EXIT_OK 0

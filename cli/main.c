@@ -19,6 +19,7 @@ static const struct {
     {"check", cmd_check, "run ONNX backend test-case folders"},
     {"quantize", cmd_quantize, "calibrate on sample inputs and write an INT8 QDQ model"},
     {"diff", cmd_diff, "compare two models' intermediate tensors, worst first"},
+    {"serve", cmd_serve, "serve a model repository over HTTP (KServe v2 / Open Inference Protocol)"},
 };
 
 #define COMMAND_COUNT (sizeof commands / sizeof commands[0])
