@@ -499,6 +499,7 @@ sv_http *sv_http_start(const sv_options *o, sv_repository *repo, char *err, size
     errno = 0;
     h->daemon = MHD_start_daemon(
         flags, (uint16_t)o->port, NULL, NULL, on_request, h,
+        MHD_OPTION_EXTERNAL_LOGGER, log_from_mhd, NULL, /* first, so it sees every message */
         MHD_OPTION_SOCK_ADDR, addr,
         MHD_OPTION_NOTIFY_COMPLETED, on_completed, h,
         MHD_OPTION_NOTIFY_CONNECTION, on_connection, h,
@@ -507,7 +508,6 @@ sv_http *sv_http_start(const sv_options *o, sv_repository *repo, char *err, size
         /* headers and each chunk of the body pass through this much memory
          * per connection; larger headers are answered 431 by the library */
         MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(64 * 1024),
-        MHD_OPTION_EXTERNAL_LOGGER, log_from_mhd, NULL,
         MHD_OPTION_END);
     if (!h->daemon) {
         snprintf(err, cap, "cannot listen on %s port %d: %s", o->host, o->port,
