@@ -6,20 +6,23 @@
 #          export), pytest and venv/pip/setuptools/wheel (the Python binding
 #          and its wheel check), Node.js (the ONNX Runtime comparison),
 #          valgrind, Graphviz (kiln info --svg), clang, the binding toolchains (Go, JDK + JUnit 5, libffi), Emscripten and
-#          Chromium (the WebAssembly build and its browser tests)
+#          Chromium (the WebAssembly build and its browser tests), wrk,
+#          python3-requests and curl (kiln serve's clients)
 set -euo pipefail
 what=${1:-test}
 # oneDNN is optional for the library; its CMake config needs the OpenCL
 # loader headers even for the CPU engine. The image libraries are optional
 # too (core/codec/: PNG, JPEG, WebP and JPEG 2000 decoding, `kiln run
 # --image`); the conformance minimum counts those ImageDecoder cases.
+# libmicrohttpd and cJSON build `kiln serve` (optional too).
 packages=(build-essential cmake ninja-build pkg-config libdnnl-dev ocl-icd-opencl-dev
-          libjpeg62-turbo-dev libpng-dev libwebp-dev libopenjp2-7-dev)
+          libjpeg62-turbo-dev libpng-dev libwebp-dev libopenjp2-7-dev
+          libmicrohttpd-dev libcjson-dev)
 if [ "$what" = test ]; then
   packages+=(libcriterion-dev libonnx-testdata python3-onnx python3-numpy python3-pytest
              python3-venv python3-pip python3-setuptools python3-wheel python3-torch
              python3-torchvision valgrind golang-go default-jdk-headless junit5 libffi-dev
-             emscripten chromium graphviz)
+             emscripten chromium graphviz wrk python3-requests curl)
   command -v node >/dev/null 2>&1 || packages+=(nodejs npm)
 fi
 missing=()
