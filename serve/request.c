@@ -20,7 +20,7 @@ sv_request *sv_request_new(int32_t input_count, int32_t output_count)
     r->output_order = calloc((size_t)output_count + 1, sizeof *r->output_order);
     r->http_status = 200;
     if (!r->inputs || !r->outputs || !r->output_wanted || !r->output_binary ||
-        !r->output_order || pthread_cond_init(&r->done, NULL) != 0) {
+        !r->output_order || sv_cond_init(&r->done) != 0) {
         free(r->inputs);
         free(r->outputs);
         free(r->output_wanted);
@@ -92,4 +92,16 @@ double sv_now(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+int sv_cond_init(pthread_cond_t *cond)
+{
+    pthread_condattr_t attr;
+    if (pthread_condattr_init(&attr) != 0)
+        return -1;
+    int rc = pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+    if (rc == 0)
+        rc = pthread_cond_init(cond, &attr);
+    pthread_condattr_destroy(&attr);
+    return rc;
 }

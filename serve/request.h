@@ -57,5 +57,9 @@ int64_t sv_element_count(const int64_t *dims, int32_t rank);
 void sv_request_fail(sv_request *r, int http_status, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 double sv_now(void);
+/* A condition variable whose timed waits take sv_now()'s clock (monotonic):
+ * the default clock is the wall clock, and a deadline on the wrong clock
+ * either never comes or has always passed. */
+int sv_cond_init(pthread_cond_t *cond);
 
 #endif

@@ -89,7 +89,7 @@ sv_model *sv_model_load(const char *path, const char *name, const char *version,
     m->settings = *settings;
     sv_model_metrics_init(&m->metrics);
     pthread_mutex_init(&m->lock, NULL);
-    pthread_cond_init(&m->work, NULL);
+    sv_cond_init(&m->work);
     err[0] = '\0';
 
     kiln_options *ro = options_with(KILN_OPT_THREADS, settings->threads, 0, 0);

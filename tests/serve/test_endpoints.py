@@ -451,3 +451,34 @@ def test_command_line_errors():
         reasons = [m.get("reason", "") for m in index if m["name"] == "digits"]
         assert reasons and all('unknown setting "max_batch"' in x for x in reasons)
         assert s.stop() == 0
+
+
+def cpu_seconds(pid):
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def test_waiting_requests_burn_no_cpu():
+    """Handlers wait for their queued request and an idle worker for work
+    without spinning: with one single-threaded instance busy and five
+    requests queued behind it, the process uses about one core."""
+    tmp = tempfile.mkdtemp()
+    repo = make_repository(os.path.join(tmp, "repo"), config={
+        "slow": {"instances": 1, "threads": 1}})
+    with Server(repo) as s:
+        url = s.url + "/v2/models/slow/infer"
+        idle_before = cpu_seconds(s.proc.pid)
+        time.sleep(1.0)
+        idle = cpu_seconds(s.proc.pid) - idle_before
+        assert idle < 0.05, f"the idle server used {idle:.2f} s of CPU in 1 s"
+        body, headers = binary_request([("x", "FP32", np.full((256, 768), 0.01, np.float32))])
+        start_cpu, start = cpu_seconds(s.proc.pid), time.time()
+        with cf.ThreadPoolExecutor(6) as pool:
+            codes = list(pool.map(
+                lambda i: requests.post(url, data=body, headers=headers).status_code, range(6)))
+        used = (cpu_seconds(s.proc.pid) - start_cpu) / (time.time() - start)
+        assert codes == [200] * 6
+        print(f"CPU while busy: {used:.2f} cores")
+        assert used < 1.5, f"{used:.2f} cores busy for one single-threaded instance: a wait spins"
+        assert s.stop() == 0
