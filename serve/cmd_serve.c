@@ -10,6 +10,14 @@
 #include "repository.h"
 #include "serve_options.h"
 
+/* Never runs (the signals stay blocked and are taken by sigwait); having a
+ * handler at all matters as the first process of a container, where the
+ * kernel drops signals whose action is the default. */
+static void on_stop_signal(int sig)
+{
+    (void)sig;
+}
+
 static void sleep_ms(long ms)
 {
     struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
@@ -30,6 +38,8 @@ int cmd_serve(int argc, char **argv)
     sigaddset(&stop_signals, SIGTERM);
     sigaddset(&stop_signals, SIGINT);
     pthread_sigmask(SIG_BLOCK, &stop_signals, NULL);
+    signal(SIGTERM, on_stop_signal);
+    signal(SIGINT, on_stop_signal);
     signal(SIGPIPE, SIG_IGN); /* a client that hangs up is not a reason to die */
 
     char err[1024];
