@@ -22,7 +22,7 @@ if [ "$what" = test ]; then
   packages+=(libcriterion-dev libonnx-testdata python3-onnx python3-numpy python3-pytest
              python3-venv python3-pip python3-setuptools python3-wheel python3-torch
              python3-torchvision valgrind golang-go default-jdk-headless junit5 libffi-dev
-             emscripten chromium graphviz wrk python3-requests curl)
+             emscripten chromium graphviz wrk python3-requests curl python3-yaml)
   command -v node >/dev/null 2>&1 || packages+=(nodejs npm)
 fi
 missing=()
