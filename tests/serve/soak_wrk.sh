@@ -96,24 +96,35 @@ rss_kib() {
 }
 
 script=$here/wrk_infer.lua
-# checks one wrk output file: $1 the file, $2 what it was
+# Checks one wrk output file ($1, what it was: $2); a problem is noted in
+# $problems and the run goes on, so every number is still measured.
+problems=
+note() {
+  echo "problem: $*"
+  problems="$problems
+  - $*"
+}
 check_wrk() {
   out=$1
   what=$2
   if grep -q "Non-2xx or 3xx responses" "$out"; then
-    fail "$what: $(grep 'Non-2xx or 3xx responses' "$out")"
+    note "$what: $(grep 'Non-2xx or 3xx responses' "$out" | sed 's/^ *//')"
   fi
   if grep -q "Socket errors" "$out"; then
-    fail "$what: $(grep 'Socket errors' "$out")"
+    note "$what: $(grep 'Socket errors' "$out" | sed 's/^ *//')"
   fi
   line=$(grep '^lua: responses' "$out")
-  [ -n "$line" ] || fail "$what: the Lua script printed no counts"
+  if [ -z "$line" ]; then
+    note "$what: the Lua script printed no counts"
+    return
+  fi
   n=$(echo "$line" | sed -n 's/.*responses \([0-9]*\),.*/\1/p')
   non200=$(echo "$line" | sed -n 's/.*non-200 \([0-9]*\),.*/\1/p')
   odd=$(echo "$line" | sed -n 's/.*bad 200 bodies \([0-9]*\).*/\1/p')
-  [ "$n" -gt 0 ] || fail "$what: no responses at all"
-  [ "$non200" -eq 0 ] || fail "$what: $non200 responses were not 200 ($line)"
-  [ "$odd" -eq 0 ] || fail "$what: $odd responses were 200 without a digits answer ($line)"
+  [ "$n" -gt 0 ] || note "$what: no responses at all"
+  [ "$non200" -eq 0 ] || note "$what: the Lua script counted $non200 non-200 responses"
+  [ "$odd" -eq 0 ] || note "$what: $odd responses were 200 without a digits answer"
+  grep '^lua: thread' "$out" | sed "s/^/  $what /"
 }
 
 wrk -t2 -c8 -d3s -s "$script" "$url" >"$tmp/warm.txt" 2>&1 || { cat "$tmp/warm.txt"; fail "wrk warm-up failed"; }
@@ -132,12 +143,18 @@ total=$(awk '/requests in/ {print $1}' "$tmp/run.txt")
 growth=$(awk -v a="$rss_before" -v b="$rss_after" 'BEGIN {printf "%.2f", (b - a) * 100.0 / a}')
 echo "soak: ${secs} s, $total requests, $rps requests/s, latency p50 $p50, p99 $p99"
 echo "soak: VmRSS after warm-up $rss_before KiB, at the end $rss_after KiB, growth $growth %"
-awk -v g="$growth" 'BEGIN {exit !(g <= 2.0)}' || fail "VmRSS grew by $growth % (limit 2 %)"
+awk -v g="$growth" 'BEGIN {exit !(g <= 2.0)}' || note "VmRSS grew by $growth % (limit 2 %)"
 
 kill -TERM "$pid"
 wait "$pid"
 rc=$?
 pid=
-[ "$rc" -eq 0 ] || fail "kiln serve exited $rc after SIGTERM"
-echo "soak: SIGTERM -> exit 0"
+if [ "$rc" -eq 0 ]; then
+  echo "soak: SIGTERM -> exit 0"
+else
+  note "kiln serve exited $rc after SIGTERM"
+fi
+if [ -n "$problems" ]; then
+  fail "$problems"
+fi
 echo "PASS"
