@@ -59,19 +59,46 @@ int sv_buffer_printf(sv_buffer *b, const char *fmt, ...)
     return 0;
 }
 
+size_t sv_utf8_sequence(const unsigned char *p, size_t left)
+{
+    if (p[0] < 0x80)
+        return 1;
+    size_t n = p[0] >= 0xf0 && p[0] <= 0xf4 ? 4 : p[0] >= 0xe0 ? 3 : p[0] >= 0xc2 ? 2 : 0;
+    if (n == 0 || (p[0] >= 0xf0 && n != 4) || n > left)
+        return 0;
+    for (size_t i = 1; i < n; i++)
+        if ((p[i] & 0xc0) != 0x80)
+            return 0;
+    /* overlong 3/4-byte forms, UTF-16 surrogates and code points past U+10FFFF */
+    if ((p[0] == 0xe0 && p[1] < 0xa0) || (p[0] == 0xed && p[1] >= 0xa0) ||
+        (p[0] == 0xf0 && p[1] < 0x90) || (p[0] == 0xf4 && p[1] >= 0x90))
+        return 0;
+    return n;
+}
+
 int sv_buffer_json_string(sv_buffer *b, const char *s)
 {
     if (sv_buffer_append(b, "\"", 1) != 0)
         return -1;
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if (*p == '"' || *p == '\\') {
+    const unsigned char *p = (const unsigned char *)s;
+    size_t left = strlen(s);
+    while (left) {
+        size_t n = sv_utf8_sequence(p, left);
+        if (n == 0) {
+            /* Names and messages may quote a client's bytes: a response stays
+             * valid JSON (valid UTF-8) whatever they were. */
+            sv_buffer_puts(b, "\\ufffd");
+            n = 1;
+        } else if (*p == '"' || *p == '\\') {
             char esc[2] = {'\\', (char)*p};
             sv_buffer_append(b, esc, 2);
         } else if (*p < 0x20) {
             sv_buffer_printf(b, "\\u%04x", *p);
         } else {
-            sv_buffer_append(b, p, 1);
+            sv_buffer_append(b, p, n);
         }
+        p += n;
+        left -= n;
     }
     return sv_buffer_append(b, "\"", 1);
 }

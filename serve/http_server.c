@@ -2,6 +2,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <pthread.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
 #include <stdatomic.h>
@@ -17,6 +18,17 @@
 #include "v2_decode.h"
 #include "v2_encode.h"
 
+/* Per connection: a token bucket for --rate-limit, and what the watchdog
+ * needs to close a connection whose request does not arrive in time. */
+typedef struct connection_state {
+    double tokens, refilled_at;
+    int fd;
+    double waiting_since; /* since the last answer (or the connection's start) */
+    int busy;             /* a complete request is being answered */
+    int shut;
+    struct connection_state *prev, *next;
+} connection_state;
+
 struct sv_http {
     const sv_options *options;
     sv_repository *repo;
@@ -24,6 +36,16 @@ struct sv_http {
     atomic_int draining;
     _Atomic int64_t active;
     int port;
+    /* The library's connection timeout is an idle timeout that every byte
+     * resets, so a client trickling its headers or body holds a connection
+     * (and its thread) forever. The watchdog shuts down any connection that
+     * has not delivered a whole request within --connection-timeout-s. */
+    pthread_mutex_t connections_lock;
+    pthread_cond_t watchdog_wake;
+    connection_state *connections;
+    int stopping;
+    pthread_t watchdog;
+    int watchdog_started;
 };
 
 /* Per HTTP request: the body as it arrives, or the refusal already decided. */
@@ -32,12 +54,31 @@ typedef struct {
     int refusal;         /* HTTP status decided before the body was read, or 0 */
     const char *refusal_text;
     double started;
+    int counted;         /* in sv_http.active: complete and being answered */
 } http_call;
 
-/* Per connection: a token bucket for --rate-limit. */
-typedef struct {
-    double tokens, refilled_at;
-} connection_state;
+static connection_state *state_of(struct MHD_Connection *c)
+{
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+    return ci ? ci->socket_context : NULL;
+}
+
+/* A request is complete (or refused at once): from here until it is
+ * answered it counts for the drain, and the watchdog leaves it alone. */
+static void begin_answer(sv_http *h, struct MHD_Connection *c, http_call *call)
+{
+    if (call->counted)
+        return;
+    call->counted = 1;
+    atomic_fetch_add(&h->active, 1);
+    connection_state *s = state_of(c);
+    if (s) {
+        pthread_mutex_lock(&h->connections_lock);
+        s->busy = 1;
+        pthread_mutex_unlock(&h->connections_lock);
+    }
+}
 
 /* What the request log line says beyond method, path and status. */
 typedef struct {
@@ -143,7 +184,8 @@ static enum MHD_Result respond_json(const sv_http *h, struct MHD_Connection *c,
 static int split_path(char *path, char **seg)
 {
     int n = 0;
-    for (char *p = strtok(path, "/"); p; p = strtok(NULL, "/")) {
+    char *save = NULL; /* strtok's position is one per process: each connection has a thread */
+    for (char *p = strtok_r(path, "/", &save); p; p = strtok_r(NULL, "/", &save)) {
         if (n == MAX_SEGMENTS)
             return -1;
         seg[n++] = p;
@@ -363,9 +405,7 @@ static int rate_limited(const sv_http *h, struct MHD_Connection *c)
 {
     if (h->options->rate_limit <= 0)
         return 0;
-    const union MHD_ConnectionInfo *ci =
-        MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
-    connection_state *s = ci ? ci->socket_context : NULL;
+    connection_state *s = state_of(c);
     if (!s)
         return 0;
     double now = sv_now(), rate = h->options->rate_limit;
@@ -392,7 +432,6 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
             return MHD_NO;
         call->started = sv_now();
         *con_cls = call;
-        atomic_fetch_add(&h->active, 1);
         const char *length = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
                                                          MHD_HTTP_HEADER_CONTENT_LENGTH);
         if (rate_limited(h, c)) {
@@ -403,9 +442,11 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
             call->refusal_text = "the request body is larger than the server's limit "
                                  "(--max-body-mb)";
         }
-        if (call->refusal) /* answered at once: the body is never read */
+        if (call->refusal) { /* answered at once: the body is never read */
+            begin_answer(h, c, call);
             return respond_error(h, c, method, url, call, call->refusal, call->refusal_text,
                                  NULL);
+        }
         return MHD_YES;
     }
     if (*upload_size) {
@@ -423,6 +464,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         *upload_size = 0;
         return MHD_YES;
     }
+    begin_answer(h, c, call);
     if (call->refusal)
         return respond_error(h, c, method, url, call, call->refusal, call->refusal_text, NULL);
     return route(h, c, method, url, call);
@@ -431,34 +473,84 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
                          enum MHD_RequestTerminationCode toe)
 {
-    (void)c;
     (void)toe;
     sv_http *h = cls;
     http_call *call = *con_cls;
+    connection_state *s = state_of(c);
+    if (s) {
+        pthread_mutex_lock(&h->connections_lock);
+        s->busy = 0;
+        s->waiting_since = sv_now(); /* the next request has the full time again */
+        pthread_mutex_unlock(&h->connections_lock);
+    }
     if (!call)
         return;
+    if (call->counted)
+        atomic_fetch_sub(&h->active, 1);
     sv_buffer_free(&call->body);
     free(call);
     *con_cls = NULL;
-    atomic_fetch_sub(&h->active, 1);
 }
 
 static void on_connection(void *cls, struct MHD_Connection *c, void **socket_context,
                           enum MHD_ConnectionNotificationCode toe)
 {
-    (void)cls;
-    (void)c;
+    sv_http *h = cls;
     if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
         connection_state *s = calloc(1, sizeof *s);
+        const union MHD_ConnectionInfo *ci =
+            MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
         if (s) {
-            s->refilled_at = sv_now();
+            s->refilled_at = s->waiting_since = sv_now();
             s->tokens = 1; /* the first request always passes */
+            s->fd = ci ? ci->connect_fd : -1;
+            pthread_mutex_lock(&h->connections_lock);
+            s->next = h->connections;
+            if (s->next)
+                s->next->prev = s;
+            h->connections = s;
+            pthread_mutex_unlock(&h->connections_lock);
         }
         *socket_context = s;
     } else {
-        free(*socket_context);
+        connection_state *s = *socket_context;
+        if (s) {
+            pthread_mutex_lock(&h->connections_lock);
+            if (s->prev)
+                s->prev->next = s->next;
+            else
+                h->connections = s->next;
+            if (s->next)
+                s->next->prev = s->prev;
+            pthread_mutex_unlock(&h->connections_lock);
+            free(s);
+        }
         *socket_context = NULL;
     }
+}
+
+static void *watchdog_main(void *arg)
+{
+    sv_http *h = arg;
+    double limit = h->options->connection_timeout_s;
+    pthread_mutex_lock(&h->connections_lock);
+    while (!h->stopping) {
+        double now = sv_now();
+        for (connection_state *s = h->connections; s; s = s->next)
+            if (!s->busy && !s->shut && s->fd >= 0 && now - s->waiting_since > limit) {
+                /* shutdown, not close: the library still owns the descriptor
+                 * and closes it when it sees the connection end */
+                shutdown(s->fd, SHUT_RDWR);
+                s->shut = 1;
+            }
+        struct timespec wake;
+        double at = sv_now() + 0.25;
+        wake.tv_sec = (time_t)at;
+        wake.tv_nsec = (long)((at - (double)wake.tv_sec) * 1e9);
+        pthread_cond_timedwait(&h->watchdog_wake, &h->connections_lock, &wake);
+    }
+    pthread_mutex_unlock(&h->connections_lock);
+    return NULL;
 }
 
 static void log_from_mhd(void *cls, const char *fmt, va_list ap)
@@ -477,6 +569,8 @@ sv_http *sv_http_start(const sv_options *o, sv_repository *repo, char *err, size
     }
     h->options = o;
     h->repo = repo;
+    pthread_mutex_init(&h->connections_lock, NULL);
+    sv_cond_init(&h->watchdog_wake);
     struct sockaddr_in v4 = {0};
     struct sockaddr_in6 v6 = {0};
     struct sockaddr *addr;
@@ -493,7 +587,7 @@ sv_http *sv_http_start(const sv_options *o, sv_repository *repo, char *err, size
         flags |= MHD_USE_IPv6;
     } else {
         snprintf(err, cap, "--host '%s' is not an IPv4 or IPv6 address", o->host);
-        free(h);
+        sv_http_stop(h);
         return NULL;
     }
     errno = 0;
@@ -512,9 +606,10 @@ sv_http *sv_http_start(const sv_options *o, sv_repository *repo, char *err, size
     if (!h->daemon) {
         snprintf(err, cap, "cannot listen on %s port %d: %s", o->host, o->port,
                  errno ? strerror(errno) : "the HTTP library refused to start");
-        free(h);
+        sv_http_stop(h);
         return NULL;
     }
+    h->watchdog_started = pthread_create(&h->watchdog, NULL, watchdog_main, h) == 0;
     const union MHD_DaemonInfo *di = MHD_get_daemon_info(h->daemon, MHD_DAEMON_INFO_BIND_PORT);
     h->port = di ? di->port : o->port;
     return h;
@@ -539,6 +634,16 @@ void sv_http_stop(sv_http *h)
 {
     if (!h)
         return;
-    MHD_stop_daemon(h->daemon);
+    if (h->watchdog_started) {
+        pthread_mutex_lock(&h->connections_lock);
+        h->stopping = 1;
+        pthread_cond_signal(&h->watchdog_wake);
+        pthread_mutex_unlock(&h->connections_lock);
+        pthread_join(h->watchdog, NULL);
+    }
+    if (h->daemon)
+        MHD_stop_daemon(h->daemon);
+    pthread_mutex_destroy(&h->connections_lock);
+    pthread_cond_destroy(&h->watchdog_wake);
     free(h);
 }

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "byte_buffer.h"
 #include "datatypes.h"
 #include "string_tensor.h"
 
@@ -181,7 +182,17 @@ static int decode_input(decoder *d, const sv_model *m, sv_request *r, const cJSO
         return -1;
     }
     sv_string_ref *strings = NULL;
+    size_t body_left = d->length - d->used;
     if (t->dtype == KILN_DTYPE_STRING) {
+        /* A BYTES element takes at least 4 bytes in binary form (its length)
+         * and 3 in JSON ("",): a larger count is a lie, refused before
+         * allocating for it. */
+        if ((bsize && (size_t)count > body_left / 4) ||
+            (!bsize && (size_t)count > d->json_length / 3 + 1)) {
+            snprintf(d->err, d->cap, "input '%s': its shape means %lld BYTES elements, more "
+                     "than the request carries", name, (long long)count);
+            return -1;
+        }
         strings = calloc((size_t)count + 1, sizeof *strings);
         if (!strings) {
             snprintf(d->err, d->cap, "out of memory");
@@ -191,7 +202,6 @@ static int decode_input(decoder *d, const sv_model *m, sv_request *r, const cJSO
         /* Every byte of a binary input must be in the body, and a JSON input
          * spends at least two bytes of text per element; a larger shape is a
          * lie, refused before allocating for it. */
-        size_t body_left = d->length - d->used;
         if ((!bsize && (size_t)count > d->json_length / 2 + 1) ||
             (bsize && t->nbytes > body_left)) {
             snprintf(d->err, d->cap, "input '%s': its shape means %lld %s elements (%zu bytes), "
@@ -321,12 +331,34 @@ sv_request *sv_decode_infer(const sv_model *m, const char *body, size_t length,
     d.json_length = json_length;
     d.bytes = body + json_length;
     d.length = length - json_length;
-    cJSON *root = cJSON_ParseWithLength(body, json_length);
+    /* JSON text is UTF-8 (RFC 8259); cJSON passes any bytes through, and
+     * they would come back in ids and messages. */
+    for (size_t at = 0; at < json_length;) {
+        size_t n = sv_utf8_sequence((const unsigned char *)body + at, json_length - at);
+        if (n == 0) {
+            snprintf(err, cap, "the request's JSON is not valid UTF-8 (byte %zu)", at);
+            return NULL;
+        }
+        at += n;
+    }
+    const char *end = NULL;
+    cJSON *root = cJSON_ParseWithLengthOpts(body, json_length, &end, 0);
     if (!cJSON_IsObject(root)) {
-        const char *at = cJSON_GetErrorPtr();
-        snprintf(err, cap, "the request is not a JSON object%s%.20s%s",
-                 root || !at ? "" : " (malformed near '", root || !at ? "" : at,
-                 root || !at ? "" : "')");
+        size_t at = root || !cJSON_GetErrorPtr() ? 0 : (size_t)(cJSON_GetErrorPtr() - body);
+        if (root || !cJSON_GetErrorPtr())
+            snprintf(err, cap, "the request is not a JSON object");
+        else
+            snprintf(err, cap, "the request is not a JSON object (malformed at byte %zu)", at);
+        cJSON_Delete(root);
+        return NULL;
+    }
+    while (end && end < body + json_length && (*end == ' ' || *end == '\t' || *end == '\n' ||
+                                               *end == '\r'))
+        end++;
+    if (end && end < body + json_length) {
+        snprintf(err, cap, "the request has %zu bytes after its JSON object (at byte %zu); "
+                 "binary tensor data needs the Inference-Header-Content-Length header",
+                 (size_t)(body + json_length - end), (size_t)(end - body));
         cJSON_Delete(root);
         return NULL;
     }
