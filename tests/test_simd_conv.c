@@ -16,8 +16,8 @@
 #include "core/ir/tensor.h"
 #include "test_support.h"
 
-static const char *const isa_names[] = {"avx512", "avx2", "generic", "wasm128"};
-#define N_ISAS 4
+static const char *const isa_names[] = {"avx512", "avx2", "neon", "generic", "wasm128"};
+#define N_ISAS 5
 
 static uint32_t rng = 4242;
 static float *rand_buf(int64_t n) { return kt_rand_floats(&rng, n); }
