@@ -131,7 +131,7 @@ static const wg_case cases[] = {
 Test(conv_winograd, matches_im2col_on_every_instance)
 {
     const kn_activation relu = {KN_ACT_RELU, 0, 0};
-    kn_threadpool *two = kn_threadpool_create(2);
+    kn_threadpool *two = kn_threadpool_create(kt_pool_threads(2));
     cr_assert_not_null(two);
     int tested = 0;
     for (int i = 0; i < N_ISAS; i++) {
