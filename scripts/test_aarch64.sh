@@ -1,0 +1,130 @@
+#!/usr/bin/env bash
+# The aarch64 build, cross-compiled with Debian's gcc-aarch64-linux-gnu and
+# tested under qemu-aarch64 (user-mode emulation) on the build machine.
+#   usage: scripts/test_aarch64.sh [--full] [BUILD_DIR]   (default build-arm64)
+# Default (CI, a few minutes on 2 cores): cross build of the library, CLI,
+# digits example, JNI library and the SIMD suites; then under qemu the SIMD
+# kernel suites (test_simd, test_simd_conv, test_conv_winograd: each checks
+# every instance the CPU runs, here neon and generic), classify_digits and
+# squeezenet1_1 with KILN_SIMD=neon and KILN_SIMD=base, both against ONNX
+# Runtime's outputs computed on x86-64 (max|diff| <= 1e-4 max|ref|).
+# --full adds mobilenet_v2 against ONNX Runtime and ONNX's conformance
+# suites under qemu (tests/conformance/run_conformance.sh).
+#
+# Emulation limits on this machine's qemu-aarch64 (Debian 7.2): Criterion's
+# runner re-executes /proc/self/exe, which the x86-64 kernel cannot run, and
+# an emulated pthread_create or fork never returns. So the suites link
+# tests/support/criterion_lite (one process), each test runs in its own
+# qemu process (tests read some settings once per process), the suites'
+# own thread pools are capped at one thread (KILN_TEST_POOL_THREADS=1) and
+# Kiln runs with its default of one thread.
+set -euo pipefail
+full=0
+if [ "${1:-}" = --full ]; then
+  full=1
+  shift
+fi
+src=$(cd "$(dirname "$0")/.." && pwd)
+build=${1:-$src/build-arm64}
+start=$(date +%s)
+
+# --- tools, in scripts/install_deps.sh's style ---
+packages=(gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user cmake ninja-build)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  sudo=""
+  [ "$(id -u)" -ne 0 ] && sudo=sudo
+  echo "installing: ${missing[*]}"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+qemu=(qemu-aarch64 -L /usr/aarch64-linux-gnu)
+
+# --- cross build ---
+# oneDNN has no aarch64 package here and the image libraries would need
+# arm64 -dev packages: both off (the library says "unsupported" for them).
+cmake -S "$src" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+  -DCMAKE_TOOLCHAIN_FILE="$src/cmake/toolchain-aarch64-linux-gnu.cmake" \
+  -DKILN_WITH_DNNL=OFF -DKILN_WITH_IMAGE_LIBS=OFF -DKILN_WERROR=ON -DKILN_CRITERION_LITE=ON >/dev/null
+suites=(test_simd test_simd_conv test_conv_winograd)
+targets=(kiln_cli classify_digits "${suites[@]}")
+# the Java binding's native library, where CMake found a JDK's jni.h
+ninja -C "$build" -t targets all 2>/dev/null | grep -q '^kiln_jni:' && targets+=(kiln_jni)
+ninja -C "$build" -j 2 "${targets[@]}"
+built=$(date +%s)
+echo "aarch64 cross build: $((built - start)) s"
+file "$build/kiln" | grep -q 'ARM aarch64' || { echo "FAIL: $build/kiln is not an aarch64 program"; exit 1; }
+
+status=0
+# --- SIMD kernel suites, one qemu process per test ---
+export KILN_TEST_POOL_THREADS=1
+for s in "${suites[@]}"; do
+  pass=0 fail=0
+  for t in $("${qemu[@]}" "$build/tests/$s" --list); do
+    if "${qemu[@]}" "$build/tests/$s" --filter "$t" >"$build/$s.log" 2>&1; then
+      pass=$((pass + 1))
+    else
+      fail=$((fail + 1))
+      echo "FAIL $s $t"
+      tail -5 "$build/$s.log"
+    fi
+  done
+  echo "$s under qemu: $pass passed, $fail failed"
+  [ "$fail" -eq 0 ] && [ "$pass" -gt 0 ] || status=1
+done
+unset KILN_TEST_POOL_THREADS
+
+# --- digits example, on each instance ---
+for isa in neon base; do
+  if KILN_SIMD=$isa "${qemu[@]}" "$build/examples/c/classify_digits" \
+       "$src/examples/digits/digits.onnx" "$src/examples/digits/samples" >"$build/digits.log" 2>&1 &&
+     grep -q 'accuracy: 20/20' "$build/digits.log"; then
+    echo "classify_digits KILN_SIMD=$isa under qemu: 20/20"
+  else
+    echo "FAIL classify_digits KILN_SIMD=$isa"
+    tail -5 "$build/digits.log"
+    status=1
+  fi
+done
+
+# --- real models against ONNX Runtime (x86-64, onnxruntime-node) ---
+py=/usr/bin/python3
+models_dir=${KILN_MODELS_DIR:-$build/models}
+models=(squeezenet1_1)
+[ $full = 1 ] && models+=(mobilenet_v2)
+ort_ok=1
+"$py" -c 'import torch, torchvision, onnx, numpy' 2>/dev/null || {
+  echo "SKIP models: $py cannot import torch, torchvision, onnx, numpy"; ort_ok=0; }
+command -v node >/dev/null 2>&1 || { echo "SKIP models: node is not installed"; ort_ok=0; }
+if [ $ort_ok = 1 ] && [ ! -d "$src/tools/ort/node_modules/onnxruntime-node" ]; then
+  (cd "$src/tools/ort" && npm install --ignore-scripts --no-audit --no-fund >/dev/null) ||
+    { echo "SKIP models: npm install of onnxruntime-node failed (offline?)"; ort_ok=0; }
+fi
+if [ $ort_ok = 1 ]; then
+  "$py" "$src/tools/export_models.py" "$models_dir" --models "$(IFS=,; echo "${models[*]}")"
+  wrapper=$build/kiln-qemu
+  printf '#!/bin/sh\nexec qemu-aarch64 -L /usr/aarch64-linux-gnu %s "$@"\n' "$build/kiln" >"$wrapper"
+  chmod +x "$wrapper"
+  dirs=()
+  for m in "${models[@]}"; do dirs+=("$models_dir/$m"); done
+  for isa in neon base; do
+    echo "KILN_SIMD=$isa:"
+    KILN_SIMD=$isa "$py" "$src/tools/compare_with_ort.py" --kiln "$wrapper" "${dirs[@]}" || status=1
+  done
+fi
+
+# --- --full: ONNX conformance suites under qemu ---
+if [ $full = 1 ]; then
+  printf '#!/bin/sh\nexec qemu-aarch64 -L /usr/aarch64-linux-gnu %s "$@"\n' "$build/kiln" >"$build/kiln-qemu"
+  chmod +x "$build/kiln-qemu"
+  bash "$src/tests/conformance/run_conformance.sh" "$build/kiln-qemu" "$src" "$build/conformance" ||
+    status=1
+fi
+
+echo "aarch64 step: $(( $(date +%s) - start )) s in all (build $((built - start)) s)"
+[ $status = 0 ] && echo "aarch64: PASS" || echo "aarch64: FAIL"
+exit $status
