@@ -57,7 +57,9 @@ ninja -C "$build" -t targets all 2>/dev/null | grep -q '^kiln_jni:' && targets+=
 ninja -C "$build" -j 2 "${targets[@]}"
 built=$(date +%s)
 echo "aarch64 cross build: $((built - start)) s"
-file "$build/kiln" | grep -q 'ARM aarch64' || { echo "FAIL: $build/kiln is not an aarch64 program"; exit 1; }
+# ELF e_machine (bytes 18-19, little-endian) 0xb7 = EM_AARCH64
+[ "$(od -An -tx1 -j18 -N2 "$build/kiln" | tr -d ' ')" = b700 ] ||
+  { echo "FAIL: $build/kiln is not an aarch64 program"; exit 1; }
 
 status=0
 # --- SIMD kernel suites, one qemu process per test ---
