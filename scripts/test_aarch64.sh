@@ -93,6 +93,34 @@ for isa in neon base; do
   fi
 done
 
+# --- the Java binding's native library for arm64 ---
+# No arm64 JVM can start under this qemu (it needs threads, see above), so
+# the check is the loader's: libkiln_jni.so loads with every symbol bound
+# (RTLD_NOW, so libkiln and libc resolve everything it imports) and exports
+# JNI_OnLoad, JNI_OnUnload and one Java_dev_kiln_* function per `native`
+# method declared in the binding's Java sources.
+jni=$build/bindings/java/libkiln_jni.so
+if [ -f "$jni" ]; then
+  aarch64-linux-gnu-gcc -O2 -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror \
+    "$src/tests/support/dlopen_check.c" -o "$build/dlopen_check" -ldl
+  {
+    echo JNI_OnLoad
+    echo JNI_OnUnload
+    for f in "$src"/bindings/java/src/main/java/dev/kiln/*.java; do
+      { grep -oE '\bnative [^(=]* ([A-Za-z0-9_]+)\(' "$f" || true; } |
+        sed -E 's/.* ([A-Za-z0-9_]+)\($/\1/; s/_/_1/g; s/^/Java_dev_kiln_'"$(basename "$f" .java)"'_/'
+    done
+  } >"$build/jni_symbols.txt"
+  if LD_LIBRARY_PATH=$build "${qemu[@]}" "$build/dlopen_check" "$jni" <"$build/jni_symbols.txt"; then
+    :
+  else
+    echo "FAIL: libkiln_jni.so (aarch64) does not load or lacks JNI functions"
+    status=1
+  fi
+else
+  echo "SKIP JNI: no JDK headers found at configure time, libkiln_jni.so not built"
+fi
+
 # --- real models against ONNX Runtime (x86-64, onnxruntime-node) ---
 py=/usr/bin/python3
 models_dir=${KILN_MODELS_DIR:-$build/models}
