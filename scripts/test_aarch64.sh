@@ -53,7 +53,10 @@ cmake -S "$src" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
 suites=(test_simd test_simd_conv test_conv_winograd)
 targets=(kiln_cli classify_digits "${suites[@]}")
 # the Java binding's native library, where CMake found a JDK's jni.h
-ninja -C "$build" -t targets all 2>/dev/null | grep -q '^kiln_jni:' && targets+=(kiln_jni)
+# (grep without -q reads to the end: no SIGPIPE for ninja under pipefail)
+if ninja -C "$build" -t targets all 2>/dev/null | grep '^kiln_jni:' >/dev/null; then
+  targets+=(kiln_jni)
+fi
 ninja -C "$build" -j 2 "${targets[@]}"
 built=$(date +%s)
 echo "aarch64 cross build: $((built - start)) s"
