@@ -25,6 +25,7 @@ cmake -S . -B build -DKILN_BUILD_TESTS=ON -DKILN_WERROR=ON -DCMAKE_BUILD_TYPE=Re
 [ "${1:-}" = --configure-only ] && exit 0
 cmake --build build -j "$jobs"
 ctest --test-dir build --output-on-failure --no-tests=error -j "$jobs"
+KILN_MODELS_DIR=build/models scripts/test_aarch64.sh build-arm64 # cross build + qemu: SIMD suites, digits, squeezenet1_1 vs ORT
 
 cmake -S . -B build-asan -G Ninja -DKILN_WERROR=ON -DKILN_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug
 cmake --build build-asan -j "$jobs"

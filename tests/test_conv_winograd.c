@@ -16,8 +16,8 @@
 #include "core/simd/kernels.h"
 #include "test_support.h"
 
-static const char *const isa_names[] = {"avx512", "avx2", "generic", "wasm128"};
-#define N_ISAS 4
+static const char *const isa_names[] = {"avx512", "avx2", "neon", "generic", "wasm128"};
+#define N_ISAS 5
 
 static uint32_t rng = 777;
 static float *rand_buf(int64_t n) { return kt_rand_floats(&rng, n); }
@@ -131,7 +131,7 @@ static const wg_case cases[] = {
 Test(conv_winograd, matches_im2col_on_every_instance)
 {
     const kn_activation relu = {KN_ACT_RELU, 0, 0};
-    kn_threadpool *two = kn_threadpool_create(2);
+    kn_threadpool *two = kn_threadpool_create(kt_pool_threads(2));
     cr_assert_not_null(two);
     int tested = 0;
     for (int i = 0; i < N_ISAS; i++) {

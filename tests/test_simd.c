@@ -11,8 +11,8 @@
 #include "core/simd/kernels.h"
 #include "core/simd/vec_math.h"
 
-static const char *const isa_names[] = {"avx512", "avx2", "generic", "wasm128"};
-#define N_ISAS 4
+static const char *const isa_names[] = {"avx512", "avx2", "neon", "generic", "wasm128"};
+#define N_ISAS 5
 
 /* Runs BODY once per instance this CPU can run, with `ks` set to it. */
 #define FOR_EACH_ISA(ks)                                                                           \
@@ -132,6 +132,18 @@ Test(simd_dispatch, picks_the_widest_supported_and_can_be_forced)
         cr_assert_str_eq(auto_ks->name, getenv("KILN_SIMD") ? auto_ks->name : "avx512");
     cr_assert_not_null(kn_simd_named("generic"), "SSE2 instance always runs on x86-64");
 #endif
+#if defined(__aarch64__)
+    /* ASIMD is architectural: the NEON instance runs everywhere and wins
+     * unless the environment caps the choice */
+    cr_assert(kn_simd_arm_features() & KN_ARM_ASIMD, "hwcaps report ASIMD");
+    cr_assert_not_null(kn_simd_named("neon"));
+    cr_assert_str_eq(auto_ks->name, getenv("KILN_SIMD") ? auto_ks->name : "neon");
+    cr_log_info("arm features: dotprod %d, fp16 %d, i8mm %d",
+                !!(kn_simd_arm_features() & KN_ARM_DOTPROD),
+                !!(kn_simd_arm_features() & KN_ARM_FP16), !!(kn_simd_arm_features() & KN_ARM_I8MM));
+#endif
+    /* "base" names the portable instance on every machine */
+    cr_assert_eq(kn_simd_named("base"), &kn_simd_table_base);
     int forced = 0;
     for (int i = 0; i < N_ISAS; i++) {
         if (!kn_simd_named(isa_names[i])) {

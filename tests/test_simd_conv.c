@@ -16,8 +16,8 @@
 #include "core/ir/tensor.h"
 #include "test_support.h"
 
-static const char *const isa_names[] = {"avx512", "avx2", "generic", "wasm128"};
-#define N_ISAS 4
+static const char *const isa_names[] = {"avx512", "avx2", "neon", "generic", "wasm128"};
+#define N_ISAS 5
 
 static uint32_t rng = 4242;
 static float *rand_buf(int64_t n) { return kt_rand_floats(&rng, n); }
@@ -101,7 +101,7 @@ static void check_gemm_shapes(gemm_under_test ks, kn_threadpool *two)
 
 Test(simd_gemm, every_instance_matches_reference_on_odd_shapes)
 {
-    kn_threadpool *two = kn_threadpool_create(2);
+    kn_threadpool *two = kn_threadpool_create(kt_pool_threads(2));
     cr_assert_not_null(two);
     int tested = 0;
     for (int i = 0; i < N_ISAS; i++) {
@@ -122,7 +122,7 @@ Test(simd_gemm, every_instance_matches_reference_on_odd_shapes)
  * entry points; then the timed choice lands on one of them. */
 Test(simd_gemm, every_tile_matches_reference_and_tuning_picks_one)
 {
-    kn_threadpool *two = kn_threadpool_create(2);
+    kn_threadpool *two = kn_threadpool_create(kt_pool_threads(2));
     cr_assert_not_null(two);
     int32_t n = kn_sgemm_tile_count();
     cr_assert_geq(n, 4, "the table's own tile and three alternatives");
@@ -281,7 +281,7 @@ Test(simd_conv, all_paths_match_reference_on_every_instance)
                                   {KN_ACT_SIGMOID, 0, 0},    {KN_ACT_HARD_SIGMOID, 0.2f, 0.5f},
                                   {KN_ACT_TANH, 0, 0},       {KN_ACT_HARD_SWISH, 0, 0},
                                   {KN_ACT_SILU, 0, 0},       {KN_ACT_GELU, 0, 0}};
-    kn_threadpool *two = kn_threadpool_create(2);
+    kn_threadpool *two = kn_threadpool_create(kt_pool_threads(2));
     for (int i = 0; i < N_ISAS; i++) {
         if (kn_simd_force(isa_names[i]) != 0)
             continue;

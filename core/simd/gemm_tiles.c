@@ -44,7 +44,7 @@
 /* [0]: the table's own tile, through kn_simd() so KILN_SIMD and forced
  * tables keep working. Its workspace covers every x86 table this CPU runs
  * (a table forced later, in tests, still fits what prepare() reserved);
- * packing is the base instance's, whose layout every x86 table shares. */
+ * packing is the base instance's, whose layout every x86 table and NEON share. */
 static void table_sgemm(kn_threadpool *pool, const kn_sgemm_args *g, void *ws, size_t ws_bytes)
 {
     kn_simd()->sgemm(pool, g, ws, ws_bytes);
@@ -52,7 +52,7 @@ static void table_sgemm(kn_threadpool *pool, const kn_sgemm_args *g, void *ws, s
 
 static size_t table_workspace_size(int64_t m, int64_t n, int64_t k, int32_t threads)
 {
-    static const char *const isas[] = {"avx512", "avx2", NULL};
+    static const char *const isas[] = {"avx512", "avx2", "neon", NULL};
     size_t need = kn_sgemm_workspace_size_base(m, n, k, threads);
     for (int i = 0; isas[i]; i++) {
         const kn_simd_kernels *t = kn_simd_named(isas[i]);

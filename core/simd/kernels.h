@@ -42,7 +42,7 @@ typedef struct kn_qadd_params {
 } kn_qadd_params;
 
 typedef struct kn_simd_kernels {
-    const char *name; /* "avx512", "avx2", "generic", "wasm128" */
+    const char *name; /* "avx512", "avx2", "neon", "generic", "wasm128" */
     int32_t lanes;
 
     /* kn_sgemm for this ISA (gemm.h semantics; the packed-A layout is the
@@ -87,8 +87,8 @@ typedef struct kn_simd_kernels {
 } kn_simd_kernels;
 
 /* The table for this CPU: the widest ISA it supports, unless the
- * environment variable KILN_SIMD names another (avx512, avx2, generic) it
- * supports. Chosen once; safe to call from any thread. */
+ * environment variable KILN_SIMD names another (avx512, avx2, neon, generic;
+ * "base" names the portable instance whatever its name) it supports. Chosen once; safe to call from any thread. */
 const kn_simd_kernels *kn_simd(void);
 
 /* The table of a named ISA if it is compiled in and this CPU runs it,
@@ -107,6 +107,16 @@ extern const kn_simd_kernels kn_simd_table_base;
 #define KN_SIMD_HAVE_X86 1
 extern const kn_simd_kernels kn_simd_table_avx2;
 extern const kn_simd_kernels kn_simd_table_avx512;
+#endif
+#if defined(__aarch64__) && defined(__GNUC__)
+#define KN_SIMD_HAVE_NEON 1
+extern const kn_simd_kernels kn_simd_table_neon;
+/* The CPU's optional AArch64 features, from hwcaps (simd_dispatch.c). */
+#define KN_ARM_ASIMD 1u
+#define KN_ARM_DOTPROD 2u /* SDOT/UDOT */
+#define KN_ARM_FP16 4u    /* half-precision arithmetic, scalar and vector */
+#define KN_ARM_I8MM 8u    /* SMMLA/UMMLA/USDOT */
+unsigned kn_simd_arm_features(void);
 #endif
 
 /* The base instance's packing entry points, used by gemm.c for every ISA. */

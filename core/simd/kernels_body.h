@@ -39,6 +39,16 @@
 #endif
 #define GTILE_ROWS KS_WASM_MR
 #define GTILE_VECS KS_WASM_NV
+#elif KN_SIMD_ISA == KN_SIMD_NEON
+/* AArch64 has 32 vector registers and a fused multiply-add: 6 x 16 keeps
+ * 24 accumulators, 4 B vectors and the broadcast A value in registers
+ * (6 x 8 leaves half the file idle and loads B twice as often per FMA).
+ * Per depth step the inner loop is 4 B loads, 6 broadcast loads (LD1R)
+ * and 24 FMLA: 34 instructions for 96 multiply-adds, against 6 x 8's 20
+ * (2 + 6 + 12) for 48. Six rows, as on x86, so the packed-A layout stays
+ * the base instance's (gemm_tiles.c packs for the table's tile with it). */
+#define GTILE_ROWS 6
+#define GTILE_VECS 4
 #else
 #define GTILE_ROWS 6
 #define GTILE_VECS 2

@@ -9,11 +9,15 @@
  *   KN_SIMD_AVX512   16 lanes, x86-64 AVX-512F (+ AVX2, FMA)
  *   KN_SIMD_AVX2     8 lanes, x86-64 AVX2 + FMA
  *   KN_SIMD_WASM128  4 lanes, WebAssembly SIMD128 (emcc -msimd128)
+ *   KN_SIMD_NEON     4 lanes, AArch64 Advanced SIMD with fused multiply-add
+ *                    (only where the includer asks: core/simd/simd_neon.c;
+ *                    the default on arm64 stays KN_SIMD_GENERIC, the
+ *                    portable instance KILN_SIMD=base compares against)
  *   KN_SIMD_GENERIC  4 lanes as GCC/Clang vector extensions: SSE2 on any
  *                    x86-64, NEON on arm64, scalar code elsewhere
  *
  * Every backend gives the same results for the same lane values except
- * where noted (kv_fma fuses on AVX2/AVX-512 only). Loads and stores are
+ * where noted (kv_fma fuses on AVX2/AVX-512/NEON only). Loads and stores are
  * unaligned: tensor rows carry no alignment promise. */
 #ifndef KN_SIMD_VEC_H
 #define KN_SIMD_VEC_H
@@ -25,6 +29,7 @@
 #define KN_SIMD_WASM128 1
 #define KN_SIMD_AVX2 2
 #define KN_SIMD_AVX512 3
+#define KN_SIMD_NEON 4
 
 #ifndef KN_SIMD_ISA
 #if defined(__AVX512F__) && defined(__AVX2__) && defined(__FMA__)
@@ -61,6 +66,8 @@
 #include "core/simd/vec_avx2.h"
 #elif KN_SIMD_ISA == KN_SIMD_WASM128
 #include "core/simd/vec_wasm.h"
+#elif KN_SIMD_ISA == KN_SIMD_NEON
+#include "core/simd/vec_neon.h"
 #else
 #include "core/simd/vec_generic.h"
 #endif

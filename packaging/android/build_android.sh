@@ -24,9 +24,14 @@ die() {
     exit 1
 }
 
-[ -n "$NDK" ] || die "set ANDROID_NDK_HOME to an Android NDK (r26 or newer)"
+[ -n "$NDK" ] || die "no Android NDK: neither ANDROID_NDK_HOME nor ANDROID_NDK_ROOT is set.
+  Install an NDK r26 or newer (Android Studio's SDK Manager, or
+  sdkmanager 'ndk;27.0.12077973'; Debian does not package one) and run
+    ANDROID_NDK_HOME=\$HOME/Android/Sdk/ndk/27.0.12077973 $0 [OUT_DIR]
+  (packaging/android/README.md says what was and was not verified without one)"
+[ -d "$NDK" ] || die "ANDROID_NDK_HOME=$NDK: no such folder"
 TOOLCHAIN=$NDK/build/cmake/android.toolchain.cmake
-[ -f "$TOOLCHAIN" ] || die "no $TOOLCHAIN: ANDROID_NDK_HOME is not an NDK"
+[ -f "$TOOLCHAIN" ] || die "no $TOOLCHAIN: $NDK is not an Android NDK (r26 or newer)"
 for tool in javac jar; do
     command -v "$tool" >/dev/null || die "$tool (JDK 17) is needed"
 done

@@ -52,3 +52,10 @@ float *kt_rand_floats(uint32_t *state, int64_t n)
         p[i] = kt_urand(state);
     return p;
 }
+
+int32_t kt_pool_threads(int32_t want)
+{
+    const char *cap = getenv("KILN_TEST_POOL_THREADS");
+    int32_t n = cap ? (int32_t)atoi(cap) : 0;
+    return n >= 1 && n < want ? n : want;
+}

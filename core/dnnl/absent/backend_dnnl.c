@@ -1,5 +1,5 @@
 /* The oneDNN backend's descriptor in a build without oneDNN's headers
- * (CMake compiles this file instead of core/dnnl/*.c): it is never
+ * (CMake compiles this file instead of the .c files in core/dnnl/): it is never
  * available, so the planner never offers it a node, and every build has the
  * same list of backends. */
 #include <stddef.h>
