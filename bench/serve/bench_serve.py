@@ -3,7 +3,9 @@
 
   1. overhead: digits, 1 connection, binary and JSON requests: the server's
      p50 latency (wrk) minus `kiln bench`'s in-process p50 run;
-  2. throughput: resnet50, one instance on 2 threads, 4 concurrent clients,
+  2. throughput: resnet50 on 2 threads, 4 concurrent clients, two ways:
+     two instances of 1 thread against kiln_sessions_bench (two sessions of
+     1 thread, each on its own thread), and one instance of 2 threads
      against `kiln bench --threads 2` (one session back to back);
   3. dynamic batching: mobilenet_v2 with a dynamic batch dim, 16 concurrent
      clients, batching on (max 16 rows, 2 ms delay) against off; p99 printed.
@@ -26,6 +28,7 @@ import tempfile
 
 import numpy as np
 import onnx
+import onnx.numpy_helper
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SOURCE = os.path.dirname(os.path.dirname(HERE))
@@ -148,25 +151,40 @@ def main():
 
     if "throughput" in only:
         resnet = os.path.join(models, "resnet50", "model.onnx")
+        sessions_bench = os.path.join(a.build, "bench", "kiln_sessions_bench")
         if not os.path.exists(resnet):
             print(f"throughput: SKIP ({resnet} missing: tools/export_models.py)")
         else:
-            inproc_rps = 1000.0 / in_process_ms(kiln, resnet, 2, runs=40)
             x = np.random.default_rng(1).standard_normal((1, 3, 224, 224)).astype(np.float32)
             name = onnx.load(resnet, load_external_data=False).graph.input[0].name
             body, hl = binary_body(name, x, tmp, "resnet50")
-            repo = repo_with(os.path.join(tmp, "r2"), "resnet50", resnet,
-                             {"instances": 1, "threads": 2})
-            s = Server(kiln, repo)
-            try:
-                wrk(s.url, "/v2/models/resnet50/infer", body, hl, 4, 2)  # warm-up
-                w = wrk(s.url, "/v2/models/resnet50/infer", body, hl, 4, a.seconds)
-            finally:
-                s.stop()
-            ratio = w["rps"] / inproc_rps
-            print(f"throughput resnet50 2 threads, 4 clients: server {w['rps']:.2f} req/s, "
-                  f"in-process {inproc_rps:.2f} runs/s, ratio {ratio:.3f} (need >= 0.95) "
-                  f"{'PASS' if ratio >= 0.95 else 'FAIL'}; p50 {w['latency_p50_us'] / 1000:.1f} ms")
+            pb = os.path.join(tmp, "resnet50_input.pb")
+            with open(pb, "wb") as f:
+                f.write(onnx.numpy_helper.from_array(x, name).SerializeToString())
+            for instances, threads in ((2, 1), (1, 2)):
+                if instances == 1:
+                    inproc_rps = 1000.0 / in_process_ms(kiln, resnet, threads, runs=40)
+                    what = "kiln bench --threads 2, one session"
+                else:
+                    out = subprocess.run([sessions_bench, resnet, pb, "--sessions",
+                                          str(instances), "--runs", "30"], capture_output=True,
+                                         text=True, check=True).stdout
+                    inproc_rps = float(re.search(r"([0-9.]+) runs/s on %d threads" % instances,
+                                                 out).group(1))
+                    what = f"{instances} sessions of 1 thread, each on its own thread"
+                repo = repo_with(os.path.join(tmp, f"r2_{instances}"), "resnet50", resnet,
+                                 {"instances": instances, "threads": threads})
+                s = Server(kiln, repo)
+                try:
+                    wrk(s.url, "/v2/models/resnet50/infer", body, hl, 4, 3)  # warm-up
+                    w = wrk(s.url, "/v2/models/resnet50/infer", body, hl, 4, a.seconds)
+                finally:
+                    s.stop()
+                ratio = w["rps"] / inproc_rps
+                print(f"throughput resnet50 {instances} instance(s) x {threads} thread(s), 4 "
+                      f"clients: server {w['rps']:.2f} req/s, in-process {inproc_rps:.2f} runs/s "
+                      f"({what}), ratio {ratio:.3f} (need >= 0.95) "
+                      f"{'PASS' if ratio >= 0.95 else 'FAIL'}; p50 {w['latency_p50_us'] / 1000:.1f} ms")
 
     if "batching" in only:
         mobilenet = os.path.join(models, "mobilenet_v2", "model.onnx")
