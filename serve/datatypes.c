@@ -4,20 +4,19 @@
 #include <string.h>
 
 #include "../cli/halfprec.h"
+#include "../cli/util.h"
 #include "kiln.h"
 
+/* The protocol's names; sizes come from the CLI's element-type table. */
 static const struct {
     int32_t dtype;
     const char *name;
-    size_t size;
 } table[] = {
-    {KILN_DTYPE_BOOL, "BOOL", 1},     {KILN_DTYPE_UINT8, "UINT8", 1},
-    {KILN_DTYPE_UINT16, "UINT16", 2}, {KILN_DTYPE_UINT32, "UINT32", 4},
-    {KILN_DTYPE_UINT64, "UINT64", 8}, {KILN_DTYPE_INT8, "INT8", 1},
-    {KILN_DTYPE_INT16, "INT16", 2},   {KILN_DTYPE_INT32, "INT32", 4},
-    {KILN_DTYPE_INT64, "INT64", 8},   {KILN_DTYPE_FLOAT16, "FP16", 2},
-    {KILN_DTYPE_FLOAT, "FP32", 4},    {KILN_DTYPE_DOUBLE, "FP64", 8},
-    {KILN_DTYPE_STRING, "BYTES", 0},  {KILN_DTYPE_BFLOAT16, "BF16", 2},
+    {KILN_DTYPE_BOOL, "BOOL"},     {KILN_DTYPE_UINT8, "UINT8"},   {KILN_DTYPE_UINT16, "UINT16"},
+    {KILN_DTYPE_UINT32, "UINT32"}, {KILN_DTYPE_UINT64, "UINT64"}, {KILN_DTYPE_INT8, "INT8"},
+    {KILN_DTYPE_INT16, "INT16"},   {KILN_DTYPE_INT32, "INT32"},   {KILN_DTYPE_INT64, "INT64"},
+    {KILN_DTYPE_FLOAT16, "FP16"},  {KILN_DTYPE_FLOAT, "FP32"},    {KILN_DTYPE_DOUBLE, "FP64"},
+    {KILN_DTYPE_STRING, "BYTES"},  {KILN_DTYPE_BFLOAT16, "BF16"},
 };
 #define TABLE_SIZE (sizeof table / sizeof table[0])
 
@@ -39,18 +38,25 @@ int32_t sv_datatype_from_name(const char *name)
 
 size_t sv_datatype_size(int32_t dtype)
 {
-    for (size_t i = 0; i < TABLE_SIZE; i++)
-        if (table[i].dtype == dtype)
-            return table[i].size;
-    return 0;
+    return sv_datatype_name(dtype) ? dtype_size(dtype) : 0;
 }
 
-/* Integers must be whole and inside [lo, hi]; doubles hold every int32 and
- * int64 up to 2^53 exactly, which is what JSON numbers carry anyway. */
-static int whole_in(double v, double lo, double hi)
-{
-    return v == floor(v) && v >= lo && v <= hi;
-}
+/* Integer types: the values JSON numbers may give them. Doubles hold every
+ * int32 and every int64 up to 2^53 exactly, which is what JSON numbers
+ * carry anyway; the 64-bit bounds are the largest doubles inside the type. */
+static const struct {
+    int32_t dtype;
+    double lo, hi;
+} int_ranges[] = {
+    {KILN_DTYPE_UINT8, 0, 255},
+    {KILN_DTYPE_INT8, -128, 127},
+    {KILN_DTYPE_UINT16, 0, 65535},
+    {KILN_DTYPE_INT16, -32768, 32767},
+    {KILN_DTYPE_UINT32, 0, 4294967295.0},
+    {KILN_DTYPE_INT32, -2147483648.0, 2147483647.0},
+    {KILN_DTYPE_UINT64, 0, 18446744073709549568.0},
+    {KILN_DTYPE_INT64, -9223372036854775808.0, 9223372036854774784.0},
+};
 
 int sv_store_element(int32_t dtype, void *data, size_t i, double v, int is_bool)
 {
@@ -62,35 +68,23 @@ int sv_store_element(int32_t dtype, void *data, size_t i, double v, int is_bool)
     }
     if (is_bool)
         return -1; /* true/false only for BOOL, as the protocol types them */
+    for (size_t k = 0; k < sizeof int_ranges / sizeof int_ranges[0]; k++)
+        if (int_ranges[k].dtype == dtype &&
+            (v != floor(v) || v < int_ranges[k].lo || v > int_ranges[k].hi))
+            return -1;
     switch (dtype) {
     case KILN_DTYPE_FLOAT: ((float *)data)[i] = (float)v; return 0;
     case KILN_DTYPE_DOUBLE: ((double *)data)[i] = v; return 0;
     case KILN_DTYPE_FLOAT16: ((uint16_t *)data)[i] = float_to_half((float)v); return 0;
     case KILN_DTYPE_BFLOAT16: ((uint16_t *)data)[i] = float_to_bfloat16((float)v); return 0;
-    case KILN_DTYPE_UINT8:
-        if (!whole_in(v, 0, 255)) return -1;
-        ((uint8_t *)data)[i] = (uint8_t)v; return 0;
-    case KILN_DTYPE_INT8:
-        if (!whole_in(v, -128, 127)) return -1;
-        ((int8_t *)data)[i] = (int8_t)v; return 0;
-    case KILN_DTYPE_UINT16:
-        if (!whole_in(v, 0, 65535)) return -1;
-        ((uint16_t *)data)[i] = (uint16_t)v; return 0;
-    case KILN_DTYPE_INT16:
-        if (!whole_in(v, -32768, 32767)) return -1;
-        ((int16_t *)data)[i] = (int16_t)v; return 0;
-    case KILN_DTYPE_UINT32:
-        if (!whole_in(v, 0, 4294967295.0)) return -1;
-        ((uint32_t *)data)[i] = (uint32_t)v; return 0;
-    case KILN_DTYPE_INT32:
-        if (!whole_in(v, -2147483648.0, 2147483647.0)) return -1;
-        ((int32_t *)data)[i] = (int32_t)v; return 0;
-    case KILN_DTYPE_UINT64:
-        if (!whole_in(v, 0, 18446744073709549568.0)) return -1;
-        ((uint64_t *)data)[i] = (uint64_t)v; return 0;
-    case KILN_DTYPE_INT64:
-        if (!whole_in(v, -9223372036854775808.0, 9223372036854774784.0)) return -1;
-        ((int64_t *)data)[i] = (int64_t)v; return 0;
+    case KILN_DTYPE_UINT8: ((uint8_t *)data)[i] = (uint8_t)v; return 0;
+    case KILN_DTYPE_INT8: ((int8_t *)data)[i] = (int8_t)v; return 0;
+    case KILN_DTYPE_UINT16: ((uint16_t *)data)[i] = (uint16_t)v; return 0;
+    case KILN_DTYPE_INT16: ((int16_t *)data)[i] = (int16_t)v; return 0;
+    case KILN_DTYPE_UINT32: ((uint32_t *)data)[i] = (uint32_t)v; return 0;
+    case KILN_DTYPE_INT32: ((int32_t *)data)[i] = (int32_t)v; return 0;
+    case KILN_DTYPE_UINT64: ((uint64_t *)data)[i] = (uint64_t)v; return 0;
+    case KILN_DTYPE_INT64: ((int64_t *)data)[i] = (int64_t)v; return 0;
     default: return -1;
     }
 }

@@ -8,15 +8,6 @@
 #include <sys/stat.h>
 #include <time.h>
 
-static char *dup_text(const char *s)
-{
-    size_t n = strlen(s) + 1;
-    char *d = malloc(n);
-    if (d)
-        memcpy(d, s, n);
-    return d;
-}
-
 static int all_digits(const char *s)
 {
     if (!*s || strlen(s) > 18)
@@ -57,7 +48,7 @@ static void add_missing(sv_repository *r, const char *name, const char *version,
         r->missing_cap = cap;
     }
     r->missing[r->missing_count++] =
-        (sv_unavailable){dup_text(name), dup_text(version), dup_text(reason)};
+        (sv_unavailable){strdup(name), strdup(version), strdup(reason)};
 }
 
 static void drop_missing(sv_repository *r, const char *name)
@@ -138,7 +129,7 @@ static void load_model_folder(const sv_repository *r, const char *name, load_res
             int n = snprintf(reason, sizeof reason, "%.*s: ", 300, settings_ok ? path : dir);
             snprintf(reason + n, sizeof reason - (size_t)n, "%.*s", 480, err);
             out->failed[out->failed_count++] =
-                (sv_unavailable){dup_text(name), dup_text(e->d_name), dup_text(reason)};
+                (sv_unavailable){strdup(name), strdup(e->d_name), strdup(reason)};
         }
     }
     closedir(d);

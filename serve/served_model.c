@@ -15,15 +15,6 @@ typedef struct {
     size_t *gather_cap;
 } sv_worker;
 
-static char *dup_text(const char *s)
-{
-    size_t n = strlen(s) + 1;
-    char *d = malloc(n);
-    if (d)
-        memcpy(d, s, n);
-    return d;
-}
-
 static void last_error(char *buf, size_t cap)
 {
     kiln_last_error(buf, (int32_t)cap);
@@ -42,7 +33,7 @@ static int read_io(sv_model *m, int inputs, char *err, size_t cap)
         char name[1024];
         int32_t st = inputs ? kiln_model_input_name(m->model, i, name, sizeof name, &needed)
                             : kiln_model_output_name(m->model, i, name, sizeof name, &needed);
-        io[i].name = dup_text(st == KILN_OK ? name : "?");
+        io[i].name = strdup(st == KILN_OK ? name : "?");
         (inputs ? kiln_model_input_dtype : kiln_model_output_dtype)(m->model, i, &io[i].dtype);
         st = (inputs ? kiln_model_input_shape : kiln_model_output_shape)(
             m->model, i, io[i].dims, SV_MAX_RANK, &io[i].rank);
@@ -83,8 +74,8 @@ sv_model *sv_model_load(const char *path, const char *name, const char *version,
         snprintf(err, cap, "out of memory");
         return NULL;
     }
-    m->name = dup_text(name);
-    m->version = dup_text(version);
+    m->name = strdup(name);
+    m->version = strdup(version);
     m->version_number = strtoll(version, NULL, 10);
     m->settings = *settings;
     sv_model_metrics_init(&m->metrics);
