@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages Kiln needs, skipping those already there.
-#   usage: scripts/install_deps.sh [build|test]
+#   usage: scripts/install_deps.sh [build|test|aarch64]
 #   build: compiler, CMake, Ninja (enough for the library, CLI and example)
 #   test:  also Criterion, ONNX test data, Python ONNX/NumPy/PyTorch (model
 #          export), pytest and venv/pip/setuptools/wheel (the Python binding
@@ -8,6 +8,8 @@
 #          valgrind, Graphviz (kiln info --svg), clang, the binding toolchains (Go, JDK + JUnit 5, libffi), Emscripten and
 #          Chromium (the WebAssembly build and its browser tests), wrk,
 #          python3-requests and curl (kiln serve's clients)
+#   aarch64: the cross compiler, its C library and qemu-user (only those:
+#          scripts/test_aarch64.sh)
 set -euo pipefail
 what=${1:-test}
 # oneDNN is optional for the library; its CMake config needs the OpenCL
@@ -18,6 +20,9 @@ what=${1:-test}
 packages=(build-essential cmake ninja-build pkg-config libdnnl-dev ocl-icd-opencl-dev
           libjpeg62-turbo-dev libpng-dev libwebp-dev libopenjp2-7-dev
           libmicrohttpd-dev libcjson-dev)
+if [ "$what" = aarch64 ]; then
+  packages=(cmake ninja-build gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user)
+fi
 if [ "$what" = test ]; then
   packages+=(libcriterion-dev libonnx-testdata python3-onnx python3-numpy python3-pytest
              python3-venv python3-pip python3-setuptools python3-wheel python3-torch

@@ -33,19 +33,8 @@ src=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$src/build-arm64}
 start=$(date +%s)
 
-# --- tools, in scripts/install_deps.sh's style ---
-packages=(gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user cmake ninja-build)
-missing=()
-for p in "${packages[@]}"; do
-  dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
-done
-if [ ${#missing[@]} -gt 0 ]; then
-  sudo=""
-  [ "$(id -u)" -ne 0 ] && sudo=sudo
-  echo "installing: ${missing[*]}"
-  $sudo apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
-fi
+# --- tools: the cross compiler, its C library, qemu-user ---
+"$src/scripts/install_deps.sh" aarch64
 
 qemu=(qemu-aarch64 -L /usr/aarch64-linux-gnu)
 
