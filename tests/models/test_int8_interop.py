@@ -34,6 +34,13 @@ except ImportError as e:
     print(f"SKIP: python3-onnx / numpy missing ({e})")
     sys.exit(77)
 
+# Kiln through its Python binding, loading the library of the build under
+# test (argv[1]).
+if len(sys.argv) == 3:
+    os.environ.setdefault("KILN_LIBRARY", os.path.join(os.path.abspath(sys.argv[1]), "libkiln.so"))
+    sys.path.insert(0, os.path.join(os.path.abspath(sys.argv[2]), "bindings", "python"))
+import kiln  # noqa: E402
+
 
 def load(path):
     t = TensorProto()
@@ -59,16 +66,19 @@ def outputs(folder):
     return [load(p) for p in sorted(glob.glob(os.path.join(folder, "*.pb")))]
 
 
-def kiln_run(kiln, model, inp, out):
-    os.makedirs(out, exist_ok=True)
-    run([kiln, "run", model, "-i", inp, "-o", out])
-    return outputs(out)
+def kiln_runs(model, inputs):
+    """Kiln's outputs for each input file, in one session (the Python
+    binding over this build's libkiln): hundreds of `kiln run` processes
+    would spend most of the test starting up."""
+    session = kiln.Session(kiln.Model(model))
+    name = session.inputs[0].name
+    return [session.run({name: load(inp)}) for inp in inputs]
 
 
-def ort_run(src, model, inp, out):
-    os.makedirs(out, exist_ok=True)
-    run(["node", os.path.join(src, "tools", "ort", "run_ort.mjs"), model, out, inp])
-    return outputs(out)
+def ort_runs(src, model, inputs, out):
+    """ONNX Runtime's outputs for each input file, one Node process."""
+    run(["node", os.path.join(src, "tools", "ort", "run_ort.mjs"), "--each", model, out] + inputs)
+    return [outputs(os.path.join(out, f"{k:04d}")) for k in range(len(inputs))]
 
 
 def digits_case(src, work):
@@ -123,12 +133,10 @@ def check(build, src, name, case, work):
     kiln = os.path.join(build, "kiln")
     qdq = os.path.join(work, name + "_int8.onnx")
     run([kiln, "quantize", model, "-o", qdq, "--calib", calib])
-    floats, kilns, orts = [], [], []
-    for i, inp in enumerate(evals):
-        base = os.path.join(work, f"{name}_{i}")
-        floats += kiln_run(kiln, model, inp, base + "_f")
-        kilns += kiln_run(kiln, qdq, inp, base + "_k")
-        orts += ort_run(src, qdq, inp, base + "_o")
+    floats, kilns = kiln_runs(model, evals), kiln_runs(qdq, evals)
+    orts = ort_runs(src, qdq, evals, os.path.join(work, name + "_ort"))
+    floats, kilns, orts = ([a for run_outputs in runs for a in run_outputs]
+                           for runs in (floats, kilns, orts))
     f = np.concatenate([a.ravel() for a in floats]).astype(np.float64)
     k = np.concatenate([a.ravel() for a in kilns]).astype(np.float64)
     o = np.concatenate([a.ravel() for a in orts]).astype(np.float64)

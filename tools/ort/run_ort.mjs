@@ -2,6 +2,10 @@
 // Reference runs for Kiln's side-by-side checks, with ONNX Runtime.
 //
 //   node run_ort.mjs MODEL OUTDIR INPUT.pb...    run MODEL, write OUTDIR/output_K.pb
+//   node run_ort.mjs --each MODEL OUTROOT IN.pb...
+//                                                 one run per file for a one-input model,
+//                                                 in one session: OUTROOT/K/output_J.pb
+//                                                 for the K-th file (0-based, 4 digits)
 //   node run_ort.mjs --roundtrip OUTDIR IN.pb... decode and re-encode only (codec test)
 //
 // Inputs bind by tensor name when every file's name is a model input name,
@@ -212,14 +216,18 @@ export function makeFeeds(ort, session, tensors) {
   return feeds;
 }
 
-async function runModel(modelPath, outDir, inputFiles) {
-  const ort = await import('onnxruntime-node'); // only this mode needs ORT
+async function openSession(modelPath) {
+  const ort = await import('onnxruntime-node'); // only the run modes need ORT
   const session = await ort.InferenceSession.create(modelPath, {
     graphOptimizationLevel: 'all',
     executionMode: 'sequential',
     intraOpNumThreads: 1,
     interOpNumThreads: 1,
   });
+  return { ort, session };
+}
+
+async function runOnce({ ort, session }, outDir, inputFiles) {
   const feeds = makeFeeds(ort, session, inputFiles.map((f) => decodeTensor(readFileSync(f))));
   const results = await session.run(feeds);
   writeOutputs(outDir, session.outputNames.map((name) => {
@@ -230,13 +238,28 @@ async function runModel(modelPath, outDir, inputFiles) {
   }));
 }
 
+async function runModel(modelPath, outDir, inputFiles) {
+  await runOnce(await openSession(modelPath), outDir, inputFiles);
+}
+
+// Many single-input runs in one session: a test comparing hundreds of inputs
+// would otherwise pay Node's and ORT's start-up once per input.
+async function runEach(modelPath, outRoot, inputFiles) {
+  const opened = await openSession(modelPath);
+  for (const [k, file] of inputFiles.entries())
+    await runOnce(opened, join(outRoot, String(k).padStart(4, '0')), [file]);
+}
+
 async function main(argv) {
   if (argv[0] === '--roundtrip' && argv.length >= 3) {
     writeOutputs(argv[1], argv.slice(2).map((f) => decodeTensor(readFileSync(f))));
+  } else if (argv[0] === '--each' && argv.length >= 4) {
+    await runEach(argv[1], argv[2], argv.slice(3));
   } else if (argv.length >= 3 && !argv[0].startsWith('-')) {
     await runModel(argv[0], argv[1], argv.slice(2));
   } else {
     console.error('usage: node run_ort.mjs MODEL OUTDIR INPUT.pb...\n' +
+                  '       node run_ort.mjs --each MODEL OUTROOT INPUT.pb...\n' +
                   '       node run_ort.mjs --roundtrip OUTDIR IN.pb...');
     process.exit(2);
   }
