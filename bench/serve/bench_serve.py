@@ -50,6 +50,38 @@ def in_process_ms(kiln, model, threads, shape=None, runs=200):
     return json.loads(out)["median_ms"]
 
 
+def ort_ms(model, name, shape, threads, folder):
+    """ONNX Runtime's median run (bench/ort_bench.mjs, onnxruntime-node from
+    tools/ort), or None when it is not installed."""
+    if not os.path.isdir(os.path.join(SOURCE, "tools", "ort", "node_modules", "onnxruntime-node")):
+        return None
+    shapes = os.path.join(folder, "shapes_" + shape.replace("x", "_") + ".txt")
+    with open(shapes, "w") as f:
+        f.write(f"{name}={shape}\n" * 30)
+    out = subprocess.run(["node", os.path.join(SOURCE, "bench", "ort_bench.mjs"), model,
+                          "--shapes-file", shapes, "--threads", str(threads), "--json"],
+                         capture_output=True, text=True, check=True).stdout
+    return json.loads(out.strip().splitlines()[-1])["median_ms"]
+
+
+def batch_gain_in_process(kiln, model, name, folder, batch=16, threads=2):
+    """What batching can give on this CPU at all: per-image time of one run
+    of `batch` images against one run of 1, in process, for Kiln and for
+    ONNX Runtime. A server's batching gain cannot exceed its engine's."""
+    for engine in ("kiln", "onnxruntime"):
+        per_image = []
+        for b in (1, batch):
+            shape = f"{b}x3x224x224"
+            ms = (in_process_ms(kiln, model, threads, f"{name}={shape}", runs=30) if engine == "kiln"
+                  else ort_ms(model, name, shape, threads, folder))
+            per_image.append(None if ms is None else ms / b)
+        if per_image[0] is None:
+            print(f"in process, {engine}: SKIP (onnxruntime-node not installed in tools/ort)")
+            continue
+        print(f"in process, {engine:11s} {threads} threads: {per_image[0]:.2f} ms per image at batch 1, "
+              f"{per_image[1]:.2f} at batch {batch}: batch gain {per_image[0] / per_image[1]:.2f}x")
+
+
 def binary_body(name, arr, folder, tag):
     header = json.dumps({"inputs": [{"name": name, "datatype": "FP32", "shape": list(arr.shape),
                                      "parameters": {"binary_data_size": arr.nbytes}}],
@@ -213,6 +245,7 @@ def main():
                       f"{w['latency_p50_us'] / 1000:.1f} ms, p99 {w['latency_p99_us'] / 1000:.1f} ms")
             ratio = results["on"]["rps"] / results["off"]["rps"]
             print(f"batching gain {ratio:.2f}x (need >= 1.5) {'PASS' if ratio >= 1.5 else 'FAIL'}")
+            batch_gain_in_process(kiln, dyn, name, tmp)
     return 0
 
 
