@@ -2,7 +2,7 @@
 # Instructions per inference of a model on the aarch64 build, counted under
 # qemu-aarch64 (user mode), for each SIMD instance: the speed check that
 # runs on an x86-64 machine, where emulated timings mean nothing.
-#   usage: bench/arm64/count_instructions.sh [--scalar-build DIR] BUILD_DIR MODEL_DIR... [-- ISA...]
+#   usage: bench/arm64/count_instructions.sh [--log] [--scalar-build DIR] BUILD_DIR MODEL_DIR... [-- ISA...]
 #          bench/arm64/count_instructions.sh --configure-scalar DIR
 #   (BUILD_DIR: the cross build of scripts/test_aarch64.sh; MODEL_DIR holds
 #   model.onnx as tools/export_models.py writes it; ISAs default: neon base)
@@ -11,18 +11,24 @@
 # portable instance without vector instructions), and prints neon/base and
 # neon/scalar. --configure-scalar DIR configures and builds such a folder
 # (test_aarch64.sh's cross flags plus that option; only the CLI, ninja -j 2).
-# Method: qemu logs every translated block's instructions once (-d in_asm)
-# and every execution of a block (-d exec, with nochain so chained blocks
-# log too) into a FIFO; count_tb_insns.c sums, per execution, the block's
-# instruction count. Each ISA is counted twice with `kiln bench` on the
+# Method: a TCG plugin (count_insns_plugin.c) adds each translated block's
+# instruction count to a counter on every execution of the block. --log
+# counts the same from qemu's log instead, the first method (about 20
+# times slower: one count of squeezenet1_1 took 7.5 min against 23 s, and
+# the scalar rows would take hours): qemu logs every translated
+# block's instructions once (-d in_asm) and every execution of a block
+# (-d exec, with nochain so chained blocks log too) into a FIFO;
+# count_tb_insns.c sums, per execution, the block's instruction count.
+# Each ISA is counted twice with `kiln bench` on the
 # same seeded random input: --warmup 0 --runs 5 and --warmup 1 --runs 5
 # (5 is bench's least). The difference is one inference exactly, so load,
 # session creation, input generation and process start-up cancel: per
 # inference = difference; load and the rest = first count - 5 x that. One thread (Kiln's
-# default), so the count does not depend on scheduling.
+# default), so the count does not depend on scheduling; bench's own
+# timing code still varies it by a few hundred instructions a run.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-usage="usage: $0 [--scalar-build DIR] BUILD_DIR MODEL_DIR... [-- ISA...] | --configure-scalar DIR"
+usage="usage: $0 [--log] [--scalar-build DIR] BUILD_DIR MODEL_DIR... [-- ISA...] | --configure-scalar DIR"
 
 if [ "${1:-}" = --configure-scalar ]; then
   dir=${2:?$usage}
@@ -38,6 +44,11 @@ if [ "${1:-}" = --configure-scalar ]; then
   exit 0
 fi
 
+method=plugin
+if [ "${1:-}" = --log ]; then
+  method=log
+  shift
+fi
 scalar=
 if [ "${1:-}" = --scalar-build ]; then
   scalar=${2:?$usage}
@@ -54,18 +65,28 @@ isas=("$@")
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-counter=$work/count_tb_insns
-cc -O2 -o "$counter" "$here/count_tb_insns.c"
-mkfifo "$work/log"
+if [ $method = plugin ]; then
+  cc -O2 -shared -fPIC -o "$work/count_insns_plugin.so" "$here/count_insns_plugin.c"
+else
+  counter=$work/count_tb_insns
+  cc -O2 -o "$counter" "$here/count_tb_insns.c"
+  mkfifo "$work/log"
+fi
 
 count() { # count ISA MODEL WARMUP -> instructions (ISA scalar: base in the scalar build)
   local bin=$build/kiln isa=$1
   if [ "$isa" = scalar ]; then bin=$scalar/kiln; isa=base; fi
-  "$counter" <"$work/log" >"$work/count" &
-  local reader=$!
-  KILN_SIMD=$isa qemu-aarch64 -L /usr/aarch64-linux-gnu -d in_asm,exec,nochain -D "$work/log" \
-    "$bin" bench "$2" --warmup "$3" --runs 5 >/dev/null
-  wait $reader
+  if [ $method = plugin ]; then
+    KILN_SIMD=$isa qemu-aarch64 -L /usr/aarch64-linux-gnu \
+      -plugin "$work/count_insns_plugin.so,out=$work/count" \
+      "$bin" bench "$2" --warmup "$3" --runs 5 >/dev/null
+  else
+    "$counter" <"$work/log" >"$work/count" &
+    local reader=$!
+    KILN_SIMD=$isa qemu-aarch64 -L /usr/aarch64-linux-gnu -d in_asm,exec,nochain -D "$work/log" \
+      "$bin" bench "$2" --warmup "$3" --runs 5 >/dev/null
+    wait $reader
+  fi
   awk '{print $1}' "$work/count"
 }
 
