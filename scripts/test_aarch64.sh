@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The aarch64 build, cross-compiled with Debian's gcc-aarch64-linux-gnu and
 # tested under qemu-aarch64 (user-mode emulation) on the build machine.
-#   usage: scripts/test_aarch64.sh [--full] [BUILD_DIR]   (default build-arm64)
+#   usage: scripts/test_aarch64.sh [--full] [--java] [BUILD_DIR]
+#          (default BUILD_DIR: build-arm64)
 # Default (CI, a few minutes on 2 cores): cross build of the library, CLI,
 # digits example, JNI library and the SIMD suites; then under qemu the SIMD
 # kernel suites (test_simd, test_simd_conv, test_conv_winograd: each checks
@@ -15,6 +16,19 @@
 # 1781: the 6 ImageDecoder cases (JPEG, PNG, WebP, JPEG 2000), whose
 # libraries this cross build leaves out; the check below accepts exactly
 # that shortfall.
+# --java (opt-in, about 2.5 more minutes) runs the Java binding's JUnit
+# suites (bindings/java/run_tests.sh, as ctest's java_binding does on x86)
+# on an arm64 JVM under qemu against the arm64 libkiln_jni.so and libkiln.
+# The JVM is Debian's openjdk-17-jre-headless:arm64: it and the arm64
+# libraries it needs are fetched with `apt-get download` and unpacked with
+# `dpkg -x` into BUILD_DIR/arm64-jre (qemu's -L there; its ld.so and libc
+# come from one libc6:arm64), nothing is installed. That needs the arm64
+# package index (dpkg --add-architecture arm64 && apt-get update: an index,
+# no packages); without it the step says so and fails. The classes are
+# compiled here with the x86-64 javac (default-jdk-headless, junit5).
+# Processes the tests start (`kiln run` for reference outputs, child JVMs)
+# are host programs: the CLI through BUILD_DIR/kiln-qemu, the JVMs through
+# bindings/java/src/test/native/qemu_java_launcher.c.
 #
 # The C library under qemu. Debian's libc6-arm64-cross
 # (/usr/aarch64-linux-gnu, glibc 2.36-8cross1) and a multiarch libc6:arm64
@@ -36,11 +50,14 @@
 # own thread pools are capped at one thread (KILN_TEST_POOL_THREADS=1) and
 # Kiln runs with its default of one thread.
 set -euo pipefail
-full=0
-if [ "${1:-}" = --full ]; then
-  full=1
-  shift
-fi
+full=0 java=0
+while [ $# -gt 0 ]; do
+  case $1 in
+    --full) full=1; shift ;;
+    --java) java=1; shift ;;
+    *) break ;;
+  esac
+done
 src=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$src/build-arm64}
 start=$(date +%s)
@@ -66,10 +83,14 @@ cmake -S "$src" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
   -DKILN_CRITERION_LITE=ON >/dev/null
 suites=(test_simd test_simd_conv test_conv_winograd)
 targets=(kiln_cli classify_digits "${suites[@]}")
+jni_target=0
 # the Java binding's native library, where CMake found a JDK's jni.h
 # (grep without -q reads to the end: no SIGPIPE for ninja under pipefail)
 if ninja -C "$build" -t targets all 2>/dev/null | grep '^kiln_jni:' >/dev/null; then
   targets+=(kiln_jni)
+  jni_target=1
+  # --java: the stand-in libkiln of LoadTest's ABI check
+  if [ $java = 1 ]; then targets+=(kiln_java_abi_shim); fi
 fi
 ninja -C "$build" -j 2 "${targets[@]}"
 built=$(date +%s)
@@ -189,6 +210,66 @@ if [ $ort_ok = 1 ]; then
     echo "KILN_SIMD=$isa:"
     KILN_SIMD=$isa "$py" "$src/tools/compare_with_ort.py" --kiln "$wrapper" "${dirs[@]}" || status=1
   done
+fi
+
+# --- --java: the Java binding's JUnit suites on an arm64 JVM under qemu ---
+if [ $java = 1 ]; then
+  jstart=$(date +%s)
+  junit=/usr/share/java/junit-platform-console-standalone.jar
+  jre=$build/arm64-jre
+  jhome=$jre/usr/lib/jvm/java-17-openjdk-arm64
+  jdir=$build/java-arm64
+  jfail=""
+  if [ $jni_target = 0 ]; then
+    jfail="no JDK headers at configure time, libkiln_jni.so not built (default-jdk-headless)"
+  elif ! command -v javac >/dev/null 2>&1; then
+    jfail="no javac (default-jdk-headless)"
+  elif [ ! -f "$junit" ]; then
+    jfail="no $junit (junit5)"
+  elif [ ! -x "$jhome/bin/java" ]; then
+    if ! dpkg --print-foreign-architectures | grep -x arm64 >/dev/null; then
+      jfail="no arm64 package index; run: dpkg --add-architecture arm64 && apt-get update"
+    else
+      rm -rf "$jre" "$build/arm64-debs"
+      mkdir -p "$build/arm64-debs"
+      if (cd "$build/arm64-debs" && apt-get download openjdk-17-jre-headless:arm64 \
+            libc6:arm64 libgcc-s1:arm64 libstdc++6:arm64 zlib1g:arm64 >/dev/null); then
+        for d in "$build"/arm64-debs/*.deb; do dpkg -x "$d" "$jre"; done
+      else
+        jfail="apt-get download of the arm64 JRE failed (offline, or no apt-get update since adding arm64?)"
+      fi
+    fi
+  fi
+  if [ -z "$jfail" ]; then
+    mkdir -p "$jdir"
+    gcc -O2 -std=c11 -Wall -Wextra -Werror -static -DSYSROOT="\"$jre\"" \
+      -DJAVA="\"$jhome/bin/java\"" "$src/bindings/java/src/test/native/qemu_java_launcher.c" \
+      -o "$jdir/java"
+    rm -rf "$jdir/classes" "$jdir/test-classes"
+    javac --release 17 -encoding UTF-8 -d "$jdir/classes" "$src"/bindings/java/src/main/java/dev/kiln/*.java
+    javac --release 17 -encoding UTF-8 -Xlint:-try -cp "$jdir/classes:$junit" -d "$jdir/test-classes" \
+      "$src"/bindings/java/src/test/java/dev/kiln/*.java
+    # the JVM the tests get: arm64 (it can only load arm64 JNI libraries)
+    props=$("$jdir/java" -XshowSettings:properties -version 2>&1)
+    echo "arm64 JVM: $(grep -E '^ *(os\.arch|java\.runtime\.version) =' <<<"$props" | tr -s ' ' | tr '\n' ';')"
+    grep -E '^ *os\.arch = aarch64$' <<<"$props" >/dev/null || jfail="the JVM's os.arch is not aarch64"
+    if [ -z "$jfail" ] && bash "$src/bindings/java/run_tests.sh" "$jdir/java" "$junit" "$jni" \
+         "$jdir/classes:$jdir/test-classes" "$src" "$build" "$wrapper" \
+         "$build/bindings/java/libkiln_java_abi_shim.so" >"$build/java-arm64.log" 2>&1; then
+      :
+    else
+      jfail=${jfail:-"JUnit run failed, see $build/java-arm64.log"}
+      grep -E '✘' "$build/java-arm64.log" | head -20 || true
+    fi
+    grep -E '■' "$build/java-arm64.log" || true
+    grep -E 'tests (successful|failed|aborted|skipped)' "$build/java-arm64.log" | tr -s ' []' ' ' || true
+  fi
+  if [ -n "$jfail" ]; then
+    echo "FAIL Java binding on arm64: $jfail"
+    status=1
+  else
+    echo "Java binding on arm64 under qemu: PASS ($(( $(date +%s) - jstart )) s)"
+  fi
 fi
 
 # --- --full: ONNX conformance suites under qemu ---
