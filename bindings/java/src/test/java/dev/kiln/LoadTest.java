@@ -68,8 +68,16 @@ class LoadTest {
         }
     }
 
-    /** The java binary of this JVM. */
+    /**
+     * The java binary of this JVM, or the launcher named by kiln.test.java
+     * (under qemu-aarch64 without binfmt_misc, the host cannot exec an arm64
+     * java: scripts/test_aarch64.sh --java passes a wrapper that runs it).
+     */
     private static String javaBinary() {
+        String launcher = System.getProperty("kiln.test.java", "");
+        if (!launcher.isEmpty()) {
+            return launcher;
+        }
         return java.nio.file.Path.of(System.getProperty("java.home"), "bin", "java").toString();
     }
 }
