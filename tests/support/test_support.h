@@ -19,8 +19,8 @@ float kt_urand(uint32_t *state);
 float *kt_rand_floats(uint32_t *state, int64_t n);
 
 /* Threads for a test's own pool: `want`, capped by KILN_TEST_POOL_THREADS
- * when set. scripts/test_aarch64.sh sets it to 1: under this machine's
- * qemu-aarch64 (Debian 7.2) the emulated pthread_create never returns. */
+ * when set (for example 1, to run a suite without threads under an
+ * emulator or a tool that handles them badly). */
 int32_t kt_pool_threads(int32_t want);
 
 #endif
