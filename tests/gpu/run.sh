@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# Issue 22's GPU check, in one short run on a machine with an NVIDIA GPU
+# (the H200 image: nvcc 13, the driver, PyTorch with its cuBLAS/cuDNN
+# wheels; no network, no apt). So far the CUDA backend is its library
+# loader only, so this runs:
+#   1. tests/gpu/cuda_probe.c: Kiln's loader finds the CUDA runtime,
+#      cuBLASLt and cuDNN 9 (from $KILN_CUDA_PATH, set here to the PyTorch
+#      wheels' nvidia/*/lib folders when the caller did not set it) and the
+#      driver reports the GPU;
+#   2. the loader's suite, test_cuda_libs, built with criterion_lite (the
+#      image has no Criterion), with a driver present;
+#   3. tests/gpu/torch_anchors.py: PyTorch's eager (and compiled, unless
+#      KILN_GPU_NO_COMPILE=1) FP16 figures for resnet50 and a BERT-base
+#      encoder, the anchors Kiln's CUDA numbers will be compared with.
+# Prints everything to stdout; with $OUT set, also writes $OUT/gpu.log.
+#   usage: tests/gpu/run.sh [BUILD_DIR]     (default build-gpu)
+set -uo pipefail
+src=$(cd "$(dirname "$0")/../.." && pwd)
+build=${1:-$src/build-gpu}
+py=${PYTHON:-python3}
+[ -n "${OUT:-}" ] && exec > >(tee "$OUT/gpu.log") 2>&1
+status=0
+start=$(date +%s)
+
+echo "== GPU"
+nvidia-smi -L || echo "nvidia-smi: not found"
+grep -m1 "model name" /proc/cpuinfo
+
+if [ -z "${KILN_CUDA_PATH:-}" ]; then
+  KILN_CUDA_PATH=$("$py" - <<'PY' 2>/dev/null
+import glob, os
+try:
+    import nvidia
+    roots = list(nvidia.__path__)
+except ImportError:
+    roots = []
+print(":".join(sorted(d for r in roots for d in glob.glob(os.path.join(r, "*", "lib")))))
+PY
+)
+  export KILN_CUDA_PATH
+fi
+echo "KILN_CUDA_PATH=${KILN_CUDA_PATH:-(unset)}"
+
+echo "== 1. Kiln's CUDA loader"
+mkdir -p "$build"
+cc -O2 -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -Wall -Wextra -Werror -I"$src" \
+  "$src/tests/gpu/cuda_probe.c" "$src/core/cuda/cuda_libs.c" "$src/core/base/status.c" \
+  -o "$build/cuda_probe" -ldl || status=1
+"$build/cuda_probe" || status=1
+
+echo "== 2. test_cuda_libs"
+if cmake -S "$src" -B "$build" -DCMAKE_BUILD_TYPE=Release -DKILN_BUILD_TESTS=ON \
+     -DKILN_CRITERION_LITE=ON -DKILN_WITH_SERVE=OFF >"$build/configure.log" 2>&1 &&
+   cmake --build "$build" -j "$(nproc)" --target test_cuda_libs >"$build/build.log" 2>&1; then
+  "$build/tests/test_cuda_libs" || status=1
+else
+  tail -20 "$build/configure.log" "$build/build.log"
+  status=1
+fi
+
+echo "== 3. PyTorch anchors"
+compile=()
+[ "${KILN_GPU_NO_COMPILE:-0}" = 1 ] && compile=(--no-compile)
+timeout 400 "$py" "$src/tests/gpu/torch_anchors.py" "${compile[@]}" || status=1
+
+echo "== tests/gpu/run.sh: $([ $status = 0 ] && echo PASS || echo FAIL) in $(($(date +%s) - start)) s"
+exit $status
