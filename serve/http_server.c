@@ -256,6 +256,14 @@ static enum MHD_Result serve_infer(sv_http *h, struct MHD_Connection *c, const c
     return rc;
 }
 
+/* The model-ready endpoint's body: {"name": NAME, "ready": true|false}. */
+static void put_readiness(sv_buffer *body, const char *name, int ready)
+{
+    sv_buffer_puts(body, "{\"name\":");
+    sv_buffer_json_string(body, name);
+    sv_buffer_puts(body, ready ? ",\"ready\":true}" : ",\"ready\":false}");
+}
+
 static enum MHD_Result serve_model_get(sv_http *h, struct MHD_Connection *c, const char *method,
                                        const char *url, http_call *call, const char *name,
                                        const char *version, int ready_only)
@@ -269,18 +277,14 @@ static enum MHD_Result serve_model_get(sv_http *h, struct MHD_Connection *c, con
                  name, version ? " version " : "", version ? version : "");
         if (ready_only && unavailable) {
             sv_buffer body = {0};
-            sv_buffer_puts(&body, "{\"name\":");
-            sv_buffer_json_string(&body, name);
-            sv_buffer_puts(&body, ",\"ready\":false}");
+            put_readiness(&body, name, 0);
             return respond(h, c, method, url, call, 400, &body, -1, &f);
         }
         return respond_error(h, c, method, url, call, unavailable ? 400 : 404, msg, &f);
     }
     sv_buffer body = {0};
     if (ready_only) {
-        sv_buffer_puts(&body, "{\"name\":");
-        sv_buffer_json_string(&body, m->name);
-        sv_buffer_puts(&body, ",\"ready\":true}");
+        put_readiness(&body, m->name, 1);
     } else {
         sv_buffer versions = {0};
         if (version) {

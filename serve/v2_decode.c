@@ -103,6 +103,15 @@ static const char *model_dtype_name(int32_t dtype)
     return n ? n : "a type the protocol cannot carry";
 }
 
+/* The position of the input or output called `name` among the model's, or -1. */
+static int32_t io_index(const sv_io *list, int32_t count, const char *name)
+{
+    for (int32_t i = 0; i < count; i++)
+        if (strcmp(list[i].name, name) == 0)
+            return i;
+    return -1;
+}
+
 static int decode_input(decoder *d, const sv_model *m, sv_request *r, const cJSON *in,
                         int *seen)
 {
@@ -111,10 +120,7 @@ static int decode_input(decoder *d, const sv_model *m, sv_request *r, const cJSO
         snprintf(d->err, d->cap, "each entry of \"inputs\" needs a \"name\" string");
         return -1;
     }
-    int32_t index = -1;
-    for (int32_t i = 0; i < m->input_count; i++)
-        if (strcmp(m->inputs[i].name, name) == 0)
-            index = i;
+    int32_t index = io_index(m->inputs, m->input_count, name);
     if (index < 0) {
         snprintf(d->err, d->cap, "model '%s' has no input '%s'", m->name, name);
         return -1;
@@ -290,10 +296,7 @@ static int decode_outputs(decoder *d, const sv_model *m, sv_request *r, const cJ
             snprintf(d->err, d->cap, "each entry of \"outputs\" needs a \"name\" string");
             return -1;
         }
-        int32_t index = -1;
-        for (int32_t i = 0; i < m->output_count; i++)
-            if (strcmp(m->outputs[i].name, name) == 0)
-                index = i;
+        int32_t index = io_index(m->outputs, m->output_count, name);
         if (index < 0) {
             snprintf(d->err, d->cap, "model '%s' has no output '%s'", m->name, name);
             return -1;
