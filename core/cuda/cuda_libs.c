@@ -83,20 +83,20 @@ int kn_cuda_libs_open(kn_cuda_libs *libs, const char *const *dirs, int use_loade
                        "install CUDA 12 or 13 and put its lib folder in KILN_CUDA_PATH",
                        where.text);
     }
+    /* the runtime's entry points */
+    struct {
+        const char *name;
+        void **slot;
+    } runtime_fns[] = {
+        {"cudaRuntimeGetVersion", (void **)&libs->cudaRuntimeGetVersion},
+        {"cudaDriverGetVersion", (void **)&libs->cudaDriverGetVersion},
+        {"cudaGetDeviceCount", (void **)&libs->cudaGetDeviceCount},
+        {"cudaGetErrorString", (void **)&libs->cudaGetErrorString},
+    };
     int rc = KN_OK;
     snprintf(soname, sizeof soname, "libcudart.so.%d", libs->cuda_major);
-    rc = rc ? rc
-            : resolve(libs->cudart, "cudaRuntimeGetVersion", (void **)&libs->cudaRuntimeGetVersion,
-                      soname, err);
-    rc = rc ? rc
-            : resolve(libs->cudart, "cudaDriverGetVersion", (void **)&libs->cudaDriverGetVersion,
-                      soname, err);
-    rc = rc ? rc
-            : resolve(libs->cudart, "cudaGetDeviceCount", (void **)&libs->cudaGetDeviceCount,
-                      soname, err);
-    rc = rc ? rc
-            : resolve(libs->cudart, "cudaGetErrorString", (void **)&libs->cudaGetErrorString,
-                      soname, err);
+    for (size_t f = 0; f < sizeof runtime_fns / sizeof runtime_fns[0] && rc == KN_OK; f++)
+        rc = resolve(libs->cudart, runtime_fns[f].name, runtime_fns[f].slot, soname, err);
     if (rc == KN_OK) {
         /* cuBLASLt of the runtime's major version: the two share one ABI */
         snprintf(soname, sizeof soname, "libcublasLt.so.%d", libs->cuda_major);
@@ -161,16 +161,16 @@ int kn_cuda_libs_open_default(kn_cuda_libs *libs, kn_err *err)
 int kn_cuda_device_count(const kn_cuda_libs *libs, int *count, kn_err *err)
 {
     *count = 0;
-    int runtime = 0;
-    libs->cudaRuntimeGetVersion(&runtime);
     int status = libs->cudaGetDeviceCount(count);
     if (status == 0 && *count > 0)
         return KN_OK;
-    const char *why = libs->cudaGetErrorString(status);
+    *count = 0;
     if (status == 0 || status == 100) /* cudaErrorNoDevice */
         return kn_fail(err, KN_ERR_UNSUPPORTED, "CUDA: the driver sees no CUDA device");
     /* 35 cudaErrorInsufficientDriver, 34 cudaErrorStubLibrary, ... */
-    *count = 0;
+    int runtime = 0;
+    libs->cudaRuntimeGetVersion(&runtime);
+    const char *why = libs->cudaGetErrorString(status);
     return kn_fail(err, KN_ERR_UNSUPPORTED,
                    "CUDA: no usable NVIDIA driver: cudaGetDeviceCount says \"%s\" (%d); the "
                    "driver's libcuda.so.1 is missing or older than the CUDA %d.%d runtime",
