@@ -33,11 +33,9 @@ usage="usage: $0 [--log] [--scalar-build DIR] BUILD_DIR MODEL_DIR... [-- ISA...]
 if [ "${1:-}" = --configure-scalar ]; then
   dir=${2:?$usage}
   src=$(cd "$here/../.." && pwd)
-  # the cross configure line of scripts/test_aarch64.sh, plus the option
-  cmake -S "$src" -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Release \
-    -DCMAKE_TOOLCHAIN_FILE="$src/cmake/toolchain-aarch64-linux-gnu.cmake" \
-    -DKILN_WITH_DNNL=OFF -DKILN_WITH_IMAGE_LIBS=OFF -DKILN_WITH_SERVE=OFF -DKILN_WERROR=ON \
-    -DKILN_CRITERION_LITE=ON -DKILN_SCALAR_PORTABLE_SIMD=ON >/dev/null
+  # scripts/test_aarch64.sh's build, plus the option
+  cmake -S "$src" -B "$dir" -G Ninja -C "$src/cmake/aarch64-emulated-build.cmake" \
+    -DKILN_SCALAR_PORTABLE_SIMD=ON >/dev/null
   ninja -C "$dir" -j 2 kiln_cli
   obj=$dir/CMakeFiles/kiln_objects.dir/core/simd/simd_base.c.o
   echo "vector-register instructions in $obj: $(aarch64-linux-gnu-objdump -d "$obj" | grep -cE '\bv[0-9]+\.' || true)"
