@@ -40,21 +40,36 @@ typedef struct kn_backend_pass {
 /* Where a backend's tensors live. */
 enum { KN_MEMORY_HOST = 0, KN_MEMORY_DEVICE = 1 };
 
+/* How kn_backend_memory.copy moves bytes. */
+enum { KN_COPY_TO_HOST = 0, KN_COPY_TO_DEVICE = 1, KN_COPY_ON_DEVICE = 2 };
+
 /* Host memory needs no hooks: the engine plans it into one arena of
- * ordinary aligned memory. A device backend supplies them, with a stream
- * (an ordered queue of its work) per session. The engine plans host memory
- * only so far, so it offers nodes only to host backends; device planning and
- * the copies at partition boundaries arrive with the first device backend. */
+ * ordinary aligned memory. A device backend supplies them. The engine opens
+ * one device context per (backend, device index) a model runs on, plans
+ * each session's device tensors into one device arena allocated through it,
+ * gives each session one stream (an ordered queue of the device's work) per
+ * device, uploads constants once per model (shared by its sessions), and
+ * inserts the copies at partition boundaries itself (they show in the
+ * profile). Every hook reports failure through err (KN_ERR_* with a message
+ * naming the device and what failed) and never aborts. */
 typedef struct kn_backend_memory {
-    int32_t kind;                              /* KN_MEMORY_* */
-    void *(*alloc)(size_t bytes, kn_err *err); /* NULL on failure, with err set */
-    void (*free)(void *ptr);                   /* NULL-safe */
-    /* dst and src are on the kinds to_device says (1: host to device, 0:
-     * device to host); ordered on stream */
-    int (*copy)(void *dst, const void *src, size_t bytes, int to_device, void *stream, kn_err *err);
-    void *(*stream_create)(kn_err *err);
-    void (*stream_destroy)(void *stream);
-    int (*stream_sync)(void *stream, kn_err *err); /* waits for everything queued */
+    int32_t kind; /* KN_MEMORY_* */
+    /* Device `index` of this backend, or NULL with err set (no driver, no
+     * such device: say which and how many there are). */
+    void *(*open)(int32_t index, kn_err *err);
+    void (*close)(void *dev); /* NULL-safe; everything made through dev is freed first */
+    void *(*alloc)(void *dev, size_t bytes, kn_err *err); /* 256-byte aligned; NULL on failure */
+    void (*free)(void *dev, void *ptr);                   /* NULL-safe */
+    /* KN_COPY_*: dst and src are on the sides the direction says. Queued on
+     * stream: a host buffer must stay valid until stream_sync returns. */
+    int (*copy)(void *dev, void *dst, const void *src, size_t bytes, int32_t direction,
+                void *stream, kn_err *err);
+    void *(*stream_create)(void *dev, kn_err *err);
+    void (*stream_destroy)(void *dev, void *stream);  /* NULL-safe; waits for its work */
+    int (*stream_sync)(void *dev, void *stream, kn_err *err); /* waits for everything queued */
+    /* The device's name and driver/library versions, for profiles, `kiln
+     * info` and the tuning cache's key; may be NULL. */
+    const char *(*describe)(void *dev);
 } kn_backend_memory;
 
 /* kn_backend.flags */
@@ -66,6 +81,11 @@ enum {
     /* Not offered nodes of eager plans, which are rebuilt on every run:
      * building its kernels costs more than they save there. */
     KN_BACKEND_NOT_EAGER = 1u << 1,
+    /* Offered nodes only when a session asks for it by name (the device
+     * option: "cuda", "cuda:1"). Its available() and memory.open are never
+     * called otherwise: loading a GPU stack costs about a second that CPU
+     * users must not pay. */
+    KN_BACKEND_OPT_IN = 1u << 2,
 };
 
 typedef struct kn_backend {

@@ -98,6 +98,18 @@ typedef struct kn_kctx {
      * may compute float32 products in bfloat16 when told BF16 (oneDNN's
      * fpmath mode); inputs and outputs stay float32 either way. */
     int32_t precision;
+    /* A device backend's kernel (KN_MEMORY_DEVICE, core/kernel/backend.h):
+     * its device context (memory.open) and the session's stream on it.
+     * run() queues its work on stream and returns without waiting; the
+     * engine syncs where the host needs the results. In run() every
+     * in[i]->data and out[i]->data, and scratch, is device memory. In
+     * prepare() a constant input's data is its host bytes (to read shapes
+     * and attributes from); the engine uploads constant inputs once per
+     * model and run() finds the device copy. A kernel that wants its own
+     * layout or precision of a weight (fp16, NHWC) packs it through
+     * kn_kctx.weights (core/kernel/weights.h) instead. NULL, NULL for host
+     * backends. */
+    void *device, *stream;
 } kn_kctx;
 
 enum { KN_PRECISION_FP32 = 0, KN_PRECISION_BF16 = 1 };

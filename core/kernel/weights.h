@@ -40,4 +40,18 @@ int kn_weight_store_acquire_packed(kn_weight_store *ws, int32_t value, const voi
                                    const void **packed, kn_err *err);
 void kn_weight_store_release_packed(kn_weight_store *ws, const void *packed);
 
+struct kn_backend_memory; /* core/kernel/backend.h */
+
+/* A device backend's copy of constant `value` (node input of the kernel
+ * asking), packed on the host by convert (NULL: the raw bytes as they are)
+ * and uploaded once per (model, device, key) through memory's hooks on
+ * device context `device`: every session's plan gets the same device
+ * pointer. Valid until kn_weight_store_release_device(ws, *device_ptr). */
+int kn_weight_store_acquire_device(kn_weight_store *ws, int32_t value, const void *key,
+                                   size_t key_len, size_t packed_bytes,
+                                   kn_weight_convert_fn convert,
+                                   const struct kn_backend_memory *memory, void *device,
+                                   int32_t threads, void **device_ptr, kn_err *err);
+void kn_weight_store_release_device(kn_weight_store *ws, const void *device_ptr);
+
 #endif
