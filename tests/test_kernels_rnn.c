@@ -330,7 +330,8 @@ static void rnn_check(const rnn_spec *s)
     double *yh = malloc(sizeof(double) * (size_t)ns), *yc = malloc(sizeof(double) * (size_t)ns);
     ref_rnn(s, &d, y, yh, yc);
     /* reorder the reference to the requested layout */
-    double *ry = malloc(sizeof(double) * (size_t)(ny ? ny : 1));
+    /* calloc: with T == 0 nothing is written, and gcc then warns of a read */
+    double *ry = calloc((size_t)(ny ? ny : 1), sizeof(double));
     double *rh = malloc(sizeof(double) * (size_t)ns), *rc = malloc(sizeof(double) * (size_t)ns);
     for (int64_t t = 0; t < T; t++)
         for (int dir = 0; dir < D; dir++)

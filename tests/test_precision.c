@@ -28,6 +28,7 @@ static void run_mlp(kiln_model *m, int32_t precision, const float *x, float *y)
     kiln_session_destroy(s);
 }
 
+#ifdef KILN_WITH_DNNL /* only the oneDNN build has a bf16 path to check */
 static int cpu_has_bf16(void)
 {
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -36,6 +37,7 @@ static int cpu_has_bf16(void)
     return 0;
 #endif
 }
+#endif
 
 Test(precision, bf16_within_its_accuracy)
 {
