@@ -1,7 +1,7 @@
 /* Device execution in the engine, through the public C API, on the
  * "testdev" test double (support/host_test_device.h): a device whose
  * pointers fault on the host and whose work runs only at a sync. The model
- * (data/devices/mlp_split.onnx, written by make_mlp_split.py) has a Sigmoid
+ * (data/devices/mlp_split.onnx, written by make_device_models.py) has a Sigmoid
  * the double does not serve, so its plan runs device -> cpu -> device.
  * Checks: the same outputs as the CPU, the copies and syncs in the profile,
  * constants uploaded once per model and shared by its sessions, no device
@@ -315,4 +315,49 @@ Test(host_test_device, memory_limit_applies_to_the_device_arena)
     run_once(s, 64, y, gate);
     kiln_session_destroy(s);
     close_env(&e);
+}
+
+/* y of if_outer.onnx on device for branch condition c. */
+static void if_outer_on(const char *device, int c, float y[80])
+{
+    kiln_runtime *rt = kt_runtime(1);
+    kiln_options *o = NULL;
+    KT_OK(kiln_options_create(&o));
+    KT_OK(kiln_options_set_string(o, KILN_SOPT_DEVICE, device));
+    kiln_model *m = NULL;
+    KT_OK(kiln_model_load_file(rt, kt_src_path("tests/data/devices/if_outer.onnx"), o, &m));
+    kiln_session *s = NULL;
+    KT_OK(kiln_session_create(m, o, &s));
+    float x[80];
+    for (int i = 0; i < 80; i++)
+        x[i] = (float)(i % 7) - 3.0f;
+    const uint8_t cond = (uint8_t)c;
+    const int64_t dims[2] = {4, 20};
+    KT_OK(kiln_session_set_input(s, "x", KILN_DTYPE_FLOAT, dims, 2, x, sizeof x, 0));
+    KT_OK(kiln_session_set_input(s, "c", KILN_DTYPE_BOOL, NULL, 0, &cond, 1, 0));
+    KT_OK(kiln_session_run(s));
+    KT_OK(kiln_session_output_copy(s, 0, y, 80 * sizeof(float), NULL));
+    kiln_session_destroy(s);
+    kiln_model_destroy(m);
+    kiln_options_destroy(o);
+    kiln_runtime_destroy(rt);
+}
+
+/* An If runs its branch while the plan is built, and its branch reads r,
+ * which the graph computes: such a session plans every run eagerly, on the
+ * host, device option or not. */
+Test(host_test_device, eager_sessions_run_on_the_host)
+{
+    for (int c = 0; c < 2; c++) {
+        float cpu[80], dev[80];
+        if_outer_on("cpu", c, cpu);
+        if_outer_on("testdev", c, dev);
+        for (int i = 0; i < 80; i++)
+            cr_expect_eq(dev[i], cpu[i], "c=%d y[%d]: %g on testdev, %g on cpu", c, i,
+                         (double)dev[i], (double)cpu[i]);
+        cr_expect_eq(cpu[6], c ? 6.0f : -3.0f); /* x = 3 */
+    }
+    kt_testdev_counts n = kt_testdev_counts_now();
+    cr_expect_eq(n.kernels_run, 0, "%lld kernels ran on the device", (long long)n.kernels_run);
+    cr_expect_eq(n.opens, 2, "each model opens its device: %lld", (long long)n.opens);
 }

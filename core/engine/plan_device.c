@@ -231,6 +231,7 @@ static int place_host_step(placer *c, const kn_step *st)
         if (rc != KN_OK)
             return rc;
     }
+
     if (c->pending) {
         int rc = emit_transfer(c, &sync_def, 0, -1);
         if (rc != KN_OK)
