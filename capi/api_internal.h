@@ -23,6 +23,7 @@ struct kiln_options {
     int32_t keep_values;     /* KILN_OPT_KEEP_VALUES */
     int32_t precision;       /* KILN_OPT_PRECISION: KILN_PRECISION_* */
     char *tuning_cache;      /* owned copy, or NULL */
+    char *device;            /* KILN_SOPT_DEVICE: owned copy, or NULL (cpu) */
     /* Calibrators (kiln_calibrator_*): method, activations int8 symmetric,
      * the percentile, and the nodes or op types kept in float (owned,
      * comma-separated, or NULL). */

@@ -23,6 +23,7 @@ void kiln_options_destroy(kiln_options *options)
     if (!options)
         return;
     free(options->tuning_cache);
+    free(options->device);
     free(options->calib_keep_float);
     free(options);
 }
@@ -128,6 +129,8 @@ int32_t kiln_options_set_string(kiln_options *o, int32_t key, const char *value)
         return set_percentile(o, value);
     case KILN_SOPT_CALIB_KEEP_FLOAT:
         return set_owned(&o->calib_keep_float, value);
+    case KILN_SOPT_DEVICE:
+        return set_owned(&o->device, value);
     default:
         return kiln_fail(KILN_ERR_INVALID_ARGUMENT, "unknown string option key %d", (int)key);
     }

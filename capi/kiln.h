@@ -160,6 +160,13 @@ extern "C" {
 /* Calibrator: comma-separated node names or op types left in float (their
  * inputs are not quantized for them). Default none. */
 #define KILN_SOPT_CALIB_KEEP_FLOAT 3
+/* Session: the device its nodes run on: "cpu" (the default), "NAME" or
+ * "NAME:INDEX" of a device backend built in ("cuda", "cuda:1"). Nodes the
+ * device's kernels accept run there, the others on the CPU, with copies
+ * between them (they show in the profile); constants are uploaded once per
+ * model and device. An unknown name fails at session creation with the
+ * list of backends built in. */
+#define KILN_SOPT_DEVICE 4
 
 /* ---- float arithmetic (KILN_OPT_PRECISION) ---- */
 /* float32 throughout. */

@@ -27,7 +27,7 @@ static void usage(FILE *out)
             "usage: kiln bench MODEL [--threads N] [--warmup W] [--runs R]\n"
             "                  [--shape NAME=1x3x224x224]... [--input [NAME=]FILE]...\n"
             "                  [--optimize L] [--no-dnnl] [--bf16] [--tune] [--tuning-cache FILE]\n"
-            "                  [--profile [--top N]] [--json]\n"
+            "                  [--profile [--top N]] [--json] [--device D]\n"
             "                  [--set [NAME=]FILE[,[NAME=]FILE...]]... [--shapes-file F]\n\n"
             "Times model load + session creation and R runs on seeded random inputs\n"
             "(floats uniform in [-1, 1], integers in [0, 10), random bools), then reports\n"
@@ -45,6 +45,8 @@ static void usage(FILE *out)
             "                   bfloat16 where the CPU has it (KILN_PRECISION_BF16)\n"
             "  --tune           time candidate kernels at session creation\n"
             "  --tuning-cache F read and write kernel choices in file F\n"
+            "  --device D       run the nodes device D's kernels accept there: cpu\n"
+            "                   (default), NAME or NAME:INDEX (docs/devices.md)\n"
             "  --profile        also print time per op type and the 20 slowest steps\n"
             "                   (to stderr with --json)\n"
             "  --top N          with --profile: the N slowest steps (0: every step)\n"
@@ -66,6 +68,7 @@ typedef struct bench_args {
     int threads, warmup, runs, json;
     int optimize, no_dnnl, bf16, tune, profile, top, top_given;
     const char *tuning_cache;
+    const char *device;
     shape_override *shapes;
     int shape_count;
     const char **input_files;
@@ -117,6 +120,12 @@ static int parse_args(int argc, char **argv, bench_args *a)
                 return -1;
             }
             a->tuning_cache = v;
+        } else if ((m = arg_value(argc, argv, &i, "--device", NULL, &v)) != 0) {
+            if (m < 0) {
+                cli_error("--device needs a device: cpu, NAME or NAME:INDEX");
+                return -1;
+            }
+            a->device = v;
         } else if ((m = arg_value(argc, argv, &i, "--input", "-i", &v)) != 0) {
             if (m < 0) {
                 cli_error("--input needs [NAME=]FILE");
@@ -248,6 +257,8 @@ static kiln_options *bench_options(const bench_args *a)
         status = kiln_options_set_int(o, KILN_OPT_PROFILE, a->profile);
     if (status == KILN_OK && a->tuning_cache)
         status = kiln_options_set_string(o, KILN_SOPT_TUNING_CACHE, a->tuning_cache);
+    if (status == KILN_OK && a->device)
+        status = kiln_options_set_string(o, KILN_SOPT_DEVICE, a->device);
     if (status != KILN_OK) {
         report_error("cannot set options", NULL, status);
         kiln_options_destroy(o);

@@ -18,7 +18,7 @@
 static void usage(FILE *out)
 {
     fprintf(out,
-            "usage: kiln run MODEL -i [NAME=]FILE.pb ... [-o DIR] [--threads N]\n\n"
+            "usage: kiln run MODEL -i [NAME=]FILE.pb ... [-o DIR] [--threads N] [--device D]\n\n"
             "Runs MODEL once. Each -i (--input) names an ONNX TensorProto file; it binds\n"
             "to input NAME if given, else to the input named like the tensor itself, else\n"
             "to the input at the same position among the -i options. Every input must be\n"
@@ -28,7 +28,9 @@ static void usage(FILE *out)
             "  -i, --input [NAME=]FILE  an input tensor (repeatable)\n"
             "  -o, --output DIR         also write output K to DIR/output_K.pb (DIR is\n"
             "                           created if missing) and print one line per output\n"
-            "  --threads N              worker threads (default 1)\n");
+            "  --threads N              worker threads (default 1)\n"
+            "  --device D               run the nodes device D's kernels accept there:\n"
+            "                           cpu (default), NAME or NAME:INDEX (docs/devices.md)\n");
     image_usage(out);
 }
 
@@ -38,6 +40,7 @@ typedef struct run_args {
     int input_count;
     const char *out_dir;
     int threads;
+    const char *device;   /* --device, or NULL: cpu */
     image_options images; /* --image and its settings: image_input.h */
 } run_args;
 
@@ -59,6 +62,12 @@ static int parse_args(int argc, char **argv, run_args *a)
             if (m < 0)
                 return -1;
             a->out_dir = v;
+        } else if ((m = arg_value(argc, argv, &i, "--device", NULL, &v)) != 0) {
+            if (m < 0) {
+                cli_error("--device needs a device: cpu, NAME or NAME:INDEX");
+                return -1;
+            }
+            a->device = v;
         } else if ((m = image_parse_option(argc, argv, &i, &a->images)) != 0) {
             if (m < 0)
                 return -1;
@@ -128,6 +137,21 @@ static int show_output(const kiln_model *model, const kiln_session *session, int
     return rc;
 }
 
+/* A session on device (NULL: the default, cpu). */
+static int32_t create_session(kiln_model *model, const char *device, kiln_session **out)
+{
+    if (!device)
+        return kiln_session_create(model, NULL, out);
+    kiln_options *o = NULL;
+    int32_t status = kiln_options_create(&o);
+    if (status == KILN_OK)
+        status = kiln_options_set_string(o, KILN_SOPT_DEVICE, device);
+    if (status == KILN_OK)
+        status = kiln_session_create(model, o, out);
+    kiln_options_destroy(o);
+    return status;
+}
+
 int cmd_run(int argc, char **argv)
 {
     run_args a = {0};
@@ -163,7 +187,7 @@ int cmd_run(int argc, char **argv)
         report_error("cannot load", a.model, status);
         goto done;
     }
-    if ((status = kiln_session_create(model, NULL, &session)) != KILN_OK) {
+    if ((status = create_session(model, a.device, &session)) != KILN_OK) {
         report_error("cannot create a session for", a.model, status);
         goto done;
     }

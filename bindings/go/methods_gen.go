@@ -144,6 +144,8 @@ const (
 	StringOptCalibPercentile int32 = 2
 	// StringOptCalibKeepFloat: calibrator: comma-separated node names or op types left in float
 	StringOptCalibKeepFloat int32 = 3
+	// StringOptDevice: session: the device its nodes run on: "cpu" (default), "NAME" or "NAME:INDEX" of a device backend
+	StringOptDevice int32 = 4
 )
 
 // Flags for binding inputs.

@@ -2,6 +2,7 @@
 
 #include <stdlib.h>
 
+#include "core/engine/devices.h"
 #include "core/engine/weight_store.h"
 #include "core/engine/registry.h"
 
@@ -122,6 +123,8 @@ int kn_model_create(kn_model_ir *ir, int allow_unsupported, kn_model **out, kn_e
     int rc = init_graph(m, m, allow_unsupported, err);
     if (rc == KN_OK)
         rc = kn_weight_store_create(m, &m->weights, err);
+    if (rc == KN_OK)
+        rc = kn_model_devices_create(&m->devices, err);
     if (rc != KN_OK) {
         kn_model_destroy(m);
         return rc;
@@ -135,6 +138,7 @@ void kn_model_destroy(kn_model *m)
     if (!m)
         return;
     kn_weight_store_destroy(m->weights); /* sessions are gone: nobody reads it */
+    kn_model_devices_destroy(m->devices); /* after the store: its device copies go first */
     for (int32_t i = 0; i < m->n_subs; i++)
         free_one(m->subs[i]);
     free(m->subs);

@@ -29,6 +29,9 @@ struct kn_model {
      * initializers they let the model evict (core/engine/weight_store.h); NULL
      * when the model has no such initializer. */
     struct kn_weight_store *weights;
+    /* Root only: the device contexts its sessions run on, opened on first
+     * use (core/engine/devices.h). */
+    struct kn_model_devices *devices;
 };
 
 /* Takes ownership of ir (freed on failure too). Every node's op must be

@@ -168,11 +168,17 @@ static int is_foldable(const kn_plan *p, const kn_op_def *def, const kn_kctx *k)
 /* Checks the packed-type rule, makes the raw bytes of shared weights
  * the kernel reads resident, and runs def's prepare on k; *prepared says
  * whether prepare ran (and release is owed). */
-static int prepare_kernel(kn_plan *p, const kn_op_def *def, kn_kctx *k, int *prepared,
+static int prepare_kernel(kn_plan *p, const kn_tune_candidate *c, kn_kctx *k, int *prepared,
                           kn_err *err)
 {
+    const kn_op_def *def = c->def;
     int rc = KN_OK;
     *prepared = 0;
+    /* a device kernel prepares knowing its device and stream; a host kernel
+     * taking over a node the device declined must not see them */
+    int on_device = c->backend->memory.kind == KN_MEMORY_DEVICE;
+    k->device = on_device ? p->options.device->device : NULL;
+    k->stream = on_device ? p->options.device->stream : NULL;
     for (int32_t j = 0; rc == KN_OK && j < k->n_in; j++)
         if (k->in[j])
             rc = refuse_packed(def, k, k->in[j]->dtype, "input", j, err);
@@ -201,20 +207,27 @@ static void forget_kernel(kn_kctx *k)
     k->scratch_bytes = 0;
 }
 
-/* The kernels offered a node: one per backend that may serve the model and
- * has a kernel for the node's op, opset and dtype, in backend order. Only
- * host-memory backends so far (core/kernel/backend.h). */
+/* The kernels offered a node: the plan's device backend's first, when it has
+ * one for the node and the node is not folded (offer_device), then one per
+ * host backend that may serve the model and has a kernel for the node's op,
+ * opset and dtype, in backend order (core/kernel/backend.h). */
 typedef struct candidates {
     kn_tune_candidate c[KN_MAX_BACKENDS];
     int32_t n;
 } candidates;
 
 static void find_candidates(const kn_plan *p, const kn_node *node, int64_t opset, int32_t dtype,
-                            int eager, candidates *out)
+                            int eager, int offer_device, candidates *out)
 {
     const kn_backend *const *list = kn_backends();
     uint32_t usable = p->model->root->backends;
     out->n = 0;
+    if (offer_device && p->options.device) {
+        const kn_backend *be = p->options.device->backend;
+        const kn_op_def *d = kn_backend_kernel(be, node->domain, node->op_type, opset, dtype);
+        if (d)
+            out->c[out->n++] = (kn_tune_candidate){.def = d, .backend = be};
+    }
     for (int32_t b = 0; b < kn_backend_count(); b++) {
         const kn_backend *be = list[b];
         if (!(usable & (1u << b)) || be->memory.kind != KN_MEMORY_HOST ||
@@ -251,7 +264,7 @@ static int tune_node(kn_plan *p, int32_t i, const candidates *cand, kn_kctx *k, 
             *at = 1;
         else
             k->variant = choice;
-        rc = prepare_kernel(p, cand->c[*at].def, k, prepared, err);
+        rc = prepare_kernel(p, &cand->c[*at], k, prepared, err);
     }
     if (held)
         kn_plan_drop_raw(p, other->def, k);
@@ -292,8 +305,13 @@ static int prepare_node(kn_plan *p, int32_t i, kn_threadpool *tp, int eager, kn_
         strcmp(node->op_type, "GRU") != 0 && strcmp(node->op_type, "RNN") != 0)
         return kn_fail(err, KN_ERR_INVALID_MODEL, "node '%s' (%s) has no first output",
                        node->name, node->op_type);
+    /* A node whose inputs are all constants is folded on the host while
+     * planning; only the others are offered to the device. */
+    int offer_device = 0;
+    for (int32_t j = 0; j < node->n_inputs && !offer_device; j++)
+        offer_device = in[j] && p->kind[node->inputs[j]] != KN_VAL_CONST;
     candidates cand;
-    find_candidates(p, node, p->model->node_opset[i], dtype, eager, &cand);
+    find_candidates(p, node, p->model->node_opset[i], dtype, eager, offer_device, &cand);
     if (cand.n == 0)
         return no_kernel_error(p, i, dtype, err);
     kn_kctx k = {.node = node, .opset = p->model->node_opset[i], .n_in = node->n_inputs,
@@ -305,14 +323,15 @@ static int prepare_node(kn_plan *p, int32_t i, kn_threadpool *tp, int eager, kn_
      * shapes or attributes (KN_ERR_DECLINE) and leave it to the next. */
     int prepared = 0;
     int32_t at = 0;
-    int rc = prepare_kernel(p, cand.c[0].def, &k, &prepared, err);
+    int rc = prepare_kernel(p, &cand.c[0], &k, &prepared, err);
     while (rc == KN_ERR_DECLINE && at + 1 < cand.n) {
         /* a declining prepare has released what it built */
         *err = (kn_err){0};
         forget_kernel(&k);
-        rc = prepare_kernel(p, cand.c[++at].def, &k, &prepared, err);
+        rc = prepare_kernel(p, &cand.c[++at], &k, &prepared, err);
     }
-    if (at == 0 && rc == KN_OK && (cand.c[0].backend->flags & KN_BACKEND_TUNED))
+    if (at == 0 && rc == KN_OK && (cand.c[0].backend->flags & KN_BACKEND_TUNED) &&
+        cand.c[0].backend->memory.kind == KN_MEMORY_HOST)
         rc = tune_node(p, i, &cand, &k, &at, &prepared, eager, err);
     const kn_op_def *def = cand.c[at].def;
     if (!prepared) {
@@ -383,6 +402,10 @@ int kn_plan_build(const kn_model *model, const kn_tensor *input_shapes, kn_threa
     p->model = model;
     p->options = *o;
     p->options.recycle = NULL; /* taken over below, never passed on */
+    /* Devices serve planned runs of the root graph: an eager plan computes
+     * while it is built, and a subgraph runs inside a host kernel. */
+    if (o->eager || model != model->root)
+        p->options.device = NULL;
     p->threads = tp;
     p->n_values = g->n_values;
     p->bump = o->recycle ? o->recycle : kn_bump_create();
@@ -427,7 +450,11 @@ int kn_plan_build(const kn_model *model, const kn_tensor *input_shapes, kn_threa
             rc = kn_fail(err, KN_ERR_INVALID_MODEL, "graph output '%s' is not produced by any node",
                          g->values[g->outputs[i]].name);
     if (rc == KN_OK)
+        rc = kn_plan_place_device(p, err);
+    if (rc == KN_OK)
         rc = kn_plan_layout(p, o->max_arena, err);
+    if (rc == KN_OK)
+        rc = kn_plan_layout_device(p, o->max_arena, err);
 #ifndef NDEBUG
     if (rc == KN_OK)
         rc = kn_plan_check(p, err);
@@ -451,6 +478,7 @@ static void destroy_but_bump(kn_plan *p)
         if (p->steps[s].def->release)
             p->steps[s].def->release(&p->steps[s].k);
     kn_plan_release_raw(p);
+    kn_plan_release_device(p);
     if (p->owns_arena)
         kn_aligned_free(p->arena);
     free(p->vals);

@@ -20,7 +20,15 @@ enum {
     KN_VAL_CONST,      /* initializer or folded constant: fixed pointer */
     KN_VAL_INPUT,      /* bound by the caller each run */
     KN_VAL_ARENA,      /* at `offset` in the arena */
+    KN_VAL_DEVICE,     /* only on the plan's device (plan_device.c), never on the host */
 };
+
+/* The device a plan offers nodes to (a session's device option): a
+ * device-memory backend, its context and the session's stream on it. */
+typedef struct kn_plan_device {
+    const struct kn_backend *backend;
+    void *device, *stream;
+} kn_plan_device;
 
 struct kn_plan;
 
@@ -73,6 +81,11 @@ typedef struct kn_plan_options {
     struct kn_bump *recycle;
     /* Called after every node that runs (see kn_tap); NULL: none. */
     const kn_tap *tap;
+    /* Nodes the device's kernels accept run there, the rest on the host
+     * (plan_device.c); NULL: host only. Root graphs and planned (not
+     * eager) runs only. The device arena is the caller's, like a shared
+     * host arena (kn_plan_attach_device_arena). */
+    const kn_plan_device *device;
 } kn_plan_options;
 
 typedef struct kn_step {
@@ -120,7 +133,25 @@ typedef struct kn_plan {
     /* Per root value: how many of this plan's kernels read the raw bytes of
      * a shared weight (plan_weights.c); NULL until one does. */
     int32_t *raw_holds;
+    /* Device execution (plan_device.c); all NULL/0 without device steps.
+     * dvals[v] is value v's device tensor (ondev[v] says it has one): a
+     * constant's upload, or at doffset[v] in the device arena. */
+    kn_tensor *dvals;
+    uint8_t *ondev;
+    int64_t *doffset;
+    int64_t device_arena_bytes;
+    void *device_arena;        /* attached (kn_plan_attach_device_arena), not owned */
+    void **device_weights;     /* model-shared uploads this plan holds */
+    int32_t n_device_weights;
+    void *device_consts;       /* this plan's own uploads (folded constants) */
 } kn_plan;
+
+/* Whether step s runs on a device backend (its data pointers, scratch
+ * included, are device memory). */
+static inline int kn_step_on_device(const kn_step *s)
+{
+    return s->backend && s->backend->memory.kind == KN_MEMORY_DEVICE;
+}
 
 
 /* Builds a plan for the given concrete input shapes (input_shapes[i] holds
@@ -178,6 +209,20 @@ int kn_plan_hold_raw(kn_plan *plan, const kn_op_def *def, const kn_kctx *k, kn_e
 void kn_plan_drop_raw(kn_plan *plan, const kn_op_def *def, const kn_kctx *k);
 void kn_plan_release_raw(kn_plan *plan);
 void kn_plan_evict_weights(const kn_plan *plan);
+
+/* Device execution (plan_device.c). place_device runs between preparing
+ * the nodes and the host layout: it marks device-only values, inserts the
+ * copies at partition boundaries and the syncs where the host reads, and
+ * takes the device's constants (uploaded once per model). layout_device
+ * then lays device tensors into one arena (KN_ERR_LIMIT above max_arena).
+ * Both do nothing for a plan without device steps. */
+int kn_plan_place_device(kn_plan *plan, kn_err *err);
+int kn_plan_layout_device(kn_plan *plan, int64_t max_arena, kn_err *err);
+/* Points device tensors and device scratch into arena (device memory of at
+ * least device_arena_bytes); again whenever another plan used it. */
+void kn_plan_attach_device_arena(kn_plan *plan, void *arena);
+/* Gives back the plan's device constants (in kn_plan_destroy). */
+void kn_plan_release_device(kn_plan *plan);
 
 /* Points graph input i at data (the plan's shape for it is unchanged). */
 void kn_plan_bind_input(kn_plan *plan, int32_t input_index, const void *data);

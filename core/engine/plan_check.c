@@ -60,7 +60,7 @@ int kn_plan_check(const kn_plan *p, kn_err *err)
                 widen(&spans[slot[p->root[v]]], s);
         }
         const kn_kctx *k = &p->steps[s].k;
-        if (k->scratch_bytes) {
+        if (k->scratch_bytes && !kn_step_on_device(&p->steps[s])) {
             int64_t at = p->steps[s].scratch_offset;
             spans[n++] = (span){at, at + (int64_t)k->scratch_bytes, s, s, -1 - s};
         }

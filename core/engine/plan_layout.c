@@ -51,6 +51,9 @@ static int try_share(layout_ctx *c, int32_t s)
     const kn_step *st = &p->steps[s];
     const kn_node *node = st->k.node;
     const int32_t shared_input = (st->def->flags & KN_OP_INPLACE_Z) ? 3 : 0;
+    /* a device step's tensors are laid out in the device arena (plan_device.c) */
+    if (kn_step_on_device(st))
+        return 0;
     if (!(st->def->flags & (KN_OP_ALIAS | KN_OP_INPLACE | KN_OP_INPLACE_Z)) ||
         node->n_inputs <= shared_input || node->n_outputs < 1 ||
         node->inputs[shared_input] < 0 || node->outputs[0] < 0)
@@ -120,7 +123,7 @@ static int place_buffers(layout_ctx *c, int64_t max_arena, kn_err *err)
         req_value[n_req++] = v;
     }
     for (int32_t s = 0; s < p->n_steps; s++) {
-        if (!p->steps[s].k.scratch_bytes)
+        if (!p->steps[s].k.scratch_bytes || kn_step_on_device(&p->steps[s]))
             continue;
         req[n_req] = (kn_buffer_req){(int64_t)p->steps[s].k.scratch_bytes, s, s, 0};
         req_value[n_req++] = -1 - s;
@@ -189,6 +192,6 @@ void kn_plan_attach_arena(kn_plan *p, unsigned char *arena)
         if (p->kind[v] == KN_VAL_ARENA)
             p->vals[v].data = arena + p->offset[p->root[v]];
     for (int32_t s = 0; s < p->n_steps; s++)
-        if (p->steps[s].k.scratch_bytes)
+        if (p->steps[s].k.scratch_bytes && !kn_step_on_device(&p->steps[s]))
             p->steps[s].k.scratch = arena + p->steps[s].scratch_offset;
 }

@@ -33,8 +33,11 @@ uint32_t kn_backends_usable(uint32_t off_mask)
 {
     const kn_backend *const *list = kn_backends();
     uint32_t mask = 0;
+    /* An opt-in backend (a GPU stack) is never probed here: only a session
+     * that names it as its device loads it (core/engine/devices.c). */
     for (int32_t i = 0; i < kn_backend_count(); i++)
-        if (!(off_mask & (1u << i)) && (!list[i]->available || list[i]->available()))
+        if (!(off_mask & (1u << i)) && !(list[i]->flags & KN_BACKEND_OPT_IN) &&
+            (!list[i]->available || list[i]->available()))
             mask |= 1u << i;
     return mask;
 }

@@ -17,7 +17,9 @@ int32_t kn_backend_count(void);
 /* Position of the backend called name, or -1. */
 int32_t kn_backend_index(const char *name);
 /* Bit mask of the backends that can run here (their probe says so) and
- * that the caller has not switched off (off_mask, same indexing). */
+ * that the caller has not switched off (off_mask, same indexing). Opt-in
+ * backends (KN_BACKEND_OPT_IN) are left out unprobed: a session asks for
+ * one by name (core/engine/devices.h). */
 uint32_t kn_backends_usable(uint32_t off_mask);
 
 /* Replaces the list (NULL: back to core/backends.c). For tests that plug in

@@ -1,6 +1,7 @@
 #include "core/engine/session.h"
 
 #include "core/base/alloc.h"
+#include "core/engine/devices.h"
 #include "core/ir/value_blob.h"
 
 #include <pthread.h>
@@ -41,6 +42,13 @@ struct kn_session {
     unsigned char *arena;
     int64_t arena_bytes;
     const kn_plan *attached;
+    /* The device option: backend NULL when the session runs on the host.
+     * Like the host arena, the device arena is shared by the cached plans
+     * (sized to the largest) and `dattached` is the plan pointing into it. */
+    kn_plan_device device;
+    void *darena;
+    int64_t darena_bytes;
+    const kn_plan *dattached;
     int64_t plans_built;
     bound_input *inputs;
     kn_tensor *shapes;       /* scratch for building a plan */
@@ -91,6 +99,11 @@ static void drop_plans(kn_session *s)
     kn_aligned_free(s->arena);
     s->arena = NULL;
     s->arena_bytes = 0;
+    if (s->darena)
+        s->device.backend->memory.free(s->device.device, s->darena);
+    s->darena = NULL;
+    s->darena_bytes = 0;
+    s->dattached = NULL;
 }
 
 /* Makes room for one more cached plan: the least recently used goes. */
@@ -106,6 +119,8 @@ static void evict_one(kn_session *s)
     }
     if (s->cached[oldest] == s->attached)
         s->attached = NULL;
+    if (s->cached[oldest] == s->dattached)
+        s->dattached = NULL;
     kn_plan_destroy(s->cached[oldest]);
     free(s->keys[oldest]);
     s->n_cached--;
@@ -197,6 +212,28 @@ static int fit_arena(kn_session *s, const kn_plan *p, kn_err *err)
     return KN_OK;
 }
 
+/* The same for the device arena (memory.alloc): it grows, never per run. */
+static int fit_device_arena(kn_session *s, const kn_plan *p, kn_err *err)
+{
+    if (!s->device.backend || p->device_arena_bytes == 0 ||
+        (s->darena && s->darena_bytes >= p->device_arena_bytes))
+        return KN_OK;
+    const kn_backend_memory *m = &s->device.backend->memory;
+    void *arena = m->alloc(s->device.device, (size_t)p->device_arena_bytes, err);
+    if (!arena)
+        return err->code != KN_OK ? err->code
+                                  : kn_fail(err, KN_ERR_OUT_OF_MEMORY, "cannot allocate a "
+                                            "%lld-byte device arena on %s",
+                                            (long long)p->device_arena_bytes,
+                                            s->device.backend->name);
+    if (s->darena)
+        m->free(s->device.device, s->darena);
+    s->darena = arena;
+    s->darena_bytes = p->device_arena_bytes;
+    s->dattached = NULL;
+    return KN_OK;
+}
+
 static int build_plan(kn_session *s, int from_bound, uint64_t run_id, kn_err *err)
 {
     const kn_graph *g = s->model->graph;
@@ -227,7 +264,8 @@ static int build_plan(kn_session *s, int from_bound, uint64_t run_id, kn_err *er
                          .profile = s->profile, .precision = s->precision,
                          .shared_arena = !s->eager,
                          .value_inputs = s->eager ? NULL : s->value_inputs,
-                         .recycle = recycle, .tap = s->tap};
+                         .recycle = recycle, .tap = s->tap,
+                         .device = s->device.backend ? &s->device : NULL};
     kn_plan *p = NULL;
     int rc = kn_plan_build(s->model, s->shapes, s->pool, &o, &p, err);
     s->plans_built += rc == KN_OK;
@@ -264,7 +302,34 @@ static int build_plan(kn_session *s, int from_bound, uint64_t run_id, kn_err *er
     s->cached[s->n_cached] = p;
     s->last_used[s->n_cached++] = run_id;
     s->plan = p;
-    return fit_arena(s, p, err);
+    int rc2 = fit_arena(s, p, err);
+    return rc2 == KN_OK ? fit_device_arena(s, p, err) : rc2;
+}
+
+/* The device option: resolved, the model's context on it opened (once per
+ * model), and this session's stream made. */
+static int open_device(kn_session *s, const kn_session_config *cfg, kn_err *err)
+{
+    const kn_backend *b = NULL;
+    int32_t index = 0;
+    int rc = kn_device_resolve(cfg->device, &b, &index, err);
+    if (rc != KN_OK || !b)
+        return rc;
+    if (cfg->tap)
+        return kn_fail(err, KN_ERR_UNSUPPORTED, "device '%s': kept values and calibration read "
+                       "every tensor on the host; run them with the device \"cpu\"",
+                       cfg->device);
+    void *dev = NULL;
+    rc = kn_model_device_open(s->model->root->devices, b, index, &dev, err);
+    if (rc != KN_OK)
+        return rc;
+    void *stream = b->memory.stream_create(dev, err);
+    if (!stream)
+        return err->code != KN_OK ? err->code
+                                  : kn_fail(err, KN_ERR_INTERNAL, "device '%s': no stream",
+                                            cfg->device);
+    s->device = (kn_plan_device){.backend = b, .device = dev, .stream = stream};
+    return KN_OK;
 }
 
 int kn_session_create(const kn_model *model, kn_threadpool *pool, const kn_session_config *cfg,
@@ -300,6 +365,8 @@ int kn_session_create(const kn_model *model, kn_threadpool *pool, const kn_sessi
               (cfg->tuning_cache && !s->tuning_cache))
                  ? kn_fail(err, KN_ERR_OUT_OF_MEMORY, "out of memory creating a session")
                  : KN_OK;
+    if (rc == KN_OK)
+        rc = open_device(s, cfg, err);
     if (rc == KN_OK && declared_shapes_static(s))
         rc = build_plan(s, 0, 0, err);
     if (rc != KN_OK) {
@@ -318,6 +385,8 @@ void kn_session_destroy(kn_session *s)
     pthread_mutex_unlock(&s->run_lock);
     if (s->cached && s->keys)
         drop_plans(s);
+    if (s->device.backend)
+        s->device.backend->memory.stream_destroy(s->device.device, s->device.stream);
     free(s->cached);
     free(s->last_used);
     free(s->keys);
@@ -559,6 +628,10 @@ int kn_session_run(kn_session *s, kn_err *err)
         kn_plan_attach_arena(s->plan, s->arena);
         s->attached = s->plan;
     }
+    if (rc == KN_OK && !s->eager && s->darena && s->dattached != s->plan) {
+        kn_plan_attach_device_arena(s->plan, s->darena);
+        s->dattached = s->plan;
+    }
     if (rc == KN_OK && !s->eager) {
         for (int32_t i = 0; i < g->n_inputs; i++)
             kn_plan_bind_input(s->plan, i, s->inputs[i].t.data);
@@ -602,6 +675,8 @@ void kn_session_profile_reset(kn_session *s)
 int64_t kn_session_plans_built(const kn_session *s) { return s->plans_built; }
 
 int32_t kn_session_plans_cached(const kn_session *s) { return s->n_cached; }
+
+int64_t kn_session_device_arena_bytes(const kn_session *s) { return s->darena_bytes; }
 
 int64_t kn_session_arena_bytes(const kn_session *s)
 {

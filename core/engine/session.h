@@ -21,6 +21,9 @@ typedef struct kn_session_config {
     int precision;              /* KN_PRECISION_*: float arithmetic the kernels may use */
     int32_t plan_cache;         /* plans kept, by input signature; 0 = the default */
     const kn_tap *tap;          /* sees every node's outputs (calibration); NULL: none */
+    /* "cpu" (or NULL), "NAME" or "NAME:INDEX": the device whose kernels
+     * take the nodes they accept (core/engine/devices.h, plan_device.c) */
+    const char *device;
 } kn_session_config;
 
 /* How many plans a session keeps unless told otherwise. */
@@ -49,6 +52,8 @@ void kn_session_profile_reset(kn_session *s);
 int64_t kn_session_plans_built(const kn_session *s);
 int32_t kn_session_plans_cached(const kn_session *s);
 int64_t kn_session_arena_bytes(const kn_session *s);
+/* Bytes of the device arena the cached plans share (0 without a device). */
+int64_t kn_session_device_arena_bytes(const kn_session *s);
 /* Gives back every cached plan and the arena (waits for a run in flight);
  * the next run plans again. Outputs of the last run are gone. */
 void kn_session_release_memory(kn_session *s);

@@ -11,6 +11,7 @@
 
 #include "core/base/alloc.h"
 #include "core/base/hash.h"
+#include "core/kernel/backend.h"
 
 /* Below this a weight's packed copy is still shared (a plan of every new
  * input shape would otherwise reorder it again: half of ResNet-18's
@@ -49,8 +50,25 @@ typedef struct raw_weight {
     packed_copy *packed;         /* newest first */
 } raw_weight;
 
+/* A constant uploaded to a device: one per (value, key, device), shared by
+ * every session of the model on that device and freed with the store. */
+typedef struct device_copy {
+    struct device_copy *next;
+    int32_t value;
+    void *key;
+    size_t key_len;
+    const kn_backend_memory *memory;
+    void *device;
+    void *ptr;                   /* device memory */
+    size_t bytes;
+    int32_t users;               /* plans holding it */
+} device_copy;
+
 struct kn_weight_store {
     pthread_mutex_t lock;
+    const kn_graph *graph;       /* the root graph: device uploads read any initializer */
+    device_copy *devices;
+    int64_t device_uploads;
     int32_t n_values;
     int32_t *slot;               /* per root value: index into weights, or -1 */
     raw_weight *weights;
@@ -179,12 +197,12 @@ int kn_weight_store_create(const kn_model *root, kn_weight_store **out, kn_err *
     int32_t n = 0;
     for (int32_t v = 0; v < g->n_values; v++)
         n += is_shareable(root, v);
-    if (n == 0)
-        return KN_OK;
+    /* Made even when nothing is shared: device copies of any constant live
+     * here too (kn_weight_store_acquire_device). */
     kn_weight_store *ws = calloc(1, sizeof *ws);
     if (ws) {
-        ws->slot = malloc(sizeof *ws->slot * (size_t)g->n_values);
-        ws->weights = calloc((size_t)n, sizeof *ws->weights);
+        ws->slot = malloc(sizeof *ws->slot * (size_t)(g->n_values ? g->n_values : 1));
+        ws->weights = calloc((size_t)(n ? n : 1), sizeof *ws->weights);
     }
     if (!ws || !ws->slot || !ws->weights) {
         if (ws) {
@@ -196,6 +214,7 @@ int kn_weight_store_create(const kn_model *root, kn_weight_store **out, kn_err *
     }
     pthread_mutex_init(&ws->lock, NULL);
     ws->fd = -1;
+    ws->graph = g;
     ws->n_values = g->n_values;
     for (int32_t v = 0; v < g->n_values; v++) {
         ws->slot[v] = -1;
@@ -224,6 +243,12 @@ void kn_weight_store_destroy(kn_weight_store *ws)
 {
     if (!ws)
         return;
+    for (device_copy *d = ws->devices, *next; d; d = next) {
+        next = d->next;
+        d->memory->free(d->device, d->ptr);
+        free(d->key);
+        free(d);
+    }
     for (int32_t i = 0; i < ws->n_weights; i++)
         for (packed_copy *c = ws->weights[i].packed, *next; c; c = next) {
             next = c->next;
@@ -558,6 +583,11 @@ void kn_weight_store_get_stats(kn_weight_store *ws, kn_weight_store_stats *out)
     pthread_mutex_lock(&ws->lock);
     out->n_shared = ws->n_weights;
     out->restores = ws->restores;
+    out->device_uploads = ws->device_uploads;
+    for (const device_copy *d = ws->devices; d; d = d->next) {
+        out->n_device++;
+        out->device_bytes += (int64_t)d->bytes;
+    }
     for (int32_t i = 0; i < ws->n_weights; i++) {
         raw_weight *w = &ws->weights[i];
         out->n_evictable += w->may_evict;
@@ -573,5 +603,136 @@ void kn_weight_store_get_stats(kn_weight_store *ws, kn_weight_store_stats *out)
             out->packed_bytes += (int64_t)c->bytes;
         }
     }
+    pthread_mutex_unlock(&ws->lock);
+}
+
+/* ---- device copies -------------------------------------------------------- */
+
+static device_copy *find_device_copy(kn_weight_store *ws, int32_t value, const void *key,
+                                     size_t key_len, const kn_backend_memory *memory,
+                                     void *device)
+{
+    for (device_copy *d = ws->devices; d; d = d->next)
+        if (d->value == value && d->memory == memory && d->device == device &&
+            d->key_len == key_len && (key_len == 0 || memcmp(d->key, key, key_len) == 0))
+            return d;
+    return NULL;
+}
+
+/* Copies host bytes to new device memory, waiting for the copy: uploads
+ * happen while a plan is built, never during a run, so a stream of their
+ * own keeps them out of every session's ordering. */
+static int upload(const kn_backend_memory *memory, void *device, const void *src, size_t bytes,
+                  void **out, kn_err *err)
+{
+    *out = memory->alloc(device, bytes ? bytes : 1, err);
+    if (!*out)
+        return err->code != KN_OK ? err->code
+                                  : kn_fail(err, KN_ERR_OUT_OF_MEMORY, "cannot allocate %zu "
+                                            "bytes of device memory for a weight", bytes);
+    void *stream = memory->stream_create(device, err);
+    int rc = stream ? KN_OK : (err->code != KN_OK ? err->code : KN_ERR_INTERNAL);
+    if (rc == KN_OK && bytes)
+        rc = memory->copy(device, *out, src, bytes, KN_COPY_TO_DEVICE, stream, err);
+    if (rc == KN_OK)
+        rc = memory->stream_sync(device, stream, err);
+    if (stream)
+        memory->stream_destroy(device, stream);
+    if (rc != KN_OK) {
+        memory->free(device, *out);
+        *out = NULL;
+    }
+    return rc;
+}
+
+/* The host bytes to upload: the initializer's (made resident first when the
+ * store shares and may have evicted it), converted when convert is given
+ * (*scratch then owns the converted copy). */
+static int device_source(kn_weight_store *ws, int32_t value, const void *key, size_t key_len,
+                         size_t packed_bytes, kn_weight_convert_fn convert, int32_t threads,
+                         const void **src, void **scratch, kn_err *err)
+{
+    *scratch = NULL;
+    if (value < 0 || value >= ws->n_values || !ws->graph->values[value].is_initializer)
+        return kn_fail(err, KN_ERR_INTERNAL, "value %d is not an initializer of the model",
+                       (int)value);
+    const kn_value *v = &ws->graph->values[value];
+    raw_weight *w = weight_of(ws, value);
+    int rc = w ? ensure_resident(ws, w, threads, err) : KN_OK;
+    if (rc != KN_OK || !convert) {
+        *src = v->init_data;
+        return rc;
+    }
+    *scratch = kn_aligned_alloc(packed_bytes ? packed_bytes : 1);
+    if (!*scratch)
+        return kn_fail(err, KN_ERR_OUT_OF_MEMORY, "out of memory packing a weight for a device");
+    rc = convert(key, key_len, 1, v->init_data, *scratch, threads, err);
+    *src = *scratch;
+    return rc;
+}
+
+int kn_weight_store_acquire_device(kn_weight_store *ws, int32_t value, const void *key,
+                                   size_t key_len, size_t packed_bytes,
+                                   kn_weight_convert_fn convert,
+                                   const struct kn_backend_memory *memory, void *device,
+                                   int32_t threads, void **device_ptr, kn_err *err)
+{
+    *device_ptr = NULL;
+    if (!ws)
+        return kn_fail(err, KN_ERR_INTERNAL, "no weight store for a device weight");
+    pthread_mutex_lock(&ws->lock);
+    device_copy *d = find_device_copy(ws, value, key, key_len, memory, device);
+    int rc = KN_OK;
+    if (!d) {
+        const void *src = NULL;
+        void *scratch = NULL, *ptr = NULL;
+        size_t bytes = convert ? packed_bytes
+                       : (value >= 0 && value < ws->n_values)
+                           ? (size_t)ws->graph->values[value].init_nbytes
+                           : 0;
+        rc = device_source(ws, value, key, key_len, packed_bytes, convert, threads, &src,
+                           &scratch, err);
+        if (rc == KN_OK)
+            rc = upload(memory, device, src, bytes, &ptr, err);
+        kn_aligned_free(scratch);
+        d = rc == KN_OK ? calloc(1, sizeof *d) : NULL;
+        if (d && key_len && !(d->key = malloc(key_len))) {
+            free(d);
+            d = NULL;
+        }
+        if (rc == KN_OK && !d) {
+            memory->free(device, ptr);
+            rc = kn_fail(err, KN_ERR_OUT_OF_MEMORY, "out of memory keeping a device weight");
+        }
+        if (d) {
+            if (key_len)
+                memcpy(d->key, key, key_len);
+            *d = (device_copy){.next = ws->devices, .value = value, .key = d->key,
+                               .key_len = key_len, .memory = memory, .device = device,
+                               .ptr = ptr, .bytes = bytes};
+            ws->devices = d;
+            ws->device_uploads++;
+        }
+    }
+    if (rc == KN_OK) {
+        d->users++;
+        *device_ptr = d->ptr;
+    }
+    pthread_mutex_unlock(&ws->lock);
+    return rc;
+}
+
+/* The copy stays when its last plan goes (the next session or plan on the
+ * device reuses it); the store frees it with the model. */
+void kn_weight_store_release_device(kn_weight_store *ws, const void *device_ptr)
+{
+    if (!ws || !device_ptr)
+        return;
+    pthread_mutex_lock(&ws->lock);
+    for (device_copy *d = ws->devices; d; d = d->next)
+        if (d->ptr == device_ptr && d->users > 0) {
+            d->users--;
+            break;
+        }
     pthread_mutex_unlock(&ws->lock);
 }

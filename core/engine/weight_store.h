@@ -33,6 +33,11 @@
  * new layout of a value first drops that value's copies no plan uses: input
  * shapes changing over time cannot pile up copies beyond those in use.
  *
+ * Device backends get constants here too: one upload per (value, layout,
+ * device), shared by every session on that device and freed with the model
+ * (kn_weight_store_acquire_device). The store exists for every model for
+ * that reason, even when it shares no packed weight.
+ *
  * The calls kernels make (through kn_kctx.weights) are declared in
  * core/kernel/weights.h; the engine's are here.
  *
@@ -86,6 +91,9 @@ typedef struct kn_weight_store_stats {
     int32_t n_evicted;       /* values whose raw pages are given back now */
     int64_t evicted_bytes;   /* bytes of those pages */
     int64_t restores;        /* packed -> raw conversions so far */
+    int32_t n_device;        /* constants uploaded to a device, held now */
+    int64_t device_bytes;    /* their bytes */
+    int64_t device_uploads;  /* uploads so far (one per value, key and device) */
 } kn_weight_store_stats;
 void kn_weight_store_get_stats(kn_weight_store *ws, kn_weight_store_stats *out);
 

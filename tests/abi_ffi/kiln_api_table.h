@@ -175,6 +175,7 @@ static const kiln_api_constant kiln_api_constants[] = {
     {"KILN_SOPT_TUNING_CACHE", "string_option", 1},
     {"KILN_SOPT_CALIB_PERCENTILE", "string_option", 2},
     {"KILN_SOPT_CALIB_KEEP_FLOAT", "string_option", 3},
+    {"KILN_SOPT_DEVICE", "string_option", 4},
     {"KILN_PRECISION_FP32", "precision", 0},
     {"KILN_PRECISION_BF16", "precision", 1},
     {"KILN_CALIB_MINMAX", "calib_method", 1},

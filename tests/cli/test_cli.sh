@@ -89,6 +89,22 @@ check "run binds an input given as NAME=FILE" \
 check_fails "run rejects an unknown input name" \
     "$KILN" run "$CASE/model.onnx" -i "nope=$CASE/test_data_set_0/input_0.pb" -o "$WORK/out3"
 
+# --device: "cpu" is the default; an unknown device fails at session
+# creation, naming the backends built in.
+check "run --device cpu" \
+    "$KILN" run "$CASE/model.onnx" -i "$CASE/test_data_set_0/input_0.pb" --device cpu
+"$KILN" run "$CASE/model.onnx" -i "$CASE/test_data_set_0/input_0.pb" --device nosuch \
+    >"$WORK/device.out" 2>&1
+rc=$?
+if [ $rc -ne 0 ] && grep -q "unknown device 'nosuch': the backends built in are .*cpu (available)" \
+    "$WORK/device.out"; then
+    pass "run --device nosuch fails and lists the backends"
+else
+    fail "run --device nosuch fails and lists the backends (rc $rc: $(cat "$WORK/device.out"))"
+fi
+check_fails "bench --device nosuch fails" \
+    "$KILN" bench "$CASE/model.onnx" --runs 1 --warmup 0 --device nosuch
+
 # A case built from run's own output must pass too.
 mkdir -p "$WORK/roundtrip/test_data_set_0"
 cp "$CASE/model.onnx" "$WORK/roundtrip/"

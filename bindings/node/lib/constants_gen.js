@@ -101,4 +101,5 @@ exports.STRING_OPTION = Object.freeze({
   TUNING_CACHE: 1,
   CALIB_PERCENTILE: 2,
   CALIB_KEEP_FLOAT: 3,
+  DEVICE: 4,
 });

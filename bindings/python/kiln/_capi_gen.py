@@ -79,6 +79,7 @@ class StringOption(enum.IntEnum):
     TUNING_CACHE = 1  # KILN_SOPT_TUNING_CACHE: session: path of the kernel tuning cache file
     CALIB_PERCENTILE = 2  # KILN_SOPT_CALIB_PERCENTILE: calibrator: the percentile of KILN_CALIB_PERCENTILE, in (0, 100] (default "99.99")
     CALIB_KEEP_FLOAT = 3  # KILN_SOPT_CALIB_KEEP_FLOAT: calibrator: comma-separated node names or op types left in float
+    DEVICE = 4  # KILN_SOPT_DEVICE: session: the device its nodes run on: "cpu" (default), "NAME" or "NAME:INDEX" of a device backend
 
 
 class InputFlag(enum.IntFlag):

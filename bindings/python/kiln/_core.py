@@ -35,7 +35,8 @@ SESSION_OPTIONS: Dict[str, int] = {
     "max_arena_mb": Option.MAX_ARENA_MB, "tune": Option.TUNE, "profile": Option.PROFILE,
     "plan_cache": Option.PLAN_CACHE, "keep_values": Option.KEEP_VALUES,
     "precision": Option.PRECISION}
-SESSION_STRING_OPTIONS: Dict[str, int] = {"tuning_cache": StringOption.TUNING_CACHE}
+SESSION_STRING_OPTIONS: Dict[str, int] = {"tuning_cache": StringOption.TUNING_CACHE,
+                                          "device": StringOption.DEVICE}
 
 _KIND_NAMES = {Kind.TENSOR: "tensor", Kind.SEQUENCE: "sequence", Kind.OPTIONAL: "optional"}
 _MAX_RANK = 8
@@ -62,8 +63,8 @@ def _make_options(where: str, values: Mapping[str, Any], ints: Mapping[str, int]
                 continue
             if key in strings:
                 if not isinstance(value, (str, bytes, os.PathLike)):
-                    raise _lib.fail(Status.INVALID_ARGUMENT, where, "option %s must be a path "
-                                    "(str), got %s" % (key, type(value).__name__))
+                    raise _lib.fail(Status.INVALID_ARGUMENT, where, "option %s must be a str "
+                                    "(or a path), got %s" % (key, type(value).__name__))
                 _lib.check(c.kiln_options_set_string(options, strings[key], os.fsencode(value)),
                            where)
                 continue
@@ -450,12 +451,14 @@ class Session(_Handle):
     session per thread to run in parallel.
 
     Session(model, *, profile=None, plan_cache=None, max_arena_mb=None,
-            tune=None, tuning_cache=None)
+            tune=None, tuning_cache=None, device=None)
 
     profile: record per-step times (profile()); plan_cache: plans kept, one
     per input signature (1..1024, default 8); max_arena_mb: limit on the
     arena (0 = none); tune: time candidate kernels at creation, reading and
-    writing the tuning_cache file when given.
+    writing the tuning_cache file when given; device: where the nodes run,
+    "cpu" (default), "NAME" or "NAME:INDEX" of a device backend built in
+    (docs/devices.md).
     """
 
     def __init__(self, model: Model, **options: Any) -> None:

@@ -55,6 +55,18 @@ def test_profile(digits):
         digits.session().profile()
 
 
+def test_device_option(digits):
+    image = digit_samples()[0][2]
+    on_cpu = digits.session(device="cpu").run({"image": image})
+    default = digits.session().run({"image": image})
+    assert len(on_cpu) == len(default)
+    for a, b in zip(on_cpu, default):
+        np.testing.assert_array_equal(a, b)
+    with pytest.raises(kiln.InvalidArgumentError, match=r"unknown device 'nosuch': the backends built in "
+                       r"are .*cpu \(available\)"):
+        digits.session(device="nosuch")
+
+
 def test_values():
     """keep_values: every tensor of the file's graph, the last one the output."""
     model = kiln.Model(DIGITS_MODEL, optimize=0)

@@ -180,6 +180,9 @@ public final class KilnConstants {
     /** calibrator: comma-separated node names or op types left in float */
     public static final int SOPT_CALIB_KEEP_FLOAT = 3;
 
+    /** session: the device its nodes run on: "cpu" (default), "NAME" or "NAME:INDEX" of a device backend */
+    public static final int SOPT_DEVICE = 4;
+
     /** float32 throughout */
     public static final int PRECISION_FP32 = 0;
 
