@@ -56,8 +56,7 @@ static env open_env(int optimize, const char *device)
     KT_OK(kiln_options_set_int(e.o, KILN_OPT_PROFILE, 1));
     if (device)
         KT_OK(kiln_options_set_string(e.o, KILN_SOPT_DEVICE, device));
-    KT_OK(kiln_model_load_file(e.rt, kt_src_path("tests/data/devices/mlp_split.onnx"), e.o,
-                               &e.m));
+    KT_OK(kiln_model_load_file(e.rt, kt_src_path("tests/data/devices/mlp_split.onnx"), e.o, &e.m));
     return e;
 }
 
