@@ -419,3 +419,29 @@ Test(host_test_device, kernels_share_packed_device_weights_by_key)
     cr_expect_eq(kt_testdev_counts_now().live_allocs, 2, "freed before the model");
     close_env(&e);
 }
+
+/* A run that stops part way still leaves nothing queued: the device must
+ * not read the caller's inputs after the run returned. */
+Test(host_test_device, failed_run_drains_the_device_queue)
+{
+    env e = open_env(1, "testdev");
+    kiln_session *s = NULL;
+    KT_OK(kiln_session_create(e.m, e.o, &s));
+    float y[16], gate[16], y0[16];
+    run_once(s, 2, y0, gate);
+    static float x[2 * 16];
+    fill_input(x, 2);
+    const int64_t dims[2] = {2, 16};
+    KT_OK(kiln_session_set_input(s, "x", KILN_DTYPE_FLOAT, dims, 2, x, sizeof x, 0));
+    kt_testdev_fail_kernels(1); /* fc1, after x's copy was queued */
+    KT_FAILS(kiln_session_run(s), KILN_ERR_INTERNAL);
+    char msg[256];
+    kiln_last_error(msg, sizeof msg);
+    cr_expect(strstr(msg, "node 'fc1' (Gemm)") != NULL, "%s", msg);
+    cr_expect_eq(kt_testdev_counts_now().queued, 0, "%lld operations left queued",
+                 (long long)kt_testdev_counts_now().queued);
+    run_once(s, 2, y, gate); /* and the session runs again, with the same results */
+    cr_expect_leq(max_abs_diff(y, y0, 16), 0.0);
+    kiln_session_destroy(s);
+    close_env(&e);
+}

@@ -10,12 +10,16 @@
 
 static kt_testdev_counts counts;
 static int available = 1;
+static int kernels_to_fail;
 
 void kt_testdev_reset(void)
 {
     memset(&counts, 0, sizeof counts);
     available = 1;
+    kernels_to_fail = 0;
 }
+
+void kt_testdev_fail_kernels(int n) { kernels_to_fail = n; }
 
 kt_testdev_counts kt_testdev_counts_now(void) { return counts; }
 
@@ -125,6 +129,7 @@ static int stream_sync(void *dev, void *st, kn_err *err)
     stream *s = st;
     for (int32_t i = 0; i < s->n; i++)
         s->q[i].fn(&s->q[i]);
+    counts.queued -= s->n;
     s->n = 0;
     counts.syncs++;
     return KN_OK;
@@ -150,6 +155,7 @@ static int enqueue(void *st, work w, kn_err *err)
                        "a sync",
                        QUEUE_CAP);
     s->q[s->n++] = w;
+    counts.queued++;
     return KN_OK;
 }
 
@@ -209,6 +215,10 @@ static int queue_kernel(kn_kctx *k, work w)
         int rc = check_side(w.p[i], 1, "a kernel's tensor", k->err);
         if (rc != KN_OK)
             return rc;
+    }
+    if (kernels_to_fail > 0) {
+        kernels_to_fail--;
+        return kn_fail(k->err, KN_ERR_INTERNAL, "testdev: kernel failed as the test asked");
     }
     counts.kernels_run++;
     return enqueue(k->stream, w, k->err);
