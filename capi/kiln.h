@@ -106,7 +106,8 @@ extern "C" {
 #define KILN_OPT_ALLOW_UNSUPPORTED 2
 /* Model load: maximum model size in MiB, external data included (0 = none). */
 #define KILN_OPT_MAX_MODEL_MB 3
-/* Session: maximum arena size in MiB (0 = none). */
+/* Session: maximum arena size in MiB (0 = none); with a device
+ * (KILN_SOPT_DEVICE) its device arena has the same limit. */
 #define KILN_OPT_MAX_ARENA_MB 4
 /* Model load: graph optimization level. 0 = run the graph as written;
  * 1 = basic (drop identities and dead nodes, fold constants and

@@ -14,6 +14,7 @@
 #include "alloc_count.h"
 #include "api_helpers.h"
 #include "api_internal.h"
+#include "core/engine/devices.h"
 #include "core/engine/registry.h"
 #include "core/engine/weight_store.h"
 #include "host_test_device.h"
@@ -55,8 +56,7 @@ static env open_env(int optimize, const char *device)
     KT_OK(kiln_options_set_int(e.o, KILN_OPT_PROFILE, 1));
     if (device)
         KT_OK(kiln_options_set_string(e.o, KILN_SOPT_DEVICE, device));
-    KT_OK(kiln_model_load_file(e.rt, kt_src_path("tests/data/devices/mlp_split.onnx"), e.o,
-                               &e.m));
+    KT_OK(kiln_model_load_file(e.rt, kt_src_path("tests/data/devices/mlp_split.onnx"), e.o, &e.m));
     return e;
 }
 
@@ -360,4 +360,88 @@ Test(host_test_device, eager_sessions_run_on_the_host)
     kt_testdev_counts n = kt_testdev_counts_now();
     cr_expect_eq(n.kernels_run, 0, "%lld kernels ran on the device", (long long)n.kernels_run);
     cr_expect_eq(n.opens, 2, "each model opens its device: %lld", (long long)n.opens);
+}
+
+/* A layout of the device kernels' own: every float negated. */
+static int negate(const void *key, size_t key_len, int to_packed, const void *src, void *dst,
+                  int32_t threads, kn_err *err)
+{
+    (void)key;
+    (void)key_len;
+    (void)to_packed;
+    (void)threads;
+    (void)err;
+    const float *s = src;
+    float *d = dst;
+    for (int i = 0; i < 16 * 64; i++)
+        d[i] = -s[i];
+    return KN_OK;
+}
+
+/* What a device kernel does for a weight in its own layout: one packed
+ * upload per (value, key, device), shared, kept until the model goes. */
+Test(host_test_device, kernels_share_packed_device_weights_by_key)
+{
+    env e = open_env(1, NULL);
+    const kn_graph *g = e.m->core->graph;
+    int32_t w1 = -1;
+    for (int32_t v = 0; v < g->n_values; v++)
+        if (strcmp(g->values[v].name, "W1") == 0)
+            w1 = v;
+    cr_assert_geq(w1, 0);
+    kn_err err = {0};
+    void *dev = NULL, *a = NULL, *b = NULL, *raw = NULL;
+    cr_assert_eq(kn_model_device_open(e.m->core->devices, &kt_host_test_device, 0, &dev, &err),
+                 KN_OK, "%s", err.msg);
+    kn_weight_store *ws = e.m->core->weights;
+    const size_t bytes = 16 * 64 * sizeof(float);
+    cr_assert_eq(kn_weight_store_acquire_device(ws, w1, "neg", 3, bytes, negate,
+                                                &kt_host_test_device.memory, dev, 1, &a, &err),
+                 KN_OK, "%s", err.msg);
+    cr_assert_eq(kn_weight_store_acquire_device(ws, w1, "neg", 3, bytes, negate,
+                                                &kt_host_test_device.memory, dev, 1, &b, &err),
+                 KN_OK, "%s", err.msg);
+    cr_assert_eq(kn_weight_store_acquire_device(ws, w1, NULL, 0, bytes, NULL,
+                                                &kt_host_test_device.memory, dev, 1, &raw, &err),
+                 KN_OK, "%s", err.msg);
+    cr_expect_eq(a, b, "the same key gave two copies");
+    cr_expect_neq(a, raw, "another key shared a copy");
+    cr_expect_geq((uintptr_t)a, KT_TESTDEV_OFFSET, "not a device pointer");
+    kn_weight_store_stats st = store_stats(e.m);
+    cr_expect_eq(st.device_uploads, 2);
+    const float *host_w1 = g->values[w1].init_data;
+    const float *packed = (const float *)((uintptr_t)a - KT_TESTDEV_OFFSET);
+    for (int i = 0; i < 16 * 64; i++)
+        cr_assert_eq(packed[i], -host_w1[i], "element %d", i);
+    kn_weight_store_release_device(ws, a);
+    kn_weight_store_release_device(ws, b);
+    kn_weight_store_release_device(ws, raw);
+    cr_expect_eq(kt_testdev_counts_now().live_allocs, 2, "freed before the model");
+    close_env(&e);
+}
+
+/* A run that stops part way still leaves nothing queued: the device must
+ * not read the caller's inputs after the run returned. */
+Test(host_test_device, failed_run_drains_the_device_queue)
+{
+    env e = open_env(1, "testdev");
+    kiln_session *s = NULL;
+    KT_OK(kiln_session_create(e.m, e.o, &s));
+    float y[16], gate[16], y0[16];
+    run_once(s, 2, y0, gate);
+    static float x[2 * 16];
+    fill_input(x, 2);
+    const int64_t dims[2] = {2, 16};
+    KT_OK(kiln_session_set_input(s, "x", KILN_DTYPE_FLOAT, dims, 2, x, sizeof x, 0));
+    kt_testdev_fail_kernels(1); /* fc1, after x's copy was queued */
+    KT_FAILS(kiln_session_run(s), KILN_ERR_INTERNAL);
+    char msg[256];
+    kiln_last_error(msg, sizeof msg);
+    cr_expect(strstr(msg, "node 'fc1' (Gemm)") != NULL, "%s", msg);
+    cr_expect_eq(kt_testdev_counts_now().queued, 0, "%lld operations left queued",
+                 (long long)kt_testdev_counts_now().queued);
+    run_once(s, 2, y, gate); /* and the session runs again, with the same results */
+    cr_expect_leq(max_abs_diff(y, y0, 16), 0.0);
+    kiln_session_destroy(s);
+    close_env(&e);
 }

@@ -33,7 +33,7 @@ static void list_backends(char *buf, size_t cap)
     buf[0] = 0;
     for (int32_t i = 0; i < kn_backend_count() && at < cap; i++) {
         const kn_backend *b = list[i];
-        const char *state = (b->flags & KN_BACKEND_OPT_IN) ? "opt-in, not probed"
+        const char *state = (b->flags & KN_BACKEND_OPT_IN)      ? "opt-in, not probed"
                             : (!b->available || b->available()) ? "available"
                                                                 : "not available";
         int n = snprintf(buf + at, cap - at, "%s%s (%s)", i ? ", " : "", b->name, state);
@@ -47,12 +47,13 @@ static int unknown_device(const char *option, kn_err *err)
 {
     char names[512];
     list_backends(names, sizeof names);
-    return kn_fail(err, KN_ERR_INVALID_ARGUMENT, "unknown device '%s': the backends built in "
-                   "are %s; a device is named \"cpu\", \"NAME\" or \"NAME:INDEX\"", option, names);
+    return kn_fail(err, KN_ERR_INVALID_ARGUMENT,
+                   "unknown device '%s': the backends built in "
+                   "are %s; a device is named \"cpu\", \"NAME\" or \"NAME:INDEX\"",
+                   option, names);
 }
 
-int kn_device_resolve(const char *option, const kn_backend **backend, int32_t *index,
-                      kn_err *err)
+int kn_device_resolve(const char *option, const kn_backend **backend, int32_t *index, kn_err *err)
 {
     *backend = NULL;
     *index = 0;
@@ -69,8 +70,10 @@ int kn_device_resolve(const char *option, const kn_backend **backend, int32_t *i
         char *end = NULL;
         long i = strtol(colon + 1, &end, 10);
         if (end == colon + 1 || *end || i < 0 || i > 1023)
-            return kn_fail(err, KN_ERR_INVALID_ARGUMENT, "device '%s': the index after ':' must "
-                           "be a number 0..1023", option);
+            return kn_fail(err, KN_ERR_INVALID_ARGUMENT,
+                           "device '%s': the index after ':' must "
+                           "be a number 0..1023",
+                           option);
         *index = (int32_t)i;
     }
     int32_t at = kn_backend_index(name);
@@ -80,13 +83,17 @@ int kn_device_resolve(const char *option, const kn_backend **backend, int32_t *i
     if (b->memory.kind != KN_MEMORY_DEVICE) {
         if (strcmp(name, "cpu") == 0 && *index == 0)
             return KN_OK;
-        return kn_fail(err, KN_ERR_UNSUPPORTED, "device '%s': backend '%s' keeps its tensors in "
+        return kn_fail(err, KN_ERR_UNSUPPORTED,
+                       "device '%s': backend '%s' keeps its tensors in "
                        "host memory and serves every session already; name a device backend "
-                       "or \"cpu\"", option, name);
+                       "or \"cpu\"",
+                       option, name);
     }
     if (b->available && !b->available())
-        return kn_fail(err, KN_ERR_UNSUPPORTED, "device '%s': backend '%s' is built in but not "
-                       "available here (its library or device is missing)", option, name);
+        return kn_fail(err, KN_ERR_UNSUPPORTED,
+                       "device '%s': backend '%s' is built in but not "
+                       "available here (its library or device is missing)",
+                       option, name);
     *backend = b;
     return KN_OK;
 }

@@ -19,8 +19,7 @@ typedef struct kn_model_devices kn_model_devices;
  * message lists the backends built in and which of them are available),
  * KN_ERR_UNSUPPORTED for a backend that is built in but not available or
  * keeps its tensors in host memory. */
-int kn_device_resolve(const char *option, const kn_backend **backend, int32_t *index,
-                      kn_err *err);
+int kn_device_resolve(const char *option, const kn_backend **backend, int32_t *index, kn_err *err);
 
 int kn_model_devices_create(kn_model_devices **out, kn_err *err);
 /* Closes every context (NULL-safe). Whatever was allocated through them

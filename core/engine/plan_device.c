@@ -51,16 +51,16 @@ static int sync_run(kn_kctx *k)
     return t->memory->stream_sync(t->device, t->stream, k->err);
 }
 
-static const kn_op_def copy_def = {.domain = "kiln", .op_type = "Copy", .prepare = no_prepare,
-                                   .run = copy_run};
-static const kn_op_def sync_def = {.domain = "kiln", .op_type = "Sync", .prepare = no_prepare,
-                                   .run = sync_run};
+static const kn_op_def copy_def = {
+    .domain = "kiln", .op_type = "Copy", .prepare = no_prepare, .run = copy_run};
+static const kn_op_def sync_def = {
+    .domain = "kiln", .op_type = "Sync", .prepare = no_prepare, .run = sync_run};
 
 /* The placement's working state. */
 typedef struct placer {
     kn_plan *p;
     const kn_plan_device *dev;
-    kn_step *out;        /* the new step list */
+    kn_step *out; /* the new step list */
     int32_t n_out;
     uint8_t *made_on_device; /* per value: a device step writes it */
     uint8_t *on_host;        /* per value: its host bytes are (or will be) current */
@@ -81,7 +81,8 @@ static int emit_transfer(placer *c, const kn_op_def *def, int32_t direction, int
     kn_node *node = kn_bump_alloc(p->bump, sizeof *node);
     transfer *t = kn_bump_alloc(p->bump, sizeof *t);
     int32_t *ids = kn_bump_alloc(p->bump, sizeof *ids);
-    kn_tensor **in = kn_bump_alloc(p->bump, sizeof *in), **out = kn_bump_alloc(p->bump, sizeof *out);
+    kn_tensor **in = kn_bump_alloc(p->bump, sizeof *in),
+              **out = kn_bump_alloc(p->bump, sizeof *out);
     if (!node || !t || !ids || !in || !out)
         return oom(c->err);
     char name[160];
@@ -93,8 +94,8 @@ static int emit_transfer(placer *c, const kn_op_def *def, int32_t direction, int
         t->bytes = bytes > 0 ? (size_t)bytes : 0;
         t->direction = direction;
         snprintf(name, sizeof name, "copy %s (%lld bytes) '%s'",
-                 direction == KN_COPY_TO_DEVICE ? "host→device" : "device→host",
-                 (long long)bytes, p->model->graph->values[v].name);
+                 direction == KN_COPY_TO_DEVICE ? "host→device" : "device→host", (long long)bytes,
+                 p->model->graph->values[v].name);
         ids[0] = v;
         in[0] = direction == KN_COPY_TO_DEVICE ? &p->vals[v] : &p->dvals[v];
         out[0] = direction == KN_COPY_TO_DEVICE ? &p->dvals[v] : &p->vals[v];
@@ -102,16 +103,26 @@ static int emit_transfer(placer *c, const kn_op_def *def, int32_t direction, int
     t->memory = &c->dev->backend->memory;
     t->device = c->dev->device;
     t->stream = c->dev->stream;
-    *node = (kn_node){.name = kn_bump_strdup(p->bump, name), .op_type = def->op_type,
-                      .domain = "kiln", .n_inputs = def == &copy_def,
+    *node = (kn_node){.name = kn_bump_strdup(p->bump, name),
+                      .op_type = def->op_type,
+                      .domain = "kiln",
+                      .n_inputs = def == &copy_def,
                       .n_outputs = def == &copy_def && direction == KN_COPY_TO_HOST,
-                      .inputs = ids, .outputs = ids};
+                      .inputs = ids,
+                      .outputs = ids};
     if (!node->name)
         return oom(c->err);
-    c->out[c->n_out++] = (kn_step){.def = def, .backend = c->dev->backend, .node = -1,
-                                   .k = {.node = node, .n_in = node->n_inputs, .n_out = def == &copy_def,
-                                         .in = in, .out = out, .state = t,
-                                         .device = t->device, .stream = t->stream}};
+    c->out[c->n_out++] = (kn_step){.def = def,
+                                   .backend = c->dev->backend,
+                                   .node = -1,
+                                   .k = {.node = node,
+                                         .n_in = node->n_inputs,
+                                         .n_out = def == &copy_def,
+                                         .in = in,
+                                         .out = out,
+                                         .state = t,
+                                         .device = t->device,
+                                         .stream = t->stream}};
     c->pending = 1;
     return KN_OK;
 }
@@ -128,9 +139,8 @@ static int place_constant(placer *c, int32_t v)
         p->model->weights) {
         void *ptr = NULL;
         int rc = kn_weight_store_acquire_device(
-            p->model->weights, v, NULL, 0, (size_t)val->init_nbytes, NULL,
-            &c->dev->backend->memory, c->dev->device, kn_threadpool_threads(p->threads), &ptr,
-            c->err);
+            p->model->weights, v, NULL, 0, (size_t)val->init_nbytes, NULL, &c->dev->backend->memory,
+            c->dev->device, kn_threadpool_threads(p->threads), &ptr, c->err);
         if (rc != KN_OK)
             return rc;
         p->device_weights[p->n_device_weights++] = ptr;
@@ -256,13 +266,14 @@ static int place(placer *c)
     kn_plan *p = c->p;
     const kn_graph *g = p->model->graph;
     for (int32_t s = 0; s < p->n_steps; s++)
-        for (int32_t j = 0; kn_step_on_device(&p->steps[s]) && j < p->steps[s].k.node->n_outputs; j++)
+        for (int32_t j = 0; kn_step_on_device(&p->steps[s]) && j < p->steps[s].k.node->n_outputs;
+             j++)
             if (p->steps[s].k.node->outputs[j] >= 0)
                 c->made_on_device[p->steps[s].k.node->outputs[j]] = 1;
     int rc = KN_OK;
     for (int32_t s = 0; rc == KN_OK && s < p->n_steps; s++)
         rc = kn_step_on_device(&p->steps[s]) ? place_device_step(c, &p->steps[s])
-                                              : place_host_step(c, &p->steps[s]);
+                                             : place_host_step(c, &p->steps[s]);
     for (int32_t i = 0; rc == KN_OK && i < g->n_outputs; i++)
         rc = need_on_host(c, g->outputs[i]);
     if (rc == KN_OK && c->pending)
@@ -328,7 +339,10 @@ static int32_t device_value(const kn_plan *p, const kn_tensor *t)
  * (its own alignment), and the offsets it returns are scaled back by 4. */
 enum { DEVICE_ALIGN = 256, SCALE = DEVICE_ALIGN / KN_ARENA_ALIGN };
 
-static int64_t in_units(int64_t bytes) { return (bytes + DEVICE_ALIGN - 1) / DEVICE_ALIGN * KN_ARENA_ALIGN; }
+static int64_t in_units(int64_t bytes)
+{
+    return (bytes + DEVICE_ALIGN - 1) / DEVICE_ALIGN * KN_ARENA_ALIGN;
+}
 
 int kn_plan_layout_device(kn_plan *p, int64_t max_arena, kn_err *err)
 {
@@ -378,9 +392,11 @@ int kn_plan_layout_device(kn_plan *p, int64_t max_arena, kn_err *err)
         rc = oom(err);
     p->device_arena_bytes = units * SCALE;
     if (rc == KN_OK && max_arena > 0 && p->device_arena_bytes > max_arena)
-        rc = kn_fail(err, KN_ERR_LIMIT, "device memory plan (%s) needs %lld bytes, above the "
-                     "limit of %lld", p->options.device->backend->name,
-                     (long long)p->device_arena_bytes, (long long)max_arena);
+        rc = kn_fail(err, KN_ERR_LIMIT,
+                     "device memory plan (%s) needs %lld bytes, above the "
+                     "limit of %lld",
+                     p->options.device->backend->name, (long long)p->device_arena_bytes,
+                     (long long)max_arena);
     for (int32_t i = 0; rc == KN_OK && i < n; i++) {
         if (req_of[i] >= 0)
             p->doffset[req_of[i]] = req[i].offset * SCALE;

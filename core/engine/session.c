@@ -637,6 +637,13 @@ int kn_session_run(kn_session *s, kn_err *err)
             kn_plan_bind_input(s->plan, i, s->inputs[i].t.data);
         rc = kn_plan_execute(s->plan, &s->cancel_target, id, err);
     }
+    /* A run stopped part way (cancelled, or a step failed) skipped its last
+     * sync: the device may still be reading the caller's inputs, which are
+     * borrowed only until the run returns. */
+    if (rc != KN_OK && s->device.backend) {
+        kn_err ignored = {0};
+        s->device.backend->memory.stream_sync(s->device.device, s->device.stream, &ignored);
+    }
     s->has_outputs = rc == KN_OK;
     if (s->tap && s->tap->run_end)
         s->tap->run_end(s->tap->ctx, rc == KN_OK);

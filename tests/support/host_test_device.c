@@ -10,12 +10,16 @@
 
 static kt_testdev_counts counts;
 static int available = 1;
+static int kernels_to_fail;
 
 void kt_testdev_reset(void)
 {
     memset(&counts, 0, sizeof counts);
     available = 1;
+    kernels_to_fail = 0;
 }
+
+void kt_testdev_fail_kernels(int n) { kernels_to_fail = n; }
 
 kt_testdev_counts kt_testdev_counts_now(void) { return counts; }
 
@@ -40,8 +44,7 @@ typedef struct testdev {
 static void *dev_open(int32_t index, kn_err *err)
 {
     if (index < 0 || index > 1) {
-        kn_fail(err, KN_ERR_NOT_FOUND, "testdev: no device %d (there are 2: 0 and 1)",
-                (int)index);
+        kn_fail(err, KN_ERR_NOT_FOUND, "testdev: no device %d (there are 2: 0 and 1)", (int)index);
         return NULL;
     }
     testdev *d = calloc(1, sizeof *d);
@@ -95,7 +98,7 @@ typedef struct work work;
 typedef void (*work_fn)(const work *w);
 struct work {
     work_fn fn;
-    void *p[4];   /* device pointers (a copy's host side is a host pointer) */
+    void *p[4]; /* device pointers (a copy's host side is a host pointer) */
     int64_t n[4];
     float f[2];
 };
@@ -126,6 +129,7 @@ static int stream_sync(void *dev, void *st, kn_err *err)
     stream *s = st;
     for (int32_t i = 0; i < s->n; i++)
         s->q[i].fn(&s->q[i]);
+    counts.queued -= s->n;
     s->n = 0;
     counts.syncs++;
     return KN_OK;
@@ -146,9 +150,12 @@ static int enqueue(void *st, work w, kn_err *err)
     if (!s)
         return kn_fail(err, KN_ERR_INTERNAL, "testdev: work queued without a stream");
     if (s->n == QUEUE_CAP)
-        return kn_fail(err, KN_ERR_LIMIT, "testdev: more than %d operations queued without "
-                       "a sync", QUEUE_CAP);
+        return kn_fail(err, KN_ERR_LIMIT,
+                       "testdev: more than %d operations queued without "
+                       "a sync",
+                       QUEUE_CAP);
     s->q[s->n++] = w;
+    counts.queued++;
     return KN_OK;
 }
 
@@ -181,8 +188,8 @@ static int dev_copy(void *dev, void *dst, const void *src, size_t bytes, int32_t
         return rc;
     counts.copies_to_device += direction == KN_COPY_TO_DEVICE;
     counts.copies_to_host += direction == KN_COPY_TO_HOST;
-    return enqueue(st, (work){.fn = run_copy, .p = {dst, (void *)src},
-                              .n = {(int64_t)bytes, direction}}, err);
+    return enqueue(
+        st, (work){.fn = run_copy, .p = {dst, (void *)src}, .n = {(int64_t)bytes, direction}}, err);
 }
 
 static const char *describe(void *dev)
@@ -209,6 +216,10 @@ static int queue_kernel(kn_kctx *k, work w)
         if (rc != KN_OK)
             return rc;
     }
+    if (kernels_to_fail > 0) {
+        kernels_to_fail--;
+        return kn_fail(k->err, KN_ERR_INTERNAL, "testdev: kernel failed as the test asked");
+    }
     counts.kernels_run++;
     return enqueue(k->stream, w, k->err);
 }
@@ -231,7 +242,8 @@ static int relu_prepare(kn_kctx *k)
 
 static int relu_run(kn_kctx *k)
 {
-    return queue_kernel(k, (work){.fn = relu_work, .p = {k->in[0]->data, k->out[0]->data},
+    return queue_kernel(k, (work){.fn = relu_work,
+                                  .p = {k->in[0]->data, k->out[0]->data},
                                   .n = {kn_tensor_numel(k->in[0])}});
 }
 
@@ -349,23 +361,34 @@ static int gemm_run(kn_kctx *k)
     int trans_b = kn_attr_int(k->node, "transB", 0) != 0;
     int64_t m = a->dims[0], n = trans_b ? b->dims[0] : b->dims[1];
     int c_kind = gemm_c_kind(k, m, n);
-    return queue_kernel(k, (work){.fn = gemm_work,
-                                  .p = {a->data, b->data, c_kind ? k->in[2]->data : NULL,
-                                        k->out[0]->data},
-                                  .n = {m, a->dims[1], n, trans_b | (c_kind << 1)},
-                                  .f = {kn_attr_float(k->node, "alpha", 1.0f),
-                                        kn_attr_float(k->node, "beta", 1.0f)}});
+    return queue_kernel(
+        k,
+        (work){.fn = gemm_work,
+               .p = {a->data, b->data, c_kind ? k->in[2]->data : NULL, k->out[0]->data},
+               .n = {m, a->dims[1], n, trans_b | (c_kind << 1)},
+               .f = {kn_attr_float(k->node, "alpha", 1.0f), kn_attr_float(k->node, "beta", 1.0f)}});
 }
 
-static const kn_op_def relu = {.op_type = "Relu", .since_version = 6, .dtypes = KN_BIT(KN_FLOAT),
-                               .prepare = relu_prepare, .run = relu_run};
-static const kn_op_def add = {.op_type = "Add", .since_version = 7, .dtypes = KN_BIT(KN_FLOAT),
-                              .prepare = add_prepare, .run = add_run};
-static const kn_op_def matmul = {.op_type = "MatMul", .since_version = 9,
-                                 .dtypes = KN_BIT(KN_FLOAT), .prepare = matmul_prepare,
+static const kn_op_def relu = {.op_type = "Relu",
+                               .since_version = 6,
+                               .dtypes = KN_BIT(KN_FLOAT),
+                               .prepare = relu_prepare,
+                               .run = relu_run};
+static const kn_op_def add = {.op_type = "Add",
+                              .since_version = 7,
+                              .dtypes = KN_BIT(KN_FLOAT),
+                              .prepare = add_prepare,
+                              .run = add_run};
+static const kn_op_def matmul = {.op_type = "MatMul",
+                                 .since_version = 9,
+                                 .dtypes = KN_BIT(KN_FLOAT),
+                                 .prepare = matmul_prepare,
                                  .run = matmul_run};
-static const kn_op_def gemm = {.op_type = "Gemm", .since_version = 11, .dtypes = KN_BIT(KN_FLOAT),
-                               .prepare = gemm_prepare, .run = gemm_run};
+static const kn_op_def gemm = {.op_type = "Gemm",
+                               .since_version = 11,
+                               .dtypes = KN_BIT(KN_FLOAT),
+                               .prepare = gemm_prepare,
+                               .run = gemm_run};
 static const kn_op_def *const kernels[] = {&relu, &add, &matmul, &gemm, NULL};
 static const kn_op_def *const *const tables[] = {kernels, NULL};
 

@@ -27,11 +27,14 @@ typedef struct kt_testdev_counts {
     int64_t allocs, frees, live_allocs, live_bytes;
     int64_t copies_to_device, copies_to_host, syncs, kernels_run;
     int64_t streams_live;
+    int64_t queued; /* operations waiting for a sync, on every stream */
 } kt_testdev_counts;
 
 void kt_testdev_reset(void);
 kt_testdev_counts kt_testdev_counts_now(void);
 /* What its probe answers (1 unless told otherwise). */
 void kt_testdev_set_available(int available);
+/* The next n kernel runs fail (KN_ERR_INTERNAL) instead of queueing. */
+void kt_testdev_fail_kernels(int n);
 
 #endif
