@@ -1,0 +1,219 @@
+/* Float elementwise ops on the GPU (elementwise.cu): the unary math and
+ * activations (Relu ... Erf, Clip, Gelu; kiln.Gelu and kiln.Silu), and the
+ * broadcasting binary ops Add, Sub, Mul, Div, Pow, Max, Min (two inputs)
+ * and PRelu. Other dtypes, and Max/Min/Sum with more than two inputs, are
+ * declined and run on the next backend. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/cuda/cuda_kernels.h"
+
+typedef struct ew_state {
+    kn_cudaKernel fn;
+    kn_cuda_act act; /* unary: the op itself; binary: the activation after it */
+    int32_t binary_op;
+} ew_state;
+
+static void ew_release(kn_kctx *k)
+{
+    free(k->state);
+    k->state = NULL;
+}
+
+static int new_state(kn_kctx *k, const char *kernel)
+{
+    ew_state *st = calloc(1, sizeof *st);
+    if (!st)
+        return kn_fail(k->err, KN_ERR_OUT_OF_MEMORY, "%s: out of memory", k->node->op_type);
+    k->state = st;
+    st->fn = kn_cuda_kernel(kn_cuda_dev(k), "elementwise", kernel, k->err);
+    if (!st->fn) {
+        ew_release(k);
+        return k->err->code;
+    }
+    return KN_OK;
+}
+
+/* The unary ops by name, with their attributes' defaults. */
+typedef struct unary_row {
+    const char *op_type;
+    int32_t op;
+    float alpha, beta;
+} unary_row;
+
+static const unary_row unary_rows[] = {
+    {"Relu", KN_CUDA_U_RELU, 0, 0},
+    {"LeakyRelu", KN_CUDA_U_LEAKY_RELU, 0.01f, 0},
+    {"Sigmoid", KN_CUDA_U_SIGMOID, 0, 0},
+    {"HardSigmoid", KN_CUDA_U_HARD_SIGMOID, 0.2f, 0.5f},
+    {"HardSwish", KN_CUDA_U_HARD_SWISH, 0, 0},
+    {"Tanh", KN_CUDA_U_TANH, 0, 0},
+    {"Gelu", KN_CUDA_U_GELU, 0, 0},
+    {"Silu", KN_CUDA_U_SILU, 0, 0}, /* kiln.Silu */
+    {"Exp", KN_CUDA_U_EXP, 0, 0},
+    {"Log", KN_CUDA_U_LOG, 0, 0},
+    {"Sqrt", KN_CUDA_U_SQRT, 0, 0},
+    {"Neg", KN_CUDA_U_NEG, 0, 0},
+    {"Abs", KN_CUDA_U_ABS, 0, 0},
+    {"Reciprocal", KN_CUDA_U_RECIPROCAL, 0, 0},
+    {"Erf", KN_CUDA_U_ERF, 0, 0},
+    {"Floor", KN_CUDA_U_FLOOR, 0, 0},
+    {"Ceil", KN_CUDA_U_CEIL, 0, 0},
+    {"Softplus", KN_CUDA_U_SOFTPLUS, 0, 0},
+    {"Elu", KN_CUDA_U_ELU, 1.0f, 0},
+    {"Sin", KN_CUDA_U_SIN, 0, 0},
+    {"Cos", KN_CUDA_U_COS, 0, 0},
+    {"Clip", KN_CUDA_U_CLIP, -INFINITY, INFINITY},
+};
+
+static int float_only(kn_kctx *k)
+{
+    for (int32_t i = 0; i < k->n_in; i++)
+        if (k->in[i] && k->in[i]->dtype != KN_FLOAT)
+            return 0;
+    return k->in[0] != NULL;
+}
+
+/* Clip's bounds: attributes before opset 11, optional constant inputs 1
+ * and 2 after; a bound computed at run time is declined. */
+static int clip_bounds(kn_kctx *k, kn_cuda_act *act)
+{
+    if (k->opset < 11) {
+        act->alpha = kn_attr_float(k->node, "min", -INFINITY);
+        act->beta = kn_attr_float(k->node, "max", INFINITY);
+        return KN_OK;
+    }
+    for (int32_t i = 1; i <= 2 && i < k->n_in; i++) {
+        const kn_tensor *t = k->in[i];
+        if (!t)
+            continue;
+        if (!t->data || kn_tensor_numel(t) != 1)
+            return KN_ERR_DECLINE;
+        float v = (float)kn_read_double(t, 0);
+        if (i == 1)
+            act->alpha = v;
+        else
+            act->beta = v;
+    }
+    return KN_OK;
+}
+
+static int unary_prepare(kn_kctx *k)
+{
+    KN_CUDA_REQUIRE_DEVICE(k);
+    if (!float_only(k))
+        return KN_ERR_DECLINE;
+    const unary_row *row = NULL;
+    for (size_t i = 0; i < sizeof unary_rows / sizeof unary_rows[0] && !row; i++)
+        if (strcmp(unary_rows[i].op_type, k->node->op_type) == 0)
+            row = &unary_rows[i];
+    if (!row)
+        return KN_ERR_DECLINE;
+    kn_cuda_act act = {row->op, row->alpha, row->beta};
+    if (row->op == KN_CUDA_U_LEAKY_RELU || row->op == KN_CUDA_U_ELU)
+        act.alpha = kn_attr_float(k->node, "alpha", row->alpha);
+    if (row->op == KN_CUDA_U_HARD_SIGMOID) {
+        act.alpha = kn_attr_float(k->node, "alpha", row->alpha);
+        act.beta = kn_attr_float(k->node, "beta", row->beta);
+    }
+    if (row->op == KN_CUDA_U_GELU && strcmp(kn_attr_string(k->node, "approximate", "none"),
+                                            "tanh") == 0)
+        act.op = KN_CUDA_U_GELU_TANH;
+    if (row->op == KN_CUDA_U_CLIP) {
+        int rc = clip_bounds(k, &act);
+        if (rc != KN_OK)
+            return rc;
+    }
+    int rc = new_state(k, "kn_unary_f32");
+    if (rc != KN_OK)
+        return rc;
+    ((ew_state *)k->state)->act = act;
+    kn_tensor *y = k->out[0];
+    y->dtype = KN_FLOAT;
+    y->rank = k->in[0]->rank;
+    memcpy(y->dims, k->in[0]->dims, sizeof(int64_t) * (size_t)y->rank);
+    return KN_OK;
+}
+
+static int unary_run(kn_kctx *k)
+{
+    ew_state *st = k->state;
+    const void *x = k->in[0]->data;
+    void *y = k->out[0]->data;
+    int64_t n = kn_tensor_numel(k->out[0]);
+    void *args[] = {&x, &y, &n, &st->act};
+    return kn_cuda_launch_1d(k, st->fn, n, args);
+}
+
+static int binary_op_of(const char *op_type)
+{
+    static const struct {
+        const char *name;
+        int op;
+    } ops[] = {{"Add", KN_CUDA_B_ADD}, {"Sub", KN_CUDA_B_SUB}, {"Mul", KN_CUDA_B_MUL},
+               {"Div", KN_CUDA_B_DIV}, {"Pow", KN_CUDA_B_POW}, {"Max", KN_CUDA_B_MAX},
+               {"Min", KN_CUDA_B_MIN}, {"PRelu", KN_CUDA_B_PRELU}};
+    for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
+        if (strcmp(ops[i].name, op_type) == 0)
+            return ops[i].op;
+    return -1;
+}
+
+static int binary_prepare(kn_kctx *k)
+{
+    KN_CUDA_REQUIRE_DEVICE(k);
+    int op = binary_op_of(k->node->op_type);
+    /* Max / Min are variadic: two inputs only here */
+    if (op < 0 || k->n_in != 2 || !k->in[1] || !float_only(k))
+        return KN_ERR_DECLINE;
+    /* PRelu's slope broadcasts to X (unidirectionally): the same walk */
+    int rc = kn_broadcast_shape(k->in[0], k->in[1], k->out[0], k->err);
+    if (rc != KN_OK)
+        return rc;
+    if (op == KN_CUDA_B_PRELU && !kn_cuda_same_shape(k->out[0], k->in[0]))
+        return KN_ERR_DECLINE;
+    k->out[0]->dtype = KN_FLOAT;
+    rc = new_state(k, "kn_binary_f32");
+    if (rc == KN_OK)
+        ((ew_state *)k->state)->binary_op = op;
+    return rc;
+}
+
+static int binary_run(kn_kctx *k)
+{
+    ew_state *st = k->state;
+    kn_cuda_walk w;
+    kn_cuda_walk_binary(&w, k->out[0], k->in[0], k->in[1]);
+    const void *a = k->in[0]->data, *b = k->in[1]->data;
+    void *y = k->out[0]->data;
+    int op = st->binary_op;
+    void *args[] = {&a, &b, &y, &w, &op, &st->act};
+    return kn_cuda_launch_1d(k, st->fn, w.n, args);
+}
+
+#define F32 KN_BIT(KN_FLOAT)
+#define UNARY(name, since)                                                                         \
+    const kn_op_def kn_cuda_##name = {.op_type = #name, .since_version = since, .dtypes = F32,    \
+                                      .flags = KN_OP_INPLACE, .prepare = unary_prepare,            \
+                                      .run = unary_run, .release = ew_release};
+#define BINARY(name, since)                                                                        \
+    const kn_op_def kn_cuda_##name = {.op_type = #name, .since_version = since, .dtypes = F32,    \
+                                      .flags = KN_OP_INPLACE, .prepare = binary_prepare,           \
+                                      .run = binary_run, .release = ew_release};
+
+UNARY(Relu, 1) UNARY(LeakyRelu, 1) UNARY(Sigmoid, 1) UNARY(HardSigmoid, 1) UNARY(HardSwish, 14)
+UNARY(Tanh, 1) UNARY(Gelu, 20) UNARY(Exp, 1) UNARY(Log, 1) UNARY(Sqrt, 1) UNARY(Neg, 1)
+UNARY(Abs, 1) UNARY(Reciprocal, 1) UNARY(Erf, 9) UNARY(Floor, 1) UNARY(Ceil, 1)
+UNARY(Softplus, 1) UNARY(Elu, 1) UNARY(Sin, 7) UNARY(Cos, 7) UNARY(Clip, 1)
+BINARY(Add, 7) BINARY(Sub, 7) BINARY(Mul, 7) BINARY(Div, 7) BINARY(Pow, 7) BINARY(Max, 8)
+BINARY(Min, 8) BINARY(PRelu, 7)
+
+const kn_op_def kn_cuda_kiln_Gelu = {.domain = "kiln", .op_type = "Gelu", .since_version = 1,
+                                     .dtypes = F32, .flags = KN_OP_INPLACE,
+                                     .prepare = unary_prepare, .run = unary_run,
+                                     .release = ew_release};
+const kn_op_def kn_cuda_kiln_Silu = {.domain = "kiln", .op_type = "Silu", .since_version = 1,
+                                     .dtypes = F32, .flags = KN_OP_INPLACE,
+                                     .prepare = unary_prepare, .run = unary_run,
+                                     .release = ew_release};
