@@ -11,10 +11,15 @@
 #include "core/cuda/cuda_device.h"
 #include "core/kernel/backend.h"
 
-extern const kn_op_def *const kn_cuda_elementwise_ops[];
+extern const kn_op_def *const kn_cuda_elementwise_ops[], *const kn_cuda_tensor_ops[],
+    *const kn_cuda_product_ops[], *const kn_cuda_conv_pool_ops[], *const kn_cuda_row_ops[];
 
 static const kn_op_def *const *const cuda_tables[] = {
     kn_cuda_elementwise_ops,
+    kn_cuda_tensor_ops,
+    kn_cuda_product_ops,
+    kn_cuda_conv_pool_ops,
+    kn_cuda_row_ops,
     NULL,
 };
 

@@ -36,10 +36,7 @@ int kn_cudnn_check(const kn_cuda_device *dev, kn_cudnnStatus status, const char 
                    msg ? msg : "?", status);
 }
 
-/* Makes dev the calling thread's current device: the runtime's calls act
- * on the current device, and one process may drive several. Cheap when it
- * already is. */
-static int use_device(const kn_cuda_device *dev, kn_err *err)
+int kn_cuda_use(const kn_cuda_device *dev, kn_err *err)
 {
     return kn_cuda_check(dev, dev->api->cudaSetDevice(dev->index), "cudaSetDevice", err);
 }
@@ -124,7 +121,7 @@ void *kn_cuda_device_open(int32_t index, kn_err *err)
     dev->api = api;
     dev->index = index;
     pthread_mutex_init(&dev->dnn_lock, NULL);
-    int rc = use_device(dev, err);
+    int rc = kn_cuda_use(dev, err);
     if (rc == KN_OK)
         rc = kn_cuda_check(dev, api->cudaDeviceGetAttribute(
                                     &dev->cc_major, KN_cudaDevAttrComputeCapabilityMajor, index),
@@ -160,7 +157,7 @@ void *kn_cuda_device_alloc(void *handle, size_t bytes, kn_err *err)
 {
     kn_cuda_device *dev = handle;
     void *ptr = NULL;
-    if (use_device(dev, err) != KN_OK)
+    if (kn_cuda_use(dev, err) != KN_OK)
         return NULL;
     /* cudaMalloc's memory is aligned to at least 256 bytes */
     kn_cudaError status = dev->api->cudaMalloc(&ptr, bytes ? bytes : 1);
@@ -189,7 +186,7 @@ int kn_cuda_device_copy(void *handle, void *dst, const void *src, size_t bytes, 
     kn_cudaMemcpyKind kind = direction == KN_COPY_TO_HOST     ? KN_cudaMemcpyDeviceToHost
                              : direction == KN_COPY_TO_DEVICE ? KN_cudaMemcpyHostToDevice
                                                               : KN_cudaMemcpyDeviceToDevice;
-    int rc = use_device(dev, err);
+    int rc = kn_cuda_use(dev, err);
     if (rc == KN_OK)
         rc = kn_cuda_check(dev, dev->api->cudaMemcpyAsync(dst, src, bytes, kind, stream),
                            "cudaMemcpyAsync", err);
@@ -202,7 +199,7 @@ void *kn_cuda_stream_create(void *handle, kn_err *err)
     kn_cudaStream stream = NULL;
     /* non-blocking: no implicit ordering with the legacy default stream,
      * which another library in the process may be using */
-    if (use_device(dev, err) != KN_OK ||
+    if (kn_cuda_use(dev, err) != KN_OK ||
         kn_cuda_check(dev, dev->api->cudaStreamCreateWithFlags(&stream, KN_cudaStreamNonBlocking),
                       "cudaStreamCreateWithFlags", err) != KN_OK)
         return NULL;
@@ -222,7 +219,7 @@ void kn_cuda_stream_destroy(void *handle, void *stream)
 int kn_cuda_stream_sync(void *handle, void *stream, kn_err *err)
 {
     kn_cuda_device *dev = handle;
-    int rc = use_device(dev, err);
+    int rc = kn_cuda_use(dev, err);
     return rc == KN_OK ? kn_cuda_check(dev, dev->api->cudaStreamSynchronize(stream),
                                        "waiting for the stream", err)
                        : rc;
@@ -256,7 +253,7 @@ int kn_cuda_launch(kn_kctx *k, kn_cudaKernel kernel, kn_dim3 grid, kn_dim3 block
                    size_t shared_bytes, void **args)
 {
     const kn_cuda_device *dev = kn_cuda_dev(k);
-    int rc = use_device(dev, k->err);
+    int rc = kn_cuda_use(dev, k->err);
     if (rc != KN_OK)
         return rc;
     /* a cudaKernel_t is accepted where the runtime takes a kernel's address */

@@ -54,6 +54,11 @@ int kn_cublas_check(const kn_cuda_device *dev, kn_cublasStatus status, const cha
 int kn_cudnn_check(const kn_cuda_device *dev, kn_cudnnStatus status, const char *what,
                    kn_err *err);
 
+/* Makes dev the calling thread's current device: the runtime's calls act
+ * on the current device, and one process may drive several. Cheap when it
+ * already is. */
+int kn_cuda_use(const kn_cuda_device *dev, kn_err *err);
+
 /* Kernel `name` (an extern "C" __global__ function) of embedded module
  * `module` (the .cu file's name without extension), or NULL with err set. */
 kn_cudaKernel kn_cuda_kernel(const kn_cuda_device *dev, const char *module, const char *name,

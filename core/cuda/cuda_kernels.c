@@ -109,3 +109,73 @@ int kn_cuda_binary(kn_kctx *k, int op, const kn_tensor *a, const kn_tensor *b, k
     void *args[] = {&pa, &pb, &py, &w, &opcode, &act_copy};
     return kn_cuda_launch_1d(k, fn, w.n, args);
 }
+
+int kn_cuda_window_read(kn_kctx *k, int32_t nsp, const int64_t *in, const int64_t *kernel,
+                        int with_dilations, kn_cuda_window *w)
+{
+    memset(w, 0, sizeof *w);
+    w->nsp = nsp;
+    if (nsp < 1 || nsp > 3)
+        return KN_ERR_DECLINE;
+    int32_t n_pads = 0, n_strides = 0, n_dil = 0;
+    const int64_t *pads = kn_attr_ints(k->node, "pads", &n_pads);
+    const int64_t *strides = kn_attr_ints(k->node, "strides", &n_strides);
+    const int64_t *dil = with_dilations ? kn_attr_ints(k->node, "dilations", &n_dil) : NULL;
+    const char *auto_pad = kn_attr_string(k->node, "auto_pad", "NOTSET");
+    int ceil_mode = kn_attr_int(k->node, "ceil_mode", 0) != 0;
+    if ((n_pads && n_pads != 2 * nsp) || (n_strides && n_strides != nsp) || (n_dil && n_dil != nsp))
+        return KN_ERR_DECLINE; /* malformed: the CPU kernel says what is wrong */
+    for (int32_t d = 0; d < nsp; d++) {
+        int64_t s = n_strides ? strides[d] : 1, dl = n_dil ? dil[d] : 1;
+        if (s < 1 || dl < 1 || kernel[d] < 1)
+            return KN_ERR_DECLINE;
+        int64_t span = (kernel[d] - 1) * dl + 1, begin = 0, end = 0;
+        if (strcmp(auto_pad, "SAME_UPPER") == 0 || strcmp(auto_pad, "SAME_LOWER") == 0) {
+            int64_t out = (in[d] + s - 1) / s;
+            int64_t total = (out - 1) * s + span - in[d];
+            if (total < 0)
+                total = 0;
+            begin = auto_pad[5] == 'U' ? total / 2 : total - total / 2;
+            end = total - begin;
+        } else if (strcmp(auto_pad, "VALID") != 0 && n_pads) {
+            begin = pads[d];
+            end = pads[d + nsp];
+        }
+        if (begin != end || begin < 0)
+            return KN_ERR_DECLINE;
+        int64_t room = in[d] + begin + end - span;
+        if (room < 0)
+            return KN_ERR_DECLINE;
+        w->out[d] = room / s + 1;
+        if (ceil_mode && room % s != 0) {
+            /* ceil_mode's extra window, unless it would start in the padding */
+            if ((w->out[d]) * s < in[d] + begin)
+                return KN_ERR_DECLINE;
+        }
+        w->pads[d] = (int)begin;
+        w->strides[d] = (int)s;
+        w->dilations[d] = (int)dl;
+    }
+    return KN_OK;
+}
+
+int kn_cuda_tensor_desc(kn_kctx *k, kn_cudnnTensorDesc *desc, const int64_t *dims, int32_t rank)
+{
+    const kn_cuda_device *dev = kn_cuda_dev(k);
+    int d32[5], s32[5];
+    int64_t step = 1;
+    for (int32_t d = rank - 1; d >= 0; d--) {
+        if (dims[d] > 0x7fffffff || step > 0x7fffffff)
+            return KN_ERR_DECLINE;
+        d32[d] = (int)dims[d];
+        s32[d] = (int)step;
+        step *= dims[d];
+    }
+    int rc = kn_cudnn_check(dev, dev->api->cudnnCreateTensorDescriptor(desc),
+                            "creating a tensor descriptor", k->err);
+    if (rc == KN_OK)
+        rc = kn_cudnn_check(dev, dev->api->cudnnSetTensorNdDescriptor(*desc, KN_CUDNN_DATA_FLOAT,
+                                                                     rank, d32, s32),
+                            "describing a tensor", k->err);
+    return rc;
+}

@@ -37,3 +37,20 @@ int kn_cuda_binary(kn_kctx *k, int op, const kn_tensor *a, const kn_tensor *b, k
 int kn_cuda_same_shape(const kn_tensor *a, const kn_tensor *b);
 
 #endif
+
+/* A sliding window (Conv, pooling) over `nsp` spatial dims: the node's
+ * strides, dilations, pads / auto_pad for input spatial dims `in` and
+ * kernel dims `kernel`, giving the output dims. cuDNN pads both sides of a
+ * dim alike: KN_ERR_DECLINE when the node's pads differ, or when ceil_mode
+ * makes the output longer than cuDNN's floor gives. */
+typedef struct kn_cuda_window {
+    int32_t nsp;
+    int pads[3], strides[3], dilations[3];
+    int64_t out[3];
+} kn_cuda_window;
+int kn_cuda_window_read(kn_kctx *k, int32_t nsp, const int64_t *in, const int64_t *kernel,
+                        int with_dilations, kn_cuda_window *w);
+
+/* Sets an NCHW-contiguous cuDNN tensor descriptor for dims (rank 4 or 5;
+ * callers pad a 1-D case to 2-D). */
+int kn_cuda_tensor_desc(kn_kctx *k, kn_cudnnTensorDesc *desc, const int64_t *dims, int32_t rank);

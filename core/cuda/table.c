@@ -12,10 +12,34 @@
     X(Sqrt) X(Neg) X(Abs) X(Reciprocal) X(Erf) X(Floor) X(Ceil) X(Softplus) X(Elu) X(Sin) X(Cos)  \
     X(Clip) X(Add) X(Sub) X(Mul) X(Div) X(Pow) X(Max) X(Min) X(PRelu) X(kiln_Gelu) X(kiln_Silu)
 
+#define CUDA_TENSOR_OPS(X)                                                                         \
+    X(Reshape) X(Flatten) X(Squeeze) X(Unsqueeze) X(Identity) X(Transpose) X(Slice) X(Expand)      \
+    X(Gather) X(Concat)
+
+#define CUDA_PRODUCT_OPS(X) X(MatMul) X(Gemm) X(kiln_FusedMatMul) X(kiln_FusedGemm)
+
+#define CUDA_CONV_POOL_OPS(X) X(Conv) X(kiln_FusedConv) X(MaxPool) X(AveragePool)
+
+#define CUDA_ROW_OPS(X)                                                                            \
+    X(Softmax) X(LogSoftmax) X(LayerNormalization) X(kiln_LayerNormalization) X(ReduceMean)        \
+    X(ReduceSum) X(ReduceMax) X(ReduceMin) X(GlobalAveragePool) X(GlobalMaxPool)
+
 #define DECLARE(name) extern const kn_op_def kn_cuda_##name;
 #define ENTRY(name) &kn_cuda_##name,
 
 CUDA_ELEMENTWISE_OPS(DECLARE)
+CUDA_TENSOR_OPS(DECLARE)
+CUDA_PRODUCT_OPS(DECLARE)
+CUDA_CONV_POOL_OPS(DECLARE)
+CUDA_ROW_OPS(DECLARE)
 
 /* elementwise.c */
 const kn_op_def *const kn_cuda_elementwise_ops[] = {CUDA_ELEMENTWISE_OPS(ENTRY) NULL};
+/* tensor.c */
+const kn_op_def *const kn_cuda_tensor_ops[] = {CUDA_TENSOR_OPS(ENTRY) NULL};
+/* matmul.c */
+const kn_op_def *const kn_cuda_product_ops[] = {CUDA_PRODUCT_OPS(ENTRY) NULL};
+/* conv.c, pool.c */
+const kn_op_def *const kn_cuda_conv_pool_ops[] = {CUDA_CONV_POOL_OPS(ENTRY) NULL};
+/* rows.c */
+const kn_op_def *const kn_cuda_row_ops[] = {CUDA_ROW_OPS(ENTRY) NULL};
