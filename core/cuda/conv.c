@@ -1,5 +1,6 @@
-/* Conv and kiln.FusedConv(X, W, B?, Z?) on cuDNN, float, 1-D to 3-D
- * (1-D as 2-D with a unit dim: cuDNN's descriptors start at 4-D).
+/* Conv, kiln.FusedConv(X, W, B?, Z?) and kiln.NhwcConv (FusedConv with X,
+ * Z and Y channels-last) on cuDNN, float, 1-D to 3-D (1-D as 2-D with a
+ * unit dim: cuDNN's descriptors start at 4-D).
  *
  * FusedConv's Y = act(Conv(X, W) + B + Z): with a Relu, a bias and a Z of
  * Y's shape (or none) the whole node is one
@@ -55,16 +56,17 @@ static void conv_release(kn_kctx *k)
 }
 
 static int describe(kn_kctx *k, conv_state *st, const int64_t *xd, const int64_t *wd,
-                    const int64_t *yd, int32_t rank, const kn_cuda_window *win, int64_t group)
+                    const int64_t *yd, int32_t rank, const kn_cuda_window *win, int64_t group,
+                    int nhwc)
 {
     kn_cuda_device *dev = kn_cuda_dev(k);
     const kn_cuda_api *api = dev->api;
-    int rc = kn_cuda_tensor_desc(k, &st->x, xd, rank);
+    int rc = kn_cuda_tensor_desc(k, &st->x, xd, rank, nhwc);
     if (rc == KN_OK)
-        rc = kn_cuda_tensor_desc(k, &st->y, yd, rank);
+        rc = kn_cuda_tensor_desc(k, &st->y, yd, rank, nhwc);
     if (rc == KN_OK && st->has_bias) {
         int64_t bd[5] = {1, yd[1], 1, 1, 1};
-        rc = kn_cuda_tensor_desc(k, &st->b, bd, rank);
+        rc = kn_cuda_tensor_desc(k, &st->b, bd, rank, 0);
     }
     int w32[5];
     for (int32_t d = 0; d < rank; d++)
@@ -122,18 +124,34 @@ static int describe(kn_kctx *k, conv_state *st, const int64_t *xd, const int64_t
     return KN_ERR_DECLINE;
 }
 
+/* X's dims in NCHW order whatever its layout (kiln.NhwcConv's X is NHWC). */
+static void logical_dims(const kn_tensor *t, int nhwc, int64_t *dims)
+{
+    memcpy(dims, t->dims, sizeof(int64_t) * (size_t)t->rank);
+    if (nhwc) {
+        dims[1] = t->dims[3];
+        dims[2] = t->dims[1];
+        dims[3] = t->dims[2];
+    }
+}
+
 static int conv_prepare(kn_kctx *k)
 {
     KN_CUDA_REQUIRE_DEVICE(k);
     int fused = k->node->domain && strcmp(k->node->domain, "kiln") == 0;
+    int nhwc = fused && strcmp(k->node->op_type, "NhwcConv") == 0;
     const kn_tensor *x = k->in[0], *w = k->n_in > 1 ? k->in[1] : NULL;
     const kn_tensor *b = k->n_in > 2 ? k->in[2] : NULL, *z = k->n_in > 3 ? k->in[3] : NULL;
     if (!x || !w || x->dtype != KN_FLOAT || w->dtype != KN_FLOAT || (b && b->dtype != KN_FLOAT) ||
-        (z && z->dtype != KN_FLOAT) || x->rank < 3 || x->rank > 5 || w->rank != x->rank)
+        (z && z->dtype != KN_FLOAT) || x->rank < 3 || x->rank > 5 || w->rank != x->rank ||
+        (nhwc && x->rank != 4))
         return KN_ERR_DECLINE;
+    int64_t xd[5], wd[5], yd[5];
+    logical_dims(x, nhwc, xd);
+    memcpy(wd, w->dims, sizeof(int64_t) * (size_t)w->rank); /* OIHW in both layouts */
     int64_t group = kn_attr_int(k->node, "group", 1);
     int64_t cout = w->dims[0];
-    if (group < 1 || x->dims[1] != w->dims[1] * group || cout % group != 0 ||
+    if (group < 1 || xd[1] != w->dims[1] * group || cout % group != 0 ||
         (b && kn_tensor_numel(b) != cout))
         return KN_ERR_DECLINE; /* malformed: the CPU kernel names the problem */
     kn_cuda_act act = {KN_CUDA_U_NONE, 0, 0};
@@ -142,17 +160,23 @@ static int conv_prepare(kn_kctx *k)
         return rc;
     int32_t nsp = x->rank - 2;
     kn_cuda_window win;
-    rc = kn_cuda_window_read(k, nsp, x->dims + 2, w->dims + 2, 1, &win);
+    rc = kn_cuda_window_read(k, nsp, xd + 2, w->dims + 2, 1, &win);
     if (rc != KN_OK)
         return rc;
 
     kn_tensor *y = k->out[0];
     y->dtype = KN_FLOAT;
     y->rank = x->rank;
-    y->dims[0] = x->dims[0];
-    y->dims[1] = cout;
+    yd[0] = xd[0];
+    yd[1] = cout;
     for (int32_t d = 0; d < nsp; d++)
-        y->dims[2 + d] = win.out[d];
+        yd[2 + d] = win.out[d];
+    memcpy(y->dims, yd, sizeof(int64_t) * (size_t)y->rank);
+    if (nhwc) {
+        y->dims[1] = yd[2];
+        y->dims[2] = yd[3];
+        y->dims[3] = cout;
+    }
 
     conv_state *st = calloc(1, sizeof *st);
     if (!st)
@@ -162,7 +186,8 @@ static int conv_prepare(kn_kctx *k)
     st->z_mode = !z ? 0 : kn_cuda_same_shape(z, y) ? 1 : 2;
     if (st->z_mode == 2) {
         kn_tensor both;
-        if (kn_broadcast_shape(y, z, &both, k->err) != KN_OK || !kn_cuda_same_shape(&both, y)) {
+        if (nhwc || kn_broadcast_shape(y, z, &both, k->err) != KN_OK ||
+            !kn_cuda_same_shape(&both, y)) {
             conv_release(k);
             return KN_ERR_DECLINE;
         }
@@ -170,23 +195,20 @@ static int conv_prepare(kn_kctx *k)
     st->one_call = act.op == KN_CUDA_U_RELU && b && st->z_mode != 2;
     st->act = act;
     st->channels = cout;
+    /* the epilogue's channel of element i: (i / inner) % channels */
     st->inner = 1;
-    for (int32_t d = 0; d < nsp; d++)
+    for (int32_t d = 0; d < nsp && !nhwc; d++)
         st->inner *= win.out[d];
 
     /* 1-D: a unit second spatial dim */
-    int64_t xd[5], wd[5], yd[5];
     int32_t rank = x->rank == 3 ? 4 : x->rank;
-    memcpy(xd, x->dims, sizeof(int64_t) * (size_t)x->rank);
-    memcpy(wd, w->dims, sizeof(int64_t) * (size_t)w->rank);
-    memcpy(yd, y->dims, sizeof(int64_t) * (size_t)y->rank);
     if (x->rank == 3) {
         xd[3] = wd[3] = yd[3] = 1;
         win.nsp = 2;
         win.pads[1] = 0;
         win.strides[1] = win.dilations[1] = 1;
     }
-    rc = describe(k, st, xd, wd, yd, rank, &win, group);
+    rc = describe(k, st, xd, wd, yd, rank, &win, group, nhwc);
     if (rc != KN_OK)
         conv_release(k);
     return rc;
@@ -245,6 +267,12 @@ static int conv_run(kn_kctx *k)
 const kn_op_def kn_cuda_Conv = {.op_type = "Conv", .since_version = 1, .dtypes = F32,
                                 .prepare = conv_prepare, .run = conv_run,
                                 .release = conv_release};
+/* FusedConv with X, Z and Y channels-last (the oneDNN layout pass's op,
+ * when that pass ran for the model): cuDNN reads the strides */
+const kn_op_def kn_cuda_kiln_NhwcConv = {.domain = "kiln", .op_type = "NhwcConv",
+                                         .since_version = 1, .dtypes = F32,
+                                         .prepare = conv_prepare, .run = conv_run,
+                                         .release = conv_release};
 const kn_op_def kn_cuda_kiln_FusedConv = {.domain = "kiln", .op_type = "FusedConv",
                                           .since_version = 1, .dtypes = F32,
                                           .prepare = conv_prepare, .run = conv_run,

@@ -159,17 +159,31 @@ int kn_cuda_window_read(kn_kctx *k, int32_t nsp, const int64_t *in, const int64_
     return KN_OK;
 }
 
-int kn_cuda_tensor_desc(kn_kctx *k, kn_cudnnTensorDesc *desc, const int64_t *dims, int32_t rank)
+int kn_cuda_tensor_desc(kn_kctx *k, kn_cudnnTensorDesc *desc, const int64_t *dims, int32_t rank,
+                        int nhwc)
 {
     const kn_cuda_device *dev = kn_cuda_dev(k);
     int d32[5], s32[5];
     int64_t step = 1;
+    /* channels-last: C steps by 1, then the spatial dims, then N */
+    if (nhwc) {
+        s32[1] = 1;
+        step = dims[1];
+        for (int32_t d = rank - 1; d >= 2; d--) {
+            s32[d] = (int)step;
+            step *= dims[d];
+        }
+        s32[0] = (int)step;
+        step *= dims[0];
+    }
     for (int32_t d = rank - 1; d >= 0; d--) {
         if (dims[d] > 0x7fffffff || step > 0x7fffffff)
-            return KN_ERR_DECLINE;
+            return KN_ERR_DECLINE; /* cuDNN's descriptors hold ints */
         d32[d] = (int)dims[d];
-        s32[d] = (int)step;
-        step *= dims[d];
+        if (!nhwc) {
+            s32[d] = (int)step;
+            step *= dims[d];
+        }
     }
     int rc = kn_cudnn_check(dev, dev->api->cudnnCreateTensorDescriptor(desc),
                             "creating a tensor descriptor", k->err);

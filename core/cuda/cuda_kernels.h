@@ -51,6 +51,8 @@ typedef struct kn_cuda_window {
 int kn_cuda_window_read(kn_kctx *k, int32_t nsp, const int64_t *in, const int64_t *kernel,
                         int with_dilations, kn_cuda_window *w);
 
-/* Sets an NCHW-contiguous cuDNN tensor descriptor for dims (rank 4 or 5;
- * callers pad a 1-D case to 2-D). */
-int kn_cuda_tensor_desc(kn_kctx *k, kn_cudnnTensorDesc *desc, const int64_t *dims, int32_t rank);
+/* Sets a cuDNN tensor descriptor for logical NCHW dims (rank 4 or 5;
+ * callers pad a 1-D case to 2-D), laid out NCHW-contiguous, or
+ * channels-last (NHWC) when nhwc. */
+int kn_cuda_tensor_desc(kn_kctx *k, kn_cudnnTensorDesc *desc, const int64_t *dims, int32_t rank,
+                        int nhwc);

@@ -275,6 +275,29 @@ static int global_pool_prepare(kn_kctx *k)
     return KN_OK;
 }
 
+/* kiln.NhwcGlobalAveragePool: X [N, H, W, C] -> Y [N, 1, 1, C], a mean
+ * over H x W elements C apart: the strided reduction. */
+static int nhwc_global_pool_prepare(kn_kctx *k)
+{
+    KN_CUDA_REQUIRE_DEVICE(k);
+    const kn_tensor *x = k->in[0];
+    if (!float_input(k) || x->rank != 4)
+        return KN_ERR_DECLINE;
+    rows_state *st;
+    int rc = new_state(k, "kn_reduce_strided_f32", &st);
+    if (rc != KN_OK)
+        return rc;
+    st->op = R_MEAN;
+    st->strided = 1;
+    int64_t n = x->dims[0], h = x->dims[1], w = x->dims[2], c = x->dims[3];
+    st->out = (kn_cuda_walk){.n = n * c, .rank = 2, .dims = {n, c}, .stride = {{h * w * c, 1}}};
+    st->red = (kn_cuda_walk){.n = h * w, .rank = 1, .dims = {h * w}, .stride = {{c}}};
+    kn_tensor *y = k->out[0];
+    same_shape_out(k);
+    y->dims[1] = y->dims[2] = 1;
+    return KN_OK;
+}
+
 #define F32 KN_BIT(KN_FLOAT)
 #define ROW_OP(name, op_name, since, until, prep, run_fn)                                          \
     const kn_op_def kn_cuda_##name = {.op_type = op_name, .since_version = since,                 \
@@ -292,3 +315,6 @@ ROW_OP(GlobalMaxPool, "GlobalMaxPool", 1, 0, global_pool_prepare, reduce_run)
 const kn_op_def kn_cuda_kiln_LayerNormalization = {
     .domain = "kiln", .op_type = "LayerNormalization", .since_version = 1, .dtypes = F32,
     .prepare = layernorm_prepare, .run = layernorm_run, .release = rows_release};
+const kn_op_def kn_cuda_kiln_NhwcGlobalAveragePool = {
+    .domain = "kiln", .op_type = "NhwcGlobalAveragePool", .since_version = 1, .dtypes = F32,
+    .prepare = nhwc_global_pool_prepare, .run = reduce_run, .release = rows_release};

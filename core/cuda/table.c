@@ -18,11 +18,14 @@
 
 #define CUDA_PRODUCT_OPS(X) X(MatMul) X(Gemm) X(kiln_FusedMatMul) X(kiln_FusedGemm)
 
-#define CUDA_CONV_POOL_OPS(X) X(Conv) X(kiln_FusedConv) X(MaxPool) X(AveragePool)
+#define CUDA_CONV_POOL_OPS(X)                                                                      \
+    X(Conv) X(kiln_FusedConv) X(kiln_NhwcConv) X(MaxPool) X(AveragePool) X(kiln_NhwcMaxPool)       \
+    X(kiln_NhwcAveragePool)
 
 #define CUDA_ROW_OPS(X)                                                                            \
     X(Softmax) X(LogSoftmax) X(LayerNormalization) X(kiln_LayerNormalization) X(ReduceMean)        \
-    X(ReduceSum) X(ReduceMax) X(ReduceMin) X(GlobalAveragePool) X(GlobalMaxPool)
+    X(ReduceSum) X(ReduceMax) X(ReduceMin) X(GlobalAveragePool) X(GlobalMaxPool)                   \
+    X(kiln_NhwcGlobalAveragePool)
 
 #define DECLARE(name) extern const kn_op_def kn_cuda_##name;
 #define ENTRY(name) &kn_cuda_##name,
