@@ -644,4 +644,31 @@ Test(cuda_gpu, rows)
     free_inputs(&c);
 }
 
+Test(cuda_gpu, attention)
+{
+    /* BERT's shape per head: batch 2, 12 heads, 128 tokens, 64 dims, with
+     * the padding mask broadcast over heads and query rows */
+    const int64_t q[] = {2, 12, 128, 64}, mask[] = {2, 1, 1, 128}, kt[] = {2, 12, 64, 128};
+    kh_case c;
+    kh_init(&c, "Attention", 1, 4, 1);
+    c.node.domain = "kiln";
+    kh_attr_float(&c, "scale", 0.125f);
+    rand_input(&c, 0, q, 4, 61);
+    rand_input(&c, 1, q, 4, 62);
+    rand_input(&c, 2, q, 4, 63);
+    rand_input(&c, 3, mask, 4, 64);
+    gpu_compare(&c, 0, 1e-4, "Attention with mask");
+    free_inputs(&c);
+
+    kh_init(&c, "Attention", 1, 3, 1);
+    c.node.domain = "kiln";
+    kh_attr_float(&c, "scale", 0.125f);
+    kh_attr_int(&c, "k_transposed", 1);
+    rand_input(&c, 0, q, 4, 65);
+    rand_input(&c, 1, kt, 4, 66);
+    rand_input(&c, 2, q, 4, 67);
+    gpu_compare(&c, 0, 1e-4, "Attention, K transposed");
+    free_inputs(&c);
+}
+
 #endif

@@ -12,7 +12,8 @@
 #include "core/kernel/backend.h"
 
 extern const kn_op_def *const kn_cuda_elementwise_ops[], *const kn_cuda_tensor_ops[],
-    *const kn_cuda_product_ops[], *const kn_cuda_conv_pool_ops[], *const kn_cuda_row_ops[];
+    *const kn_cuda_product_ops[], *const kn_cuda_conv_pool_ops[], *const kn_cuda_row_ops[],
+    *const kn_cuda_attention_ops[];
 
 static const kn_op_def *const *const cuda_tables[] = {
     kn_cuda_elementwise_ops,
@@ -20,6 +21,7 @@ static const kn_op_def *const *const cuda_tables[] = {
     kn_cuda_product_ops,
     kn_cuda_conv_pool_ops,
     kn_cuda_row_ops,
+    kn_cuda_attention_ops,
     NULL,
 };
 

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/cuda/cuda_gemm.h"
 #include "core/cuda/cuda_kernels.h"
 
 enum { MM_MAX_WORKSPACE = 32 << 20 };
@@ -34,9 +35,8 @@ typedef struct mm_state {
     kn_cuda_act after;  /* activation not done in the epilogue */
 } mm_state;
 
-static void mm_release(kn_kctx *k)
+static void mm_free(kn_kctx *k, mm_state *st)
 {
-    mm_state *st = k->state;
     if (!st)
         return;
     const kn_cuda_api *api = kn_cuda_dev(k)->api;
@@ -46,15 +46,15 @@ static void mm_release(kn_kctx *k)
     if (st->desc)
         api->cublasLtMatmulDescDestroy(st->desc);
     free(st);
+}
+
+static void mm_release(kn_kctx *k)
+{
+    mm_free(k, k->state);
     k->state = NULL;
 }
 
-/* The product's geometry in Kiln's (row-major) terms. */
-typedef struct mm_shape {
-    int64_t m, n, k, batch;
-    int64_t stride_a, stride_b; /* elements between batches; 0: repeated */
-    int trans_a, trans_b;
-} mm_shape;
+typedef kn_cuda_gemm_shape mm_shape;
 
 static int64_t batch_of(const kn_tensor *t)
 {
@@ -366,3 +366,43 @@ const kn_op_def kn_cuda_kiln_FusedGemm = {.domain = "kiln", .op_type = "FusedGem
                                           .since_version = 1, .dtypes = F32,
                                           .prepare = gemm_prepare, .run = mm_run,
                                           .release = mm_release};
+
+/* --- the product as a building block (cuda_gemm.h) */
+
+kn_cuda_gemm *kn_cuda_gemm_plan(kn_kctx *k, const kn_cuda_gemm_shape *s, float alpha, int *rc)
+{
+    mm_state *st = NULL;
+    size_t kept = k->scratch_bytes; /* build() states its own workspace there */
+    void *caller_state = k->state;  /* new_state sets k->state; the caller owns this plan */
+    *rc = new_state(k, &st);
+    k->state = caller_state;
+    if (*rc != KN_OK)
+        return NULL;
+    st->alpha = alpha;
+    *rc = build(k, st, s, 0, 0);
+    k->scratch_bytes = kept;
+    if (*rc != KN_OK) {
+        mm_free(k, st);
+        return NULL;
+    }
+    return st;
+}
+
+size_t kn_cuda_gemm_workspace(const kn_cuda_gemm *g) { return g->workspace; }
+
+int kn_cuda_gemm_run(kn_kctx *k, const kn_cuda_gemm *g, const void *a, const void *b, void *y,
+                     void *workspace)
+{
+    const kn_cuda_device *dev = kn_cuda_dev(k);
+    float beta = 0.0f;
+    int rc = kn_cuda_use(dev, k->err);
+    return rc == KN_OK ? kn_cublas_check(dev,
+                                         dev->api->cublasLtMatmul(
+                                             dev->blaslt, g->desc, &g->alpha, b, g->lay[0], a,
+                                             g->lay[1], &beta, y, g->lay[2], y, g->lay[3],
+                                             &g->algo, workspace, g->workspace, k->stream),
+                                         k->node->op_type, k->err)
+                       : rc;
+}
+
+void kn_cuda_gemm_free(kn_kctx *k, kn_cuda_gemm *g) { mm_free(k, g); }

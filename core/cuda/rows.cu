@@ -123,3 +123,31 @@ extern "C" __global__ void kn_reduce_strided_f32(const float *x, float *y, kn_cu
                                  : v;
     }
 }
+
+// kiln.Attention's middle step: s = softmax(s + mask) over each row of the
+// scores (the scale is already in the product that wrote them); the mask
+// (may be NULL) is read through w.stride[1], which broadcasts it to the
+// scores' shape.
+extern "C" __global__ void kn_masked_softmax_rows_f32(float *s, const float *mask, int64_t cols,
+                                                      kn_cuda_walk w)
+{
+    float *sr = s + blockIdx.x * cols;
+    const int64_t row0 = (int64_t)blockIdx.x * cols;
+    if (mask)
+        for (int64_t c = threadIdx.x; c < cols; c += blockDim.x) {
+            int64_t unused, m;
+            kn_walk_offsets(w, row0 + c, &unused, &m);
+            sr[c] += mask[m];
+        }
+    __syncthreads();
+    float mx = -FLT_MAX;
+    for (int64_t c = threadIdx.x; c < cols; c += blockDim.x)
+        mx = fmaxf(mx, sr[c]);
+    mx = block_reduce(mx, KN_R_MAX);
+    float sum = 0.0f;
+    for (int64_t c = threadIdx.x; c < cols; c += blockDim.x)
+        sum += expf(sr[c] - mx);
+    float inv = 1.0f / block_reduce(sum, KN_R_SUM);
+    for (int64_t c = threadIdx.x; c < cols; c += blockDim.x)
+        sr[c] = expf(sr[c] - mx) * inv;
+}

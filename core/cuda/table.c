@@ -27,6 +27,8 @@
     X(ReduceSum) X(ReduceMax) X(ReduceMin) X(GlobalAveragePool) X(GlobalMaxPool)                   \
     X(kiln_NhwcGlobalAveragePool)
 
+#define CUDA_ATTENTION_OPS(X) X(kiln_Attention)
+
 #define DECLARE(name) extern const kn_op_def kn_cuda_##name;
 #define ENTRY(name) &kn_cuda_##name,
 
@@ -35,6 +37,7 @@ CUDA_TENSOR_OPS(DECLARE)
 CUDA_PRODUCT_OPS(DECLARE)
 CUDA_CONV_POOL_OPS(DECLARE)
 CUDA_ROW_OPS(DECLARE)
+CUDA_ATTENTION_OPS(DECLARE)
 
 /* elementwise.c */
 const kn_op_def *const kn_cuda_elementwise_ops[] = {CUDA_ELEMENTWISE_OPS(ENTRY) NULL};
@@ -46,3 +49,5 @@ const kn_op_def *const kn_cuda_product_ops[] = {CUDA_PRODUCT_OPS(ENTRY) NULL};
 const kn_op_def *const kn_cuda_conv_pool_ops[] = {CUDA_CONV_POOL_OPS(ENTRY) NULL};
 /* rows.c */
 const kn_op_def *const kn_cuda_row_ops[] = {CUDA_ROW_OPS(ENTRY) NULL};
+/* attention.c */
+const kn_op_def *const kn_cuda_attention_ops[] = {CUDA_ATTENTION_OPS(ENTRY) NULL};
