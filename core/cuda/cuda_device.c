@@ -145,6 +145,10 @@ void *kn_cuda_device_open(int32_t index, kn_err *err)
         rc = kn_cudnn_check(dev, api->cudnnCreate(&dev->dnn), "cudnnCreate", err);
     if (rc == KN_OK)
         rc = load_modules(dev, err);
+    if (rc == KN_OK && !(dev->bias_act = kn_cuda_kernel(dev, "elementwise", "kn_bias_act_f32", err)))
+        rc = err && err->code ? err->code : KN_ERR_INTERNAL;
+    if (rc == KN_OK && !(dev->binary = kn_cuda_kernel(dev, "elementwise", "kn_binary_f32", err)))
+        rc = err && err->code ? err->code : KN_ERR_INTERNAL;
     if (rc != KN_OK) {
         kn_cuda_device_close(dev);
         return NULL;

@@ -27,6 +27,8 @@ typedef struct kn_cuda_device {
     pthread_mutex_t dnn_lock;
     kn_cudaLibrary modules[KN_CUDA_MAX_MODULES]; /* kn_cuda_fatbins' order */
     int n_modules;
+    /* the epilogue kernels several families launch, found once at open */
+    kn_cudaKernel bias_act, binary;
     char description[320];
 } kn_cuda_device;
 

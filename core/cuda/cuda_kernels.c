@@ -86,9 +86,7 @@ int kn_cuda_bias_act(kn_kctx *k, float *y, const float *bias, int64_t n, int64_t
 {
     if (!bias && act->op == KN_CUDA_U_NONE)
         return KN_OK;
-    kn_cudaKernel fn = kn_cuda_kernel(kn_cuda_dev(k), "elementwise", "kn_bias_act_f32", k->err);
-    if (!fn)
-        return k->err->code;
+    kn_cudaKernel fn = kn_cuda_dev(k)->bias_act;
     kn_cuda_act a = *act;
     void *args[] = {&y, &bias, &n, &inner, &channels, &a};
     return kn_cuda_launch_1d(k, fn, n, args);
@@ -97,9 +95,7 @@ int kn_cuda_bias_act(kn_kctx *k, float *y, const float *bias, int64_t n, int64_t
 int kn_cuda_binary(kn_kctx *k, int op, const kn_tensor *a, const kn_tensor *b, kn_tensor *y,
                    const kn_cuda_act *act)
 {
-    kn_cudaKernel fn = kn_cuda_kernel(kn_cuda_dev(k), "elementwise", "kn_binary_f32", k->err);
-    if (!fn)
-        return k->err->code;
+    kn_cudaKernel fn = kn_cuda_dev(k)->binary;
     kn_cuda_walk w;
     kn_cuda_walk_binary(&w, y, a, b);
     const void *pa = a->data, *pb = b->data;
