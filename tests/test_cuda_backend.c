@@ -372,6 +372,28 @@ Test(cuda_gpu, binary_ops_broadcast)
     }
 }
 
+Test(cuda_gpu, elementwise_chain)
+{
+    /* y = clip(t2 - sigmoid(x * t1 + 0.5), -0.2, 0.6): tensor and scalar
+     * operands, a reversed step, activations with parameters */
+    static const char *steps[] = {"Mul", "Add", "Sigmoid", "RSub", "Clip"};
+    static const int64_t operands[] = {1, -1, -1, 2, -1};
+    static const float params[] = {0, 0, 0.5f, 0, 0, 0, 0, 0, -0.2f, 0.6f};
+    const int64_t x[] = {3, 7, 50}, one[] = {1};
+    kh_case c;
+    kh_init(&c, "ElementwiseChain", 1, 3, 1);
+    c.node.domain = "kiln";
+    c.attrs[c.node.n_attrs++] =
+        (kn_attr){.name = "steps", .type = KN_ATTR_STRINGS, .count = 5, .strings = steps};
+    kh_attr_ints(&c, "operands", operands, 5);
+    kh_attr_floats(&c, "params", params, 10);
+    rand_input(&c, 0, x, 3, 68);
+    rand_input(&c, 1, x, 3, 69);
+    rand_input(&c, 2, one, 1, 70);
+    gpu_compare(&c, 0, 1e-5, "ElementwiseChain");
+    free_inputs(&c);
+}
+
 Test(cuda_gpu, data_movement)
 {
     const int64_t x[] = {2, 3, 4, 5};

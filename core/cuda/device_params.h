@@ -69,4 +69,23 @@ typedef struct kn_cuda_act {
     float alpha, beta;
 } kn_cuda_act;
 
+/* kiln.ElementwiseChain: up to KN_CUDA_CHAIN_STEPS steps applied to each
+ * element in turn. A step's op is a KN_CUDA_U_* unary op, or
+ * KN_CUDA_CHAIN_BINARY + a KN_CUDA_B_* op whose other operand is tensor
+ * `operand` of kn_cuda_chain_operands or, when operand is -1, the scalar
+ * alpha; `reversed`: operand OP value (RSub, RDiv). */
+enum { KN_CUDA_CHAIN_STEPS = 16, KN_CUDA_CHAIN_OPERANDS = 8, KN_CUDA_CHAIN_BINARY = 100 };
+typedef struct kn_cuda_chain {
+    int64_t n;
+    int32_t n_steps;
+    int32_t op[KN_CUDA_CHAIN_STEPS], operand[KN_CUDA_CHAIN_STEPS], reversed[KN_CUDA_CHAIN_STEPS];
+    float alpha[KN_CUDA_CHAIN_STEPS], beta[KN_CUDA_CHAIN_STEPS];
+} kn_cuda_chain;
+
+/* The chain's tensor operands: X's shape (full) or one element. */
+typedef struct kn_cuda_chain_operands {
+    const float *data[KN_CUDA_CHAIN_OPERANDS];
+    int32_t full[KN_CUDA_CHAIN_OPERANDS];
+} kn_cuda_chain_operands;
+
 #endif

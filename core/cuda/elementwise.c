@@ -1,8 +1,9 @@
 /* Float elementwise ops on the GPU (elementwise.cu): the unary math and
  * activations (Relu ... Erf, Clip, Gelu; kiln.Gelu and kiln.Silu), and the
  * broadcasting binary ops Add, Sub, Mul, Div, Pow, Max, Min (two inputs)
- * and PRelu. Other dtypes, and Max/Min/Sum with more than two inputs, are
- * declined and run on the next backend. */
+ * and PRelu; kiln.ElementwiseChain in one pass. Other dtypes, and
+ * Max/Min/Sum with more than two inputs, are declined and run on the next
+ * backend. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -192,6 +193,118 @@ static int binary_run(kn_kctx *k)
     return kn_cuda_launch_1d(k, st->fn, w.n, args);
 }
 
+/* --- kiln.ElementwiseChain(X, T1, ..., Tk) (core/opt/pass_elementwise_chain.c
+ * says what its attributes mean) */
+
+typedef struct chain_state {
+    kn_cudaKernel fn;
+    kn_cuda_chain chain;
+    int32_t inputs[KN_CUDA_CHAIN_OPERANDS]; /* node input of each tensor operand */
+    int32_t n_operands;
+} chain_state;
+
+static const struct {
+    const char *name;
+    int32_t op;
+    int reversed;
+} chain_steps[] = {
+    {"Relu", KN_CUDA_U_RELU, 0}, {"Sigmoid", KN_CUDA_U_SIGMOID, 0}, {"Tanh", KN_CUDA_U_TANH, 0},
+    {"Clip", KN_CUDA_U_CLIP, 0}, {"LeakyRelu", KN_CUDA_U_LEAKY_RELU, 0},
+    {"Silu", KN_CUDA_U_SILU, 0}, {"Gelu", KN_CUDA_U_GELU, 0}, {"Exp", KN_CUDA_U_EXP, 0},
+    {"Neg", KN_CUDA_U_NEG, 0}, {"Abs", KN_CUDA_U_ABS, 0}, {"Sqrt", KN_CUDA_U_SQRT, 0},
+    {"Reciprocal", KN_CUDA_U_RECIPROCAL, 0},
+    {"Add", KN_CUDA_CHAIN_BINARY + KN_CUDA_B_ADD, 0},
+    {"Sub", KN_CUDA_CHAIN_BINARY + KN_CUDA_B_SUB, 0},
+    {"Mul", KN_CUDA_CHAIN_BINARY + KN_CUDA_B_MUL, 0},
+    {"Div", KN_CUDA_CHAIN_BINARY + KN_CUDA_B_DIV, 0},
+    {"RSub", KN_CUDA_CHAIN_BINARY + KN_CUDA_B_SUB, 1},
+    {"RDiv", KN_CUDA_CHAIN_BINARY + KN_CUDA_B_DIV, 1},
+};
+
+/* The chain's steps; anything unusual (too many steps or operands, an
+ * unknown step, attributes of the wrong length) is declined: the CPU
+ * kernel then runs it, or says what is wrong with it. */
+static int chain_parse(kn_kctx *k, chain_state *st)
+{
+    const kn_attr *steps = kn_node_attr(k->node, "steps");
+    const kn_attr *operands = kn_node_attr(k->node, "operands");
+    const kn_attr *params = kn_node_attr(k->node, "params");
+    if (!steps || steps->type != KN_ATTR_STRINGS || steps->count < 1 ||
+        steps->count > KN_CUDA_CHAIN_STEPS || !operands || operands->type != KN_ATTR_INTS ||
+        operands->count != steps->count || !params || params->type != KN_ATTR_FLOATS ||
+        params->count != 2 * steps->count)
+        return KN_ERR_DECLINE;
+    const kn_tensor *x = k->in[0];
+    st->chain.n_steps = steps->count;
+    for (int32_t i = 0; i < steps->count; i++) {
+        size_t e = 0, n_rows = sizeof chain_steps / sizeof chain_steps[0];
+        while (e < n_rows && strcmp(chain_steps[e].name, steps->strings[i]) != 0)
+            e++;
+        if (e == n_rows)
+            return KN_ERR_DECLINE;
+        st->chain.op[i] = chain_steps[e].op;
+        st->chain.reversed[i] = chain_steps[e].reversed;
+        st->chain.alpha[i] = params->floats[2 * i];
+        st->chain.beta[i] = params->floats[2 * i + 1];
+        int64_t input = operands->ints[i];
+        st->chain.operand[i] = -1;
+        if (input == -1)
+            continue;
+        if (st->chain.op[i] < KN_CUDA_CHAIN_BINARY || input < 1 || input >= k->n_in ||
+            !k->in[input] || k->in[input]->dtype != KN_FLOAT ||
+            st->n_operands == KN_CUDA_CHAIN_OPERANDS)
+            return KN_ERR_DECLINE;
+        const kn_tensor *t = k->in[input];
+        int full = kn_cuda_same_shape(t, x);
+        if (!full && !(kn_tensor_numel(t) == 1 && t->rank <= x->rank))
+            return KN_ERR_DECLINE;
+        st->chain.operand[i] = st->n_operands;
+        st->inputs[st->n_operands++] = (int32_t)input;
+    }
+    return KN_OK;
+}
+
+static int chain_prepare(kn_kctx *k)
+{
+    KN_CUDA_REQUIRE_DEVICE(k);
+    if (!k->in[0] || k->in[0]->dtype != KN_FLOAT)
+        return KN_ERR_DECLINE;
+    chain_state *st = calloc(1, sizeof *st);
+    if (!st)
+        return kn_fail(k->err, KN_ERR_OUT_OF_MEMORY, "ElementwiseChain: out of memory");
+    k->state = st;
+    int rc = chain_parse(k, st);
+    if (rc == KN_OK && !(st->fn = kn_cuda_kernel(kn_cuda_dev(k), "elementwise", "kn_chain_f32",
+                                                 k->err)))
+        rc = k->err->code;
+    if (rc != KN_OK) {
+        ew_release(k);
+        return rc;
+    }
+    kn_tensor *y = k->out[0];
+    y->dtype = KN_FLOAT;
+    y->rank = k->in[0]->rank;
+    memcpy(y->dims, k->in[0]->dims, sizeof(int64_t) * (size_t)y->rank);
+    return KN_OK;
+}
+
+static int chain_run(kn_kctx *k)
+{
+    chain_state *st = k->state;
+    kn_cuda_chain_operands ops;
+    memset(&ops, 0, sizeof ops);
+    for (int32_t i = 0; i < st->n_operands; i++) {
+        const kn_tensor *t = k->in[st->inputs[i]];
+        ops.data[i] = t->data;
+        ops.full[i] = kn_cuda_same_shape(t, k->in[0]);
+    }
+    st->chain.n = kn_tensor_numel(k->out[0]);
+    const void *x = k->in[0]->data;
+    void *y = k->out[0]->data;
+    void *args[] = {&x, &y, &st->chain, &ops};
+    return kn_cuda_launch_1d(k, st->fn, st->chain.n, args);
+}
+
 #define F32 KN_BIT(KN_FLOAT)
 #define UNARY(name, since)                                                                         \
     const kn_op_def kn_cuda_##name = {.op_type = #name, .since_version = since, .dtypes = F32,    \
@@ -217,3 +330,6 @@ const kn_op_def kn_cuda_kiln_Silu = {.domain = "kiln", .op_type = "Silu", .since
                                      .dtypes = F32, .flags = KN_OP_INPLACE,
                                      .prepare = unary_prepare, .run = unary_run,
                                      .release = ew_release};
+const kn_op_def kn_cuda_kiln_ElementwiseChain = {
+    .domain = "kiln", .op_type = "ElementwiseChain", .since_version = 1, .dtypes = F32,
+    .flags = KN_OP_INPLACE, .prepare = chain_prepare, .run = chain_run, .release = ew_release};

@@ -58,3 +58,26 @@ extern "C" __global__ void kn_bias_act_f32(float *y, const float *bias, int64_t 
         y[i] = kn_act(act, v);
     }
 }
+
+// kiln.ElementwiseChain: every step on one element while it is in a
+// register, so the tensor crosses memory once instead of once per step.
+extern "C" __global__ void kn_chain_f32(const float *x, float *y, kn_cuda_chain c,
+                                        kn_cuda_chain_operands ops)
+{
+    KN_GRID_LOOP(i, c.n)
+    {
+        float v = x[i];
+        for (int s = 0; s < c.n_steps; s++) {
+            int op = c.op[s];
+            if (op < KN_CUDA_CHAIN_BINARY) {
+                v = kn_unary(op, v, c.alpha[s], c.beta[s]);
+                continue;
+            }
+            int t = c.operand[s];
+            float b = t < 0 ? c.alpha[s] : ops.data[t][ops.full[t] ? i : 0];
+            v = c.reversed[s] ? kn_binary(op - KN_CUDA_CHAIN_BINARY, b, v)
+                              : kn_binary(op - KN_CUDA_CHAIN_BINARY, v, b);
+        }
+        y[i] = v;
+    }
+}
