@@ -34,7 +34,6 @@ Test(cuda_emulated, needs_the_cuda_backend)
 #include "core/cuda/cuda_device.h"
 #include "core/cuda/cuda_fatbins.h"
 #include "core/cuda/device_params.h"
-#include "core/simd/activation.h"
 
 /* --- the double: runtime */
 
@@ -109,29 +108,157 @@ static void masked_softmax(kn_dim3 grid, void **args)
     }
 }
 
-/* Emulated: the bias + activation epilogue (elementwise.cu's
- * kn_bias_act_f32, with kn_act_ref's definitions) and the attention's
- * masked softmax; other launches are counted, and a test that needs one
+/* rows.cu's kn_softmax_rows_f32, kn_layernorm_rows_f32 and
+ * kn_reduce_rows_f32 (block kernels: one row per block) */
+static void softmax_rows(kn_dim3 grid, void **args)
+{
+    const float *x = *(const float **)args[0];
+    float *y = *(float **)args[1];
+    int64_t cols = *(int64_t *)args[2];
+    int log_softmax = *(int *)args[3];
+    for (int64_t r = 0; r < (int64_t)grid.x; r++) {
+        const float *xr = x + r * cols;
+        float mx = -INFINITY;
+        double sum = 0;
+        for (int64_t c = 0; c < cols; c++)
+            mx = xr[c] > mx ? xr[c] : mx;
+        for (int64_t c = 0; c < cols; c++)
+            sum += exp((double)xr[c] - mx);
+        for (int64_t c = 0; c < cols; c++)
+            y[r * cols + c] = log_softmax ? (float)(xr[c] - mx - log(sum))
+                                          : (float)(exp((double)xr[c] - mx) / sum);
+    }
+}
+static void layernorm_rows(kn_dim3 grid, void **args)
+{
+    const float *x = *(const float **)args[0], *scale = *(const float **)args[1];
+    const float *bias = *(const float **)args[2];
+    float *y = *(float **)args[3];
+    int64_t cols = *(int64_t *)args[4];
+    float eps = *(float *)args[5];
+    for (int64_t r = 0; r < (int64_t)grid.x; r++) {
+        const float *xr = x + r * cols;
+        double mean = 0, var = 0;
+        for (int64_t c = 0; c < cols; c++)
+            mean += xr[c];
+        mean /= (double)cols;
+        for (int64_t c = 0; c < cols; c++)
+            var += (xr[c] - mean) * (xr[c] - mean);
+        double inv = 1.0 / sqrt(var / (double)cols + eps);
+        for (int64_t c = 0; c < cols; c++)
+            y[r * cols + c] = (float)((xr[c] - mean) * inv * scale[c] + (bias ? bias[c] : 0));
+    }
+}
+static void reduce_rows(kn_dim3 grid, void **args)
+{
+    const float *x = *(const float **)args[0];
+    float *y = *(float **)args[1];
+    int64_t cols = *(int64_t *)args[2];
+    int op = *(int *)args[3]; /* sum, mean, max, min */
+    for (int64_t r = 0; r < (int64_t)grid.x; r++) {
+        double v = op == 2 ? -INFINITY : op == 3 ? INFINITY : 0;
+        for (int64_t c = 0; c < cols; c++) {
+            double e = x[r * cols + c];
+            v = op == 2 ? fmax(v, e) : op == 3 ? fmin(v, e) : v + e;
+        }
+        y[r] = (float)(op == 1 ? v / (double)cols : v);
+    }
+}
+
+#ifdef KILN_CUDA_HOST_KERNELS
+/* the .cu kernels compiled for the host (tests/cuda/host_kernels.cpp) */
+void kn_unary_f32(const float *x, float *y, int64_t n, kn_cuda_act a);
+void kn_binary_f32(const float *a, const float *b, float *y, kn_cuda_walk w, int op,
+                   kn_cuda_act act);
+void kn_bias_act_f32(float *y, const float *bias, int64_t n, int64_t inner, int64_t channels,
+                     kn_cuda_act act);
+void kn_chain_f32(const float *x, float *y, kn_cuda_chain c, kn_cuda_chain_operands ops);
+void kn_reduce_strided_f32(const float *x, float *y, kn_cuda_walk out, kn_cuda_walk red, int op);
+typedef void (*strided_fn)(const void *x, void *y, kn_cuda_walk w);
+typedef void (*gather_fn)(const void *x, const void *idx, void *y, int64_t outer, int64_t axis,
+                          int64_t n_idx, int64_t inner);
+void kn_strided_copy_1(const void *, void *, kn_cuda_walk);
+void kn_strided_copy_2(const void *, void *, kn_cuda_walk);
+void kn_strided_copy_4(const void *, void *, kn_cuda_walk);
+void kn_strided_copy_8(const void *, void *, kn_cuda_walk);
+#define GATHER_DECL(bytes)                                                                         \
+    void kn_gather_##bytes##_i32(const void *, const void *, void *, int64_t, int64_t, int64_t,    \
+                                 int64_t);                                                         \
+    void kn_gather_##bytes##_i64(const void *, const void *, void *, int64_t, int64_t, int64_t,    \
+                                 int64_t);
+GATHER_DECL(1) GATHER_DECL(2) GATHER_DECL(4) GATHER_DECL(8)
+
+#define ARG(i, type) (*(type *)args[i])
+static int host_kernel(const char *name, void **args)
+{
+    static const struct {
+        const char *name;
+        strided_fn fn;
+    } strided[] = {{"kn_strided_copy_1", kn_strided_copy_1}, {"kn_strided_copy_2", kn_strided_copy_2},
+                   {"kn_strided_copy_4", kn_strided_copy_4}, {"kn_strided_copy_8", kn_strided_copy_8}};
+    static const struct {
+        const char *name;
+        gather_fn fn;
+    } gathers[] = {{"kn_gather_1_i32", kn_gather_1_i32}, {"kn_gather_1_i64", kn_gather_1_i64},
+                   {"kn_gather_2_i32", kn_gather_2_i32}, {"kn_gather_2_i64", kn_gather_2_i64},
+                   {"kn_gather_4_i32", kn_gather_4_i32}, {"kn_gather_4_i64", kn_gather_4_i64},
+                   {"kn_gather_8_i32", kn_gather_8_i32}, {"kn_gather_8_i64", kn_gather_8_i64}};
+    if (strcmp(name, "kn_unary_f32") == 0)
+        kn_unary_f32(ARG(0, const float *), ARG(1, float *), ARG(2, int64_t), ARG(3, kn_cuda_act));
+    else if (strcmp(name, "kn_binary_f32") == 0)
+        kn_binary_f32(ARG(0, const float *), ARG(1, const float *), ARG(2, float *),
+                      ARG(3, kn_cuda_walk), ARG(4, int), ARG(5, kn_cuda_act));
+    else if (strcmp(name, "kn_bias_act_f32") == 0)
+        kn_bias_act_f32(ARG(0, float *), ARG(1, const float *), ARG(2, int64_t), ARG(3, int64_t),
+                        ARG(4, int64_t), ARG(5, kn_cuda_act));
+    else if (strcmp(name, "kn_chain_f32") == 0)
+        kn_chain_f32(ARG(0, const float *), ARG(1, float *), ARG(2, kn_cuda_chain),
+                     ARG(3, kn_cuda_chain_operands));
+    else if (strcmp(name, "kn_reduce_strided_f32") == 0)
+        kn_reduce_strided_f32(ARG(0, const float *), ARG(1, float *), ARG(2, kn_cuda_walk),
+                              ARG(3, kn_cuda_walk), ARG(4, int));
+    else {
+        for (size_t i = 0; i < sizeof strided / sizeof strided[0]; i++)
+            if (strcmp(name, strided[i].name) == 0) {
+                strided[i].fn(ARG(0, const void *), ARG(1, void *), ARG(2, kn_cuda_walk));
+                return 1;
+            }
+        for (size_t i = 0; i < sizeof gathers / sizeof gathers[0]; i++)
+            if (strcmp(name, gathers[i].name) == 0) {
+                gathers[i].fn(ARG(0, const void *), ARG(1, const void *), ARG(2, void *),
+                              ARG(3, int64_t), ARG(4, int64_t), ARG(5, int64_t), ARG(6, int64_t));
+                return 1;
+            }
+        return 0;
+    }
+    return 1;
+}
+#else
+static int host_kernel(const char *name, void **args)
+{
+    (void)name, (void)args;
+    return 0;
+}
+#endif
+
+/* A launch runs the kernel's host build, or its rewrite above for the
+ * block kernels; any other launch is counted, and the test that made it
  * fails. */
 static kn_cudaError fake_launch(const void *func, kn_dim3 grid, kn_dim3 block, void **args,
                                 size_t shm, kn_cudaStream s)
 {
     (void)block, (void)shm, (void)s;
-    if (strcmp(func, "kn_masked_softmax_rows_f32") == 0) {
+    const char *name = func;
+    if (strcmp(name, "kn_masked_softmax_rows_f32") == 0)
         masked_softmax(grid, args);
-        return 0;
-    }
-    if (strcmp(func, "kn_bias_act_f32") != 0) {
+    else if (strcmp(name, "kn_softmax_rows_f32") == 0)
+        softmax_rows(grid, args);
+    else if (strcmp(name, "kn_layernorm_rows_f32") == 0)
+        layernorm_rows(grid, args);
+    else if (strcmp(name, "kn_reduce_rows_f32") == 0)
+        reduce_rows(grid, args);
+    else if (!host_kernel(name, args))
         unemulated_launches++;
-        return 0;
-    }
-    float *y = *(float **)args[0];
-    const float *bias = *(const float **)args[1];
-    int64_t n = *(int64_t *)args[2], inner = *(int64_t *)args[3], ch = *(int64_t *)args[4];
-    const kn_cuda_act *a = args[5];
-    kn_activation act = {(kn_act_kind)a->op, a->alpha, a->beta};
-    for (int64_t i = 0; i < n; i++)
-        y[i] = kn_act_ref(&act, y[i] + (bias ? bias[(i / inner) % ch] : 0.0f));
     return 0;
 }
 static const char *fake_error_string(int e)
@@ -856,5 +983,195 @@ Test(cuda_emulated, attention)
         free_inputs(&c);
     }
 }
+
+#ifdef KILN_CUDA_HOST_KERNELS
+
+Test(cuda_emulated, elementwise_kernels)
+{
+    static const char *const unary[] = {"Relu", "Sigmoid", "Tanh", "Exp", "Erf", "Abs",
+                                        "Softplus", "HardSwish", "LeakyRelu", "Gelu"};
+    const int64_t x[] = {3, 5, 7};
+    for (size_t i = 0; i < sizeof unary / sizeof unary[0]; i++) {
+        kh_case c;
+        kh_init(&c, unary[i], 20, 1, 1);
+        rand_input(&c, 0, x, 3, 81 + (unsigned)i);
+        emulated_compare(&c, 0, 1e-6, unary[i]);
+        free_inputs(&c);
+    }
+    static const char *const binary[] = {"Add", "Sub", "Mul", "Div", "Max", "Min"};
+    const int64_t a[] = {2, 3, 1, 8}, b[] = {5, 1};
+    for (size_t i = 0; i < sizeof binary / sizeof binary[0]; i++) {
+        kh_case c;
+        kh_init(&c, binary[i], 14, 2, 1);
+        rand_input(&c, 0, a, 4, 91);
+        rand_input(&c, 1, b, 2, 92);
+        emulated_compare(&c, 0, 1e-6, binary[i]);
+        free_inputs(&c);
+    }
+    const int64_t one[] = {1};
+    static float lo = -0.25f, hi = 0.5f;
+    kh_case c;
+    kh_init(&c, "Clip", 13, 3, 1);
+    rand_input(&c, 0, x, 3, 93);
+    kh_input(&c, 1, KN_FLOAT, one, 0, &lo);
+    kh_input(&c, 2, KN_FLOAT, one, 0, &hi);
+    emulated_compare(&c, 0x6, 0, "Clip");
+    free(c.in[0].data);
+
+    static const char *steps[] = {"Mul", "Add", "Sigmoid", "RSub", "Clip"};
+    static const int64_t operands[] = {1, -1, -1, 2, -1};
+    static const float params[] = {0, 0, 0.5f, 0, 0, 0, 0, 0, -0.2f, 0.6f};
+    kh_init(&c, "ElementwiseChain", 1, 3, 1);
+    c.node.domain = "kiln";
+    c.attrs[c.node.n_attrs++] =
+        (kn_attr){.name = "steps", .type = KN_ATTR_STRINGS, .count = 5, .strings = steps};
+    kh_attr_ints(&c, "operands", operands, 5);
+    kh_attr_floats(&c, "params", params, 10);
+    rand_input(&c, 0, x, 3, 94);
+    rand_input(&c, 1, x, 3, 95);
+    rand_input(&c, 2, one, 1, 96);
+    emulated_compare(&c, 0, 1e-6, "ElementwiseChain");
+    free_inputs(&c);
+
+    /* the products' epilogue with an activation cuBLASLt has not */
+    const int64_t ma[] = {4, 6, 32}, mb[] = {32, 24}, bias[] = {24};
+    kh_init(&c, "FusedMatMul", 1, 3, 1);
+    c.node.domain = "kiln";
+    kh_attr_string(&c, "activation", "Gelu");
+    rand_input(&c, 0, ma, 3, 97);
+    rand_input(&c, 1, mb, 2, 98);
+    rand_input(&c, 2, bias, 1, 99);
+    emulated_compare(&c, 0x6, 1e-5, "FusedMatMul bias + Gelu");
+    free_inputs(&c);
+
+    /* a residual that only broadcasts: conv, bias pass, binary add + act */
+    static const int64_t pads1[] = {1, 1, 1, 1};
+    const int64_t xc[] = {2, 4, 6, 6}, w[] = {8, 4, 3, 3}, bc[] = {8}, z[] = {8, 1, 1};
+    kh_init(&c, "FusedConv", 1, 4, 1);
+    c.node.domain = "kiln";
+    kh_attr_string(&c, "activation", "Relu");
+    kh_attr_ints(&c, "pads", pads1, 4);
+    rand_input(&c, 0, xc, 4, 100);
+    rand_input(&c, 1, w, 4, 101);
+    rand_input(&c, 2, bc, 1, 102);
+    rand_input(&c, 3, z, 3, 103);
+    emulated_compare(&c, 0x6, 1e-5, "FusedConv with a broadcast residual");
+    free_inputs(&c);
+}
+
+Test(cuda_emulated, data_movement_kernels)
+{
+    const int64_t x[] = {2, 3, 4, 5};
+    static const int64_t perm[] = {0, 2, 3, 1};
+    kh_case c;
+    kh_init(&c, "Transpose", 13, 1, 1);
+    kh_attr_ints(&c, "perm", perm, 4);
+    rand_input(&c, 0, x, 4, 111);
+    emulated_compare(&c, 0, 0, "Transpose");
+    free_inputs(&c);
+
+    static int64_t starts[] = {1, -1}, ends[] = {4, -6}, axes[] = {2, 3}, steps[] = {2, -2};
+    const int64_t two[] = {2};
+    kh_init(&c, "Slice", 13, 5, 1);
+    rand_input(&c, 0, x, 4, 112);
+    kh_input(&c, 1, KN_INT64, two, 1, starts);
+    kh_input(&c, 2, KN_INT64, two, 1, ends);
+    kh_input(&c, 3, KN_INT64, two, 1, axes);
+    kh_input(&c, 4, KN_INT64, two, 1, steps);
+    emulated_compare(&c, 0x1e, 0, "Slice");
+    free(c.in[0].data);
+
+    static int64_t idx[] = {2, 0, -1, 1, 1};
+    static int32_t idx32[] = {1, -2, 0};
+    const int64_t five[] = {5}, three[] = {3};
+    kh_init(&c, "Gather", 13, 2, 1);
+    kh_attr_int(&c, "axis", 2);
+    rand_input(&c, 0, x, 4, 113);
+    kh_input(&c, 1, KN_INT64, five, 1, idx);
+    emulated_compare(&c, 0, 0, "Gather int64");
+    free(c.in[0].data);
+    kh_init(&c, "Gather", 13, 2, 1);
+    kh_attr_int(&c, "axis", -1);
+    rand_input(&c, 0, x, 4, 114);
+    kh_input(&c, 1, KN_INT32, three, 1, idx32);
+    emulated_compare(&c, 0, 0, "Gather int32");
+    free(c.in[0].data);
+
+    const int64_t y[] = {2, 1, 4, 5}, z[] = {2, 2, 4, 5};
+    kh_init(&c, "Concat", 13, 3, 1);
+    kh_attr_int(&c, "axis", 1);
+    rand_input(&c, 0, x, 4, 115);
+    rand_input(&c, 1, y, 4, 116);
+    rand_input(&c, 2, z, 4, 117);
+    emulated_compare(&c, 0, 0, "Concat");
+    free_inputs(&c);
+
+    static int64_t shape[] = {3, 1, 5};
+    const int64_t small[] = {1, 4, 1};
+    kh_init(&c, "Expand", 13, 2, 1);
+    rand_input(&c, 0, small, 3, 118);
+    kh_input(&c, 1, KN_INT64, three, 1, shape);
+    emulated_compare(&c, 0x2, 0, "Expand");
+    free(c.in[0].data);
+
+    static int64_t new_shape[] = {6, -1};
+    kh_init(&c, "Reshape", 14, 2, 1);
+    rand_input(&c, 0, x, 4, 119);
+    kh_input(&c, 1, KN_INT64, two, 1, new_shape);
+    emulated_compare(&c, 0x2, 0, "Reshape (a copy when not aliased)");
+    free(c.in[0].data);
+}
+
+Test(cuda_emulated, row_kernels)
+{
+    const int64_t x[] = {4, 6, 13};
+    kh_case c;
+    kh_init(&c, "Softmax", 13, 1, 1);
+    rand_input(&c, 0, x, 3, 121);
+    emulated_compare(&c, 0, 1e-6, "Softmax");
+    free_inputs(&c);
+
+    kh_init(&c, "LogSoftmax", 11, 1, 1);
+    kh_attr_int(&c, "axis", 1);
+    rand_input(&c, 0, x, 3, 122);
+    emulated_compare(&c, 0, 1e-6, "LogSoftmax opset 11 axis 1");
+    free_inputs(&c);
+
+    const int64_t d[] = {13};
+    kh_init(&c, "LayerNormalization", 17, 3, 1);
+    rand_input(&c, 0, x, 3, 123);
+    rand_input(&c, 1, d, 1, 124);
+    rand_input(&c, 2, d, 1, 125);
+    emulated_compare(&c, 0x6, 1e-5, "LayerNormalization");
+    free_inputs(&c);
+
+    static const int64_t last[] = {-1}, middle[] = {1}, first_last[] = {0, 2};
+    static const struct {
+        const char *op;
+        const int64_t *axes;
+        int32_t n;
+    } reductions[] = {{"ReduceMean", last, 1}, {"ReduceSum", middle, 1},
+                      {"ReduceMax", first_last, 2}, {"ReduceMin", last, 1}};
+    for (size_t i = 0; i < sizeof reductions / sizeof reductions[0]; i++) {
+        kh_init(&c, reductions[i].op, 11, 1, 1);
+        kh_attr_ints(&c, "axes", reductions[i].axes, reductions[i].n);
+        rand_input(&c, 0, x, 3, 126 + (unsigned)i);
+        emulated_compare(&c, 0, 1e-6, reductions[i].op);
+        free_inputs(&c);
+    }
+
+    const int64_t img[] = {2, 3, 5, 5}, nhwc[] = {2, 5, 5, 3};
+    kh_init(&c, "GlobalAveragePool", 1, 1, 1);
+    rand_input(&c, 0, img, 4, 131);
+    emulated_compare(&c, 0, 1e-6, "GlobalAveragePool");
+    free_inputs(&c);
+    kh_init(&c, "NhwcGlobalAveragePool", 1, 1, 1);
+    c.node.domain = "kiln";
+    rand_input(&c, 0, nhwc, 4, 132);
+    emulated_compare(&c, 0, 1e-6, "NhwcGlobalAveragePool");
+    free_inputs(&c);
+}
+
+#endif
 
 #endif
