@@ -18,6 +18,7 @@
 #      tests/gpu/compare_devices.py through `kiln run --device cuda` against
 #      `kiln run` on the CPU, with both latencies next to PyTorch's.
 #      KILN_GPU_MODELS=resnet50 limits the models (the BERT export is big).
+# KILN_GPU_CMAKE_ARGS adds configure options (e.g. -DKILN_CUDA_COMPRESS=OFF).
 # Prints everything to stdout; with $OUT set, also writes $OUT/gpu.log.
 #   usage: tests/gpu/run.sh [BUILD_DIR]     (default build-gpu)
 set -uo pipefail
@@ -58,7 +59,8 @@ echo "== 2. test_cuda_libs, test_cuda_backend"
 built=0
 build_start=$(date +%s)
 if cmake -S "$src" -B "$build" -DCMAKE_BUILD_TYPE=Release -DKILN_BUILD_TESTS=ON \
-     -DKILN_CRITERION_LITE=ON -DKILN_WITH_SERVE=OFF -DKILN_WITH_CUDA=ON >"$build/configure.log" 2>&1 &&
+     -DKILN_CRITERION_LITE=ON -DKILN_WITH_SERVE=OFF -DKILN_WITH_CUDA=ON ${KILN_GPU_CMAKE_ARGS:-} \
+     >"$build/configure.log" 2>&1 &&
    cmake --build "$build" -j "$(nproc)" --target test_cuda_libs test_cuda_backend kiln_cli \
      >"$build/build.log" 2>&1; then
   built=1
