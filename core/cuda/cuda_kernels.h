@@ -33,7 +33,7 @@ int kn_cuda_bias_act(kn_kctx *k, float *y, const float *bias, int64_t n, int64_t
 int kn_cuda_binary(kn_kctx *k, int op, const kn_tensor *a, const kn_tensor *b, kn_tensor *y,
                    const kn_cuda_act *act);
 
-/* The row-major product geometry the family files hand to cuBLASLt. */
+/* Whether a and b have the same rank and dims. */
 int kn_cuda_same_shape(const kn_tensor *a, const kn_tensor *b);
 
 #endif

@@ -201,11 +201,17 @@ static int new_state(kn_kctx *k, mm_state **out)
     return KN_OK;
 }
 
-static int floats(const kn_kctx *k, int32_t n)
+/* Inputs 0 and 1 are float, and so is input 2 when given (Gemm's C,
+ * FusedMatMul's bias). */
+static int float_inputs(const kn_kctx *k)
 {
-    for (int32_t i = 0; i < n && i < k->n_in; i++)
-        if (!k->in[i] || k->in[i]->dtype != KN_FLOAT)
-            return i >= 2 && !k->in[i]; /* an omitted optional input is fine */
+    if (k->n_in < 2)
+        return 0;
+    for (int32_t i = 0; i < k->n_in && i < 3; i++) {
+        const kn_tensor *t = k->in[i];
+        if (i < 2 ? !t || t->dtype != KN_FLOAT : t && t->dtype != KN_FLOAT)
+            return 0;
+    }
     return 1;
 }
 
@@ -242,7 +248,7 @@ static int matmul_prepare(kn_kctx *k)
 {
     KN_CUDA_REQUIRE_DEVICE(k);
     int fused = k->node->domain && strcmp(k->node->domain, "kiln") == 0;
-    if (k->n_in < 2 || !floats(k, k->n_in))
+    if (!float_inputs(k))
         return KN_ERR_DECLINE;
     int rc = matmul_output(k);
     mm_shape s;
@@ -271,7 +277,7 @@ static int gemm_prepare(kn_kctx *k)
 {
     KN_CUDA_REQUIRE_DEVICE(k);
     int fused = k->node->domain && strcmp(k->node->domain, "kiln") == 0;
-    if (k->n_in < 2 || !floats(k, k->n_in))
+    if (!float_inputs(k))
         return KN_ERR_DECLINE;
     const kn_tensor *a = k->in[0], *b = k->in[1], *c = k->n_in > 2 ? k->in[2] : NULL;
     if (a->rank != 2 || b->rank != 2)
