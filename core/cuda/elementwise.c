@@ -14,6 +14,7 @@ typedef struct ew_state {
     kn_cudaKernel fn;
     kn_cuda_act act; /* unary: the op itself; binary: the activation after it */
     int32_t binary_op;
+    kn_cuda_walk walk; /* binary: the broadcast, fixed with the shapes */
 } ew_state;
 
 static void ew_release(kn_kctx *k)
@@ -176,21 +177,22 @@ static int binary_prepare(kn_kctx *k)
         return KN_ERR_DECLINE;
     k->out[0]->dtype = KN_FLOAT;
     rc = new_state(k, "kn_binary_f32");
-    if (rc == KN_OK)
-        ((ew_state *)k->state)->binary_op = op;
-    return rc;
+    if (rc != KN_OK)
+        return rc;
+    ew_state *st = k->state;
+    st->binary_op = op;
+    kn_cuda_walk_binary(&st->walk, k->out[0], k->in[0], k->in[1]);
+    return KN_OK;
 }
 
 static int binary_run(kn_kctx *k)
 {
     ew_state *st = k->state;
-    kn_cuda_walk w;
-    kn_cuda_walk_binary(&w, k->out[0], k->in[0], k->in[1]);
     const void *a = k->in[0]->data, *b = k->in[1]->data;
     void *y = k->out[0]->data;
     int op = st->binary_op;
-    void *args[] = {&a, &b, &y, &w, &op, &st->act};
-    return kn_cuda_launch_1d(k, st->fn, w.n, args);
+    void *args[] = {&a, &b, &y, &st->walk, &op, &st->act};
+    return kn_cuda_launch_1d(k, st->fn, st->walk.n, args);
 }
 
 /* --- kiln.ElementwiseChain(X, T1, ..., Tk) (core/opt/pass_elementwise_chain.c
