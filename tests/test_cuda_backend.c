@@ -141,8 +141,12 @@ Test(cuda_backend, every_kernel_declines_without_a_device)
             kh_case c;
             kh_init(&c, d->op_type, d->since_version, 3, 1);
             c.node.domain = d->domain ? d->domain : "";
+            /* input 0 of a dtype the row serves (float where it does) */
+            int32_t dtype = KN_FLOAT;
+            while (d->dtypes && !(d->dtypes & KN_BIT(dtype)))
+                dtype = (dtype + 1) % 32;
             for (int32_t i = 0; i < 3; i++)
-                kh_input(&c, i, KN_FLOAT, dims, 4, data);
+                kh_input(&c, i, i == 0 ? dtype : KN_FLOAT, dims, 4, data);
             size_t scratch = 0;
             int rc = kh_prepare_kernel(&c, &kn_backend_cuda, ~0u, &scratch);
             cr_assert_eq(rc, KN_ERR_DECLINE, "%s: prepare without a device returned %d (%s)",
@@ -392,6 +396,38 @@ Test(cuda_gpu, elementwise_chain)
     rand_input(&c, 2, one, 1, 70);
     gpu_compare(&c, 0, 1e-5, "ElementwiseChain");
     free_inputs(&c);
+}
+
+Test(cuda_gpu, comparisons_where_cast)
+{
+    const int64_t a[] = {3, 1, 6}, b[] = {4, 1}, cd[] = {6};
+    static int64_t ia[18], ib[4];
+    static uint8_t cond[6] = {1, 0, 0, 1, 1, 0};
+    for (int i = 0; i < 18; i++)
+        ia[i] = i % 5 - 2;
+    for (int i = 0; i < 4; i++)
+        ib[i] = i - 1;
+    kh_case c;
+    kh_init(&c, "Less", 13, 2, 1);
+    rand_input(&c, 0, a, 3, 150);
+    rand_input(&c, 1, b, 2, 151);
+    gpu_compare(&c, 0, 0, "Less float");
+    free_inputs(&c);
+    kh_init(&c, "Equal", 13, 2, 1);
+    kh_input(&c, 0, KN_INT64, a, 3, ia);
+    kh_input(&c, 1, KN_INT64, b, 2, ib);
+    gpu_compare(&c, 0, 0, "Equal int64");
+    kh_init(&c, "Where", 16, 3, 1);
+    kh_input(&c, 0, KN_BOOL, cd, 1, cond);
+    rand_input(&c, 1, a, 3, 152);
+    rand_input(&c, 2, b, 2, 153);
+    gpu_compare(&c, 0, 0, "Where");
+    free(c.in[1].data);
+    free(c.in[2].data);
+    kh_init(&c, "Cast", 13, 1, 1);
+    kh_attr_int(&c, "to", KN_FLOAT);
+    kh_input(&c, 0, KN_INT64, a, 3, ia);
+    gpu_compare(&c, 0, 0, "Cast int64 to float");
 }
 
 Test(cuda_gpu, data_movement)

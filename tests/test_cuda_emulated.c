@@ -174,6 +174,15 @@ void kn_bias_act_f32(float *y, const float *bias, int64_t n, int64_t inner, int6
                      kn_cuda_act act);
 void kn_chain_f32(const float *x, float *y, kn_cuda_chain c, kn_cuda_chain_operands ops);
 void kn_reduce_strided_f32(const float *x, float *y, kn_cuda_walk out, kn_cuda_walk red, int op);
+typedef void (*compare_fn)(const void *a, const void *b, uint8_t *y, kn_cuda_walk w, int op);
+void kn_compare_f32(const void *, const void *, uint8_t *, kn_cuda_walk, int);
+void kn_compare_i32(const void *, const void *, uint8_t *, kn_cuda_walk, int);
+void kn_compare_i64(const void *, const void *, uint8_t *, kn_cuda_walk, int);
+typedef void (*where_fn)(const uint8_t *c, const void *x, const void *y, void *out, kn_cuda_walk cx,
+                         kn_cuda_walk yw);
+void kn_where_4(const uint8_t *, const void *, const void *, void *, kn_cuda_walk, kn_cuda_walk);
+void kn_where_8(const uint8_t *, const void *, const void *, void *, kn_cuda_walk, kn_cuda_walk);
+void kn_cast(const void *x, void *y, int64_t n, int from, int to);
 typedef void (*strided_fn)(const void *x, void *y, kn_cuda_walk w);
 typedef void (*gather_fn)(const void *x, const void *idx, void *y, int64_t outer, int64_t axis,
                           int64_t n_idx, int64_t inner);
@@ -217,6 +226,18 @@ static int host_kernel(const char *name, void **args)
     else if (strcmp(name, "kn_reduce_strided_f32") == 0)
         kn_reduce_strided_f32(ARG(0, const float *), ARG(1, float *), ARG(2, kn_cuda_walk),
                               ARG(3, kn_cuda_walk), ARG(4, int));
+    else if (strncmp(name, "kn_compare_", 11) == 0) {
+        compare_fn fn = strcmp(name, "kn_compare_f32") == 0   ? kn_compare_f32
+                        : strcmp(name, "kn_compare_i32") == 0 ? kn_compare_i32
+                                                              : kn_compare_i64;
+        fn(ARG(0, const void *), ARG(1, const void *), ARG(2, uint8_t *), ARG(3, kn_cuda_walk),
+           ARG(4, int));
+    } else if (strncmp(name, "kn_where_", 9) == 0) {
+        where_fn fn = strcmp(name, "kn_where_4") == 0 ? kn_where_4 : kn_where_8;
+        fn(ARG(0, const uint8_t *), ARG(1, const void *), ARG(2, const void *), ARG(3, void *),
+           ARG(4, kn_cuda_walk), ARG(5, kn_cuda_walk));
+    } else if (strcmp(name, "kn_cast") == 0)
+        kn_cast(ARG(0, const void *), ARG(1, void *), ARG(2, int64_t), ARG(3, int), ARG(4, int));
     else {
         for (size_t i = 0; i < sizeof strided / sizeof strided[0]; i++)
             if (strcmp(name, strided[i].name) == 0) {
@@ -781,6 +802,13 @@ static void emulated_compare(kh_case *c, uint32_t const_mask, double tol, const 
     cr_assert_eq(unemulated_launches, before,
                  "%s: launched a device kernel this double does not emulate", what);
     for (int32_t i = 0; i < c->n_out; i++) {
+        if (out[i].dtype != KN_FLOAT) {
+            cr_assert_eq(out[i].dtype, ref.out[i].dtype, "%s: output dtype", what);
+            cr_assert(memcmp(out[i].data, ref.out[i].data, (size_t)kn_tensor_nbytes(&out[i])) == 0,
+                      "%s: output %d differs from the CPU kernel's", what, i);
+            free(out[i].data);
+            continue;
+        }
         const float *got = out[i].data, *want = ref.out[i].data;
         double worst = 0;
         int64_t n = kn_tensor_numel(&out[i]), where = 0;
@@ -1057,6 +1085,68 @@ Test(cuda_emulated, elementwise_kernels)
     rand_input(&c, 3, z, 3, 103);
     emulated_compare(&c, 0x6, 1e-5, "FusedConv with a broadcast residual");
     free_inputs(&c);
+}
+
+Test(cuda_emulated, comparisons_where_cast)
+{
+    static const char *const ops[] = {"Equal", "Less", "Greater", "LessOrEqual",
+                                      "GreaterOrEqual"};
+    const int64_t a[] = {3, 1, 6}, b[] = {4, 1};
+    static int64_t ia[18], ib[4];
+    for (int i = 0; i < 18; i++)
+        ia[i] = i % 5 - 2;
+    for (int i = 0; i < 4; i++)
+        ib[i] = i - 1;
+    for (int i = 0; i < 5; i++) {
+        kh_case c;
+        kh_init(&c, ops[i], 16, 2, 1);
+        rand_input(&c, 0, a, 3, 141);
+        rand_input(&c, 1, b, 2, 142);
+        ((float *)c.in[1].data)[0] = ((float *)c.in[0].data)[0]; /* one equal pair */
+        emulated_compare(&c, 0, 0, ops[i]);
+        free_inputs(&c);
+        kh_init(&c, ops[i], 16, 2, 1);
+        kh_input(&c, 0, KN_INT64, a, 3, ia);
+        kh_input(&c, 1, KN_INT64, b, 2, ib);
+        emulated_compare(&c, 0, 0, ops[i]);
+    }
+
+    static uint8_t cond[6] = {1, 0, 0, 1, 1, 0};
+    const int64_t cd[] = {6}, xd[] = {2, 1, 6}, yd[] = {3, 1};
+    kh_case c;
+    kh_init(&c, "Where", 16, 3, 1);
+    kh_input(&c, 0, KN_BOOL, cd, 1, cond);
+    rand_input(&c, 1, xd, 3, 143);
+    rand_input(&c, 2, yd, 2, 144);
+    emulated_compare(&c, 0, 0, "Where float");
+    free(c.in[1].data);
+    free(c.in[2].data);
+    kh_init(&c, "Where", 16, 3, 1);
+    kh_input(&c, 0, KN_BOOL, cd, 1, cond);
+    kh_input(&c, 1, KN_INT64, cd, 1, ia);
+    kh_input(&c, 2, KN_INT64, b, 2, ib);
+    emulated_compare(&c, 0, 0, "Where int64");
+
+    static const int32_t to[] = {KN_INT64, KN_INT32, KN_BOOL, KN_UINT8, KN_DOUBLE};
+    const int64_t xs[] = {4, 5};
+    for (size_t i = 0; i < sizeof to / sizeof to[0]; i++) {
+        kh_init(&c, "Cast", 13, 1, 1);
+        kh_attr_int(&c, "to", to[i]);
+        rand_input(&c, 0, xs, 2, 145);
+        for (int e = 0; e < 20; e++)
+            ((float *)c.in[0].data)[e] *= 9.0f; /* whole parts to keep */
+        ((float *)c.in[0].data)[3] = 0.0f;
+        emulated_compare(&c, 0, 0, "Cast from float");
+        free_inputs(&c);
+    }
+    kh_init(&c, "Cast", 13, 1, 1);
+    kh_attr_int(&c, "to", KN_FLOAT);
+    kh_input(&c, 0, KN_INT64, xd, 3, ia);
+    emulated_compare(&c, 0, 0, "Cast int64 to float");
+    kh_init(&c, "Cast", 13, 1, 1);
+    kh_attr_int(&c, "to", KN_FLOAT);
+    kh_input(&c, 0, KN_BOOL, cd, 1, cond);
+    emulated_compare(&c, 0, 0, "Cast bool to float");
 }
 
 Test(cuda_emulated, data_movement_kernels)

@@ -63,6 +63,10 @@ enum {
     KN_CUDA_B_PRELU, /* a < 0 ? a * b : a */
 };
 
+/* Comparisons: y = (a OP b) as bool (one byte, 0 or 1). */
+enum { KN_CUDA_C_EQUAL = 0, KN_CUDA_C_LESS, KN_CUDA_C_GREATER, KN_CUDA_C_LESS_EQUAL,
+       KN_CUDA_C_GREATER_EQUAL };
+
 /* An activation applied after a product or a binary op. */
 typedef struct kn_cuda_act {
     int32_t op; /* KN_CUDA_U_*: an activation or KN_CUDA_U_NONE */

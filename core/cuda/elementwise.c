@@ -1,7 +1,10 @@
 /* Float elementwise ops on the GPU (elementwise.cu): the unary math and
  * activations (Relu ... Erf, Clip, Gelu; kiln.Gelu and kiln.Silu), and the
  * broadcasting binary ops Add, Sub, Mul, Div, Pow, Max, Min (two inputs)
- * and PRelu; kiln.ElementwiseChain in one pass. Other dtypes, and
+ * and PRelu; kiln.ElementwiseChain in one pass; the comparisons (Equal,
+ * Less, Greater, LessOrEqual, GreaterOrEqual on float, int32, int64),
+ * Where (4- and 8-byte values) and Cast between float, double, the
+ * integers and bool. Other dtypes, and
  * Max/Min/Sum with more than two inputs, are declined and run on the next
  * backend. */
 #include <math.h>
@@ -195,6 +198,146 @@ static int binary_run(kn_kctx *k)
     return kn_cuda_launch_1d(k, st->fn, st->walk.n, args);
 }
 
+/* --- comparisons (float, int32, int64; bool out), Where, Cast */
+
+static int compare_op_of(const char *op_type)
+{
+    static const char *const names[] = {"Equal", "Less", "Greater", "LessOrEqual",
+                                        "GreaterOrEqual"};
+    for (int i = 0; i < 5; i++)
+        if (strcmp(names[i], op_type) == 0)
+            return i; /* KN_CUDA_C_* in this order */
+    return -1;
+}
+
+static int compare_prepare(kn_kctx *k)
+{
+    KN_CUDA_REQUIRE_DEVICE(k);
+    int op = compare_op_of(k->node->op_type);
+    const kn_tensor *a = k->in[0], *b = k->n_in > 1 ? k->in[1] : NULL;
+    if (op < 0 || !a || !b || a->dtype != b->dtype ||
+        (a->dtype != KN_FLOAT && a->dtype != KN_INT64 && a->dtype != KN_INT32))
+        return KN_ERR_DECLINE;
+    int rc = kn_broadcast_shape(a, b, k->out[0], k->err);
+    if (rc != KN_OK)
+        return rc;
+    k->out[0]->dtype = KN_BOOL;
+    rc = new_state(k, a->dtype == KN_FLOAT   ? "kn_compare_f32"
+                      : a->dtype == KN_INT64 ? "kn_compare_i64"
+                                             : "kn_compare_i32");
+    if (rc != KN_OK)
+        return rc;
+    ew_state *st = k->state;
+    st->binary_op = op;
+    kn_cuda_walk_binary(&st->walk, k->out[0], a, b);
+    return KN_OK;
+}
+
+static int compare_run(kn_kctx *k)
+{
+    ew_state *st = k->state;
+    const void *a = k->in[0]->data, *b = k->in[1]->data;
+    void *y = k->out[0]->data;
+    int op = st->binary_op;
+    void *args[] = {&a, &b, &y, &st->walk, &op};
+    return kn_cuda_launch_1d(k, st->fn, st->walk.n, args);
+}
+
+/* Where(C, X, Y): one walk for C and X, one for Y, over the broadcast of
+ * all three. */
+typedef struct where_state {
+    kn_cudaKernel fn;
+    kn_cuda_walk cx, y;
+} where_state;
+
+static int where_prepare(kn_kctx *k)
+{
+    KN_CUDA_REQUIRE_DEVICE(k);
+    const kn_tensor *c = k->in[0], *x = k->n_in > 1 ? k->in[1] : NULL,
+                    *y = k->n_in > 2 ? k->in[2] : NULL;
+    if (!c || !x || !y || c->dtype != KN_BOOL || x->dtype != y->dtype ||
+        (kn_dtype_size(x->dtype) != 4 && kn_dtype_size(x->dtype) != 8) ||
+        x->dtype == KN_STRING || x->dtype >= KN_DTYPE_COUNT)
+        return KN_ERR_DECLINE;
+    kn_tensor cx;
+    int rc = kn_broadcast_shape(c, x, &cx, k->err);
+    if (rc == KN_OK)
+        rc = kn_broadcast_shape(&cx, y, k->out[0], k->err);
+    if (rc != KN_OK)
+        return rc;
+    k->out[0]->dtype = x->dtype;
+    where_state *st = calloc(1, sizeof *st);
+    if (!st)
+        return kn_fail(k->err, KN_ERR_OUT_OF_MEMORY, "Where: out of memory");
+    k->state = st;
+    st->fn = kn_cuda_kernel(kn_cuda_dev(k), "elementwise",
+                            kn_dtype_size(x->dtype) == 4 ? "kn_where_4" : "kn_where_8", k->err);
+    if (!st->fn) {
+        ew_release(k);
+        return k->err->code;
+    }
+    kn_cuda_walk_binary(&st->cx, k->out[0], c, x);
+    kn_cuda_walk_binary(&st->y, k->out[0], c, y);
+    return KN_OK;
+}
+
+static int where_run(kn_kctx *k)
+{
+    where_state *st = k->state;
+    const void *c = k->in[0]->data, *x = k->in[1]->data, *y = k->in[2]->data;
+    void *out = k->out[0]->data;
+    void *args[] = {&c, &x, &y, &out, &st->cx, &st->y};
+    return kn_cuda_launch_1d(k, st->fn, st->cx.n, args);
+}
+
+/* Cast between the dtypes the kernel reads and writes (elementwise.cu). */
+static int castable(int32_t dtype)
+{
+    return dtype == KN_FLOAT || dtype == KN_UINT8 || dtype == KN_INT8 || dtype == KN_INT32 ||
+           dtype == KN_INT64 || dtype == KN_BOOL || dtype == KN_DOUBLE;
+}
+
+typedef struct cast_state {
+    kn_cudaKernel fn;
+    int32_t from, to;
+} cast_state;
+
+static int cast_prepare(kn_kctx *k)
+{
+    KN_CUDA_REQUIRE_DEVICE(k);
+    const kn_tensor *x = k->in[0];
+    int64_t to = kn_attr_int(k->node, "to", 0);
+    if (!x || !castable(x->dtype) || to < 0 || to > KN_DTYPE_COUNT || !castable((int32_t)to))
+        return KN_ERR_DECLINE;
+    cast_state *st = calloc(1, sizeof *st);
+    if (!st)
+        return kn_fail(k->err, KN_ERR_OUT_OF_MEMORY, "Cast: out of memory");
+    k->state = st;
+    st->from = x->dtype;
+    st->to = (int32_t)to;
+    st->fn = kn_cuda_kernel(kn_cuda_dev(k), "elementwise", "kn_cast", k->err);
+    if (!st->fn) {
+        ew_release(k);
+        return k->err->code;
+    }
+    kn_tensor *y = k->out[0];
+    y->dtype = st->to;
+    y->rank = x->rank;
+    memcpy(y->dims, x->dims, sizeof(int64_t) * (size_t)x->rank);
+    return KN_OK;
+}
+
+static int cast_run(kn_kctx *k)
+{
+    cast_state *st = k->state;
+    const void *x = k->in[0]->data;
+    void *y = k->out[0]->data;
+    int64_t n = kn_tensor_numel(k->out[0]);
+    int from = st->from, to = st->to;
+    void *args[] = {&x, &y, &n, &from, &to};
+    return kn_cuda_launch_1d(k, st->fn, n, args);
+}
+
 /* --- kiln.ElementwiseChain(X, T1, ..., Tk) (core/opt/pass_elementwise_chain.c
  * says what its attributes mean) */
 
@@ -323,6 +466,18 @@ UNARY(Abs, 1) UNARY(Reciprocal, 1) UNARY(Erf, 9) UNARY(Floor, 1) UNARY(Ceil, 1)
 UNARY(Softplus, 1) UNARY(Elu, 1) UNARY(Sin, 7) UNARY(Cos, 7) UNARY(Clip, 1)
 BINARY(Add, 7) BINARY(Sub, 7) BINARY(Mul, 7) BINARY(Div, 7) BINARY(Pow, 7) BINARY(Max, 8)
 BINARY(Min, 8) BINARY(PRelu, 7)
+
+#define COMPARE(name, since)                                                                       \
+    const kn_op_def kn_cuda_##name = {.op_type = #name, .since_version = since,                   \
+                                      .prepare = compare_prepare, .run = compare_run,              \
+                                      .release = ew_release};
+COMPARE(Equal, 7) COMPARE(Less, 7) COMPARE(Greater, 7) COMPARE(LessOrEqual, 12)
+COMPARE(GreaterOrEqual, 12)
+const kn_op_def kn_cuda_Where = {.op_type = "Where", .since_version = 9, .dtypes = KN_BIT(KN_BOOL),
+                                 .prepare = where_prepare, .run = where_run,
+                                 .release = ew_release};
+const kn_op_def kn_cuda_Cast = {.op_type = "Cast", .since_version = 6, .prepare = cast_prepare,
+                                .run = cast_run, .release = ew_release};
 
 const kn_op_def kn_cuda_kiln_Gelu = {.domain = "kiln", .op_type = "Gelu", .since_version = 1,
                                      .dtypes = F32, .flags = KN_OP_INPLACE,

@@ -81,3 +81,121 @@ extern "C" __global__ void kn_chain_f32(const float *x, float *y, kn_cuda_chain 
         y[i] = v;
     }
 }
+
+// Comparisons with broadcasting, bool (one byte) out.
+template <typename T>
+__device__ void compare(const T *a, const T *b, uint8_t *y, const kn_cuda_walk &w, int op)
+{
+    KN_GRID_LOOP(i, w.n)
+    {
+        int64_t ia, ib;
+        kn_walk_offsets(w, i, &ia, &ib);
+        T x = a[ia], z = b[ib];
+        bool r = op == KN_CUDA_C_EQUAL        ? x == z
+                 : op == KN_CUDA_C_LESS       ? x < z
+                 : op == KN_CUDA_C_GREATER    ? x > z
+                 : op == KN_CUDA_C_LESS_EQUAL ? x <= z
+                                              : x >= z;
+        y[i] = r ? 1 : 0;
+    }
+}
+extern "C" __global__ void kn_compare_f32(const float *a, const float *b, uint8_t *y,
+                                          kn_cuda_walk w, int op)
+{
+    compare<float>(a, b, y, w, op);
+}
+extern "C" __global__ void kn_compare_i64(const int64_t *a, const int64_t *b, uint8_t *y,
+                                          kn_cuda_walk w, int op)
+{
+    compare<int64_t>(a, b, y, w, op);
+}
+extern "C" __global__ void kn_compare_i32(const int32_t *a, const int32_t *b, uint8_t *y,
+                                          kn_cuda_walk w, int op)
+{
+    compare<int32_t>(a, b, y, w, op);
+}
+
+// Where: out[i] = cond ? x : y, with cond and x walked by cx (operands 0
+// and 1) and y by yw (operand 1), both over the output's dims.
+template <typename T>
+__device__ void where(const uint8_t *c, const T *x, const T *y, T *out, const kn_cuda_walk &cx,
+                      const kn_cuda_walk &yw)
+{
+    KN_GRID_LOOP(i, cx.n)
+    {
+        int64_t ic, ix, unused, iy;
+        kn_walk_offsets(cx, i, &ic, &ix);
+        kn_walk_offsets(yw, i, &unused, &iy);
+        out[i] = c[ic] ? x[ix] : y[iy];
+    }
+}
+extern "C" __global__ void kn_where_4(const uint8_t *c, const uint32_t *x, const uint32_t *y,
+                                      uint32_t *out, kn_cuda_walk cx, kn_cuda_walk yw)
+{
+    where<uint32_t>(c, x, y, out, cx, yw);
+}
+extern "C" __global__ void kn_where_8(const uint8_t *c, const uint64_t *x, const uint64_t *y,
+                                      uint64_t *out, kn_cuda_walk cx, kn_cuda_walk yw)
+{
+    where<uint64_t>(c, x, y, out, cx, yw);
+}
+
+// Cast between float, double, the integers and bool (ONNX's numbers:
+// 1 float, 2 uint8, 3 int8, 6 int32, 7 int64, 9 bool, 11 double). To bool
+// is "not zero"; float to integer truncates toward zero, as C does.
+__device__ __forceinline__ double cast_read(const void *x, int64_t i, int type)
+{
+    switch (type) {
+    case 1:
+        return ((const float *)x)[i];
+    case 2:
+    case 9:
+        return ((const uint8_t *)x)[i];
+    case 3:
+        return ((const int8_t *)x)[i];
+    case 6:
+        return ((const int32_t *)x)[i];
+    case 7:
+        return (double)((const int64_t *)x)[i];
+    default:
+        return ((const double *)x)[i];
+    }
+}
+extern "C" __global__ void kn_cast(const void *x, void *y, int64_t n, int from, int to)
+{
+    KN_GRID_LOOP(i, n)
+    {
+        // int64 to int64-sized types keeps every bit: no trip through double
+        if (from == 7 && to == 7) {
+            ((int64_t *)y)[i] = ((const int64_t *)x)[i];
+            continue;
+        }
+        if (from == 7 && to == 6) {
+            ((int32_t *)y)[i] = (int32_t)((const int64_t *)x)[i];
+            continue;
+        }
+        double v = cast_read(x, i, from);
+        switch (to) {
+        case 1:
+            ((float *)y)[i] = (float)v;
+            break;
+        case 2:
+            ((uint8_t *)y)[i] = (uint8_t)(int64_t)v;
+            break;
+        case 3:
+            ((int8_t *)y)[i] = (int8_t)(int64_t)v;
+            break;
+        case 6:
+            ((int32_t *)y)[i] = (int32_t)(int64_t)v;
+            break;
+        case 7:
+            ((int64_t *)y)[i] = (int64_t)v;
+            break;
+        case 9:
+            ((uint8_t *)y)[i] = v != 0.0;
+            break;
+        default:
+            ((double *)y)[i] = v;
+        }
+    }
+}

@@ -11,7 +11,8 @@
     X(Relu) X(LeakyRelu) X(Sigmoid) X(HardSigmoid) X(HardSwish) X(Tanh) X(Gelu) X(Exp) X(Log)     \
     X(Sqrt) X(Neg) X(Abs) X(Reciprocal) X(Erf) X(Floor) X(Ceil) X(Softplus) X(Elu) X(Sin) X(Cos)  \
     X(Clip) X(Add) X(Sub) X(Mul) X(Div) X(Pow) X(Max) X(Min) X(PRelu) X(kiln_Gelu) X(kiln_Silu)     \
-    X(kiln_ElementwiseChain)
+    X(kiln_ElementwiseChain) X(Equal) X(Less) X(Greater) X(LessOrEqual) X(GreaterOrEqual) X(Where) \
+    X(Cast)
 
 #define CUDA_TENSOR_OPS(X)                                                                         \
     X(Reshape) X(Flatten) X(Squeeze) X(Unsqueeze) X(Identity) X(Transpose) X(Slice) X(Expand)      \
