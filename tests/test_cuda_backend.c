@@ -470,6 +470,15 @@ Test(cuda_gpu, data_movement)
     gpu_compare(&c, 0, 0, "Concat");
     free_inputs(&c);
 
+    static int64_t parts[] = {2, 3};
+    const int64_t xs[] = {2, 5, 4};
+    kh_init(&c, "Split", 13, 2, 2);
+    kh_attr_int(&c, "axis", 1);
+    rand_input(&c, 0, xs, 3, 160);
+    kh_input(&c, 1, KN_INT64, two, 1, parts);
+    gpu_compare(&c, 0x2, 0, "Split");
+    free(c.in[0].data);
+
     static int64_t shape[] = {3, 1, 5};
     const int64_t three[] = {3}, small[] = {1, 4, 1};
     kh_init(&c, "Expand", 13, 2, 1);

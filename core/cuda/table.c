@@ -16,7 +16,7 @@
 
 #define CUDA_TENSOR_OPS(X)                                                                         \
     X(Reshape) X(Flatten) X(Squeeze) X(Unsqueeze) X(Identity) X(Transpose) X(Slice) X(Expand)      \
-    X(Gather) X(Concat)
+    X(Gather) X(Concat) X(Split)
 
 #define CUDA_PRODUCT_OPS(X) X(MatMul) X(Gemm) X(kiln_FusedMatMul) X(kiln_FusedGemm)
 

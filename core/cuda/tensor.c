@@ -2,7 +2,8 @@
  * bytes (strings and packed types are declined): the alias ops (Reshape,
  * Flatten, Squeeze, Unsqueeze, Identity: a device copy only when the
  * planner did not alias them), Transpose, Slice, Expand (strided copies,
- * tensor.cu), Gather (tensor.cu) and Concat (one 2-D copy per input).
+ * tensor.cu), Gather (tensor.cu), Concat (one 2-D copy per input) and
+ * Split (one per output).
  * Output shapes come from the CPU kernel's prepare (kn_cuda_shapes_from_cpu),
  * so both backends read these ops' many attribute and input forms alike. */
 #include <stdio.h>
@@ -275,6 +276,57 @@ static int concat_run(kn_kctx *k)
     return rc;
 }
 
+/* --- Split: the reverse of Concat, each output a 2-D copy out of the
+ * input's rows. */
+
+static int split_prepare(kn_kctx *k)
+{
+    int rc = move_prepare_common(k);
+    if (rc != KN_OK)
+        return rc;
+    const kn_tensor *x = k->in[0];
+    int32_t axis = kn_norm_axis(kn_attr_int(k->node, "axis", 0), x->rank, k->err);
+    if (axis < 0)
+        return k->err->code;
+    rc = new_state(k, NULL, NULL);
+    if (rc != KN_OK)
+        return rc;
+    move_state *st = k->state;
+    st->outer = 1;
+    st->inner = 1;
+    for (int32_t d = 0; d < axis; d++)
+        st->outer *= x->dims[d];
+    for (int32_t d = axis + 1; d < x->rank; d++)
+        st->inner *= x->dims[d];
+    st->axis = axis;
+    return KN_OK;
+}
+
+static int split_run(kn_kctx *k)
+{
+    move_state *st = k->state;
+    const kn_cuda_device *dev = kn_cuda_dev(k);
+    const kn_tensor *x = k->in[0];
+    size_t es = kn_dtype_size(x->dtype);
+    size_t row_bytes = (size_t)(x->dims[st->axis] * st->inner) * es, at = 0;
+    int rc = kn_cuda_use(dev, k->err);
+    for (int32_t i = 0; i < k->n_out && rc == KN_OK; i++) {
+        const kn_tensor *y = k->out[i];
+        if (!y)
+            continue;
+        size_t width = (size_t)(y->dims[st->axis] * st->inner) * es;
+        if (width && st->outer)
+            rc = kn_cuda_check(dev,
+                               dev->api->cudaMemcpy2DAsync(y->data, width,
+                                                           (const char *)x->data + at, row_bytes,
+                                                           width, (size_t)st->outer,
+                                                           KN_cudaMemcpyDeviceToDevice, k->stream),
+                               "Split", k->err);
+        at += width;
+    }
+    return rc;
+}
+
 #define ALIAS(name, since)                                                                         \
     const kn_op_def kn_cuda_##name = {.op_type = #name, .since_version = since,                   \
                                       .flags = KN_OP_ALIAS, .prepare = move_prepare_common,        \
@@ -295,3 +347,6 @@ const kn_op_def kn_cuda_Gather = {.op_type = "Gather", .since_version = 1,
 const kn_op_def kn_cuda_Concat = {.op_type = "Concat", .since_version = 1,
                                   .prepare = concat_prepare, .run = concat_run,
                                   .release = move_release};
+const kn_op_def kn_cuda_Split = {.op_type = "Split", .since_version = 2,
+                                 .prepare = split_prepare, .run = split_run,
+                                 .release = move_release};
