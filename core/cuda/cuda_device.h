@@ -2,7 +2,7 @@
  * engine opens through kn_backend_cuda.memory.open (one per device index a
  * model runs on), holding the cuBLASLt and cuDNN handles, the device's
  * properties and Kiln's own kernels loaded from the fatbins embedded in the
- * library (cuda_fatbins.h); and the helpers every kernel uses to launch
+ * library (cuda_fatbins.h); and the functions every kernel uses to launch
  * work and report CUDA errors. */
 #ifndef KN_CUDA_DEVICE_H
 #define KN_CUDA_DEVICE_H

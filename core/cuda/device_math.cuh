@@ -1,4 +1,4 @@
-// Device-side helpers the .cu files share: the unary operations and
+// Device-side pieces the .cu files share: the unary operations and
 // activations by number (device_params.h), grid-stride loops and the
 // offset of an element under a kn_cuda_walk.
 #ifndef KN_CUDA_DEVICE_MATH_CUH
