@@ -120,10 +120,10 @@ Test(cuda_backend, kernel_tables_are_well_formed)
             cr_assert(d->until_version == 0 || d->until_version >= d->since_version, "%s",
                       d->op_type);
             cr_assert_leq(d->since_version, 26, "%s", d->op_type);
-            cr_assert_not_null(kn_backend_kernel_any(&kn_backend_cpu, d->domain, d->op_type,
-                                                     d->since_version),
-                               "%s (domain %s) opset %d: no CPU kernel to fall back on",
-                               d->op_type, d->domain ? d->domain : "ai.onnx", d->since_version);
+            cr_assert_not_null(
+                kn_backend_kernel_any(&kn_backend_cpu, d->domain, d->op_type, d->since_version),
+                "%s (domain %s) opset %d: no CPU kernel to fall back on", d->op_type,
+                d->domain ? d->domain : "ai.onnx", d->since_version);
         }
     cr_assert_gt(rows, 30);
     cr_log_info("CUDA backend: %d kernel rows", rows);
@@ -209,8 +209,8 @@ static void gpu_compare(kh_case *c, uint32_t const_mask, double tol, const char 
     void *dev = gpu_or_skip();
     const kn_backend_memory *mem = &kn_backend_cuda.memory;
     kh_case ref = *c;
-    cr_assert_eq(kh_run_kernel(&ref, 1, &kn_backend_cpu, const_mask), KN_OK, "%s: CPU: %s",
-                 what, ref.err.msg);
+    cr_assert_eq(kh_run_kernel(&ref, 1, &kn_backend_cpu, const_mask), KN_OK, "%s: CPU: %s", what,
+                 ref.err.msg);
 
     int32_t dtype = c->n_in > 0 ? c->in[0].dtype : 0;
     const kn_op_def *def =
@@ -229,8 +229,15 @@ static void gpu_compare(kh_case *c, uint32_t const_mask, double tol, const char 
     memset(out, 0, sizeof out);
     for (int32_t i = 0; i < c->n_out; i++)
         out_ptrs[i] = &out[i];
-    kn_kctx k = {.node = &c->node, .opset = c->opset, .n_in = c->n_in, .n_out = c->n_out,
-                 .in = in_ptrs, .out = out_ptrs, .err = &err, .device = dev, .stream = stream};
+    kn_kctx k = {.node = &c->node,
+                 .opset = c->opset,
+                 .n_in = c->n_in,
+                 .n_out = c->n_out,
+                 .in = in_ptrs,
+                 .out = out_ptrs,
+                 .err = &err,
+                 .device = dev,
+                 .stream = stream};
     int rc = def->prepare(&k);
     cr_assert_eq(rc, KN_OK, "%s: CUDA prepare returned %d: %s", what, rc, err.msg);
     void *dev_in[KH_MAX_IO] = {0}, *dev_out[KH_MAX_IO] = {0}, *scratch = NULL;
@@ -240,8 +247,9 @@ static void gpu_compare(kh_case *c, uint32_t const_mask, double tol, const char 
         size_t bytes = (size_t)kn_tensor_nbytes(&c->in[i]);
         dev_in[i] = mem->alloc(dev, bytes, &err);
         cr_assert_not_null(dev_in[i], "%s", err.msg);
-        cr_assert_eq(mem->copy(dev, dev_in[i], c->in[i].data, bytes, KN_COPY_TO_DEVICE, stream,
-                               &err), KN_OK, "%s", err.msg);
+        cr_assert_eq(
+            mem->copy(dev, dev_in[i], c->in[i].data, bytes, KN_COPY_TO_DEVICE, stream, &err), KN_OK,
+            "%s", err.msg);
         in_view[i].data = dev_in[i];
     }
     for (int32_t i = 0; i < c->n_out; i++) {
@@ -261,8 +269,8 @@ static void gpu_compare(kh_case *c, uint32_t const_mask, double tol, const char 
     for (int32_t i = 0; i < c->n_out; i++) {
         size_t bytes = (size_t)kn_tensor_nbytes(&out[i]);
         float *host = malloc(bytes + 4);
-        cr_assert_eq(mem->copy(dev, host, dev_out[i], bytes, KN_COPY_TO_HOST, stream, &err),
-                     KN_OK, "%s", err.msg);
+        cr_assert_eq(mem->copy(dev, host, dev_out[i], bytes, KN_COPY_TO_HOST, stream, &err), KN_OK,
+                     "%s", err.msg);
         cr_assert_eq(mem->stream_sync(dev, stream, &err), KN_OK, "%s: %s", what, err.msg);
         double worst = 0;
         int64_t n = kn_tensor_numel(&out[i]), at = 0;
@@ -320,8 +328,8 @@ Test(cuda_gpu, device_opens_and_memory_round_trips)
 
 Test(cuda_gpu, unary_ops)
 {
-    static const char *const ops[] = {"Relu", "Sigmoid", "Tanh", "Exp", "Erf", "Abs", "Neg",
-                                      "Softplus", "HardSwish", "LeakyRelu"};
+    static const char *const ops[] = {"Relu", "Sigmoid", "Tanh",     "Exp",       "Erf",
+                                      "Abs",  "Neg",     "Softplus", "HardSwish", "LeakyRelu"};
     const int64_t dims[] = {3, 5, 70};
     for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++) {
         kh_case c;
@@ -494,12 +502,12 @@ Test(cuda_gpu, matmul_shapes)
         int64_t a[4], b[4];
         int32_t ra, rb;
     } cases[] = {
-        {{2, 3, 5, 7}, {7, 4}, 4, 2},     /* folded batches */
-        {{2, 5, 7}, {2, 7, 4}, 3, 3},     /* strided batch */
-        {{5, 7}, {3, 7, 4}, 2, 3},        /* A repeated */
-        {{7}, {7, 4}, 1, 2},              /* vector A */
-        {{3, 5, 7}, {7}, 3, 1},           /* vector B */
-        {{64, 768}, {768, 3072}, 2, 2},   /* BERT's FFN size */
+        {{2, 3, 5, 7}, {7, 4}, 4, 2},   /* folded batches */
+        {{2, 5, 7}, {2, 7, 4}, 3, 3},   /* strided batch */
+        {{5, 7}, {3, 7, 4}, 2, 3},      /* A repeated */
+        {{7}, {7, 4}, 1, 2},            /* vector A */
+        {{3, 5, 7}, {7}, 3, 1},         /* vector B */
+        {{64, 768}, {768, 3072}, 2, 2}, /* BERT's FFN size */
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         kh_case c;
@@ -606,7 +614,8 @@ Test(cuda_gpu, convolutions)
     free_inputs(&c);
 
     /* channels-last, as the oneDNN layout pass writes it */
-    const int64_t xn[] = {2, 14, 14, 16}, wn[] = {24, 16, 3, 3}, bn[] = {24}, zn[] = {2, 14, 14, 24};
+    const int64_t xn[] = {2, 14, 14, 16}, wn[] = {24, 16, 3, 3}, bn[] = {24},
+                  zn[] = {2, 14, 14, 24};
     kh_init(&c, "NhwcConv", 1, 4, 1);
     c.node.domain = "kiln";
     kh_attr_string(&c, "activation", "Relu");

@@ -194,8 +194,11 @@ void kn_strided_copy_8(const void *, void *, kn_cuda_walk);
     void kn_gather_##bytes##_i32(const void *, const void *, void *, int64_t, int64_t, int64_t,    \
                                  int64_t);                                                         \
     void kn_gather_##bytes##_i64(const void *, const void *, void *, int64_t, int64_t, int64_t,    \
-                                 int64_t);
-GATHER_DECL(1) GATHER_DECL(2) GATHER_DECL(4) GATHER_DECL(8)
+                                 int64_t)
+GATHER_DECL(1);
+GATHER_DECL(2);
+GATHER_DECL(4);
+GATHER_DECL(8);
 
 #define ARG(i, type) (*(type *)args[i])
 static int host_kernel(const char *name, void **args)
@@ -203,8 +206,10 @@ static int host_kernel(const char *name, void **args)
     static const struct {
         const char *name;
         strided_fn fn;
-    } strided[] = {{"kn_strided_copy_1", kn_strided_copy_1}, {"kn_strided_copy_2", kn_strided_copy_2},
-                   {"kn_strided_copy_4", kn_strided_copy_4}, {"kn_strided_copy_8", kn_strided_copy_8}};
+    } strided[] = {{"kn_strided_copy_1", kn_strided_copy_1},
+                   {"kn_strided_copy_2", kn_strided_copy_2},
+                   {"kn_strided_copy_4", kn_strided_copy_4},
+                   {"kn_strided_copy_8", kn_strided_copy_8}};
     static const struct {
         const char *name;
         gather_fn fn;
@@ -322,8 +327,7 @@ static kn_cublasStatus fake_desc_set(kn_cublasLtMatmulDesc d, kn_cublasLtMatmulD
     fake_desc *f = (fake_desc *)(void *)d;
     if (attr == KN_CUBLASLT_MATMUL_DESC_TRANSA || attr == KN_CUBLASLT_MATMUL_DESC_TRANSB) {
         cr_assert_eq(size, sizeof(int32_t));
-        *(attr == KN_CUBLASLT_MATMUL_DESC_TRANSA ? &f->transa : &f->transb) =
-            *(const int32_t *)buf;
+        *(attr == KN_CUBLASLT_MATMUL_DESC_TRANSA ? &f->transa : &f->transb) = *(const int32_t *)buf;
     } else if (attr == KN_CUBLASLT_MATMUL_DESC_EPILOGUE) {
         cr_assert_eq(size, sizeof(uint32_t));
         f->epilogue = *(const uint32_t *)buf;
@@ -489,9 +493,9 @@ static kn_cudnnStatus fake_filter_set(kn_cudnnFilterDesc d, kn_cudnnDataType t,
     memcpy(f->dims, dims, sizeof(int) * (size_t)n);
     return 0;
 }
-static kn_cudnnStatus fake_conv_set(kn_cudnnConvDesc d, int n, const int *pads,
-                                    const int *strides, const int *dil,
-                                    kn_cudnnConvolutionMode mode, kn_cudnnDataType t)
+static kn_cudnnStatus fake_conv_set(kn_cudnnConvDesc d, int n, const int *pads, const int *strides,
+                                    const int *dil, kn_cudnnConvolutionMode mode,
+                                    kn_cudnnDataType t)
 {
     cr_assert(n == 2 && mode == KN_CUDNN_CROSS_CORRELATION && t == KN_CUDNN_DATA_FLOAT);
     fake_conv *f = (void *)d;
@@ -545,8 +549,8 @@ static float tget(const fake_tensor *t, const float *p, int n, int c, int h, int
 }
 static float *tptr(const fake_tensor *t, float *p, int n, int c, int h, int w)
 {
-    return &p[(int64_t)n * t->strides[0] + (int64_t)c * t->strides[1] +
-              (int64_t)h * t->strides[2] + (int64_t)w * t->strides[3]];
+    return &p[(int64_t)n * t->strides[0] + (int64_t)c * t->strides[1] + (int64_t)h * t->strides[2] +
+              (int64_t)w * t->strides[3]];
 }
 static float conv_at(const fake_tensor *X, const float *x, const fake_filter *W, const float *w,
                      const fake_conv *cv, int n, int co, int oh, int ow)
@@ -566,8 +570,8 @@ static float conv_at(const fake_tensor *X, const float *x, const fake_filter *W,
     return (float)sum;
 }
 static void conv_all(kn_cudnnTensorDesc xd, const void *x, kn_cudnnFilterDesc wd, const void *w,
-                     kn_cudnnConvDesc cd, kn_cudnnTensorDesc yd, float *y, float alpha,
-                     float beta, const float *z, float alpha2, const float *bias, int relu)
+                     kn_cudnnConvDesc cd, kn_cudnnTensorDesc yd, float *y, float alpha, float beta,
+                     const float *z, float alpha2, const float *bias, int relu)
 {
     const fake_tensor *X = (void *)xd, *Y = (void *)yd;
     const fake_filter *W = (void *)wd;
@@ -590,9 +594,9 @@ static void conv_all(kn_cudnnTensorDesc xd, const void *x, kn_cudnnFilterDesc wd
 }
 static kn_cudnnStatus fake_conv_fwd(kn_cudnnHandle h, const void *alpha, kn_cudnnTensorDesc xd,
                                     const void *x, kn_cudnnFilterDesc wd, const void *w,
-                                    kn_cudnnConvDesc cd, kn_cudnnConvolutionFwdAlgo algo,
-                                    void *ws, size_t ws_bytes, const void *beta,
-                                    kn_cudnnTensorDesc yd, void *y)
+                                    kn_cudnnConvDesc cd, kn_cudnnConvolutionFwdAlgo algo, void *ws,
+                                    size_t ws_bytes, const void *beta, kn_cudnnTensorDesc yd,
+                                    void *y)
 {
     (void)h, (void)algo;
     cr_assert(ws_bytes == 0 || ws != NULL);
@@ -602,13 +606,11 @@ static kn_cudnnStatus fake_conv_fwd(kn_cudnnHandle h, const void *alpha, kn_cudn
 }
 static kn_cudnnStatus fake_conv_bias_act(kn_cudnnHandle h, const void *alpha1,
                                          kn_cudnnTensorDesc xd, const void *x,
-                                         kn_cudnnFilterDesc wd, const void *w,
-                                         kn_cudnnConvDesc cd, kn_cudnnConvolutionFwdAlgo algo,
-                                         void *ws, size_t ws_bytes, const void *alpha2,
-                                         kn_cudnnTensorDesc zd, const void *z,
+                                         kn_cudnnFilterDesc wd, const void *w, kn_cudnnConvDesc cd,
+                                         kn_cudnnConvolutionFwdAlgo algo, void *ws, size_t ws_bytes,
+                                         const void *alpha2, kn_cudnnTensorDesc zd, const void *z,
                                          kn_cudnnTensorDesc bd, const void *bias,
-                                         kn_cudnnActivationDesc ad, kn_cudnnTensorDesc yd,
-                                         void *y)
+                                         kn_cudnnActivationDesc ad, kn_cudnnTensorDesc yd, void *y)
 {
     (void)h, (void)algo, (void)bd;
     cr_assert(ws_bytes == 0 || ws != NULL);
@@ -764,8 +766,8 @@ static void free_inputs(kh_case *c)
 static void emulated_compare(kh_case *c, uint32_t const_mask, double tol, const char *what)
 {
     kh_case ref = *c;
-    cr_assert_eq(kh_run_kernel(&ref, 1, &kn_backend_cpu, const_mask), KN_OK, "%s: CPU: %s",
-                 what, ref.err.msg);
+    cr_assert_eq(kh_run_kernel(&ref, 1, &kn_backend_cpu, const_mask), KN_OK, "%s: CPU: %s", what,
+                 ref.err.msg);
     const kn_op_def *def = kn_backend_kernel(&kn_backend_cuda, c->node.domain, c->node.op_type,
                                              c->opset, c->in[0].dtype);
     cr_assert_not_null(def, "%s: no CUDA kernel", what);
@@ -780,8 +782,14 @@ static void emulated_compare(kh_case *c, uint32_t const_mask, double tol, const 
     memset(out, 0, sizeof out);
     for (int32_t i = 0; i < c->n_out; i++)
         out_ptrs[i] = &out[i];
-    kn_kctx k = {.node = &c->node, .opset = c->opset, .n_in = c->n_in, .n_out = c->n_out,
-                 .in = in_ptrs, .out = out_ptrs, .err = &err, .device = emulated_device(),
+    kn_kctx k = {.node = &c->node,
+                 .opset = c->opset,
+                 .n_in = c->n_in,
+                 .n_out = c->n_out,
+                 .in = in_ptrs,
+                 .out = out_ptrs,
+                 .err = &err,
+                 .device = emulated_device(),
                  .stream = (void *)(uintptr_t)1};
     int rc = def->prepare(&k);
     cr_assert_eq(rc, KN_OK, "%s: prepare returned %d: %s", what, rc, err.msg);
@@ -1016,8 +1024,8 @@ Test(cuda_emulated, attention)
 
 Test(cuda_emulated, elementwise_kernels)
 {
-    static const char *const unary[] = {"Relu", "Sigmoid", "Tanh", "Exp", "Erf", "Abs",
-                                        "Softplus", "HardSwish", "LeakyRelu", "Gelu"};
+    static const char *const unary[] = {"Relu", "Sigmoid",  "Tanh",      "Exp",       "Erf",
+                                        "Abs",  "Softplus", "HardSwish", "LeakyRelu", "Gelu"};
     const int64_t x[] = {3, 5, 7};
     for (size_t i = 0; i < sizeof unary / sizeof unary[0]; i++) {
         kh_case c;
@@ -1089,8 +1097,7 @@ Test(cuda_emulated, elementwise_kernels)
 
 Test(cuda_emulated, comparisons_where_cast)
 {
-    static const char *const ops[] = {"Equal", "Less", "Greater", "LessOrEqual",
-                                      "GreaterOrEqual"};
+    static const char *const ops[] = {"Equal", "Less", "Greater", "LessOrEqual", "GreaterOrEqual"};
     const int64_t a[] = {3, 1, 6}, b[] = {4, 1};
     static int64_t ia[18], ib[4];
     for (int i = 0; i < 18; i++)
@@ -1249,8 +1256,10 @@ Test(cuda_emulated, row_kernels)
         const char *op;
         const int64_t *axes;
         int32_t n;
-    } reductions[] = {{"ReduceMean", last, 1}, {"ReduceSum", middle, 1},
-                      {"ReduceMax", first_last, 2}, {"ReduceMin", last, 1}};
+    } reductions[] = {{"ReduceMean", last, 1},
+                      {"ReduceSum", middle, 1},
+                      {"ReduceMax", first_last, 2},
+                      {"ReduceMin", last, 1}};
     for (size_t i = 0; i < sizeof reductions / sizeof reductions[0]; i++) {
         kh_init(&c, reductions[i].op, 11, 1, 1);
         kh_attr_ints(&c, "axes", reductions[i].axes, reductions[i].n);

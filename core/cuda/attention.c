@@ -41,8 +41,8 @@ static int att_prepare(kn_kctx *k)
         return KN_ERR_DECLINE;
     const kn_tensor *q = k->in[0], *kk = k->in[1], *v = k->in[2];
     const kn_tensor *mask = k->n_in > 3 ? k->in[3] : NULL;
-    if (!is_float(q) || !is_float(kk) || !is_float(v) || (mask && !is_float(mask)) ||
-        q->rank < 2 || kk->rank != q->rank || v->rank != q->rank ||
+    if (!is_float(q) || !is_float(kk) || !is_float(v) || (mask && !is_float(mask)) || q->rank < 2 ||
+        kk->rank != q->rank || v->rank != q->rank ||
         !kn_shape_equal(q->dims, q->rank - 2, kk->dims, kk->rank - 2) ||
         !kn_shape_equal(q->dims, q->rank - 2, v->dims, v->rank - 2))
         return KN_ERR_DECLINE;
@@ -81,10 +81,15 @@ static int att_prepare(kn_kctx *k)
     st->softmax = kn_cuda_kernel(kn_cuda_dev(k), "rows", "kn_masked_softmax_rows_f32", k->err);
     int rc = st->softmax ? KN_OK : k->err->code;
     /* S = scale * Q K': K is [Sk, D] (trans_b) or already [D, Sk] */
-    kn_cuda_gemm_shape s1 = {.m = sq, .n = sk, .k = d, .batch = batch, .stride_a = sq * d,
-                             .stride_b = sk * d, .trans_b = !k_transposed};
-    kn_cuda_gemm_shape s2 = {.m = sq, .n = dv, .k = sk, .batch = batch, .stride_a = sq * sk,
-                             .stride_b = sk * dv};
+    kn_cuda_gemm_shape s1 = {.m = sq,
+                             .n = sk,
+                             .k = d,
+                             .batch = batch,
+                             .stride_a = sq * d,
+                             .stride_b = sk * d,
+                             .trans_b = !k_transposed};
+    kn_cuda_gemm_shape s2 = {
+        .m = sq, .n = dv, .k = sk, .batch = batch, .stride_a = sq * sk, .stride_b = sk * dv};
     if (rc == KN_OK)
         st->scores = kn_cuda_gemm_plan(k, &s1, scale, &rc);
     if (rc == KN_OK)
@@ -126,7 +131,10 @@ static int att_run(kn_kctx *k)
     return rc;
 }
 
-const kn_op_def kn_cuda_kiln_Attention = {.domain = "kiln", .op_type = "Attention",
-                                          .since_version = 1, .dtypes = KN_BIT(KN_FLOAT),
-                                          .prepare = att_prepare, .run = att_run,
+const kn_op_def kn_cuda_kiln_Attention = {.domain = "kiln",
+                                          .op_type = "Attention",
+                                          .since_version = 1,
+                                          .dtypes = KN_BIT(KN_FLOAT),
+                                          .prepare = att_prepare,
+                                          .run = att_run,
                                           .release = att_release};

@@ -11,9 +11,10 @@
 #include "core/cuda/cuda_device.h"
 #include "core/kernel/backend.h"
 
-extern const kn_op_def *const kn_cuda_elementwise_ops[], *const kn_cuda_tensor_ops[],
-    *const kn_cuda_product_ops[], *const kn_cuda_conv_pool_ops[], *const kn_cuda_row_ops[],
-    *const kn_cuda_attention_ops[];
+extern const kn_op_def *const kn_cuda_elementwise_ops[],
+    *const kn_cuda_tensor_ops[], *const kn_cuda_product_ops[],
+                                     *const kn_cuda_conv_pool_ops[],
+                                         *const kn_cuda_row_ops[], *const kn_cuda_attention_ops[];
 
 static const kn_op_def *const *const cuda_tables[] = {
     kn_cuda_elementwise_ops,
@@ -43,10 +44,7 @@ static int cuda_available(void)
     return cuda_usable;
 }
 
-const char *kn_cuda_unavailable_reason(void)
-{
-    return cuda_available() ? NULL : cuda_why.msg;
-}
+const char *kn_cuda_unavailable_reason(void) { return cuda_available() ? NULL : cuda_why.msg; }
 
 const kn_backend kn_backend_cuda = {
     .name = "cuda",

@@ -26,9 +26,9 @@ typedef struct conv_state {
     kn_cudnnActivationDesc relu;
     kn_cudnnConvolutionFwdAlgo algo;
     size_t workspace;
-    int one_call;  /* cudnnConvolutionBiasActivationForward does it all */
+    int one_call; /* cudnnConvolutionBiasActivationForward does it all */
     int has_bias;
-    int z_mode;    /* 0 none, 1 Y's shape, 2 broadcast to Y */
+    int z_mode; /* 0 none, 1 Y's shape, 2 broadcast to Y */
     kn_cuda_act act;
     int64_t channels, inner;
 } conv_state;
@@ -75,16 +75,18 @@ static int describe(kn_kctx *k, conv_state *st, const int64_t *xd, const int64_t
         rc = kn_cudnn_check(dev, api->cudnnCreateFilterDescriptor(&st->w), "creating a filter",
                             k->err);
     if (rc == KN_OK)
-        rc = kn_cudnn_check(dev, api->cudnnSetFilterNdDescriptor(st->w, KN_CUDNN_DATA_FLOAT,
-                                                                KN_CUDNN_TENSOR_NCHW, rank, w32),
+        rc = kn_cudnn_check(dev,
+                            api->cudnnSetFilterNdDescriptor(st->w, KN_CUDNN_DATA_FLOAT,
+                                                            KN_CUDNN_TENSOR_NCHW, rank, w32),
                             "describing the filter", k->err);
     if (rc == KN_OK)
         rc = kn_cudnn_check(dev, api->cudnnCreateConvolutionDescriptor(&st->conv),
                             "creating the convolution", k->err);
     if (rc == KN_OK)
-        rc = kn_cudnn_check(dev, api->cudnnSetConvolutionNdDescriptor(
-                                     st->conv, rank - 2, win->pads, win->strides, win->dilations,
-                                     KN_CUDNN_CROSS_CORRELATION, KN_CUDNN_DATA_FLOAT),
+        rc = kn_cudnn_check(dev,
+                            api->cudnnSetConvolutionNdDescriptor(
+                                st->conv, rank - 2, win->pads, win->strides, win->dilations,
+                                KN_CUDNN_CROSS_CORRELATION, KN_CUDNN_DATA_FLOAT),
                             "describing the convolution", k->err);
     if (rc == KN_OK)
         rc = kn_cudnn_check(dev, api->cudnnSetConvolutionGroupCount(st->conv, (int)group),
@@ -97,10 +99,11 @@ static int describe(kn_kctx *k, conv_state *st, const int64_t *xd, const int64_t
         rc = kn_cudnn_check(dev, api->cudnnCreateActivationDescriptor(&st->relu),
                             "creating the activation", k->err);
         if (rc == KN_OK)
-            rc = kn_cudnn_check(dev, api->cudnnSetActivationDescriptor(
-                                         st->relu, KN_CUDNN_ACTIVATION_RELU,
-                                         KN_CUDNN_PROPAGATE_NAN, 0.0),
-                                "describing the activation", k->err);
+            rc =
+                kn_cudnn_check(dev,
+                               api->cudnnSetActivationDescriptor(st->relu, KN_CUDNN_ACTIVATION_RELU,
+                                                                 KN_CUDNN_PROPAGATE_NAN, 0.0),
+                               "describing the activation", k->err);
     }
     if (rc != KN_OK)
         return rc;
@@ -108,8 +111,9 @@ static int describe(kn_kctx *k, conv_state *st, const int64_t *xd, const int64_t
     kn_cudnnConvolutionFwdAlgoPerf perf[8];
     int found = 0;
     pthread_mutex_lock(&dev->dnn_lock);
-    rc = kn_cudnn_check(dev, api->cudnnGetConvolutionForwardAlgorithm_v7(
-                                 dev->dnn, st->x, st->w, st->conv, st->y, 8, &found, perf),
+    rc = kn_cudnn_check(dev,
+                        api->cudnnGetConvolutionForwardAlgorithm_v7(
+                            dev->dnn, st->x, st->w, st->conv, st->y, 8, &found, perf),
                         "choosing an algorithm", k->err);
     pthread_mutex_unlock(&dev->dnn_lock);
     if (rc != KN_OK)
@@ -234,23 +238,21 @@ static int conv_run(kn_kctx *k)
     if (rc != KN_OK)
         return rc;
     pthread_mutex_lock(&dev->dnn_lock);
-    rc = kn_cudnn_check(dev, api->cudnnSetStream(dev->dnn, k->stream), "setting the stream",
-                        k->err);
+    rc =
+        kn_cudnn_check(dev, api->cudnnSetStream(dev->dnn, k->stream), "setting the stream", k->err);
     if (rc == KN_OK && st->one_call)
         rc = kn_cudnn_check(dev,
                             api->cudnnConvolutionBiasActivationForward(
-                                dev->dnn, &one, st->x, x, st->w, w, st->conv, st->algo,
-                                k->scratch, st->workspace, st->z_mode ? &one : &zero, st->y,
+                                dev->dnn, &one, st->x, x, st->w, w, st->conv, st->algo, k->scratch,
+                                st->workspace, st->z_mode ? &one : &zero, st->y,
                                 st->z_mode ? z->data : y->data, st->b, bias, st->relu, st->y,
                                 y->data),
                             k->node->op_type, k->err);
     else if (rc == KN_OK)
         rc = kn_cudnn_check(dev,
-                            api->cudnnConvolutionForward(dev->dnn, &one, st->x, x, st->w, w,
-                                                         st->conv, st->algo, k->scratch,
-                                                         st->workspace,
-                                                         st->z_mode == 1 ? &one : &zero, st->y,
-                                                         y->data),
+                            api->cudnnConvolutionForward(
+                                dev->dnn, &one, st->x, x, st->w, w, st->conv, st->algo, k->scratch,
+                                st->workspace, st->z_mode == 1 ? &one : &zero, st->y, y->data),
                             k->node->op_type, k->err);
     pthread_mutex_unlock(&dev->dnn_lock);
     if (rc != KN_OK || st->one_call)
@@ -264,16 +266,25 @@ static int conv_run(kn_kctx *k)
 }
 
 #define F32 KN_BIT(KN_FLOAT)
-const kn_op_def kn_cuda_Conv = {.op_type = "Conv", .since_version = 1, .dtypes = F32,
-                                .prepare = conv_prepare, .run = conv_run,
+const kn_op_def kn_cuda_Conv = {.op_type = "Conv",
+                                .since_version = 1,
+                                .dtypes = F32,
+                                .prepare = conv_prepare,
+                                .run = conv_run,
                                 .release = conv_release};
 /* FusedConv with X, Z and Y channels-last (the oneDNN layout pass's op,
  * when that pass ran for the model): cuDNN reads the strides */
-const kn_op_def kn_cuda_kiln_NhwcConv = {.domain = "kiln", .op_type = "NhwcConv",
-                                         .since_version = 1, .dtypes = F32,
-                                         .prepare = conv_prepare, .run = conv_run,
+const kn_op_def kn_cuda_kiln_NhwcConv = {.domain = "kiln",
+                                         .op_type = "NhwcConv",
+                                         .since_version = 1,
+                                         .dtypes = F32,
+                                         .prepare = conv_prepare,
+                                         .run = conv_run,
                                          .release = conv_release};
-const kn_op_def kn_cuda_kiln_FusedConv = {.domain = "kiln", .op_type = "FusedConv",
-                                          .since_version = 1, .dtypes = F32,
-                                          .prepare = conv_prepare, .run = conv_run,
+const kn_op_def kn_cuda_kiln_FusedConv = {.domain = "kiln",
+                                          .op_type = "FusedConv",
+                                          .since_version = 1,
+                                          .dtypes = F32,
+                                          .prepare = conv_prepare,
+                                          .run = conv_run,
                                           .release = conv_release};

@@ -14,8 +14,8 @@ typedef struct api_symbol {
 #define RUNTIME_ROW(ret, name, params) {#name, offsetof(kn_cuda_api, name), 0},
 #define CUBLASLT_ROW(ret, name, params) {#name, offsetof(kn_cuda_api, name), 1},
 #define CUDNN_ROW(ret, name, params) {#name, offsetof(kn_cuda_api, name), 2},
-static const api_symbol api_symbols[] = {
-    KN_CUDA_RUNTIME_FNS(RUNTIME_ROW) KN_CUBLASLT_FNS(CUBLASLT_ROW) KN_CUDNN_FNS(CUDNN_ROW)};
+static const api_symbol api_symbols[] = {KN_CUDA_RUNTIME_FNS(RUNTIME_ROW)
+                                             KN_CUBLASLT_FNS(CUBLASLT_ROW) KN_CUDNN_FNS(CUDNN_ROW)};
 #undef RUNTIME_ROW
 #undef CUBLASLT_ROW
 #undef CUDNN_ROW

@@ -65,8 +65,8 @@ typedef KN_CU(int, cublasLtMatmulPreferenceAttributes_t) kn_cublasLtMatmulPrefer
 typedef struct cublasLtContext *kn_cublasLtHandle;
 typedef KN_CU(struct kn_cublasLtMatmulDesc *, cublasLtMatmulDesc_t) kn_cublasLtMatmulDesc;
 typedef KN_CU(struct kn_cublasLtMatrixLayout *, cublasLtMatrixLayout_t) kn_cublasLtMatrixLayout;
-typedef KN_CU(struct kn_cublasLtMatmulPreference *, cublasLtMatmulPreference_t)
-    kn_cublasLtMatmulPreference;
+typedef KN_CU(struct kn_cublasLtMatmulPreference *,
+              cublasLtMatmulPreference_t) kn_cublasLtMatmulPreference;
 typedef struct kn_cublasLtMatmulAlgo {
     uint64_t data[8];
 } kn_cublasLtMatmulAlgo_ours;
@@ -78,8 +78,8 @@ typedef struct kn_cublasLtMatmulHeuristicResult {
     float wavesCount;
     int reserved[4];
 } kn_cublasLtHeuristic_ours;
-typedef KN_CU(kn_cublasLtHeuristic_ours, cublasLtMatmulHeuristicResult_t)
-    kn_cublasLtMatmulHeuristicResult;
+typedef KN_CU(kn_cublasLtHeuristic_ours,
+              cublasLtMatmulHeuristicResult_t) kn_cublasLtMatmulHeuristicResult;
 
 enum {
     KN_CUBLAS_STATUS_SUCCESS = 0,
@@ -127,7 +127,8 @@ typedef struct kn_cudnnConvolutionFwdAlgoPerf {
     kn_cudnnMathType mathType;
     int reserved[3];
 } kn_cudnnFwdAlgoPerf_ours;
-typedef KN_CU(kn_cudnnFwdAlgoPerf_ours, cudnnConvolutionFwdAlgoPerf_t) kn_cudnnConvolutionFwdAlgoPerf;
+typedef KN_CU(kn_cudnnFwdAlgoPerf_ours,
+              cudnnConvolutionFwdAlgoPerf_t) kn_cudnnConvolutionFwdAlgoPerf;
 
 enum {
     KN_CUDNN_STATUS_SUCCESS = 0,
@@ -149,6 +150,7 @@ enum {
 
 /* The X-macro list of every entry point: library, return type, name,
  * parameters. kn_cuda_api gets one pointer per line, resolved by name. */
+/* clang-format off */
 #define KN_CUDA_RUNTIME_FNS(X)                                                                     \
     X(kn_cudaError, cudaSetDevice, (int device))                                                  \
     X(kn_cudaError, cudaGetDeviceProperties, (kn_cudaDeviceProp * prop, int device))              \
@@ -262,6 +264,8 @@ enum {
     X(kn_cudnnStatus, cudnnSetActivationDescriptor,                                               \
       (kn_cudnnActivationDesc desc, kn_cudnnActivationMode mode, kn_cudnnNanPropagation nan,      \
        double coef))
+
+/* clang-format on */
 
 #define KN_CUDA_API_FIELD(ret, name, params) ret(*name) params;
 typedef struct kn_cuda_api {

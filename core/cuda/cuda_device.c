@@ -26,8 +26,7 @@ int kn_cublas_check(const kn_cuda_device *dev, kn_cublasStatus status, const cha
                    msg ? msg : "?", status);
 }
 
-int kn_cudnn_check(const kn_cuda_device *dev, kn_cudnnStatus status, const char *what,
-                   kn_err *err)
+int kn_cudnn_check(const kn_cuda_device *dev, kn_cudnnStatus status, const char *what, kn_err *err)
 {
     if (status == KN_CUDNN_STATUS_SUCCESS)
         return KN_OK;
@@ -58,9 +57,9 @@ static void describe(kn_cuda_device *dev)
     snprintf(dev->description, sizeof dev->description,
              "%s (sm_%d%d, %d SMs), driver CUDA %d.%d, runtime CUDA %d.%d, cuBLASLt %zu.%zu.%zu, "
              "cuDNN %zu.%zu.%zu",
-             name, dev->cc_major, dev->cc_minor, dev->sm_count, driver / 1000,
-             driver % 1000 / 10, runtime / 1000, runtime % 1000 / 10, lt / 10000, lt / 100 % 100,
-             lt % 100, dnn / 10000, dnn / 100 % 100, dnn % 100);
+             name, dev->cc_major, dev->cc_minor, dev->sm_count, driver / 1000, driver % 1000 / 10,
+             runtime / 1000, runtime % 1000 / 10, lt / 10000, lt / 100 % 100, lt % 100, dnn / 10000,
+             dnn / 100 % 100, dnn % 100);
 }
 
 static int load_modules(kn_cuda_device *dev, kn_err *err)
@@ -71,11 +70,11 @@ static int load_modules(kn_cuda_device *dev, kn_err *err)
                            KN_CUDA_MAX_MODULES);
         char what[96];
         snprintf(what, sizeof what, "loading Kiln's %s kernels", kn_cuda_fatbins[i].name);
-        int rc = kn_cuda_check(dev,
-                               dev->api->cudaLibraryLoadData(&dev->modules[i],
-                                                             kn_cuda_fatbins[i].data, NULL, NULL,
-                                                             0, NULL, NULL, 0),
-                               what, err);
+        int rc =
+            kn_cuda_check(dev,
+                          dev->api->cudaLibraryLoadData(&dev->modules[i], kn_cuda_fatbins[i].data,
+                                                        NULL, NULL, 0, NULL, NULL, 0),
+                          what, err);
         if (rc != KN_OK)
             return rc;
         dev->n_modules = i + 1;
@@ -123,17 +122,20 @@ void *kn_cuda_device_open(int32_t index, kn_err *err)
     pthread_mutex_init(&dev->dnn_lock, NULL);
     int rc = kn_cuda_use(dev, err);
     if (rc == KN_OK)
-        rc = kn_cuda_check(dev, api->cudaDeviceGetAttribute(
-                                    &dev->cc_major, KN_cudaDevAttrComputeCapabilityMajor, index),
+        rc = kn_cuda_check(dev,
+                           api->cudaDeviceGetAttribute(&dev->cc_major,
+                                                       KN_cudaDevAttrComputeCapabilityMajor, index),
                            "reading the compute capability", err);
     if (rc == KN_OK)
-        rc = kn_cuda_check(dev, api->cudaDeviceGetAttribute(
-                                    &dev->cc_minor, KN_cudaDevAttrComputeCapabilityMinor, index),
+        rc = kn_cuda_check(dev,
+                           api->cudaDeviceGetAttribute(&dev->cc_minor,
+                                                       KN_cudaDevAttrComputeCapabilityMinor, index),
                            "reading the compute capability", err);
     if (rc == KN_OK)
-        rc = kn_cuda_check(dev, api->cudaDeviceGetAttribute(
-                                    &dev->sm_count, KN_cudaDevAttrMultiProcessorCount, index),
-                           "reading the multiprocessor count", err);
+        rc = kn_cuda_check(
+            dev,
+            api->cudaDeviceGetAttribute(&dev->sm_count, KN_cudaDevAttrMultiProcessorCount, index),
+            "reading the multiprocessor count", err);
     if (rc == KN_OK && dev->cc_major < 8)
         rc = kn_fail(err, KN_ERR_UNSUPPORTED,
                      "CUDA device %d has compute capability %d.%d; Kiln's kernels need 8.0 "
@@ -145,7 +147,8 @@ void *kn_cuda_device_open(int32_t index, kn_err *err)
         rc = kn_cudnn_check(dev, api->cudnnCreate(&dev->dnn), "cudnnCreate", err);
     if (rc == KN_OK)
         rc = load_modules(dev, err);
-    if (rc == KN_OK && !(dev->bias_act = kn_cuda_kernel(dev, "elementwise", "kn_bias_act_f32", err)))
+    if (rc == KN_OK &&
+        !(dev->bias_act = kn_cuda_kernel(dev, "elementwise", "kn_bias_act_f32", err)))
         rc = err && err->code ? err->code : KN_ERR_INTERNAL;
     if (rc == KN_OK && !(dev->binary = kn_cuda_kernel(dev, "elementwise", "kn_binary_f32", err)))
         rc = err && err->code ? err->code : KN_ERR_INTERNAL;
@@ -244,8 +247,8 @@ kn_cudaKernel kn_cuda_kernel(const kn_cuda_device *dev, const char *module, cons
         kn_cudaKernel kernel = NULL;
         char what[128];
         snprintf(what, sizeof what, "finding kernel %s in module %s", name, module);
-        if (kn_cuda_check(dev, dev->api->cudaLibraryGetKernel(&kernel, dev->modules[i], name),
-                          what, err) != KN_OK)
+        if (kn_cuda_check(dev, dev->api->cudaLibraryGetKernel(&kernel, dev->modules[i], name), what,
+                          err) != KN_OK)
             return NULL;
         return kernel;
     }

@@ -53,8 +53,7 @@ const char *kn_cuda_device_describe(void *dev);
 int kn_cuda_check(const kn_cuda_device *dev, kn_cudaError status, const char *what, kn_err *err);
 int kn_cublas_check(const kn_cuda_device *dev, kn_cublasStatus status, const char *what,
                     kn_err *err);
-int kn_cudnn_check(const kn_cuda_device *dev, kn_cudnnStatus status, const char *what,
-                   kn_err *err);
+int kn_cudnn_check(const kn_cuda_device *dev, kn_cudnnStatus status, const char *what, kn_err *err);
 
 /* Makes dev the calling thread's current device: the runtime's calls act
  * on the current device, and one process may drive several. Cheap when it

@@ -7,14 +7,16 @@
 
 /* Activations travel to the device by kn_act_kind's number. */
 #define SAME_NUMBER(a, b) ((int)(a) == (int)(b))
-_Static_assert(SAME_NUMBER(KN_CUDA_U_RELU, KN_ACT_RELU) && SAME_NUMBER(KN_CUDA_U_CLIP, KN_ACT_CLIP) &&
+_Static_assert(SAME_NUMBER(KN_CUDA_U_RELU, KN_ACT_RELU) &&
+                   SAME_NUMBER(KN_CUDA_U_CLIP, KN_ACT_CLIP) &&
                    SAME_NUMBER(KN_CUDA_U_LEAKY_RELU, KN_ACT_LEAKY_RELU) &&
                    SAME_NUMBER(KN_CUDA_U_SIGMOID, KN_ACT_SIGMOID) &&
                    SAME_NUMBER(KN_CUDA_U_HARD_SIGMOID, KN_ACT_HARD_SIGMOID) &&
                    SAME_NUMBER(KN_CUDA_U_TANH, KN_ACT_TANH) &&
                    SAME_NUMBER(KN_CUDA_U_HARD_SWISH, KN_ACT_HARD_SWISH) &&
                    SAME_NUMBER(KN_CUDA_U_SILU, KN_ACT_SILU) &&
-                   SAME_NUMBER(KN_CUDA_U_GELU, KN_ACT_GELU) && (int)KN_ACT_COUNT <= (int)KN_CUDA_U_EXP,
+                   SAME_NUMBER(KN_CUDA_U_GELU, KN_ACT_GELU) &&
+                   (int)KN_ACT_COUNT <= (int)KN_CUDA_U_EXP,
                "device_params.h's activations must be kn_act_kind's numbers");
 _Static_assert(KN_CUDA_MAX_DIMS >= KN_MAX_RANK, "a walk must hold every rank Kiln has");
 
@@ -184,8 +186,8 @@ int kn_cuda_tensor_desc(kn_kctx *k, kn_cudnnTensorDesc *desc, const int64_t *dim
     int rc = kn_cudnn_check(dev, dev->api->cudnnCreateTensorDescriptor(desc),
                             "creating a tensor descriptor", k->err);
     if (rc == KN_OK)
-        rc = kn_cudnn_check(dev, dev->api->cudnnSetTensorNdDescriptor(*desc, KN_CUDNN_DATA_FLOAT,
-                                                                     rank, d32, s32),
-                            "describing a tensor", k->err);
+        rc = kn_cudnn_check(
+            dev, dev->api->cudnnSetTensorNdDescriptor(*desc, KN_CUDNN_DATA_FLOAT, rank, d32, s32),
+            "describing a tensor", k->err);
     return rc;
 }

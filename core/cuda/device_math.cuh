@@ -13,55 +13,31 @@
 __device__ __forceinline__ float kn_unary(int op, float x, float alpha, float beta)
 {
     switch (op) {
-    case KN_CUDA_U_RELU:
-        return x < 0.0f ? 0.0f : x; // NaN stays NaN, as on the CPU
-    case KN_CUDA_U_CLIP:
-        return x < alpha ? alpha : x > beta ? beta : x;
-    case KN_CUDA_U_LEAKY_RELU:
-        return x < 0.0f ? alpha * x : x;
-    case KN_CUDA_U_SIGMOID:
-        return 1.0f / (1.0f + expf(-x));
-    case KN_CUDA_U_HARD_SIGMOID:
-        return fminf(fmaxf(alpha * x + beta, 0.0f), 1.0f);
-    case KN_CUDA_U_TANH:
-        return tanhf(x);
-    case KN_CUDA_U_HARD_SWISH:
-        return x * fminf(fmaxf(x / 6.0f + 0.5f, 0.0f), 1.0f);
-    case KN_CUDA_U_SILU:
-        return x / (1.0f + expf(-x));
-    case KN_CUDA_U_GELU:
-        return 0.5f * x * (1.0f + erff(x * 0.70710678118654752f));
+    case KN_CUDA_U_RELU: return x < 0.0f ? 0.0f : x; // NaN stays NaN, as on the CPU
+    case KN_CUDA_U_CLIP: return x < alpha ? alpha : x > beta ? beta : x;
+    case KN_CUDA_U_LEAKY_RELU: return x < 0.0f ? alpha * x : x;
+    case KN_CUDA_U_SIGMOID: return 1.0f / (1.0f + expf(-x));
+    case KN_CUDA_U_HARD_SIGMOID: return fminf(fmaxf(alpha * x + beta, 0.0f), 1.0f);
+    case KN_CUDA_U_TANH: return tanhf(x);
+    case KN_CUDA_U_HARD_SWISH: return x * fminf(fmaxf(x / 6.0f + 0.5f, 0.0f), 1.0f);
+    case KN_CUDA_U_SILU: return x / (1.0f + expf(-x));
+    case KN_CUDA_U_GELU: return 0.5f * x * (1.0f + erff(x * 0.70710678118654752f));
     case KN_CUDA_U_GELU_TANH:
-        return 0.5f * x *
-               (1.0f + tanhf(0.79788456080286536f * (x + 0.044715f * x * x * x)));
-    case KN_CUDA_U_EXP:
-        return expf(x);
-    case KN_CUDA_U_LOG:
-        return logf(x);
-    case KN_CUDA_U_SQRT:
-        return sqrtf(x);
-    case KN_CUDA_U_NEG:
-        return -x;
-    case KN_CUDA_U_ABS:
-        return fabsf(x);
-    case KN_CUDA_U_RECIPROCAL:
-        return 1.0f / x;
-    case KN_CUDA_U_ERF:
-        return erff(x);
-    case KN_CUDA_U_FLOOR:
-        return floorf(x);
-    case KN_CUDA_U_CEIL:
-        return ceilf(x);
-    case KN_CUDA_U_SOFTPLUS:
-        return log1pf(expf(x));
-    case KN_CUDA_U_ELU:
-        return x < 0.0f ? alpha * expm1f(x) : x;
-    case KN_CUDA_U_SIN:
-        return sinf(x);
-    case KN_CUDA_U_COS:
-        return cosf(x);
-    default:
-        return x;
+        return 0.5f * x * (1.0f + tanhf(0.79788456080286536f * (x + 0.044715f * x * x * x)));
+    case KN_CUDA_U_EXP: return expf(x);
+    case KN_CUDA_U_LOG: return logf(x);
+    case KN_CUDA_U_SQRT: return sqrtf(x);
+    case KN_CUDA_U_NEG: return -x;
+    case KN_CUDA_U_ABS: return fabsf(x);
+    case KN_CUDA_U_RECIPROCAL: return 1.0f / x;
+    case KN_CUDA_U_ERF: return erff(x);
+    case KN_CUDA_U_FLOOR: return floorf(x);
+    case KN_CUDA_U_CEIL: return ceilf(x);
+    case KN_CUDA_U_SOFTPLUS: return log1pf(expf(x));
+    case KN_CUDA_U_ELU: return x < 0.0f ? alpha * expm1f(x) : x;
+    case KN_CUDA_U_SIN: return sinf(x);
+    case KN_CUDA_U_COS: return cosf(x);
+    default: return x;
     }
 }
 

@@ -64,8 +64,13 @@ enum {
 };
 
 /* Comparisons: y = (a OP b) as bool (one byte, 0 or 1). */
-enum { KN_CUDA_C_EQUAL = 0, KN_CUDA_C_LESS, KN_CUDA_C_GREATER, KN_CUDA_C_LESS_EQUAL,
-       KN_CUDA_C_GREATER_EQUAL };
+enum {
+    KN_CUDA_C_EQUAL = 0,
+    KN_CUDA_C_LESS,
+    KN_CUDA_C_GREATER,
+    KN_CUDA_C_LESS_EQUAL,
+    KN_CUDA_C_GREATER_EQUAL
+};
 
 /* An activation applied after a product or a binary op. */
 typedef struct kn_cuda_act {

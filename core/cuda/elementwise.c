@@ -122,8 +122,8 @@ static int unary_prepare(kn_kctx *k)
         act.alpha = kn_attr_float(k->node, "alpha", row->alpha);
         act.beta = kn_attr_float(k->node, "beta", row->beta);
     }
-    if (row->op == KN_CUDA_U_GELU && strcmp(kn_attr_string(k->node, "approximate", "none"),
-                                            "tanh") == 0)
+    if (row->op == KN_CUDA_U_GELU &&
+        strcmp(kn_attr_string(k->node, "approximate", "none"), "tanh") == 0)
         act.op = KN_CUDA_U_GELU_TANH;
     if (row->op == KN_CUDA_U_CLIP) {
         int rc = clip_bounds(k, &act);
@@ -156,8 +156,8 @@ static int binary_op_of(const char *op_type)
     static const struct {
         const char *name;
         int op;
-    } ops[] = {{"Add", KN_CUDA_B_ADD}, {"Sub", KN_CUDA_B_SUB}, {"Mul", KN_CUDA_B_MUL},
-               {"Div", KN_CUDA_B_DIV}, {"Pow", KN_CUDA_B_POW}, {"Max", KN_CUDA_B_MAX},
+    } ops[] = {{"Add", KN_CUDA_B_ADD}, {"Sub", KN_CUDA_B_SUB},    {"Mul", KN_CUDA_B_MUL},
+               {"Div", KN_CUDA_B_DIV}, {"Pow", KN_CUDA_B_POW},    {"Max", KN_CUDA_B_MAX},
                {"Min", KN_CUDA_B_MIN}, {"PRelu", KN_CUDA_B_PRELU}};
     for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
         if (strcmp(ops[i].name, op_type) == 0)
@@ -256,8 +256,8 @@ static int where_prepare(kn_kctx *k)
     const kn_tensor *c = k->in[0], *x = k->n_in > 1 ? k->in[1] : NULL,
                     *y = k->n_in > 2 ? k->in[2] : NULL;
     if (!c || !x || !y || c->dtype != KN_BOOL || x->dtype != y->dtype ||
-        (kn_dtype_size(x->dtype) != 4 && kn_dtype_size(x->dtype) != 8) ||
-        x->dtype == KN_STRING || x->dtype >= KN_DTYPE_COUNT)
+        (kn_dtype_size(x->dtype) != 4 && kn_dtype_size(x->dtype) != 8) || x->dtype == KN_STRING ||
+        x->dtype >= KN_DTYPE_COUNT)
         return KN_ERR_DECLINE;
     kn_tensor cx;
     int rc = kn_broadcast_shape(c, x, &cx, k->err);
@@ -353,10 +353,17 @@ static const struct {
     int32_t op;
     int reversed;
 } chain_steps[] = {
-    {"Relu", KN_CUDA_U_RELU, 0}, {"Sigmoid", KN_CUDA_U_SIGMOID, 0}, {"Tanh", KN_CUDA_U_TANH, 0},
-    {"Clip", KN_CUDA_U_CLIP, 0}, {"LeakyRelu", KN_CUDA_U_LEAKY_RELU, 0},
-    {"Silu", KN_CUDA_U_SILU, 0}, {"Gelu", KN_CUDA_U_GELU, 0}, {"Exp", KN_CUDA_U_EXP, 0},
-    {"Neg", KN_CUDA_U_NEG, 0}, {"Abs", KN_CUDA_U_ABS, 0}, {"Sqrt", KN_CUDA_U_SQRT, 0},
+    {"Relu", KN_CUDA_U_RELU, 0},
+    {"Sigmoid", KN_CUDA_U_SIGMOID, 0},
+    {"Tanh", KN_CUDA_U_TANH, 0},
+    {"Clip", KN_CUDA_U_CLIP, 0},
+    {"LeakyRelu", KN_CUDA_U_LEAKY_RELU, 0},
+    {"Silu", KN_CUDA_U_SILU, 0},
+    {"Gelu", KN_CUDA_U_GELU, 0},
+    {"Exp", KN_CUDA_U_EXP, 0},
+    {"Neg", KN_CUDA_U_NEG, 0},
+    {"Abs", KN_CUDA_U_ABS, 0},
+    {"Sqrt", KN_CUDA_U_SQRT, 0},
     {"Reciprocal", KN_CUDA_U_RECIPROCAL, 0},
     {"Add", KN_CUDA_CHAIN_BINARY + KN_CUDA_B_ADD, 0},
     {"Sub", KN_CUDA_CHAIN_BINARY + KN_CUDA_B_SUB, 0},
@@ -419,8 +426,8 @@ static int chain_prepare(kn_kctx *k)
         return kn_fail(k->err, KN_ERR_OUT_OF_MEMORY, "ElementwiseChain: out of memory");
     k->state = st;
     int rc = chain_parse(k, st);
-    if (rc == KN_OK && !(st->fn = kn_cuda_kernel(kn_cuda_dev(k), "elementwise", "kn_chain_f32",
-                                                 k->err)))
+    if (rc == KN_OK &&
+        !(st->fn = kn_cuda_kernel(kn_cuda_dev(k), "elementwise", "kn_chain_f32", k->err)))
         rc = k->err->code;
     if (rc != KN_OK) {
         ew_release(k);
@@ -452,41 +459,96 @@ static int chain_run(kn_kctx *k)
 
 #define F32 KN_BIT(KN_FLOAT)
 #define UNARY(name, since)                                                                         \
-    const kn_op_def kn_cuda_##name = {.op_type = #name, .since_version = since, .dtypes = F32,    \
-                                      .flags = KN_OP_INPLACE, .prepare = unary_prepare,            \
-                                      .run = unary_run, .release = ew_release};
+    const kn_op_def kn_cuda_##name = {.op_type = #name,                                            \
+                                      .since_version = since,                                      \
+                                      .dtypes = F32,                                               \
+                                      .flags = KN_OP_INPLACE,                                      \
+                                      .prepare = unary_prepare,                                    \
+                                      .run = unary_run,                                            \
+                                      .release = ew_release}
 #define BINARY(name, since)                                                                        \
-    const kn_op_def kn_cuda_##name = {.op_type = #name, .since_version = since, .dtypes = F32,    \
-                                      .flags = KN_OP_INPLACE, .prepare = binary_prepare,           \
-                                      .run = binary_run, .release = ew_release};
+    const kn_op_def kn_cuda_##name = {.op_type = #name,                                            \
+                                      .since_version = since,                                      \
+                                      .dtypes = F32,                                               \
+                                      .flags = KN_OP_INPLACE,                                      \
+                                      .prepare = binary_prepare,                                   \
+                                      .run = binary_run,                                           \
+                                      .release = ew_release}
 
-UNARY(Relu, 1) UNARY(LeakyRelu, 1) UNARY(Sigmoid, 1) UNARY(HardSigmoid, 1) UNARY(HardSwish, 14)
-UNARY(Tanh, 1) UNARY(Gelu, 20) UNARY(Exp, 1) UNARY(Log, 1) UNARY(Sqrt, 1) UNARY(Neg, 1)
-UNARY(Abs, 1) UNARY(Reciprocal, 1) UNARY(Erf, 9) UNARY(Floor, 1) UNARY(Ceil, 1)
-UNARY(Softplus, 1) UNARY(Elu, 1) UNARY(Sin, 7) UNARY(Cos, 7) UNARY(Clip, 1)
-BINARY(Add, 7) BINARY(Sub, 7) BINARY(Mul, 7) BINARY(Div, 7) BINARY(Pow, 7) BINARY(Max, 8)
-BINARY(Min, 8) BINARY(PRelu, 7)
+UNARY(Relu, 1);
+UNARY(LeakyRelu, 1);
+UNARY(Sigmoid, 1);
+UNARY(HardSigmoid, 1);
+UNARY(HardSwish, 14);
+UNARY(Tanh, 1);
+UNARY(Gelu, 20);
+UNARY(Exp, 1);
+UNARY(Log, 1);
+UNARY(Sqrt, 1);
+UNARY(Neg, 1);
+UNARY(Abs, 1);
+UNARY(Reciprocal, 1);
+UNARY(Erf, 9);
+UNARY(Floor, 1);
+UNARY(Ceil, 1);
+UNARY(Softplus, 1);
+UNARY(Elu, 1);
+UNARY(Sin, 7);
+UNARY(Cos, 7);
+UNARY(Clip, 1);
+BINARY(Add, 7);
+BINARY(Sub, 7);
+BINARY(Mul, 7);
+BINARY(Div, 7);
+BINARY(Pow, 7);
+BINARY(Max, 8);
+BINARY(Min, 8);
+BINARY(PRelu, 7);
 
 #define COMPARE(name, since)                                                                       \
-    const kn_op_def kn_cuda_##name = {.op_type = #name, .since_version = since,                   \
-                                      .prepare = compare_prepare, .run = compare_run,              \
-                                      .release = ew_release};
-COMPARE(Equal, 7) COMPARE(Less, 7) COMPARE(Greater, 7) COMPARE(LessOrEqual, 12)
-COMPARE(GreaterOrEqual, 12)
-const kn_op_def kn_cuda_Where = {.op_type = "Where", .since_version = 9, .dtypes = KN_BIT(KN_BOOL),
-                                 .prepare = where_prepare, .run = where_run,
+    const kn_op_def kn_cuda_##name = {.op_type = #name,                                            \
+                                      .since_version = since,                                      \
+                                      .prepare = compare_prepare,                                  \
+                                      .run = compare_run,                                          \
+                                      .release = ew_release}
+COMPARE(Equal, 7);
+COMPARE(Less, 7);
+COMPARE(Greater, 7);
+COMPARE(LessOrEqual, 12);
+COMPARE(GreaterOrEqual, 12);
+const kn_op_def kn_cuda_Where = {.op_type = "Where",
+                                 .since_version = 9,
+                                 .dtypes = KN_BIT(KN_BOOL),
+                                 .prepare = where_prepare,
+                                 .run = where_run,
                                  .release = ew_release};
-const kn_op_def kn_cuda_Cast = {.op_type = "Cast", .since_version = 6, .prepare = cast_prepare,
-                                .run = cast_run, .release = ew_release};
+const kn_op_def kn_cuda_Cast = {.op_type = "Cast",
+                                .since_version = 6,
+                                .prepare = cast_prepare,
+                                .run = cast_run,
+                                .release = ew_release};
 
-const kn_op_def kn_cuda_kiln_Gelu = {.domain = "kiln", .op_type = "Gelu", .since_version = 1,
-                                     .dtypes = F32, .flags = KN_OP_INPLACE,
-                                     .prepare = unary_prepare, .run = unary_run,
+const kn_op_def kn_cuda_kiln_Gelu = {.domain = "kiln",
+                                     .op_type = "Gelu",
+                                     .since_version = 1,
+                                     .dtypes = F32,
+                                     .flags = KN_OP_INPLACE,
+                                     .prepare = unary_prepare,
+                                     .run = unary_run,
                                      .release = ew_release};
-const kn_op_def kn_cuda_kiln_Silu = {.domain = "kiln", .op_type = "Silu", .since_version = 1,
-                                     .dtypes = F32, .flags = KN_OP_INPLACE,
-                                     .prepare = unary_prepare, .run = unary_run,
+const kn_op_def kn_cuda_kiln_Silu = {.domain = "kiln",
+                                     .op_type = "Silu",
+                                     .since_version = 1,
+                                     .dtypes = F32,
+                                     .flags = KN_OP_INPLACE,
+                                     .prepare = unary_prepare,
+                                     .run = unary_run,
                                      .release = ew_release};
-const kn_op_def kn_cuda_kiln_ElementwiseChain = {
-    .domain = "kiln", .op_type = "ElementwiseChain", .since_version = 1, .dtypes = F32,
-    .flags = KN_OP_INPLACE, .prepare = chain_prepare, .run = chain_run, .release = ew_release};
+const kn_op_def kn_cuda_kiln_ElementwiseChain = {.domain = "kiln",
+                                                 .op_type = "ElementwiseChain",
+                                                 .since_version = 1,
+                                                 .dtypes = F32,
+                                                 .flags = KN_OP_INPLACE,
+                                                 .prepare = chain_prepare,
+                                                 .run = chain_run,
+                                                 .release = ew_release};

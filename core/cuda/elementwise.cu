@@ -11,24 +11,15 @@ extern "C" __global__ void kn_unary_f32(const float *x, float *y, int64_t n, kn_
 __device__ __forceinline__ float kn_binary(int op, float a, float b)
 {
     switch (op) {
-    case KN_CUDA_B_ADD:
-        return a + b;
-    case KN_CUDA_B_SUB:
-        return a - b;
-    case KN_CUDA_B_MUL:
-        return a * b;
-    case KN_CUDA_B_DIV:
-        return a / b;
-    case KN_CUDA_B_POW:
-        return powf(a, b);
-    case KN_CUDA_B_MAX:
-        return (a != a || b != b) ? a + b : fmaxf(a, b); // NaN wins, as ONNX says
-    case KN_CUDA_B_MIN:
-        return (a != a || b != b) ? a + b : fminf(a, b);
-    case KN_CUDA_B_PRELU:
-        return a < 0.0f ? a * b : a;
-    default:
-        return a;
+    case KN_CUDA_B_ADD: return a + b;
+    case KN_CUDA_B_SUB: return a - b;
+    case KN_CUDA_B_MUL: return a * b;
+    case KN_CUDA_B_DIV: return a / b;
+    case KN_CUDA_B_POW: return powf(a, b);
+    case KN_CUDA_B_MAX: return (a != a || b != b) ? a + b : fmaxf(a, b); // NaN wins, as ONNX says
+    case KN_CUDA_B_MIN: return (a != a || b != b) ? a + b : fminf(a, b);
+    case KN_CUDA_B_PRELU: return a < 0.0f ? a * b : a;
+    default: return a;
     }
 }
 
@@ -146,19 +137,13 @@ extern "C" __global__ void kn_where_8(const uint8_t *c, const uint64_t *x, const
 __device__ __forceinline__ double cast_read(const void *x, int64_t i, int type)
 {
     switch (type) {
-    case 1:
-        return ((const float *)x)[i];
+    case 1: return ((const float *)x)[i];
     case 2:
-    case 9:
-        return ((const uint8_t *)x)[i];
-    case 3:
-        return ((const int8_t *)x)[i];
-    case 6:
-        return ((const int32_t *)x)[i];
-    case 7:
-        return (double)((const int64_t *)x)[i];
-    default:
-        return ((const double *)x)[i];
+    case 9: return ((const uint8_t *)x)[i];
+    case 3: return ((const int8_t *)x)[i];
+    case 6: return ((const int32_t *)x)[i];
+    case 7: return (double)((const int64_t *)x)[i];
+    default: return ((const double *)x)[i];
     }
 }
 extern "C" __global__ void kn_cast(const void *x, void *y, int64_t n, int from, int to)
@@ -176,26 +161,13 @@ extern "C" __global__ void kn_cast(const void *x, void *y, int64_t n, int from, 
         }
         double v = cast_read(x, i, from);
         switch (to) {
-        case 1:
-            ((float *)y)[i] = (float)v;
-            break;
-        case 2:
-            ((uint8_t *)y)[i] = (uint8_t)(int64_t)v;
-            break;
-        case 3:
-            ((int8_t *)y)[i] = (int8_t)(int64_t)v;
-            break;
-        case 6:
-            ((int32_t *)y)[i] = (int32_t)(int64_t)v;
-            break;
-        case 7:
-            ((int64_t *)y)[i] = (int64_t)v;
-            break;
-        case 9:
-            ((uint8_t *)y)[i] = v != 0.0;
-            break;
-        default:
-            ((double *)y)[i] = v;
+        case 1: ((float *)y)[i] = (float)v; break;
+        case 2: ((uint8_t *)y)[i] = (uint8_t)(int64_t)v; break;
+        case 3: ((int8_t *)y)[i] = (int8_t)(int64_t)v; break;
+        case 6: ((int32_t *)y)[i] = (int32_t)(int64_t)v; break;
+        case 7: ((int64_t *)y)[i] = (int64_t)v; break;
+        case 9: ((uint8_t *)y)[i] = v != 0.0; break;
+        default: ((double *)y)[i] = v;
         }
     }
 }

@@ -98,20 +98,21 @@ static int layout(kn_kctx *k, kn_cublasLtMatrixLayout *lay, uint64_t rows, uint6
                   int64_t ld, int64_t batch, int64_t stride)
 {
     const kn_cuda_device *dev = kn_cuda_dev(k);
-    int rc = kn_cublas_check(dev, dev->api->cublasLtMatrixLayoutCreate(lay, KN_CUDA_R_32F, rows,
-                                                                       cols, ld),
-                             "creating a matrix layout", k->err);
+    int rc = kn_cublas_check(
+        dev, dev->api->cublasLtMatrixLayoutCreate(lay, KN_CUDA_R_32F, rows, cols, ld),
+        "creating a matrix layout", k->err);
     if (rc == KN_OK && batch > 1) {
         int32_t count = (int32_t)batch;
-        rc = kn_cublas_check(dev, dev->api->cublasLtMatrixLayoutSetAttribute(
-                                      *lay, KN_CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &count,
-                                      sizeof count),
+        rc = kn_cublas_check(dev,
+                             dev->api->cublasLtMatrixLayoutSetAttribute(
+                                 *lay, KN_CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &count, sizeof count),
                              "setting the batch count", k->err);
         if (rc == KN_OK)
-            rc = kn_cublas_check(dev, dev->api->cublasLtMatrixLayoutSetAttribute(
-                                          *lay, KN_CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET,
-                                          &stride, sizeof stride),
-                                 "setting the batch stride", k->err);
+            rc = kn_cublas_check(
+                dev,
+                dev->api->cublasLtMatrixLayoutSetAttribute(
+                    *lay, KN_CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &stride, sizeof stride),
+                "setting the batch stride", k->err);
     }
     return rc;
 }
@@ -129,8 +130,8 @@ static int build(kn_kctx *k, mm_state *st, const mm_shape *s, int bias, int relu
 {
     const kn_cuda_device *dev = kn_cuda_dev(k);
     const kn_cuda_api *api = dev->api;
-    int compute = k->precision == KN_PRECISION_FP32 ? KN_CUBLAS_COMPUTE_32F
-                                                    : KN_CUBLAS_COMPUTE_32F_FAST_TF32;
+    int compute =
+        k->precision == KN_PRECISION_FP32 ? KN_CUBLAS_COMPUTE_32F : KN_CUBLAS_COMPUTE_32F_FAST_TF32;
     int rc = kn_cublas_check(dev, api->cublasLtMatmulDescCreate(&st->desc, compute, KN_CUDA_R_32F),
                              "creating the product", k->err);
     int32_t op_first = s->trans_b ? KN_CUBLAS_OP_T : KN_CUBLAS_OP_N;
@@ -168,14 +169,16 @@ static int build(kn_kctx *k, mm_state *st, const mm_shape *s, int bias, int relu
     rc = kn_cublas_check(dev, api->cublasLtMatmulPreferenceCreate(&pref), "creating a preference",
                          k->err);
     if (rc == KN_OK)
-        rc = kn_cublas_check(dev, api->cublasLtMatmulPreferenceSetAttribute(
-                                      pref, KN_CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &max_ws,
-                                      sizeof max_ws),
-                             "setting the workspace limit", k->err);
+        rc = kn_cublas_check(
+            dev,
+            api->cublasLtMatmulPreferenceSetAttribute(
+                pref, KN_CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &max_ws, sizeof max_ws),
+            "setting the workspace limit", k->err);
     if (rc == KN_OK)
-        rc = kn_cublas_check(dev, api->cublasLtMatmulAlgoGetHeuristic(
-                                      dev->blaslt, st->desc, st->lay[0], st->lay[1], st->lay[2],
-                                      st->lay[3], pref, 1, &found, &n_found),
+        rc = kn_cublas_check(dev,
+                             api->cublasLtMatmulAlgoGetHeuristic(dev->blaslt, st->desc, st->lay[0],
+                                                                 st->lay[1], st->lay[2], st->lay[3],
+                                                                 pref, 1, &found, &n_found),
                              "choosing an algorithm", k->err);
     if (pref)
         api->cublasLtMatmulPreferenceDestroy(pref);
@@ -292,7 +295,8 @@ static int gemm_prepare(kn_kctx *k)
         return kn_fail(k->err, KN_ERR_SHAPE, "Gemm: A' is %lldx%lld but B' is %lldx%lld",
                        (long long)s.m, (long long)s.k, (long long)b->dims[s.trans_b ? 1 : 0],
                        (long long)s.n);
-    float alpha = kn_attr_float(k->node, "alpha", 1.0f), beta = kn_attr_float(k->node, "beta", 1.0f);
+    float alpha = kn_attr_float(k->node, "alpha", 1.0f),
+          beta = kn_attr_float(k->node, "beta", 1.0f);
     int bias = 0, full_c = 0;
     if (c && beta != 0.0f) {
         int64_t cn = kn_tensor_numel(c);
@@ -347,30 +351,43 @@ static int mm_run(kn_kctx *k)
     const void *c = st->c_input >= 0 ? k->in[st->c_input]->data : y->data;
     float beta = st->c_input >= 0 ? st->beta : 0.0f;
     if (rc == KN_OK)
-        rc = kn_cublas_check(dev,
-                             dev->api->cublasLtMatmul(dev->blaslt, st->desc, &st->alpha,
-                                                      k->in[1]->data, st->lay[0], k->in[0]->data,
-                                                      st->lay[1], &beta, c, st->lay[2], y->data,
-                                                      st->lay[3], &st->algo, k->scratch,
-                                                      st->workspace, k->stream),
-                             k->node->op_type, k->err);
+        rc = kn_cublas_check(
+            dev,
+            dev->api->cublasLtMatmul(dev->blaslt, st->desc, &st->alpha, k->in[1]->data, st->lay[0],
+                                     k->in[0]->data, st->lay[1], &beta, c, st->lay[2], y->data,
+                                     st->lay[3], &st->algo, k->scratch, st->workspace, k->stream),
+            k->node->op_type, k->err);
     if (rc == KN_OK && st->after.op != KN_CUDA_U_NONE)
         rc = kn_cuda_bias_act(k, y->data, NULL, kn_tensor_numel(y), 1, 1, &st->after);
     return rc;
 }
 
 #define F32 KN_BIT(KN_FLOAT)
-const kn_op_def kn_cuda_MatMul = {.op_type = "MatMul", .since_version = 1, .dtypes = F32,
-                                  .prepare = matmul_prepare, .run = mm_run, .release = mm_release};
-const kn_op_def kn_cuda_Gemm = {.op_type = "Gemm", .since_version = 7, .dtypes = F32,
-                                .prepare = gemm_prepare, .run = mm_run, .release = mm_release};
-const kn_op_def kn_cuda_kiln_FusedMatMul = {.domain = "kiln", .op_type = "FusedMatMul",
-                                            .since_version = 1, .dtypes = F32,
-                                            .prepare = matmul_prepare, .run = mm_run,
+const kn_op_def kn_cuda_MatMul = {.op_type = "MatMul",
+                                  .since_version = 1,
+                                  .dtypes = F32,
+                                  .prepare = matmul_prepare,
+                                  .run = mm_run,
+                                  .release = mm_release};
+const kn_op_def kn_cuda_Gemm = {.op_type = "Gemm",
+                                .since_version = 7,
+                                .dtypes = F32,
+                                .prepare = gemm_prepare,
+                                .run = mm_run,
+                                .release = mm_release};
+const kn_op_def kn_cuda_kiln_FusedMatMul = {.domain = "kiln",
+                                            .op_type = "FusedMatMul",
+                                            .since_version = 1,
+                                            .dtypes = F32,
+                                            .prepare = matmul_prepare,
+                                            .run = mm_run,
                                             .release = mm_release};
-const kn_op_def kn_cuda_kiln_FusedGemm = {.domain = "kiln", .op_type = "FusedGemm",
-                                          .since_version = 1, .dtypes = F32,
-                                          .prepare = gemm_prepare, .run = mm_run,
+const kn_op_def kn_cuda_kiln_FusedGemm = {.domain = "kiln",
+                                          .op_type = "FusedGemm",
+                                          .since_version = 1,
+                                          .dtypes = F32,
+                                          .prepare = gemm_prepare,
+                                          .run = mm_run,
                                           .release = mm_release};
 
 /* --- the product as a building block (cuda_gemm.h) */
@@ -402,13 +419,14 @@ int kn_cuda_gemm_run(kn_kctx *k, const kn_cuda_gemm *g, const void *a, const voi
     const kn_cuda_device *dev = kn_cuda_dev(k);
     float beta = 0.0f;
     int rc = kn_cuda_use(dev, k->err);
-    return rc == KN_OK ? kn_cublas_check(dev,
-                                         dev->api->cublasLtMatmul(
-                                             dev->blaslt, g->desc, &g->alpha, b, g->lay[0], a,
-                                             g->lay[1], &beta, y, g->lay[2], y, g->lay[3],
-                                             &g->algo, workspace, g->workspace, k->stream),
-                                         k->node->op_type, k->err)
-                       : rc;
+    return rc == KN_OK
+               ? kn_cublas_check(dev,
+                                 dev->api->cublasLtMatmul(dev->blaslt, g->desc, &g->alpha, b,
+                                                          g->lay[0], a, g->lay[1], &beta, y,
+                                                          g->lay[2], y, g->lay[3], &g->algo,
+                                                          workspace, g->workspace, k->stream),
+                                 k->node->op_type, k->err)
+               : rc;
 }
 
 void kn_cuda_gemm_free(kn_kctx *k, kn_cuda_gemm *g) { mm_free(k, g); }

@@ -1,7 +1,7 @@
 /* MaxPool and AveragePool on cuDNN, float, 1-D to 3-D (1-D as 2-D with a
- * unit dim), and kiln.NhwcMaxPool / NhwcAveragePool (2-D, channels-last). Declined: MaxPool's Indices output, dilations, asymmetric
- * pads, and a ceil_mode that adds a window (cuDNN rounds down); they run
- * on the next backend. AveragePool's count_include_pad picks cuDNN's mode. */
+ * unit dim), and kiln.NhwcMaxPool / NhwcAveragePool (2-D, channels-last). Declined: MaxPool's
+ * Indices output, dilations, asymmetric pads, and a ceil_mode that adds a window (cuDNN rounds
+ * down); they run on the next backend. AveragePool's count_include_pad picks cuDNN's mode. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -35,8 +35,8 @@ static int pool_prepare(kn_kctx *k)
     /* kiln.NhwcMaxPool / NhwcAveragePool: the same on channels-last X and Y */
     int nhwc = strncmp(k->node->op_type, "Nhwc", 4) == 0;
     int is_max = strcmp(k->node->op_type + (nhwc ? 4 : 0), "MaxPool") == 0;
-    if (!x || x->dtype != KN_FLOAT || x->rank < 3 || x->rank > 5 ||
-        (k->n_out > 1 && k->out[1]) || (nhwc && x->rank != 4))
+    if (!x || x->dtype != KN_FLOAT || x->rank < 3 || x->rank > 5 || (k->n_out > 1 && k->out[1]) ||
+        (nhwc && x->rank != 4))
         return KN_ERR_DECLINE;
     int64_t xd[5], yd[5];
     memcpy(xd, x->dims, sizeof(int64_t) * (size_t)x->rank);
@@ -97,9 +97,10 @@ static int pool_prepare(kn_kctx *k)
         rc = kn_cudnn_check(dev, dev->api->cudnnCreatePoolingDescriptor(&st->pool),
                             "creating the pooling", k->err);
     if (rc == KN_OK)
-        rc = kn_cudnn_check(dev, dev->api->cudnnSetPoolingNdDescriptor(
-                                     st->pool, mode, KN_CUDNN_PROPAGATE_NAN, rank - 2, window,
-                                     win.pads, win.strides),
+        rc = kn_cudnn_check(dev,
+                            dev->api->cudnnSetPoolingNdDescriptor(st->pool, mode,
+                                                                  KN_CUDNN_PROPAGATE_NAN, rank - 2,
+                                                                  window, win.pads, win.strides),
                             "describing the pooling", k->err);
     if (rc != KN_OK)
         pool_release(k);
@@ -130,17 +131,29 @@ static int pool_run(kn_kctx *k)
 }
 
 #define F32 KN_BIT(KN_FLOAT)
-const kn_op_def kn_cuda_MaxPool = {.op_type = "MaxPool", .since_version = 1, .dtypes = F32,
-                                   .prepare = pool_prepare, .run = pool_run,
+const kn_op_def kn_cuda_MaxPool = {.op_type = "MaxPool",
+                                   .since_version = 1,
+                                   .dtypes = F32,
+                                   .prepare = pool_prepare,
+                                   .run = pool_run,
                                    .release = pool_release};
-const kn_op_def kn_cuda_kiln_NhwcMaxPool = {.domain = "kiln", .op_type = "NhwcMaxPool",
-                                            .since_version = 1, .dtypes = F32,
-                                            .prepare = pool_prepare, .run = pool_run,
+const kn_op_def kn_cuda_kiln_NhwcMaxPool = {.domain = "kiln",
+                                            .op_type = "NhwcMaxPool",
+                                            .since_version = 1,
+                                            .dtypes = F32,
+                                            .prepare = pool_prepare,
+                                            .run = pool_run,
                                             .release = pool_release};
-const kn_op_def kn_cuda_kiln_NhwcAveragePool = {.domain = "kiln", .op_type = "NhwcAveragePool",
-                                                .since_version = 1, .dtypes = F32,
-                                                .prepare = pool_prepare, .run = pool_run,
+const kn_op_def kn_cuda_kiln_NhwcAveragePool = {.domain = "kiln",
+                                                .op_type = "NhwcAveragePool",
+                                                .since_version = 1,
+                                                .dtypes = F32,
+                                                .prepare = pool_prepare,
+                                                .run = pool_run,
                                                 .release = pool_release};
-const kn_op_def kn_cuda_AveragePool = {.op_type = "AveragePool", .since_version = 1,
-                                       .dtypes = F32, .prepare = pool_prepare, .run = pool_run,
+const kn_op_def kn_cuda_AveragePool = {.op_type = "AveragePool",
+                                       .since_version = 1,
+                                       .dtypes = F32,
+                                       .prepare = pool_prepare,
+                                       .run = pool_run,
                                        .release = pool_release};

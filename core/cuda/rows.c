@@ -16,9 +16,9 @@ enum { R_SUM = 0, R_MEAN = 1, R_MAX = 2, R_MIN = 3 }; /* rows.cu's KN_R_* */
 typedef struct rows_state {
     kn_cudaKernel fn;
     int64_t rows, cols;
-    int32_t op;                 /* log-softmax flag, or R_* */
+    int32_t op; /* log-softmax flag, or R_* */
     float eps;
-    int strided;                /* a reduction over non-trailing axes */
+    int strided; /* a reduction over non-trailing axes */
     kn_cuda_walk out, red;
 } rows_state;
 
@@ -71,10 +71,7 @@ static int launch_rows(kn_kctx *k, const rows_state *st, void **args)
     return kn_cuda_launch(k, st->fn, grid, block, 0, args);
 }
 
-static int float_input(const kn_kctx *k)
-{
-    return k->in[0] && k->in[0]->dtype == KN_FLOAT;
-}
+static int float_input(const kn_kctx *k) { return k->in[0] && k->in[0]->dtype == KN_FLOAT; }
 
 /* --- Softmax, LogSoftmax */
 
@@ -300,21 +297,33 @@ static int nhwc_global_pool_prepare(kn_kctx *k)
 
 #define F32 KN_BIT(KN_FLOAT)
 #define ROW_OP(name, op_name, since, until, prep, run_fn)                                          \
-    const kn_op_def kn_cuda_##name = {.op_type = op_name, .since_version = since,                 \
-                                      .until_version = until, .dtypes = F32, .prepare = prep,      \
-                                      .run = run_fn, .release = rows_release};
-ROW_OP(Softmax, "Softmax", 1, 0, softmax_prepare, softmax_run)
-ROW_OP(LogSoftmax, "LogSoftmax", 1, 0, softmax_prepare, softmax_run)
-ROW_OP(LayerNormalization, "LayerNormalization", 17, 0, layernorm_prepare, layernorm_run)
-ROW_OP(ReduceMean, "ReduceMean", 1, 0, reduce_prepare, reduce_run)
-ROW_OP(ReduceSum, "ReduceSum", 1, 0, reduce_prepare, reduce_run)
-ROW_OP(ReduceMax, "ReduceMax", 1, 0, reduce_prepare, reduce_run)
-ROW_OP(ReduceMin, "ReduceMin", 1, 0, reduce_prepare, reduce_run)
-ROW_OP(GlobalAveragePool, "GlobalAveragePool", 1, 0, global_pool_prepare, reduce_run)
-ROW_OP(GlobalMaxPool, "GlobalMaxPool", 1, 0, global_pool_prepare, reduce_run)
-const kn_op_def kn_cuda_kiln_LayerNormalization = {
-    .domain = "kiln", .op_type = "LayerNormalization", .since_version = 1, .dtypes = F32,
-    .prepare = layernorm_prepare, .run = layernorm_run, .release = rows_release};
-const kn_op_def kn_cuda_kiln_NhwcGlobalAveragePool = {
-    .domain = "kiln", .op_type = "NhwcGlobalAveragePool", .since_version = 1, .dtypes = F32,
-    .prepare = nhwc_global_pool_prepare, .run = reduce_run, .release = rows_release};
+    const kn_op_def kn_cuda_##name = {.op_type = op_name,                                          \
+                                      .since_version = since,                                      \
+                                      .until_version = until,                                      \
+                                      .dtypes = F32,                                               \
+                                      .prepare = prep,                                             \
+                                      .run = run_fn,                                               \
+                                      .release = rows_release}
+ROW_OP(Softmax, "Softmax", 1, 0, softmax_prepare, softmax_run);
+ROW_OP(LogSoftmax, "LogSoftmax", 1, 0, softmax_prepare, softmax_run);
+ROW_OP(LayerNormalization, "LayerNormalization", 17, 0, layernorm_prepare, layernorm_run);
+ROW_OP(ReduceMean, "ReduceMean", 1, 0, reduce_prepare, reduce_run);
+ROW_OP(ReduceSum, "ReduceSum", 1, 0, reduce_prepare, reduce_run);
+ROW_OP(ReduceMax, "ReduceMax", 1, 0, reduce_prepare, reduce_run);
+ROW_OP(ReduceMin, "ReduceMin", 1, 0, reduce_prepare, reduce_run);
+ROW_OP(GlobalAveragePool, "GlobalAveragePool", 1, 0, global_pool_prepare, reduce_run);
+ROW_OP(GlobalMaxPool, "GlobalMaxPool", 1, 0, global_pool_prepare, reduce_run);
+const kn_op_def kn_cuda_kiln_LayerNormalization = {.domain = "kiln",
+                                                   .op_type = "LayerNormalization",
+                                                   .since_version = 1,
+                                                   .dtypes = F32,
+                                                   .prepare = layernorm_prepare,
+                                                   .run = layernorm_run,
+                                                   .release = rows_release};
+const kn_op_def kn_cuda_kiln_NhwcGlobalAveragePool = {.domain = "kiln",
+                                                      .op_type = "NhwcGlobalAveragePool",
+                                                      .since_version = 1,
+                                                      .dtypes = F32,
+                                                      .prepare = nhwc_global_pool_prepare,
+                                                      .run = reduce_run,
+                                                      .release = rows_release};

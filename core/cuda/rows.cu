@@ -96,8 +96,8 @@ extern "C" __global__ void kn_reduce_rows_f32(const float *x, float *y, int64_t 
     nan = __syncthreads_or(nan);
     if (threadIdx.x == 0)
         y[blockIdx.x] = nan && (op == KN_R_MAX || op == KN_R_MIN) ? __int_as_float(0x7fc00000)
-                        : op == KN_R_MEAN ? v / (float)cols
-                                          : v;
+                        : op == KN_R_MEAN                         ? v / (float)cols
+                                                                  : v;
 }
 
 // The general case: output element i (walk `out`, stride[0] into x) is OP
@@ -119,8 +119,8 @@ extern "C" __global__ void kn_reduce_strided_f32(const float *x, float *y, kn_cu
             v = op == KN_R_MAX ? fmaxf(v, e) : op == KN_R_MIN ? fminf(v, e) : v + e;
         }
         y[i] = nan && (op == KN_R_MAX || op == KN_R_MIN) ? __int_as_float(0x7fc00000)
-               : op == KN_R_MEAN ? v / (float)red.n
-                                 : v;
+               : op == KN_R_MEAN                         ? v / (float)red.n
+                                                         : v;
     }
 }
 

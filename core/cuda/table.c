@@ -7,12 +7,14 @@
 
 #include "core/kernel/op.h"
 
+/* One op list per family, packed as written. */
+/* clang-format off */
 #define CUDA_ELEMENTWISE_OPS(X)                                                                    \
     X(Relu) X(LeakyRelu) X(Sigmoid) X(HardSigmoid) X(HardSwish) X(Tanh) X(Gelu) X(Exp) X(Log)     \
     X(Sqrt) X(Neg) X(Abs) X(Reciprocal) X(Erf) X(Floor) X(Ceil) X(Softplus) X(Elu) X(Sin) X(Cos)  \
-    X(Clip) X(Add) X(Sub) X(Mul) X(Div) X(Pow) X(Max) X(Min) X(PRelu) X(kiln_Gelu) X(kiln_Silu)     \
-    X(kiln_ElementwiseChain) X(Equal) X(Less) X(Greater) X(LessOrEqual) X(GreaterOrEqual) X(Where) \
-    X(Cast)
+    X(Clip) X(Add) X(Sub) X(Mul) X(Div) X(Pow) X(Max) X(Min) X(PRelu) X(kiln_Gelu) X(kiln_Silu)    \
+    X(kiln_ElementwiseChain) X(Equal) X(Less) X(Greater) X(LessOrEqual) X(GreaterOrEqual)          \
+    X(Where) X(Cast)
 
 #define CUDA_TENSOR_OPS(X)                                                                         \
     X(Reshape) X(Flatten) X(Squeeze) X(Unsqueeze) X(Identity) X(Transpose) X(Slice) X(Expand)      \
@@ -30,6 +32,8 @@
     X(kiln_NhwcGlobalAveragePool)
 
 #define CUDA_ATTENTION_OPS(X) X(kiln_Attention)
+
+/* clang-format on */
 
 #define DECLARE(name) extern const kn_op_def kn_cuda_##name;
 #define ENTRY(name) &kn_cuda_##name,

@@ -317,10 +317,9 @@ static int split_run(kn_kctx *k)
         size_t width = (size_t)(y->dims[st->axis] * st->inner) * es;
         if (width && st->outer)
             rc = kn_cuda_check(dev,
-                               dev->api->cudaMemcpy2DAsync(y->data, width,
-                                                           (const char *)x->data + at, row_bytes,
-                                                           width, (size_t)st->outer,
-                                                           KN_cudaMemcpyDeviceToDevice, k->stream),
+                               dev->api->cudaMemcpy2DAsync(
+                                   y->data, width, (const char *)x->data + at, row_bytes, width,
+                                   (size_t)st->outer, KN_cudaMemcpyDeviceToDevice, k->stream),
                                "Split", k->err);
         at += width;
     }
@@ -328,25 +327,44 @@ static int split_run(kn_kctx *k)
 }
 
 #define ALIAS(name, since)                                                                         \
-    const kn_op_def kn_cuda_##name = {.op_type = #name, .since_version = since,                   \
-                                      .flags = KN_OP_ALIAS, .prepare = move_prepare_common,        \
-                                      .run = alias_run};
-ALIAS(Reshape, 5) ALIAS(Flatten, 1) ALIAS(Squeeze, 1) ALIAS(Unsqueeze, 1) ALIAS(Identity, 1)
+    const kn_op_def kn_cuda_##name = {.op_type = #name,                                            \
+                                      .since_version = since,                                      \
+                                      .flags = KN_OP_ALIAS,                                        \
+                                      .prepare = move_prepare_common,                              \
+                                      .run = alias_run}
+ALIAS(Reshape, 5);
+ALIAS(Flatten, 1);
+ALIAS(Squeeze, 1);
+ALIAS(Unsqueeze, 1);
+ALIAS(Identity, 1);
 
-const kn_op_def kn_cuda_Transpose = {.op_type = "Transpose", .since_version = 1,
-                                     .prepare = transpose_prepare, .run = strided_run,
+const kn_op_def kn_cuda_Transpose = {.op_type = "Transpose",
+                                     .since_version = 1,
+                                     .prepare = transpose_prepare,
+                                     .run = strided_run,
                                      .release = move_release};
-const kn_op_def kn_cuda_Slice = {.op_type = "Slice", .since_version = 1, .prepare = slice_prepare,
-                                 .run = strided_run, .release = move_release};
-const kn_op_def kn_cuda_Expand = {.op_type = "Expand", .since_version = 8,
-                                  .prepare = expand_prepare, .run = strided_run,
+const kn_op_def kn_cuda_Slice = {.op_type = "Slice",
+                                 .since_version = 1,
+                                 .prepare = slice_prepare,
+                                 .run = strided_run,
+                                 .release = move_release};
+const kn_op_def kn_cuda_Expand = {.op_type = "Expand",
+                                  .since_version = 8,
+                                  .prepare = expand_prepare,
+                                  .run = strided_run,
                                   .release = move_release};
-const kn_op_def kn_cuda_Gather = {.op_type = "Gather", .since_version = 1,
-                                  .prepare = gather_prepare, .run = gather_run,
+const kn_op_def kn_cuda_Gather = {.op_type = "Gather",
+                                  .since_version = 1,
+                                  .prepare = gather_prepare,
+                                  .run = gather_run,
                                   .release = move_release};
-const kn_op_def kn_cuda_Concat = {.op_type = "Concat", .since_version = 1,
-                                  .prepare = concat_prepare, .run = concat_run,
+const kn_op_def kn_cuda_Concat = {.op_type = "Concat",
+                                  .since_version = 1,
+                                  .prepare = concat_prepare,
+                                  .run = concat_run,
                                   .release = move_release};
-const kn_op_def kn_cuda_Split = {.op_type = "Split", .since_version = 2,
-                                 .prepare = split_prepare, .run = split_run,
+const kn_op_def kn_cuda_Split = {.op_type = "Split",
+                                 .since_version = 2,
+                                 .prepare = split_prepare,
+                                 .run = split_run,
                                  .release = move_release};

@@ -3,8 +3,7 @@
 // a strided gather that is Transpose, Slice and Expand, and Gather.
 #include "core/cuda/device_math.cuh"
 
-template <typename T>
-__device__ void strided_copy(const T *x, T *y, const kn_cuda_walk &w)
+template <typename T> __device__ void strided_copy(const T *x, T *y, const kn_cuda_walk &w)
 {
     KN_GRID_LOOP(i, w.n)
     {
@@ -33,17 +32,17 @@ __device__ void gather(const T *x, const I *indices, T *y, int64_t outer, int64_
 
 #define KN_BY_SIZE(X) X(1, uint8_t) X(2, uint16_t) X(4, uint32_t) X(8, uint64_t)
 #define KN_STRIDED(bytes, T)                                                                       \
-    extern "C" __global__ void kn_strided_copy_##bytes(const T *x, T *y, kn_cuda_walk w)          \
+    extern "C" __global__ void kn_strided_copy_##bytes(const T *x, T *y, kn_cuda_walk w)           \
     {                                                                                              \
         strided_copy<T>(x, y, w);                                                                  \
     }                                                                                              \
-    extern "C" __global__ void kn_gather_##bytes##_i64(const T *x, const int64_t *indices, T *y,  \
+    extern "C" __global__ void kn_gather_##bytes##_i64(const T *x, const int64_t *indices, T *y,   \
                                                        int64_t outer, int64_t axis_len,            \
                                                        int64_t n_idx, int64_t inner)               \
     {                                                                                              \
         gather<T, int64_t>(x, indices, y, outer, axis_len, n_idx, inner);                          \
     }                                                                                              \
-    extern "C" __global__ void kn_gather_##bytes##_i32(const T *x, const int32_t *indices, T *y,  \
+    extern "C" __global__ void kn_gather_##bytes##_i32(const T *x, const int32_t *indices, T *y,   \
                                                        int64_t outer, int64_t axis_len,            \
                                                        int64_t n_idx, int64_t inner)               \
     {                                                                                              \
