@@ -4,17 +4,28 @@
 # toolkit is missing, its absent/ descriptor (core/backends.c lists every
 # backend in every build). Likewise each library-backed image format in
 # core/codec/ (jpeg, png, webp, jpeg2000): its own file when named in the
-# optional codec list, else its absent/ variant.
+# optional codec list, else its absent/ variant. The CUDA backend's sources
+# come in when the caller set KILN_CUDA_FATBIN_SOURCE (cmake/KilnCuda.cmake:
+# its device code was compiled), else its absent/ descriptor; its library
+# loader, core/cuda/cuda_libs.c, is in every build.
 #   kiln_core_sources(OUT_VAR ROOT WITH_DNNL [CODEC...])
 function(kiln_core_sources out root with_dnnl)
   file(GLOB_RECURSE sources CONFIGURE_DEPENDS ${root}/core/*.c)
   list(FILTER sources EXCLUDE REGEX "^${root}/core/dnnl/")
+  list(FILTER sources EXCLUDE REGEX "^${root}/core/cuda/")
   list(FILTER sources EXCLUDE REGEX "^${root}/core/codec/(absent/)?(jpeg|png|webp|jpeg2000)\\.c$")
   file(GLOB capi CONFIGURE_DEPENDS ${root}/capi/*.c)
   if(with_dnnl)
     file(GLOB dnnl CONFIGURE_DEPENDS ${root}/core/dnnl/*.c)
   else()
     file(GLOB dnnl CONFIGURE_DEPENDS ${root}/core/dnnl/absent/*.c)
+  endif()
+  if(KILN_CUDA_FATBIN_SOURCE)
+    file(GLOB cuda CONFIGURE_DEPENDS ${root}/core/cuda/*.c)
+    list(APPEND cuda ${KILN_CUDA_FATBIN_SOURCE})
+  else()
+    file(GLOB cuda CONFIGURE_DEPENDS ${root}/core/cuda/absent/*.c)
+    list(APPEND cuda ${root}/core/cuda/cuda_libs.c)
   endif()
   set(codecs "")
   foreach(codec jpeg png webp jpeg2000)
@@ -24,7 +35,7 @@ function(kiln_core_sources out root with_dnnl)
       list(APPEND codecs ${root}/core/codec/absent/${codec}.c)
     endif()
   endforeach()
-  set(${out} ${sources} ${capi} ${dnnl} ${codecs} PARENT_SCOPE)
+  set(${out} ${sources} ${capi} ${dnnl} ${cuda} ${codecs} PARENT_SCOPE)
 endfunction()
 
 # Kernel sources (gcc vectorises their loops only at -O3; they never read the

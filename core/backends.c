@@ -6,9 +6,11 @@
 
 #include "core/kernel/backend.h"
 
+extern const kn_backend kn_backend_cuda; /* core/cuda/: opt-in, asked for by name ("cuda") */
 extern const kn_backend kn_backend_dnnl; /* core/dnnl/ */
 
 const kn_backend *const kn_builtin_backends[] = {
+    &kn_backend_cuda,
     &kn_backend_dnnl,
     &kn_backend_cpu, /* last: it serves every op */
     NULL,

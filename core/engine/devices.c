@@ -89,11 +89,18 @@ int kn_device_resolve(const char *option, const kn_backend **backend, int32_t *i
                        "or \"cpu\"",
                        option, name);
     }
-    if (b->available && !b->available())
+    if (b->available && !b->available()) {
+        /* The user asked for this device by name, so say why it is missing:
+         * opening it fails with the backend's own reason (the library not
+         * found, no driver, no such device). */
+        kn_err why = {0};
+        void *dev = b->memory.open ? b->memory.open(*index, &why) : NULL;
+        if (dev)
+            b->memory.close(dev);
         return kn_fail(err, KN_ERR_UNSUPPORTED,
-                       "device '%s': backend '%s' is built in but not "
-                       "available here (its library or device is missing)",
-                       option, name);
+                       "device '%s': backend '%s' is built in but not available here: %s", option,
+                       name, !dev && why.msg[0] ? why.msg : "its library or device is missing");
+    }
     *backend = b;
     return KN_OK;
 }

@@ -104,6 +104,18 @@ else
 fi
 check_fails "bench --device nosuch fails" \
     "$KILN" bench "$CASE/model.onnx" --runs 1 --warmup 0 --device nosuch
+# --device cuda: runs where a GPU and its libraries are; anywhere else the
+# error passes on the CUDA backend's own reason (which library, or no
+# driver), not a generic "missing".
+"$KILN" run "$CASE/model.onnx" -i "$CASE/test_data_set_0/input_0.pb" --device cuda \
+    >"$WORK/cuda.out" 2>&1
+rc=$?
+if [ $rc -eq 0 ] || grep -q "device 'cuda': backend 'cuda' is built in but not available here: CUDA" \
+    "$WORK/cuda.out"; then
+    pass "run --device cuda runs, or says why CUDA is missing (rc $rc)"
+else
+    fail "run --device cuda runs, or says why CUDA is missing (rc $rc: $(cat "$WORK/cuda.out"))"
+fi
 
 # A case built from run's own output must pass too.
 mkdir -p "$WORK/roundtrip/test_data_set_0"

@@ -1,17 +1,24 @@
 #!/usr/bin/env bash
 # Issue 22's GPU check, in one short run on a machine with an NVIDIA GPU
 # (the H200 image: nvcc 13, the driver, PyTorch with its cuBLAS/cuDNN
-# wheels; no network, no apt). So far the CUDA backend is its library
-# loader only, so this runs:
+# wheels; no network, no apt). It runs:
 #   1. tests/gpu/cuda_probe.c: Kiln's loader finds the CUDA runtime,
 #      cuBLASLt and cuDNN 9 (from $KILN_CUDA_PATH, set here to the PyTorch
 #      wheels' nvidia/*/lib folders when the caller did not set it) and the
 #      driver reports the GPU;
-#   2. the loader's suite, test_cuda_libs, built with criterion_lite (the
-#      image has no Criterion), with a driver present;
+#   2. the loader's suite, test_cuda_libs, and the backend's,
+#      test_cuda_backend (its cuda_gpu tests run every CUDA kernel against
+#      Kiln's CPU kernel on the same nodes), built with criterion_lite (the
+#      image has no Criterion) and KILN_WITH_CUDA=ON, with a driver present;
 #   3. tests/gpu/torch_anchors.py: PyTorch's eager (and compiled, unless
 #      KILN_GPU_NO_COMPILE=1) FP16 figures for resnet50 and a BERT-base
-#      encoder, the anchors Kiln's CUDA numbers will be compared with.
+#      encoder, the anchors Kiln's CUDA numbers are compared with;
+#   4. resnet50 and the BERT-base encoder exported by tools/export_models.py
+#      (needs the onnx package; skipped, saying so, without it) and run by
+#      tests/gpu/compare_devices.py through `kiln run --device cuda` against
+#      `kiln run` on the CPU, with both latencies next to PyTorch's.
+#      KILN_GPU_MODELS=resnet50 limits the models (the BERT export is big).
+# KILN_GPU_CMAKE_ARGS adds configure options (e.g. -DKILN_CUDA_COMPRESS=OFF).
 # Prints everything to stdout; with $OUT set, also writes $OUT/gpu.log.
 #   usage: tests/gpu/run.sh [BUILD_DIR]     (default build-gpu)
 set -uo pipefail
@@ -48,11 +55,19 @@ cc -O2 -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -Wall -Wextra -Werro
   -o "$build/cuda_probe" -ldl || status=1
 "$build/cuda_probe" || status=1
 
-echo "== 2. test_cuda_libs"
+echo "== 2. test_cuda_libs, test_cuda_backend"
+built=0
+build_start=$(date +%s)
 if cmake -S "$src" -B "$build" -DCMAKE_BUILD_TYPE=Release -DKILN_BUILD_TESTS=ON \
-     -DKILN_CRITERION_LITE=ON -DKILN_WITH_SERVE=OFF >"$build/configure.log" 2>&1 &&
-   cmake --build "$build" -j "$(nproc)" --target test_cuda_libs >"$build/build.log" 2>&1; then
+     -DKILN_CRITERION_LITE=ON -DKILN_WITH_SERVE=OFF -DKILN_WITH_CUDA=ON ${KILN_GPU_CMAKE_ARGS:-} \
+     >"$build/configure.log" 2>&1 &&
+   cmake --build "$build" -j "$(nproc)" --target test_cuda_libs test_cuda_backend kiln_cli \
+     >"$build/build.log" 2>&1; then
+  built=1
+  echo "build: $(($(date +%s) - build_start)) s"
+  grep -m1 "Kiln CUDA backend" "$build/configure.log"
   "$build/tests/test_cuda_libs" || status=1
+  "$build/tests/test_cuda_backend" || status=1
 else
   tail -20 "$build/configure.log" "$build/build.log"
   status=1
@@ -61,7 +76,24 @@ fi
 echo "== 3. PyTorch anchors"
 compile=()
 [ "${KILN_GPU_NO_COMPILE:-0}" = 1 ] && compile=(--no-compile)
-timeout 400 "$py" "$src/tests/gpu/torch_anchors.py" "${compile[@]}" || status=1
+timeout 400 "$py" "$src/tests/gpu/torch_anchors.py" "${compile[@]}" | tee "$build/anchors.jsonl" ||
+  status=1
+
+echo "== 4. models: kiln --device cuda against kiln on the CPU"
+models=${KILN_GPU_MODELS:-resnet50,bert_encoder}
+if [ $built = 1 ]; then
+  if timeout 300 "$py" "$src/tools/export_models.py" "$build/models" --models "$models" \
+       >"$build/export.log" 2>&1; then
+    timeout 400 "$py" "$src/tests/gpu/compare_devices.py" --kiln "$build/kiln" --runs 20 \
+      --models "$build/models" --names "$models" --anchors "$build/anchors.jsonl"
+    rc=$?
+    [ $rc = 77 ] && echo "compare_devices: skipped (see above)"
+    [ $rc != 0 ] && [ $rc != 77 ] && status=1
+  else
+    echo "models: export failed (no onnx package for this Python?), not compared:"
+    tail -5 "$build/export.log"
+  fi
+fi
 
 echo "== tests/gpu/run.sh: $([ $status = 0 ] && echo PASS || echo FAIL) in $(($(date +%s) - start)) s"
 exit $status

@@ -1,0 +1,290 @@
+/* Conv, kiln.FusedConv(X, W, B?, Z?) and kiln.NhwcConv (FusedConv with X,
+ * Z and Y channels-last) on cuDNN, float, 1-D to 3-D (1-D as 2-D with a
+ * unit dim: cuDNN's descriptors start at 4-D).
+ *
+ * FusedConv's Y = act(Conv(X, W) + B + Z): with a Relu, a bias and a Z of
+ * Y's shape (or none) the whole node is one
+ * cudnnConvolutionBiasActivationForward, which is what the optimizer's
+ * conv + bias + residual + relu fusion of ResNet blocks produces. Other
+ * activations (and no bias) run the convolution, then Kiln's bias +
+ * activation pass; a Z that only broadcasts to Y is added in that pass's
+ * binary form. Asymmetric pads are declined (cuDNN pads a dim evenly).
+ *
+ * The algorithm is cuDNN's heuristic first choice for the shapes, taken in
+ * prepare, its workspace the kernel's scratch. At KN_PRECISION_FP32 cuDNN
+ * is held to float32 FMA math (its default allows TF32 tensor cores, which
+ * round the inputs to 10 mantissa bits); reduced precision allows them. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/cuda/cuda_kernels.h"
+
+typedef struct conv_state {
+    kn_cudnnTensorDesc x, y, b;
+    kn_cudnnFilterDesc w;
+    kn_cudnnConvDesc conv;
+    kn_cudnnActivationDesc relu;
+    kn_cudnnConvolutionFwdAlgo algo;
+    size_t workspace;
+    int one_call; /* cudnnConvolutionBiasActivationForward does it all */
+    int has_bias;
+    int z_mode; /* 0 none, 1 Y's shape, 2 broadcast to Y */
+    kn_cuda_act act;
+    int64_t channels, inner;
+} conv_state;
+
+static void conv_release(kn_kctx *k)
+{
+    conv_state *st = k->state;
+    if (!st)
+        return;
+    const kn_cuda_api *api = kn_cuda_dev(k)->api;
+    if (st->x)
+        api->cudnnDestroyTensorDescriptor(st->x);
+    if (st->y)
+        api->cudnnDestroyTensorDescriptor(st->y);
+    if (st->b)
+        api->cudnnDestroyTensorDescriptor(st->b);
+    if (st->w)
+        api->cudnnDestroyFilterDescriptor(st->w);
+    if (st->conv)
+        api->cudnnDestroyConvolutionDescriptor(st->conv);
+    if (st->relu)
+        api->cudnnDestroyActivationDescriptor(st->relu);
+    free(st);
+    k->state = NULL;
+}
+
+static int describe(kn_kctx *k, conv_state *st, const int64_t *xd, const int64_t *wd,
+                    const int64_t *yd, int32_t rank, const kn_cuda_window *win, int64_t group,
+                    int nhwc)
+{
+    kn_cuda_device *dev = kn_cuda_dev(k);
+    const kn_cuda_api *api = dev->api;
+    int rc = kn_cuda_tensor_desc(k, &st->x, xd, rank, nhwc);
+    if (rc == KN_OK)
+        rc = kn_cuda_tensor_desc(k, &st->y, yd, rank, nhwc);
+    if (rc == KN_OK && st->has_bias) {
+        int64_t bd[5] = {1, yd[1], 1, 1, 1};
+        rc = kn_cuda_tensor_desc(k, &st->b, bd, rank, 0);
+    }
+    int w32[5];
+    for (int32_t d = 0; d < rank; d++)
+        w32[d] = (int)wd[d];
+    if (rc == KN_OK)
+        rc = kn_cudnn_check(dev, api->cudnnCreateFilterDescriptor(&st->w), "creating a filter",
+                            k->err);
+    if (rc == KN_OK)
+        rc = kn_cudnn_check(dev,
+                            api->cudnnSetFilterNdDescriptor(st->w, KN_CUDNN_DATA_FLOAT,
+                                                            KN_CUDNN_TENSOR_NCHW, rank, w32),
+                            "describing the filter", k->err);
+    if (rc == KN_OK)
+        rc = kn_cudnn_check(dev, api->cudnnCreateConvolutionDescriptor(&st->conv),
+                            "creating the convolution", k->err);
+    if (rc == KN_OK)
+        rc = kn_cudnn_check(dev,
+                            api->cudnnSetConvolutionNdDescriptor(
+                                st->conv, rank - 2, win->pads, win->strides, win->dilations,
+                                KN_CUDNN_CROSS_CORRELATION, KN_CUDNN_DATA_FLOAT),
+                            "describing the convolution", k->err);
+    if (rc == KN_OK)
+        rc = kn_cudnn_check(dev, api->cudnnSetConvolutionGroupCount(st->conv, (int)group),
+                            "setting the group count", k->err);
+    int math = k->precision == KN_PRECISION_FP32 ? KN_CUDNN_FMA_MATH : KN_CUDNN_DEFAULT_MATH;
+    if (rc == KN_OK)
+        rc = kn_cudnn_check(dev, api->cudnnSetConvolutionMathType(st->conv, math),
+                            "setting the math type", k->err);
+    if (rc == KN_OK && st->one_call) {
+        rc = kn_cudnn_check(dev, api->cudnnCreateActivationDescriptor(&st->relu),
+                            "creating the activation", k->err);
+        if (rc == KN_OK)
+            rc =
+                kn_cudnn_check(dev,
+                               api->cudnnSetActivationDescriptor(st->relu, KN_CUDNN_ACTIVATION_RELU,
+                                                                 KN_CUDNN_PROPAGATE_NAN, 0.0),
+                               "describing the activation", k->err);
+    }
+    if (rc != KN_OK)
+        return rc;
+
+    kn_cudnnConvolutionFwdAlgoPerf perf[8];
+    int found = 0;
+    pthread_mutex_lock(&dev->dnn_lock);
+    rc = kn_cudnn_check(dev,
+                        api->cudnnGetConvolutionForwardAlgorithm_v7(
+                            dev->dnn, st->x, st->w, st->conv, st->y, 8, &found, perf),
+                        "choosing an algorithm", k->err);
+    pthread_mutex_unlock(&dev->dnn_lock);
+    if (rc != KN_OK)
+        return rc;
+    for (int i = 0; i < found; i++)
+        if (perf[i].status == KN_CUDNN_STATUS_SUCCESS) {
+            st->algo = perf[i].algo;
+            st->workspace = perf[i].memory;
+            k->scratch_bytes = st->workspace;
+            return KN_OK;
+        }
+    return KN_ERR_DECLINE;
+}
+
+/* X's dims in NCHW order whatever its layout (kiln.NhwcConv's X is NHWC). */
+static void logical_dims(const kn_tensor *t, int nhwc, int64_t *dims)
+{
+    memcpy(dims, t->dims, sizeof(int64_t) * (size_t)t->rank);
+    if (nhwc) {
+        dims[1] = t->dims[3];
+        dims[2] = t->dims[1];
+        dims[3] = t->dims[2];
+    }
+}
+
+static int conv_prepare(kn_kctx *k)
+{
+    KN_CUDA_REQUIRE_DEVICE(k);
+    int fused = k->node->domain && strcmp(k->node->domain, "kiln") == 0;
+    int nhwc = fused && strcmp(k->node->op_type, "NhwcConv") == 0;
+    const kn_tensor *x = k->in[0], *w = k->n_in > 1 ? k->in[1] : NULL;
+    const kn_tensor *b = k->n_in > 2 ? k->in[2] : NULL, *z = k->n_in > 3 ? k->in[3] : NULL;
+    if (!x || !w || x->dtype != KN_FLOAT || w->dtype != KN_FLOAT || (b && b->dtype != KN_FLOAT) ||
+        (z && z->dtype != KN_FLOAT) || x->rank < 3 || x->rank > 5 || w->rank != x->rank ||
+        (nhwc && x->rank != 4))
+        return KN_ERR_DECLINE;
+    int64_t xd[5], wd[5], yd[5];
+    logical_dims(x, nhwc, xd);
+    memcpy(wd, w->dims, sizeof(int64_t) * (size_t)w->rank); /* OIHW in both layouts */
+    int64_t group = kn_attr_int(k->node, "group", 1);
+    int64_t cout = w->dims[0];
+    if (group < 1 || xd[1] != w->dims[1] * group || cout % group != 0 ||
+        (b && kn_tensor_numel(b) != cout))
+        return KN_ERR_DECLINE; /* malformed: the CPU kernel names the problem */
+    kn_cuda_act act = {KN_CUDA_U_NONE, 0, 0};
+    int rc;
+    if (fused && (rc = kn_cuda_node_activation(k, &act)) != KN_OK)
+        return rc;
+    int32_t nsp = x->rank - 2;
+    kn_cuda_window win;
+    rc = kn_cuda_window_read(k, nsp, xd + 2, w->dims + 2, 1, &win);
+    if (rc != KN_OK)
+        return rc;
+
+    kn_tensor *y = k->out[0];
+    y->dtype = KN_FLOAT;
+    y->rank = x->rank;
+    yd[0] = xd[0];
+    yd[1] = cout;
+    for (int32_t d = 0; d < nsp; d++)
+        yd[2 + d] = win.out[d];
+    memcpy(y->dims, yd, sizeof(int64_t) * (size_t)y->rank);
+    if (nhwc) {
+        y->dims[1] = yd[2];
+        y->dims[2] = yd[3];
+        y->dims[3] = cout;
+    }
+
+    conv_state *st = calloc(1, sizeof *st);
+    if (!st)
+        return kn_fail(k->err, KN_ERR_OUT_OF_MEMORY, "Conv: out of memory");
+    k->state = st;
+    st->has_bias = b != NULL;
+    st->z_mode = !z ? 0 : kn_cuda_same_shape(z, y) ? 1 : 2;
+    if (st->z_mode == 2) {
+        kn_tensor both;
+        if (nhwc || kn_broadcast_shape(y, z, &both, k->err) != KN_OK ||
+            !kn_cuda_same_shape(&both, y)) {
+            conv_release(k);
+            return KN_ERR_DECLINE;
+        }
+    }
+    st->one_call = act.op == KN_CUDA_U_RELU && b && st->z_mode != 2;
+    st->act = act;
+    st->channels = cout;
+    /* the epilogue's channel of element i: (i / inner) % channels */
+    st->inner = 1;
+    for (int32_t d = 0; d < nsp && !nhwc; d++)
+        st->inner *= win.out[d];
+
+    /* 1-D: a unit second spatial dim */
+    int32_t rank = x->rank == 3 ? 4 : x->rank;
+    if (x->rank == 3) {
+        xd[3] = wd[3] = yd[3] = 1;
+        win.nsp = 2;
+        win.pads[1] = 0;
+        win.strides[1] = win.dilations[1] = 1;
+    }
+    rc = describe(k, st, xd, wd, yd, rank, &win, group, nhwc);
+    if (rc != KN_OK)
+        conv_release(k);
+    return rc;
+}
+
+static int conv_run(kn_kctx *k)
+{
+    conv_state *st = k->state;
+    kn_cuda_device *dev = kn_cuda_dev(k);
+    const kn_cuda_api *api = dev->api;
+    kn_tensor *y = k->out[0];
+    const void *x = k->in[0]->data, *w = k->in[1]->data;
+    const void *bias = st->has_bias ? k->in[2]->data : NULL;
+    const kn_tensor *z = st->z_mode ? k->in[3] : NULL;
+    int64_t n = kn_tensor_numel(y);
+    if (n == 0)
+        return KN_OK;
+    int rc = kn_cuda_use(dev, k->err);
+    float one = 1.0f, zero = 0.0f;
+    /* a residual of Y's shape accumulates: Y starts as Z (beta = 1) */
+    if (rc == KN_OK && st->z_mode == 1 && !st->one_call)
+        rc = kn_cuda_copy_on_device(k, y->data, z->data, (size_t)n * sizeof(float));
+    if (rc != KN_OK)
+        return rc;
+    pthread_mutex_lock(&dev->dnn_lock);
+    rc =
+        kn_cudnn_check(dev, api->cudnnSetStream(dev->dnn, k->stream), "setting the stream", k->err);
+    if (rc == KN_OK && st->one_call)
+        rc = kn_cudnn_check(dev,
+                            api->cudnnConvolutionBiasActivationForward(
+                                dev->dnn, &one, st->x, x, st->w, w, st->conv, st->algo, k->scratch,
+                                st->workspace, st->z_mode ? &one : &zero, st->y,
+                                st->z_mode ? z->data : y->data, st->b, bias, st->relu, st->y,
+                                y->data),
+                            k->node->op_type, k->err);
+    else if (rc == KN_OK)
+        rc = kn_cudnn_check(dev,
+                            api->cudnnConvolutionForward(
+                                dev->dnn, &one, st->x, x, st->w, w, st->conv, st->algo, k->scratch,
+                                st->workspace, st->z_mode == 1 ? &one : &zero, st->y, y->data),
+                            k->node->op_type, k->err);
+    pthread_mutex_unlock(&dev->dnn_lock);
+    if (rc != KN_OK || st->one_call)
+        return rc;
+    if (st->z_mode == 2) {
+        kn_cuda_act none = {KN_CUDA_U_NONE, 0, 0};
+        rc = kn_cuda_bias_act(k, y->data, bias, n, st->inner, st->channels, &none);
+        return rc == KN_OK ? kn_cuda_binary(k, KN_CUDA_B_ADD, y, z, y, &st->act) : rc;
+    }
+    return kn_cuda_bias_act(k, y->data, bias, n, st->inner, st->channels, &st->act);
+}
+
+#define F32 KN_BIT(KN_FLOAT)
+const kn_op_def kn_cuda_Conv = {.op_type = "Conv",
+                                .since_version = 1,
+                                .dtypes = F32,
+                                .prepare = conv_prepare,
+                                .run = conv_run,
+                                .release = conv_release};
+/* FusedConv with X, Z and Y channels-last (the oneDNN layout pass's op,
+ * when that pass ran for the model): cuDNN reads the strides */
+const kn_op_def kn_cuda_kiln_NhwcConv = {.domain = "kiln",
+                                         .op_type = "NhwcConv",
+                                         .since_version = 1,
+                                         .dtypes = F32,
+                                         .prepare = conv_prepare,
+                                         .run = conv_run,
+                                         .release = conv_release};
+const kn_op_def kn_cuda_kiln_FusedConv = {.domain = "kiln",
+                                          .op_type = "FusedConv",
+                                          .since_version = 1,
+                                          .dtypes = F32,
+                                          .prepare = conv_prepare,
+                                          .run = conv_run,
+                                          .release = conv_release};

@@ -1,0 +1,1285 @@
+/* The CUDA backend's host code on a machine without a GPU, against a test
+ * double of the libraries it calls: an emulated cuBLASLt and cuDNN (and
+ * the few runtime calls) that compute on host memory what the real ones
+ * document (column-major products with transposes, batch strides and
+ * bias/Relu epilogues; convolutions and pooling over the strides of the
+ * tensor descriptors). Each kernel's prepare and run then go through their
+ * real code paths: the row-major to column-major mapping of matmul.c, the
+ * layouts and descriptors of conv.c and pool.c (NCHW and channels-last),
+ * the bias and activation epilogues, kiln.Attention's two products. The
+ * results are compared with Kiln's CPU kernels on the same nodes. Kiln's
+ * own device kernels (the .cu files) are not run by this double, except
+ * the bias + activation epilogue, written again below from its definition;
+ * tests/gpu/run.sh runs all of them on a GPU. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/kernel/backend.h"
+#include "kernel_harness.h"
+
+extern const kn_backend kn_backend_cuda;
+
+#ifndef KILN_WITH_CUDA
+
+Test(cuda_emulated, needs_the_cuda_backend)
+{
+    cr_skip_test("Kiln was built without the CUDA backend (KILN_WITH_CUDA): nothing to emulate");
+}
+
+#else
+
+#include "core/cuda/cuda_device.h"
+#include "core/cuda/cuda_fatbins.h"
+#include "core/cuda/device_params.h"
+
+/* --- the double: runtime */
+
+enum { MAX_NAMES = 64 };
+static char kernel_names[MAX_NAMES][64];
+static int n_kernel_names;
+static int unemulated_launches;
+
+static kn_cudaError fake_set_device(int d) { return d == 0 ? 0 : 101; }
+static kn_cudaError fake_memcpy(void *dst, const void *src, size_t n, kn_cudaMemcpyKind kind,
+                                kn_cudaStream s)
+{
+    (void)kind, (void)s;
+    memmove(dst, src, n);
+    return 0;
+}
+static kn_cudaError fake_memcpy2d(void *dst, size_t dpitch, const void *src, size_t spitch,
+                                  size_t width, size_t height, kn_cudaMemcpyKind kind,
+                                  kn_cudaStream s)
+{
+    (void)kind, (void)s;
+    for (size_t r = 0; r < height; r++)
+        memcpy((char *)dst + r * dpitch, (const char *)src + r * spitch, width);
+    return 0;
+}
+/* a kernel handle is its interned name */
+static kn_cudaError fake_get_kernel(kn_cudaKernel *kernel, kn_cudaLibrary lib, const char *name)
+{
+    (void)lib;
+    for (int i = 0; i < n_kernel_names; i++)
+        if (strcmp(kernel_names[i], name) == 0) {
+            *kernel = (kn_cudaKernel)(void *)kernel_names[i];
+            return 0;
+        }
+    cr_assert_lt(n_kernel_names, MAX_NAMES);
+    strncpy(kernel_names[n_kernel_names], name, 63);
+    *kernel = (kn_cudaKernel)(void *)kernel_names[n_kernel_names++];
+    return 0;
+}
+/* Operand 1's offset of element i of a walk (device_math.cuh's rule). */
+static int64_t walk_offset1(const kn_cuda_walk *w, int64_t i)
+{
+    if (w->flat)
+        return i;
+    int64_t off = 0;
+    for (int d = w->rank - 1; d >= 0; d--) {
+        off += i % w->dims[d] * w->stride[1][d];
+        i /= w->dims[d];
+    }
+    return off;
+}
+
+/* rows.cu's kn_masked_softmax_rows_f32, one row per block of the grid */
+static void masked_softmax(kn_dim3 grid, void **args)
+{
+    float *s = *(float **)args[0];
+    const float *mask = *(const float **)args[1];
+    int64_t cols = *(int64_t *)args[2];
+    const kn_cuda_walk *w = args[3];
+    for (int64_t r = 0; r < (int64_t)grid.x; r++) {
+        float *row = s + r * cols, mx = -INFINITY;
+        double sum = 0;
+        for (int64_t c = 0; c < cols; c++) {
+            if (mask)
+                row[c] += mask[walk_offset1(w, r * cols + c)];
+            mx = row[c] > mx ? row[c] : mx;
+        }
+        for (int64_t c = 0; c < cols; c++)
+            sum += exp((double)row[c] - mx);
+        for (int64_t c = 0; c < cols; c++)
+            row[c] = (float)(exp((double)row[c] - mx) / sum);
+    }
+}
+
+/* rows.cu's kn_softmax_rows_f32, kn_layernorm_rows_f32 and
+ * kn_reduce_rows_f32 (block kernels: one row per block) */
+static void softmax_rows(kn_dim3 grid, void **args)
+{
+    const float *x = *(const float **)args[0];
+    float *y = *(float **)args[1];
+    int64_t cols = *(int64_t *)args[2];
+    int log_softmax = *(int *)args[3];
+    for (int64_t r = 0; r < (int64_t)grid.x; r++) {
+        const float *xr = x + r * cols;
+        float mx = -INFINITY;
+        double sum = 0;
+        for (int64_t c = 0; c < cols; c++)
+            mx = xr[c] > mx ? xr[c] : mx;
+        for (int64_t c = 0; c < cols; c++)
+            sum += exp((double)xr[c] - mx);
+        for (int64_t c = 0; c < cols; c++)
+            y[r * cols + c] = log_softmax ? (float)(xr[c] - mx - log(sum))
+                                          : (float)(exp((double)xr[c] - mx) / sum);
+    }
+}
+static void layernorm_rows(kn_dim3 grid, void **args)
+{
+    const float *x = *(const float **)args[0], *scale = *(const float **)args[1];
+    const float *bias = *(const float **)args[2];
+    float *y = *(float **)args[3];
+    int64_t cols = *(int64_t *)args[4];
+    float eps = *(float *)args[5];
+    for (int64_t r = 0; r < (int64_t)grid.x; r++) {
+        const float *xr = x + r * cols;
+        double mean = 0, var = 0;
+        for (int64_t c = 0; c < cols; c++)
+            mean += xr[c];
+        mean /= (double)cols;
+        for (int64_t c = 0; c < cols; c++)
+            var += (xr[c] - mean) * (xr[c] - mean);
+        double inv = 1.0 / sqrt(var / (double)cols + eps);
+        for (int64_t c = 0; c < cols; c++)
+            y[r * cols + c] = (float)((xr[c] - mean) * inv * scale[c] + (bias ? bias[c] : 0));
+    }
+}
+static void reduce_rows(kn_dim3 grid, void **args)
+{
+    const float *x = *(const float **)args[0];
+    float *y = *(float **)args[1];
+    int64_t cols = *(int64_t *)args[2];
+    int op = *(int *)args[3]; /* sum, mean, max, min */
+    for (int64_t r = 0; r < (int64_t)grid.x; r++) {
+        double v = op == 2 ? -INFINITY : op == 3 ? INFINITY : 0;
+        for (int64_t c = 0; c < cols; c++) {
+            double e = x[r * cols + c];
+            v = op == 2 ? fmax(v, e) : op == 3 ? fmin(v, e) : v + e;
+        }
+        y[r] = (float)(op == 1 ? v / (double)cols : v);
+    }
+}
+
+#ifdef KILN_CUDA_HOST_KERNELS
+/* the .cu kernels compiled for the host (tests/cuda/host_kernels.cpp) */
+void kn_unary_f32(const float *x, float *y, int64_t n, kn_cuda_act a);
+void kn_binary_f32(const float *a, const float *b, float *y, kn_cuda_walk w, int op,
+                   kn_cuda_act act);
+void kn_bias_act_f32(float *y, const float *bias, int64_t n, int64_t inner, int64_t channels,
+                     kn_cuda_act act);
+void kn_chain_f32(const float *x, float *y, kn_cuda_chain c, kn_cuda_chain_operands ops);
+void kn_reduce_strided_f32(const float *x, float *y, kn_cuda_walk out, kn_cuda_walk red, int op);
+typedef void (*compare_fn)(const void *a, const void *b, uint8_t *y, kn_cuda_walk w, int op);
+void kn_compare_f32(const void *, const void *, uint8_t *, kn_cuda_walk, int);
+void kn_compare_i32(const void *, const void *, uint8_t *, kn_cuda_walk, int);
+void kn_compare_i64(const void *, const void *, uint8_t *, kn_cuda_walk, int);
+typedef void (*where_fn)(const uint8_t *c, const void *x, const void *y, void *out, kn_cuda_walk cx,
+                         kn_cuda_walk yw);
+void kn_where_4(const uint8_t *, const void *, const void *, void *, kn_cuda_walk, kn_cuda_walk);
+void kn_where_8(const uint8_t *, const void *, const void *, void *, kn_cuda_walk, kn_cuda_walk);
+void kn_cast(const void *x, void *y, int64_t n, int from, int to);
+typedef void (*strided_fn)(const void *x, void *y, kn_cuda_walk w);
+typedef void (*gather_fn)(const void *x, const void *idx, void *y, int64_t outer, int64_t axis,
+                          int64_t n_idx, int64_t inner);
+void kn_strided_copy_1(const void *, void *, kn_cuda_walk);
+void kn_strided_copy_2(const void *, void *, kn_cuda_walk);
+void kn_strided_copy_4(const void *, void *, kn_cuda_walk);
+void kn_strided_copy_8(const void *, void *, kn_cuda_walk);
+#define GATHER_DECL(bytes)                                                                         \
+    void kn_gather_##bytes##_i32(const void *, const void *, void *, int64_t, int64_t, int64_t,    \
+                                 int64_t);                                                         \
+    void kn_gather_##bytes##_i64(const void *, const void *, void *, int64_t, int64_t, int64_t,    \
+                                 int64_t)
+GATHER_DECL(1);
+GATHER_DECL(2);
+GATHER_DECL(4);
+GATHER_DECL(8);
+
+#define ARG(i, type) (*(type *)args[i])
+static int host_kernel(const char *name, void **args)
+{
+    static const struct {
+        const char *name;
+        strided_fn fn;
+    } strided[] = {{"kn_strided_copy_1", kn_strided_copy_1},
+                   {"kn_strided_copy_2", kn_strided_copy_2},
+                   {"kn_strided_copy_4", kn_strided_copy_4},
+                   {"kn_strided_copy_8", kn_strided_copy_8}};
+    static const struct {
+        const char *name;
+        gather_fn fn;
+    } gathers[] = {{"kn_gather_1_i32", kn_gather_1_i32}, {"kn_gather_1_i64", kn_gather_1_i64},
+                   {"kn_gather_2_i32", kn_gather_2_i32}, {"kn_gather_2_i64", kn_gather_2_i64},
+                   {"kn_gather_4_i32", kn_gather_4_i32}, {"kn_gather_4_i64", kn_gather_4_i64},
+                   {"kn_gather_8_i32", kn_gather_8_i32}, {"kn_gather_8_i64", kn_gather_8_i64}};
+    if (strcmp(name, "kn_unary_f32") == 0)
+        kn_unary_f32(ARG(0, const float *), ARG(1, float *), ARG(2, int64_t), ARG(3, kn_cuda_act));
+    else if (strcmp(name, "kn_binary_f32") == 0)
+        kn_binary_f32(ARG(0, const float *), ARG(1, const float *), ARG(2, float *),
+                      ARG(3, kn_cuda_walk), ARG(4, int), ARG(5, kn_cuda_act));
+    else if (strcmp(name, "kn_bias_act_f32") == 0)
+        kn_bias_act_f32(ARG(0, float *), ARG(1, const float *), ARG(2, int64_t), ARG(3, int64_t),
+                        ARG(4, int64_t), ARG(5, kn_cuda_act));
+    else if (strcmp(name, "kn_chain_f32") == 0)
+        kn_chain_f32(ARG(0, const float *), ARG(1, float *), ARG(2, kn_cuda_chain),
+                     ARG(3, kn_cuda_chain_operands));
+    else if (strcmp(name, "kn_reduce_strided_f32") == 0)
+        kn_reduce_strided_f32(ARG(0, const float *), ARG(1, float *), ARG(2, kn_cuda_walk),
+                              ARG(3, kn_cuda_walk), ARG(4, int));
+    else if (strncmp(name, "kn_compare_", 11) == 0) {
+        compare_fn fn = strcmp(name, "kn_compare_f32") == 0   ? kn_compare_f32
+                        : strcmp(name, "kn_compare_i32") == 0 ? kn_compare_i32
+                                                              : kn_compare_i64;
+        fn(ARG(0, const void *), ARG(1, const void *), ARG(2, uint8_t *), ARG(3, kn_cuda_walk),
+           ARG(4, int));
+    } else if (strncmp(name, "kn_where_", 9) == 0) {
+        where_fn fn = strcmp(name, "kn_where_4") == 0 ? kn_where_4 : kn_where_8;
+        fn(ARG(0, const uint8_t *), ARG(1, const void *), ARG(2, const void *), ARG(3, void *),
+           ARG(4, kn_cuda_walk), ARG(5, kn_cuda_walk));
+    } else if (strcmp(name, "kn_cast") == 0)
+        kn_cast(ARG(0, const void *), ARG(1, void *), ARG(2, int64_t), ARG(3, int), ARG(4, int));
+    else {
+        for (size_t i = 0; i < sizeof strided / sizeof strided[0]; i++)
+            if (strcmp(name, strided[i].name) == 0) {
+                strided[i].fn(ARG(0, const void *), ARG(1, void *), ARG(2, kn_cuda_walk));
+                return 1;
+            }
+        for (size_t i = 0; i < sizeof gathers / sizeof gathers[0]; i++)
+            if (strcmp(name, gathers[i].name) == 0) {
+                gathers[i].fn(ARG(0, const void *), ARG(1, const void *), ARG(2, void *),
+                              ARG(3, int64_t), ARG(4, int64_t), ARG(5, int64_t), ARG(6, int64_t));
+                return 1;
+            }
+        return 0;
+    }
+    return 1;
+}
+#else
+static int host_kernel(const char *name, void **args)
+{
+    (void)name, (void)args;
+    return 0;
+}
+#endif
+
+/* A launch runs the kernel's host build, or its rewrite above for the
+ * block kernels; any other launch is counted, and the test that made it
+ * fails. */
+static kn_cudaError fake_launch(const void *func, kn_dim3 grid, kn_dim3 block, void **args,
+                                size_t shm, kn_cudaStream s)
+{
+    (void)block, (void)shm, (void)s;
+    const char *name = func;
+    if (strcmp(name, "kn_masked_softmax_rows_f32") == 0)
+        masked_softmax(grid, args);
+    else if (strcmp(name, "kn_softmax_rows_f32") == 0)
+        softmax_rows(grid, args);
+    else if (strcmp(name, "kn_layernorm_rows_f32") == 0)
+        layernorm_rows(grid, args);
+    else if (strcmp(name, "kn_reduce_rows_f32") == 0)
+        reduce_rows(grid, args);
+    else if (!host_kernel(name, args))
+        unemulated_launches++;
+    return 0;
+}
+static const char *fake_error_string(int e)
+{
+    (void)e;
+    return "emulated error";
+}
+
+/* --- the double: cuBLASLt */
+
+typedef struct fake_desc {
+    int transa, transb;
+    uint32_t epilogue;
+    const float *bias;
+} fake_desc;
+typedef struct fake_layout {
+    uint64_t rows, cols;
+    int64_t ld, stride;
+    int32_t batch;
+} fake_layout;
+
+static kn_cublasStatus fake_desc_create(kn_cublasLtMatmulDesc *d, kn_cublasComputeType c,
+                                        kn_cudaDataType t)
+{
+    cr_assert_eq(c, KN_CUBLAS_COMPUTE_32F, "FP32 sessions compute in float32");
+    cr_assert_eq(t, KN_CUDA_R_32F);
+    fake_desc *f = calloc(1, sizeof *f);
+    f->epilogue = KN_CUBLASLT_EPILOGUE_DEFAULT;
+    *d = (kn_cublasLtMatmulDesc)(void *)f;
+    return 0;
+}
+static kn_cublasStatus fake_desc_destroy(kn_cublasLtMatmulDesc d)
+{
+    free((void *)d);
+    return 0;
+}
+static kn_cublasStatus fake_desc_set(kn_cublasLtMatmulDesc d, kn_cublasLtMatmulDescAttr attr,
+                                     const void *buf, size_t size)
+{
+    fake_desc *f = (fake_desc *)(void *)d;
+    if (attr == KN_CUBLASLT_MATMUL_DESC_TRANSA || attr == KN_CUBLASLT_MATMUL_DESC_TRANSB) {
+        cr_assert_eq(size, sizeof(int32_t));
+        *(attr == KN_CUBLASLT_MATMUL_DESC_TRANSA ? &f->transa : &f->transb) = *(const int32_t *)buf;
+    } else if (attr == KN_CUBLASLT_MATMUL_DESC_EPILOGUE) {
+        cr_assert_eq(size, sizeof(uint32_t));
+        f->epilogue = *(const uint32_t *)buf;
+    } else if (attr == KN_CUBLASLT_MATMUL_DESC_BIAS_POINTER) {
+        cr_assert_eq(size, sizeof(void *));
+        memcpy(&f->bias, buf, sizeof f->bias);
+    } else {
+        cr_assert_fail("unexpected product attribute %d", attr);
+    }
+    return 0;
+}
+static kn_cublasStatus fake_layout_create(kn_cublasLtMatrixLayout *l, kn_cudaDataType t,
+                                          uint64_t rows, uint64_t cols, int64_t ld)
+{
+    cr_assert_eq(t, KN_CUDA_R_32F);
+    cr_assert_geq(ld, (int64_t)rows, "column-major: ld %lld below rows %llu", (long long)ld,
+                  (unsigned long long)rows);
+    fake_layout *f = calloc(1, sizeof *f);
+    *f = (fake_layout){.rows = rows, .cols = cols, .ld = ld, .batch = 1};
+    *l = (kn_cublasLtMatrixLayout)(void *)f;
+    return 0;
+}
+static kn_cublasStatus fake_layout_destroy(kn_cublasLtMatrixLayout l)
+{
+    free((void *)l);
+    return 0;
+}
+static kn_cublasStatus fake_layout_set(kn_cublasLtMatrixLayout l, kn_cublasLtMatrixLayoutAttr a,
+                                       const void *buf, size_t size)
+{
+    fake_layout *f = (fake_layout *)(void *)l;
+    if (a == KN_CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT) {
+        cr_assert_eq(size, sizeof(int32_t));
+        f->batch = *(const int32_t *)buf;
+    } else if (a == KN_CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET) {
+        cr_assert_eq(size, sizeof(int64_t));
+        f->stride = *(const int64_t *)buf;
+    } else {
+        cr_assert_fail("unexpected layout attribute %d", a);
+    }
+    return 0;
+}
+static kn_cublasStatus fake_pref_create(kn_cublasLtMatmulPreference *p)
+{
+    *p = (kn_cublasLtMatmulPreference)(void *)malloc(1);
+    return 0;
+}
+static kn_cublasStatus fake_pref_destroy(kn_cublasLtMatmulPreference p)
+{
+    free((void *)p);
+    return 0;
+}
+static kn_cublasStatus fake_pref_set(kn_cublasLtMatmulPreference p,
+                                     kn_cublasLtMatmulPreferenceAttr a, const void *b, size_t s)
+{
+    (void)p, (void)a, (void)b, (void)s;
+    return 0;
+}
+static kn_cublasStatus fake_heuristic(kn_cublasLtHandle h, kn_cublasLtMatmulDesc d,
+                                      kn_cublasLtMatrixLayout a, kn_cublasLtMatrixLayout b,
+                                      kn_cublasLtMatrixLayout c, kn_cublasLtMatrixLayout dd,
+                                      kn_cublasLtMatmulPreference p, int req,
+                                      kn_cublasLtMatmulHeuristicResult *r, int *ret)
+{
+    (void)h, (void)d, (void)a, (void)b, (void)c, (void)dd, (void)p;
+    cr_assert_geq(req, 1);
+    memset(r, 0, sizeof *r);
+    r->workspaceSize = 64; /* some: the scratch must be passed through */
+    *ret = 1;
+    return 0;
+}
+static float at(const fake_layout *l, const float *m, int32_t b, uint64_t r, uint64_t c)
+{
+    return m[(int64_t)b * l->stride + (int64_t)r + (int64_t)c * l->ld];
+}
+/* D = alpha op(A) op(B) + beta C, column-major, what cuBLASLt documents */
+static kn_cublasStatus fake_matmul(kn_cublasLtHandle h, kn_cublasLtMatmulDesc desc,
+                                   const void *alpha, const void *a, kn_cublasLtMatrixLayout la,
+                                   const void *b, kn_cublasLtMatrixLayout lb, const void *beta,
+                                   const void *c, kn_cublasLtMatrixLayout lc, void *d,
+                                   kn_cublasLtMatrixLayout ld, const kn_cublasLtMatmulAlgo *algo,
+                                   void *ws, size_t ws_bytes, kn_cudaStream s)
+{
+    (void)h, (void)algo, (void)s;
+    const fake_desc *f = (const fake_desc *)(void *)desc;
+    const fake_layout *A = (void *)la, *B = (void *)lb, *C = (void *)lc, *D = (void *)ld;
+    cr_assert(ws_bytes == 0 || ws != NULL, "the workspace the heuristic asked for is missing");
+    uint64_t m = f->transa ? A->cols : A->rows, k = f->transa ? A->rows : A->cols;
+    uint64_t kb = f->transb ? B->cols : B->rows, n = f->transb ? B->rows : B->cols;
+    cr_assert_eq(k, kb, "inner dims %llu and %llu", (unsigned long long)k, (unsigned long long)kb);
+    cr_assert(D->rows == m && D->cols == n && C->rows == m && C->cols == n, "D is not m x n");
+    cr_assert(A->batch == D->batch && B->batch == D->batch && C->batch == D->batch);
+    float al = *(const float *)alpha, be = *(const float *)beta;
+    for (int32_t bt = 0; bt < D->batch; bt++)
+        for (uint64_t i = 0; i < m; i++)
+            for (uint64_t j = 0; j < n; j++) {
+                double sum = 0;
+                for (uint64_t p = 0; p < k; p++)
+                    sum += (double)(f->transa ? at(A, a, bt, p, i) : at(A, a, bt, i, p)) *
+                           (f->transb ? at(B, b, bt, j, p) : at(B, b, bt, p, j));
+                float v = al * (float)sum;
+                if (be != 0.0f)
+                    v += be * at(C, c, bt, i, j);
+                if (f->epilogue & KN_CUBLASLT_EPILOGUE_BIAS)
+                    v += f->bias[i]; /* one bias entry per row of D */
+                if (f->epilogue & KN_CUBLASLT_EPILOGUE_RELU)
+                    v = v < 0 ? 0 : v;
+                ((float *)d)[(int64_t)bt * D->stride + (int64_t)i + (int64_t)j * D->ld] = v;
+            }
+    return 0;
+}
+
+/* --- the double: cuDNN (2-D) */
+
+typedef struct fake_tensor {
+    int n, dims[8], strides[8];
+} fake_tensor;
+typedef struct fake_filter {
+    int n, dims[8];
+} fake_filter;
+typedef struct fake_conv {
+    int pads[3], strides[3], dil[3], groups;
+} fake_conv;
+typedef struct fake_pool {
+    int mode, window[3], pads[3], strides[3];
+} fake_pool;
+
+static kn_cudnnStatus fake_create(void **p, size_t size)
+{
+    *p = calloc(1, size);
+    return 0;
+}
+#define FAKE_CREATE(fn, type, real)                                                                \
+    static kn_cudnnStatus fn(real *d) { return fake_create((void **)d, sizeof(type)); }            \
+    static kn_cudnnStatus fn##_destroy(real d)                                                     \
+    {                                                                                              \
+        free((void *)d);                                                                           \
+        return 0;                                                                                  \
+    }
+FAKE_CREATE(fake_tensor_create, fake_tensor, kn_cudnnTensorDesc)
+FAKE_CREATE(fake_filter_create, fake_filter, kn_cudnnFilterDesc)
+FAKE_CREATE(fake_conv_create, fake_conv, kn_cudnnConvDesc)
+FAKE_CREATE(fake_pool_create, fake_pool, kn_cudnnPoolingDesc)
+FAKE_CREATE(fake_act_create, int, kn_cudnnActivationDesc)
+
+static kn_cudnnStatus fake_tensor_set(kn_cudnnTensorDesc d, kn_cudnnDataType t, int n,
+                                      const int *dims, const int *strides)
+{
+    cr_assert_eq(t, KN_CUDNN_DATA_FLOAT);
+    cr_assert(n >= 4 && n <= 5, "cuDNN's Nd descriptors start at 4 dims, got %d", n);
+    fake_tensor *f = (void *)d;
+    f->n = n;
+    memcpy(f->dims, dims, sizeof(int) * (size_t)n);
+    memcpy(f->strides, strides, sizeof(int) * (size_t)n);
+    return 0;
+}
+static kn_cudnnStatus fake_filter_set(kn_cudnnFilterDesc d, kn_cudnnDataType t,
+                                      kn_cudnnTensorFormat fmt, int n, const int *dims)
+{
+    cr_assert(t == KN_CUDNN_DATA_FLOAT && fmt == KN_CUDNN_TENSOR_NCHW);
+    fake_filter *f = (void *)d;
+    f->n = n;
+    memcpy(f->dims, dims, sizeof(int) * (size_t)n);
+    return 0;
+}
+static kn_cudnnStatus fake_conv_set(kn_cudnnConvDesc d, int n, const int *pads, const int *strides,
+                                    const int *dil, kn_cudnnConvolutionMode mode,
+                                    kn_cudnnDataType t)
+{
+    cr_assert(n == 2 && mode == KN_CUDNN_CROSS_CORRELATION && t == KN_CUDNN_DATA_FLOAT);
+    fake_conv *f = (void *)d;
+    for (int i = 0; i < n; i++) {
+        f->pads[i] = pads[i];
+        f->strides[i] = strides[i];
+        f->dil[i] = dil[i];
+    }
+    f->groups = 1;
+    return 0;
+}
+static kn_cudnnStatus fake_conv_groups(kn_cudnnConvDesc d, int g)
+{
+    ((fake_conv *)(void *)d)->groups = g;
+    return 0;
+}
+static kn_cudnnStatus fake_conv_math(kn_cudnnConvDesc d, kn_cudnnMathType m)
+{
+    (void)d;
+    cr_assert_eq(m, KN_CUDNN_FMA_MATH, "FP32 sessions keep cuDNN to float32 math");
+    return 0;
+}
+static kn_cudnnStatus fake_algo(kn_cudnnHandle h, kn_cudnnTensorDesc x, kn_cudnnFilterDesc w,
+                                kn_cudnnConvDesc c, kn_cudnnTensorDesc y, int req, int *ret,
+                                kn_cudnnConvolutionFwdAlgoPerf *perf)
+{
+    (void)h, (void)x, (void)w, (void)c, (void)y;
+    cr_assert_geq(req, 1);
+    memset(perf, 0, sizeof *perf);
+    perf->algo = KN_CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM;
+    perf->memory = 128;
+    *ret = 1;
+    return 0;
+}
+static kn_cudnnStatus fake_set_stream(kn_cudnnHandle h, kn_cudaStream s)
+{
+    (void)h, (void)s;
+    return 0;
+}
+static kn_cudnnStatus fake_act_set(kn_cudnnActivationDesc d, kn_cudnnActivationMode m,
+                                   kn_cudnnNanPropagation nan, double coef)
+{
+    (void)nan, (void)coef;
+    *(int *)(void *)d = m;
+    return 0;
+}
+static float tget(const fake_tensor *t, const float *p, int n, int c, int h, int w)
+{
+    return p[(int64_t)n * t->strides[0] + (int64_t)c * t->strides[1] + (int64_t)h * t->strides[2] +
+             (int64_t)w * t->strides[3]];
+}
+static float *tptr(const fake_tensor *t, float *p, int n, int c, int h, int w)
+{
+    return &p[(int64_t)n * t->strides[0] + (int64_t)c * t->strides[1] + (int64_t)h * t->strides[2] +
+              (int64_t)w * t->strides[3]];
+}
+static float conv_at(const fake_tensor *X, const float *x, const fake_filter *W, const float *w,
+                     const fake_conv *cv, int n, int co, int oh, int ow)
+{
+    int cin_g = W->dims[1], cout_g = W->dims[0] / cv->groups, g = co / cout_g;
+    double sum = 0;
+    for (int ci = 0; ci < cin_g; ci++)
+        for (int r = 0; r < W->dims[2]; r++)
+            for (int s = 0; s < W->dims[3]; s++) {
+                int ih = oh * cv->strides[0] - cv->pads[0] + r * cv->dil[0];
+                int iw = ow * cv->strides[1] - cv->pads[1] + s * cv->dil[1];
+                if (ih < 0 || iw < 0 || ih >= X->dims[2] || iw >= X->dims[3])
+                    continue;
+                sum += (double)tget(X, x, n, g * cin_g + ci, ih, iw) *
+                       w[((co * cin_g + ci) * W->dims[2] + r) * W->dims[3] + s];
+            }
+    return (float)sum;
+}
+static void conv_all(kn_cudnnTensorDesc xd, const void *x, kn_cudnnFilterDesc wd, const void *w,
+                     kn_cudnnConvDesc cd, kn_cudnnTensorDesc yd, float *y, float alpha, float beta,
+                     const float *z, float alpha2, const float *bias, int relu)
+{
+    const fake_tensor *X = (void *)xd, *Y = (void *)yd;
+    const fake_filter *W = (void *)wd;
+    const fake_conv *cv = (void *)cd;
+    cr_assert(X->n == 4 && Y->n == 4 && W->n == 4, "2-D convolutions only in this double");
+    for (int n = 0; n < Y->dims[0]; n++)
+        for (int c = 0; c < Y->dims[1]; c++)
+            for (int h = 0; h < Y->dims[2]; h++)
+                for (int wi = 0; wi < Y->dims[3]; wi++) {
+                    float *out = tptr(Y, y, n, c, h, wi);
+                    float v = alpha * conv_at(X, x, W, w, cv, n, c, h, wi);
+                    if (z)
+                        v += alpha2 * tget(Y, z, n, c, h, wi);
+                    else if (beta != 0.0f)
+                        v += beta * *out;
+                    if (bias)
+                        v += bias[c];
+                    *out = relu && v < 0 ? 0 : v;
+                }
+}
+static kn_cudnnStatus fake_conv_fwd(kn_cudnnHandle h, const void *alpha, kn_cudnnTensorDesc xd,
+                                    const void *x, kn_cudnnFilterDesc wd, const void *w,
+                                    kn_cudnnConvDesc cd, kn_cudnnConvolutionFwdAlgo algo, void *ws,
+                                    size_t ws_bytes, const void *beta, kn_cudnnTensorDesc yd,
+                                    void *y)
+{
+    (void)h, (void)algo;
+    cr_assert(ws_bytes == 0 || ws != NULL);
+    conv_all(xd, x, wd, w, cd, yd, y, *(const float *)alpha, *(const float *)beta, NULL, 0, NULL,
+             0);
+    return 0;
+}
+static kn_cudnnStatus fake_conv_bias_act(kn_cudnnHandle h, const void *alpha1,
+                                         kn_cudnnTensorDesc xd, const void *x,
+                                         kn_cudnnFilterDesc wd, const void *w, kn_cudnnConvDesc cd,
+                                         kn_cudnnConvolutionFwdAlgo algo, void *ws, size_t ws_bytes,
+                                         const void *alpha2, kn_cudnnTensorDesc zd, const void *z,
+                                         kn_cudnnTensorDesc bd, const void *bias,
+                                         kn_cudnnActivationDesc ad, kn_cudnnTensorDesc yd, void *y)
+{
+    (void)h, (void)algo, (void)bd;
+    cr_assert(ws_bytes == 0 || ws != NULL);
+    cr_assert_eq(zd, yd, "Z is described as Y");
+    int mode = *(int *)(void *)ad;
+    float a2 = *(const float *)alpha2;
+    /* with alpha2 = 0 Z may be Y itself: copy it before Y is written */
+    size_t bytes = 0;
+    const fake_tensor *Y = (void *)yd;
+    bytes = (size_t)Y->dims[0] * (size_t)Y->strides[0] * sizeof(float);
+    float *zc = malloc(bytes);
+    memcpy(zc, z, bytes);
+    conv_all(xd, x, wd, w, cd, yd, y, *(const float *)alpha1, 0, zc, a2, bias,
+             mode == KN_CUDNN_ACTIVATION_RELU);
+    free(zc);
+    return 0;
+}
+static kn_cudnnStatus fake_pool_set(kn_cudnnPoolingDesc d, kn_cudnnPoolingMode mode,
+                                    kn_cudnnNanPropagation nan, int n, const int *win,
+                                    const int *pads, const int *strides)
+{
+    (void)nan;
+    cr_assert_eq(n, 2, "2-D pooling only in this double");
+    fake_pool *f = (void *)d;
+    f->mode = mode;
+    for (int i = 0; i < n; i++) {
+        f->window[i] = win[i];
+        f->pads[i] = pads[i];
+        f->strides[i] = strides[i];
+    }
+    return 0;
+}
+static kn_cudnnStatus fake_pool_fwd(kn_cudnnHandle h, kn_cudnnPoolingDesc pd, const void *alpha,
+                                    kn_cudnnTensorDesc xd, const void *x, const void *beta,
+                                    kn_cudnnTensorDesc yd, void *y)
+{
+    (void)h, (void)alpha, (void)beta;
+    const fake_pool *p = (void *)pd;
+    const fake_tensor *X = (void *)xd, *Y = (void *)yd;
+    for (int n = 0; n < Y->dims[0]; n++)
+        for (int c = 0; c < Y->dims[1]; c++)
+            for (int oh = 0; oh < Y->dims[2]; oh++)
+                for (int ow = 0; ow < Y->dims[3]; ow++) {
+                    float best = -INFINITY;
+                    double sum = 0;
+                    int count = 0;
+                    for (int r = 0; r < p->window[0]; r++)
+                        for (int s = 0; s < p->window[1]; s++) {
+                            int ih = oh * p->strides[0] - p->pads[0] + r;
+                            int iw = ow * p->strides[1] - p->pads[1] + s;
+                            if (ih < 0 || iw < 0 || ih >= X->dims[2] || iw >= X->dims[3])
+                                continue;
+                            float v = tget(X, x, n, c, ih, iw);
+                            best = v > best ? v : best;
+                            sum += v;
+                            count++;
+                        }
+                    float *out = tptr(Y, y, n, c, oh, ow);
+                    *out = p->mode == KN_CUDNN_POOLING_MAX ? best
+                           : p->mode == KN_CUDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING
+                               ? (float)(sum / (p->window[0] * p->window[1]))
+                               : (float)(sum / count);
+                }
+    return 0;
+}
+
+/* --- the emulated device */
+
+static kn_cuda_api fake_api;
+static kn_cuda_device fake_device;
+
+static kn_cuda_device *emulated_device(void)
+{
+    if (fake_device.api)
+        return &fake_device;
+    kn_cuda_api *a = &fake_api;
+    a->libs.cudaGetErrorString = fake_error_string;
+    a->cudaSetDevice = fake_set_device;
+    a->cudaMemcpyAsync = fake_memcpy;
+    a->cudaMemcpy2DAsync = fake_memcpy2d;
+    a->cudaLibraryGetKernel = fake_get_kernel;
+    a->cudaLaunchKernel = fake_launch;
+    a->cublasLtMatmulDescCreate = fake_desc_create;
+    a->cublasLtMatmulDescDestroy = fake_desc_destroy;
+    a->cublasLtMatmulDescSetAttribute = fake_desc_set;
+    a->cublasLtMatrixLayoutCreate = fake_layout_create;
+    a->cublasLtMatrixLayoutDestroy = fake_layout_destroy;
+    a->cublasLtMatrixLayoutSetAttribute = fake_layout_set;
+    a->cublasLtMatmulPreferenceCreate = fake_pref_create;
+    a->cublasLtMatmulPreferenceDestroy = fake_pref_destroy;
+    a->cublasLtMatmulPreferenceSetAttribute = fake_pref_set;
+    a->cublasLtMatmulAlgoGetHeuristic = fake_heuristic;
+    a->cublasLtMatmul = fake_matmul;
+    a->cudnnCreateTensorDescriptor = fake_tensor_create;
+    a->cudnnDestroyTensorDescriptor = fake_tensor_create_destroy;
+    a->cudnnSetTensorNdDescriptor = fake_tensor_set;
+    a->cudnnCreateFilterDescriptor = fake_filter_create;
+    a->cudnnDestroyFilterDescriptor = fake_filter_create_destroy;
+    a->cudnnSetFilterNdDescriptor = fake_filter_set;
+    a->cudnnCreateConvolutionDescriptor = fake_conv_create;
+    a->cudnnDestroyConvolutionDescriptor = fake_conv_create_destroy;
+    a->cudnnSetConvolutionNdDescriptor = fake_conv_set;
+    a->cudnnSetConvolutionGroupCount = fake_conv_groups;
+    a->cudnnSetConvolutionMathType = fake_conv_math;
+    a->cudnnGetConvolutionForwardAlgorithm_v7 = fake_algo;
+    a->cudnnConvolutionForward = fake_conv_fwd;
+    a->cudnnConvolutionBiasActivationForward = fake_conv_bias_act;
+    a->cudnnSetStream = fake_set_stream;
+    a->cudnnCreatePoolingDescriptor = fake_pool_create;
+    a->cudnnDestroyPoolingDescriptor = fake_pool_create_destroy;
+    a->cudnnSetPoolingNdDescriptor = fake_pool_set;
+    a->cudnnPoolingForward = fake_pool_fwd;
+    a->cudnnCreateActivationDescriptor = fake_act_create;
+    a->cudnnDestroyActivationDescriptor = fake_act_create_destroy;
+    a->cudnnSetActivationDescriptor = fake_act_set;
+    kn_cuda_device *d = &fake_device;
+    d->api = a;
+    d->cc_major = 9;
+    pthread_mutex_init(&d->dnn_lock, NULL);
+    for (int i = 0; kn_cuda_fatbins[i].name && i < KN_CUDA_MAX_MODULES; i++)
+        d->modules[d->n_modules++] = (kn_cudaLibrary)(void *)(uintptr_t)(i + 1);
+    fake_get_kernel(&d->bias_act, NULL, "kn_bias_act_f32");
+    fake_get_kernel(&d->binary, NULL, "kn_binary_f32");
+    return d;
+}
+
+static void fill(float *x, size_t n, unsigned seed)
+{
+    for (size_t i = 0; i < n; i++) {
+        seed = seed * 1664525u + 1013904223u;
+        x[i] = (float)(seed >> 8) / 8388608.0f - 1.0f;
+    }
+}
+
+static void rand_input(kh_case *c, int32_t i, const int64_t *dims, int32_t rank, unsigned seed)
+{
+    size_t n = (size_t)kn_shape_numel(dims, rank);
+    float *x = malloc(n * sizeof *x + 4);
+    fill(x, n, seed);
+    kh_input(c, i, KN_FLOAT, dims, rank, x);
+}
+
+static void free_inputs(kh_case *c)
+{
+    for (int32_t i = 0; i < c->n_in; i++) {
+        free(c->in[i].data);
+        c->in[i].data = NULL;
+    }
+}
+
+/* The CUDA kernel for c, run on the emulated device (host memory), against
+ * the CPU kernel. */
+static void emulated_compare(kh_case *c, uint32_t const_mask, double tol, const char *what)
+{
+    kh_case ref = *c;
+    cr_assert_eq(kh_run_kernel(&ref, 1, &kn_backend_cpu, const_mask), KN_OK, "%s: CPU: %s", what,
+                 ref.err.msg);
+    const kn_op_def *def = kn_backend_kernel(&kn_backend_cuda, c->node.domain, c->node.op_type,
+                                             c->opset, c->in[0].dtype);
+    cr_assert_not_null(def, "%s: no CUDA kernel", what);
+    kn_err err = {0};
+    kn_tensor in_view[KH_MAX_IO], out[KH_MAX_IO], *in_ptrs[KH_MAX_IO], *out_ptrs[KH_MAX_IO];
+    for (int32_t i = 0; i < c->n_in; i++) {
+        in_view[i] = c->in[i];
+        if (!(const_mask >> i & 1u))
+            in_view[i].data = NULL;
+        in_ptrs[i] = c->in[i].data ? &in_view[i] : NULL;
+    }
+    memset(out, 0, sizeof out);
+    for (int32_t i = 0; i < c->n_out; i++)
+        out_ptrs[i] = &out[i];
+    kn_kctx k = {.node = &c->node,
+                 .opset = c->opset,
+                 .n_in = c->n_in,
+                 .n_out = c->n_out,
+                 .in = in_ptrs,
+                 .out = out_ptrs,
+                 .err = &err,
+                 .device = emulated_device(),
+                 .stream = (void *)(uintptr_t)1};
+    int rc = def->prepare(&k);
+    cr_assert_eq(rc, KN_OK, "%s: prepare returned %d: %s", what, rc, err.msg);
+    for (int32_t i = 0; i < c->n_in; i++)
+        in_view[i].data = c->in[i].data;
+    for (int32_t i = 0; i < c->n_out; i++) {
+        cr_assert(kn_shape_equal(out[i].dims, out[i].rank, ref.out[i].dims, ref.out[i].rank),
+                  "%s: output shape differs from the CPU kernel's", what);
+        /* poisoned: every element must be written */
+        size_t bytes = (size_t)kn_tensor_nbytes(&out[i]);
+        out[i].data = malloc(bytes + 4);
+        memset(out[i].data, 0x7f, bytes);
+    }
+    k.scratch = k.scratch_bytes ? malloc(k.scratch_bytes) : NULL;
+    int before = unemulated_launches;
+    rc = def->run(&k);
+    cr_assert_eq(rc, KN_OK, "%s: run returned %d: %s", what, rc, err.msg);
+    cr_assert_eq(unemulated_launches, before,
+                 "%s: launched a device kernel this double does not emulate", what);
+    for (int32_t i = 0; i < c->n_out; i++) {
+        if (out[i].dtype != KN_FLOAT) {
+            cr_assert_eq(out[i].dtype, ref.out[i].dtype, "%s: output dtype", what);
+            cr_assert(memcmp(out[i].data, ref.out[i].data, (size_t)kn_tensor_nbytes(&out[i])) == 0,
+                      "%s: output %d differs from the CPU kernel's", what, i);
+            free(out[i].data);
+            continue;
+        }
+        const float *got = out[i].data, *want = ref.out[i].data;
+        double worst = 0;
+        int64_t n = kn_tensor_numel(&out[i]), where = 0;
+        for (int64_t e = 0; e < n; e++) {
+            double d = fabs((double)got[e] - want[e]) / fmax(1.0, fabs(want[e]));
+            if (!(d <= worst)) {
+                worst = d == d ? d : INFINITY;
+                where = e;
+            }
+        }
+        cr_assert(worst <= tol, "%s: element %lld: emulated %g, CPU %g", what, (long long)where,
+                  got[where], want[where]);
+        free(out[i].data);
+    }
+    if (def->release)
+        def->release(&k);
+    free(k.scratch);
+    kh_free(&ref);
+}
+
+Test(cuda_emulated, matmul_batches_and_vectors)
+{
+    struct {
+        int64_t a[4], b[4];
+        int32_t ra, rb;
+    } cases[] = {
+        {{2, 3, 5, 7}, {7, 4}, 4, 2}, {{2, 5, 7}, {2, 7, 4}, 3, 3}, {{5, 7}, {3, 7, 4}, 2, 3},
+        {{7}, {7, 4}, 1, 2},          {{3, 5, 7}, {7}, 3, 1},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        kh_case c;
+        kh_init(&c, "MatMul", 13, 2, 1);
+        rand_input(&c, 0, cases[i].a, cases[i].ra, 1 + (unsigned)i);
+        rand_input(&c, 1, cases[i].b, cases[i].rb, 11 + (unsigned)i);
+        emulated_compare(&c, 0x2, 1e-5, "MatMul");
+        free_inputs(&c);
+    }
+}
+
+Test(cuda_emulated, gemm_transposes_bias_and_full_c)
+{
+    const int64_t a[] = {6, 32}, at_[] = {32, 6}, b[] = {32, 24}, bt[] = {24, 32};
+    const int64_t row[] = {24}, full[] = {6, 24};
+    for (int ta = 0; ta < 2; ta++)
+        for (int tb = 0; tb < 2; tb++) {
+            kh_case c;
+            kh_init(&c, "Gemm", 13, 3, 1);
+            kh_attr_int(&c, "transA", ta);
+            kh_attr_int(&c, "transB", tb);
+            rand_input(&c, 0, ta ? at_ : a, 2, 21);
+            rand_input(&c, 1, tb ? bt : b, 2, 22);
+            rand_input(&c, 2, row, 1, 23);
+            emulated_compare(&c, 0x6, 1e-5, "Gemm with a bias row");
+            free_inputs(&c);
+        }
+    kh_case c;
+    kh_init(&c, "Gemm", 13, 3, 1);
+    kh_attr_float(&c, "alpha", 0.5f);
+    kh_attr_float(&c, "beta", 2.0f);
+    rand_input(&c, 0, a, 2, 24);
+    rand_input(&c, 1, b, 2, 25);
+    rand_input(&c, 2, full, 2, 26);
+    emulated_compare(&c, 0x6, 1e-5, "Gemm alpha, beta, full C");
+    free_inputs(&c);
+}
+
+Test(cuda_emulated, fused_matmul_epilogues)
+{
+    static const char *acts[] = {"Relu", "", "Sigmoid"};
+    const int64_t a[] = {4, 6, 32}, b[] = {32, 24}, bias[] = {24};
+    for (int i = 0; i < 3; i++) {
+        kh_case c;
+        kh_init(&c, "FusedMatMul", 1, 3, 1);
+        c.node.domain = "kiln";
+        kh_attr_string(&c, "activation", acts[i]);
+        rand_input(&c, 0, a, 3, 31);
+        rand_input(&c, 1, b, 2, 32);
+        rand_input(&c, 2, bias, 1, 33);
+        emulated_compare(&c, 0x6, 1e-5, acts[i]);
+        free_inputs(&c);
+    }
+}
+
+Test(cuda_emulated, convolutions)
+{
+    static const int64_t pads1[] = {1, 1, 1, 1}, s2[] = {2, 2};
+    const int64_t x[] = {2, 8, 9, 9}, w[] = {12, 8, 3, 3}, b[] = {12}, y[] = {2, 12, 5, 5};
+    kh_case c;
+    kh_init(&c, "Conv", 11, 3, 1);
+    kh_attr_ints(&c, "pads", pads1, 4);
+    kh_attr_ints(&c, "strides", s2, 2);
+    rand_input(&c, 0, x, 4, 41);
+    rand_input(&c, 1, w, 4, 42);
+    rand_input(&c, 2, b, 1, 43);
+    emulated_compare(&c, 0x6, 1e-5, "Conv 3x3/2 + bias");
+    free_inputs(&c);
+
+    /* one cuDNN call: bias + residual + Relu */
+    kh_init(&c, "FusedConv", 1, 4, 1);
+    c.node.domain = "kiln";
+    kh_attr_string(&c, "activation", "Relu");
+    kh_attr_ints(&c, "pads", pads1, 4);
+    kh_attr_ints(&c, "strides", s2, 2);
+    rand_input(&c, 0, x, 4, 44);
+    rand_input(&c, 1, w, 4, 45);
+    rand_input(&c, 2, b, 1, 46);
+    rand_input(&c, 3, y, 4, 47);
+    emulated_compare(&c, 0x6, 1e-5, "FusedConv bias + Z + Relu");
+    free_inputs(&c);
+
+    /* grouped, residual, another activation: conv, then the epilogue */
+    const int64_t wg[] = {12, 2, 3, 3};
+    kh_init(&c, "FusedConv", 1, 4, 1);
+    c.node.domain = "kiln";
+    kh_attr_string(&c, "activation", "Tanh");
+    kh_attr_int(&c, "group", 4);
+    kh_attr_ints(&c, "pads", pads1, 4);
+    kh_attr_ints(&c, "strides", s2, 2);
+    rand_input(&c, 0, x, 4, 48);
+    rand_input(&c, 1, wg, 4, 49);
+    rand_input(&c, 2, b, 1, 50);
+    rand_input(&c, 3, y, 4, 51);
+    emulated_compare(&c, 0x6, 1e-5, "FusedConv grouped + Z + Tanh");
+    free_inputs(&c);
+
+    /* channels-last */
+    const int64_t xn[] = {2, 9, 9, 8}, yn[] = {2, 5, 5, 12};
+    kh_init(&c, "NhwcConv", 1, 4, 1);
+    c.node.domain = "kiln";
+    kh_attr_string(&c, "activation", "Relu");
+    kh_attr_ints(&c, "pads", pads1, 4);
+    kh_attr_ints(&c, "strides", s2, 2);
+    rand_input(&c, 0, xn, 4, 52);
+    rand_input(&c, 1, w, 4, 53);
+    rand_input(&c, 2, b, 1, 54);
+    rand_input(&c, 3, yn, 4, 55);
+    emulated_compare(&c, 0x6, 1e-5, "NhwcConv bias + Z + Relu");
+    free_inputs(&c);
+
+    kh_init(&c, "NhwcConv", 1, 3, 1);
+    c.node.domain = "kiln";
+    kh_attr_string(&c, "activation", "Sigmoid");
+    kh_attr_ints(&c, "pads", pads1, 4);
+    rand_input(&c, 0, xn, 4, 56);
+    rand_input(&c, 1, w, 4, 57);
+    rand_input(&c, 2, b, 1, 58);
+    emulated_compare(&c, 0x6, 1e-5, "NhwcConv bias + Sigmoid");
+    free_inputs(&c);
+
+    /* 1-D, as 2-D with a unit dim */
+    static const int64_t p1[] = {2, 2};
+    const int64_t x3[] = {2, 4, 20}, w3[] = {6, 4, 5};
+    kh_init(&c, "Conv", 11, 2, 1);
+    kh_attr_ints(&c, "pads", p1, 2);
+    rand_input(&c, 0, x3, 3, 59);
+    rand_input(&c, 1, w3, 3, 60);
+    emulated_compare(&c, 0x2, 1e-5, "Conv 1-D");
+    free_inputs(&c);
+}
+
+Test(cuda_emulated, pooling)
+{
+    static const int64_t k3[] = {3, 3}, s2[] = {2, 2}, p1[] = {1, 1, 1, 1};
+    static const char *const ops[] = {"MaxPool", "AveragePool"};
+    const int64_t x[] = {2, 4, 11, 11}, xn[] = {2, 11, 11, 4};
+    for (int nhwc = 0; nhwc < 2; nhwc++)
+        for (int op = 0; op < 2; op++)
+            for (int include = 0; include < 2; include++) {
+                kh_case c;
+                kh_init(&c, nhwc ? (op ? "NhwcAveragePool" : "NhwcMaxPool") : ops[op],
+                        nhwc ? 1 : 19, 1, 1);
+                if (nhwc)
+                    c.node.domain = "kiln";
+                kh_attr_ints(&c, "kernel_shape", k3, 2);
+                kh_attr_ints(&c, "strides", s2, 2);
+                kh_attr_ints(&c, "pads", p1, 4);
+                if (op)
+                    kh_attr_int(&c, "count_include_pad", include);
+                rand_input(&c, 0, nhwc ? xn : x, 4, 61);
+                emulated_compare(&c, 0, 1e-5, c.node.op_type);
+                free_inputs(&c);
+            }
+}
+
+Test(cuda_emulated, attention)
+{
+    const int64_t q[] = {2, 3, 10, 8}, kt[] = {2, 3, 8, 12}, k[] = {2, 3, 12, 8},
+                  v[] = {2, 3, 12, 5}, mask[] = {2, 1, 1, 12}, mask2[] = {10, 12};
+    for (int transposed = 0; transposed < 2; transposed++) {
+        kh_case c;
+        kh_init(&c, "Attention", 1, 4, 1);
+        c.node.domain = "kiln";
+        kh_attr_float(&c, "scale", 0.35f);
+        kh_attr_int(&c, "k_transposed", transposed);
+        rand_input(&c, 0, q, 4, 71);
+        rand_input(&c, 1, transposed ? kt : k, 4, 72);
+        rand_input(&c, 2, v, 4, 73);
+        rand_input(&c, 3, transposed ? mask2 : mask, transposed ? 2 : 4, 74);
+        emulated_compare(&c, 0, 1e-5, transposed ? "Attention, K transposed" : "Attention");
+        free_inputs(&c);
+    }
+}
+
+#ifdef KILN_CUDA_HOST_KERNELS
+
+Test(cuda_emulated, elementwise_kernels)
+{
+    static const char *const unary[] = {"Relu", "Sigmoid",  "Tanh",      "Exp",       "Erf",
+                                        "Abs",  "Softplus", "HardSwish", "LeakyRelu", "Gelu"};
+    const int64_t x[] = {3, 5, 7};
+    for (size_t i = 0; i < sizeof unary / sizeof unary[0]; i++) {
+        kh_case c;
+        kh_init(&c, unary[i], 20, 1, 1);
+        rand_input(&c, 0, x, 3, 81 + (unsigned)i);
+        emulated_compare(&c, 0, 1e-6, unary[i]);
+        free_inputs(&c);
+    }
+    static const char *const binary[] = {"Add", "Sub", "Mul", "Div", "Max", "Min"};
+    const int64_t a[] = {2, 3, 1, 8}, b[] = {5, 1};
+    for (size_t i = 0; i < sizeof binary / sizeof binary[0]; i++) {
+        kh_case c;
+        kh_init(&c, binary[i], 14, 2, 1);
+        rand_input(&c, 0, a, 4, 91);
+        rand_input(&c, 1, b, 2, 92);
+        emulated_compare(&c, 0, 1e-6, binary[i]);
+        free_inputs(&c);
+    }
+    const int64_t one[] = {1};
+    static float lo = -0.25f, hi = 0.5f;
+    kh_case c;
+    kh_init(&c, "Clip", 13, 3, 1);
+    rand_input(&c, 0, x, 3, 93);
+    kh_input(&c, 1, KN_FLOAT, one, 0, &lo);
+    kh_input(&c, 2, KN_FLOAT, one, 0, &hi);
+    emulated_compare(&c, 0x6, 0, "Clip");
+    free(c.in[0].data);
+
+    static const char *steps[] = {"Mul", "Add", "Sigmoid", "RSub", "Clip"};
+    static const int64_t operands[] = {1, -1, -1, 2, -1};
+    static const float params[] = {0, 0, 0.5f, 0, 0, 0, 0, 0, -0.2f, 0.6f};
+    kh_init(&c, "ElementwiseChain", 1, 3, 1);
+    c.node.domain = "kiln";
+    c.attrs[c.node.n_attrs++] =
+        (kn_attr){.name = "steps", .type = KN_ATTR_STRINGS, .count = 5, .strings = steps};
+    kh_attr_ints(&c, "operands", operands, 5);
+    kh_attr_floats(&c, "params", params, 10);
+    rand_input(&c, 0, x, 3, 94);
+    rand_input(&c, 1, x, 3, 95);
+    rand_input(&c, 2, one, 1, 96);
+    emulated_compare(&c, 0, 1e-6, "ElementwiseChain");
+    free_inputs(&c);
+
+    /* the products' epilogue with an activation cuBLASLt has not */
+    const int64_t ma[] = {4, 6, 32}, mb[] = {32, 24}, bias[] = {24};
+    kh_init(&c, "FusedMatMul", 1, 3, 1);
+    c.node.domain = "kiln";
+    kh_attr_string(&c, "activation", "Gelu");
+    rand_input(&c, 0, ma, 3, 97);
+    rand_input(&c, 1, mb, 2, 98);
+    rand_input(&c, 2, bias, 1, 99);
+    emulated_compare(&c, 0x6, 1e-5, "FusedMatMul bias + Gelu");
+    free_inputs(&c);
+
+    /* a residual that only broadcasts: conv, bias pass, binary add + act */
+    static const int64_t pads1[] = {1, 1, 1, 1};
+    const int64_t xc[] = {2, 4, 6, 6}, w[] = {8, 4, 3, 3}, bc[] = {8}, z[] = {8, 1, 1};
+    kh_init(&c, "FusedConv", 1, 4, 1);
+    c.node.domain = "kiln";
+    kh_attr_string(&c, "activation", "Relu");
+    kh_attr_ints(&c, "pads", pads1, 4);
+    rand_input(&c, 0, xc, 4, 100);
+    rand_input(&c, 1, w, 4, 101);
+    rand_input(&c, 2, bc, 1, 102);
+    rand_input(&c, 3, z, 3, 103);
+    emulated_compare(&c, 0x6, 1e-5, "FusedConv with a broadcast residual");
+    free_inputs(&c);
+}
+
+Test(cuda_emulated, comparisons_where_cast)
+{
+    static const char *const ops[] = {"Equal", "Less", "Greater", "LessOrEqual", "GreaterOrEqual"};
+    const int64_t a[] = {3, 1, 6}, b[] = {4, 1};
+    static int64_t ia[18], ib[4];
+    for (int i = 0; i < 18; i++)
+        ia[i] = i % 5 - 2;
+    for (int i = 0; i < 4; i++)
+        ib[i] = i - 1;
+    for (int i = 0; i < 5; i++) {
+        kh_case c;
+        kh_init(&c, ops[i], 16, 2, 1);
+        rand_input(&c, 0, a, 3, 141);
+        rand_input(&c, 1, b, 2, 142);
+        ((float *)c.in[1].data)[0] = ((float *)c.in[0].data)[0]; /* one equal pair */
+        emulated_compare(&c, 0, 0, ops[i]);
+        free_inputs(&c);
+        kh_init(&c, ops[i], 16, 2, 1);
+        kh_input(&c, 0, KN_INT64, a, 3, ia);
+        kh_input(&c, 1, KN_INT64, b, 2, ib);
+        emulated_compare(&c, 0, 0, ops[i]);
+    }
+
+    static uint8_t cond[6] = {1, 0, 0, 1, 1, 0};
+    const int64_t cd[] = {6}, xd[] = {2, 1, 6}, yd[] = {3, 1};
+    kh_case c;
+    kh_init(&c, "Where", 16, 3, 1);
+    kh_input(&c, 0, KN_BOOL, cd, 1, cond);
+    rand_input(&c, 1, xd, 3, 143);
+    rand_input(&c, 2, yd, 2, 144);
+    emulated_compare(&c, 0, 0, "Where float");
+    free(c.in[1].data);
+    free(c.in[2].data);
+    kh_init(&c, "Where", 16, 3, 1);
+    kh_input(&c, 0, KN_BOOL, cd, 1, cond);
+    kh_input(&c, 1, KN_INT64, cd, 1, ia);
+    kh_input(&c, 2, KN_INT64, b, 2, ib);
+    emulated_compare(&c, 0, 0, "Where int64");
+
+    static const int32_t to[] = {KN_INT64, KN_INT32, KN_BOOL, KN_UINT8, KN_DOUBLE};
+    const int64_t xs[] = {4, 5};
+    for (size_t i = 0; i < sizeof to / sizeof to[0]; i++) {
+        kh_init(&c, "Cast", 13, 1, 1);
+        kh_attr_int(&c, "to", to[i]);
+        rand_input(&c, 0, xs, 2, 145);
+        for (int e = 0; e < 20; e++)
+            ((float *)c.in[0].data)[e] *= 9.0f; /* whole parts to keep */
+        ((float *)c.in[0].data)[3] = 0.0f;
+        emulated_compare(&c, 0, 0, "Cast from float");
+        free_inputs(&c);
+    }
+    kh_init(&c, "Cast", 13, 1, 1);
+    kh_attr_int(&c, "to", KN_FLOAT);
+    kh_input(&c, 0, KN_INT64, xd, 3, ia);
+    emulated_compare(&c, 0, 0, "Cast int64 to float");
+    kh_init(&c, "Cast", 13, 1, 1);
+    kh_attr_int(&c, "to", KN_FLOAT);
+    kh_input(&c, 0, KN_BOOL, cd, 1, cond);
+    emulated_compare(&c, 0, 0, "Cast bool to float");
+}
+
+Test(cuda_emulated, data_movement_kernels)
+{
+    const int64_t x[] = {2, 3, 4, 5};
+    static const int64_t perm[] = {0, 2, 3, 1};
+    kh_case c;
+    kh_init(&c, "Transpose", 13, 1, 1);
+    kh_attr_ints(&c, "perm", perm, 4);
+    rand_input(&c, 0, x, 4, 111);
+    emulated_compare(&c, 0, 0, "Transpose");
+    free_inputs(&c);
+
+    static int64_t starts[] = {1, -1}, ends[] = {4, -6}, axes[] = {2, 3}, steps[] = {2, -2};
+    const int64_t two[] = {2};
+    kh_init(&c, "Slice", 13, 5, 1);
+    rand_input(&c, 0, x, 4, 112);
+    kh_input(&c, 1, KN_INT64, two, 1, starts);
+    kh_input(&c, 2, KN_INT64, two, 1, ends);
+    kh_input(&c, 3, KN_INT64, two, 1, axes);
+    kh_input(&c, 4, KN_INT64, two, 1, steps);
+    emulated_compare(&c, 0x1e, 0, "Slice");
+    free(c.in[0].data);
+
+    static int64_t idx[] = {2, 0, -1, 1, 1};
+    static int32_t idx32[] = {1, -2, 0};
+    const int64_t five[] = {5}, three[] = {3};
+    kh_init(&c, "Gather", 13, 2, 1);
+    kh_attr_int(&c, "axis", 2);
+    rand_input(&c, 0, x, 4, 113);
+    kh_input(&c, 1, KN_INT64, five, 1, idx);
+    emulated_compare(&c, 0, 0, "Gather int64");
+    free(c.in[0].data);
+    kh_init(&c, "Gather", 13, 2, 1);
+    kh_attr_int(&c, "axis", -1);
+    rand_input(&c, 0, x, 4, 114);
+    kh_input(&c, 1, KN_INT32, three, 1, idx32);
+    emulated_compare(&c, 0, 0, "Gather int32");
+    free(c.in[0].data);
+
+    const int64_t y[] = {2, 1, 4, 5}, z[] = {2, 2, 4, 5};
+    kh_init(&c, "Concat", 13, 3, 1);
+    kh_attr_int(&c, "axis", 1);
+    rand_input(&c, 0, x, 4, 115);
+    rand_input(&c, 1, y, 4, 116);
+    rand_input(&c, 2, z, 4, 117);
+    emulated_compare(&c, 0, 0, "Concat");
+    free_inputs(&c);
+
+    static int64_t parts[] = {2, 3};
+    const int64_t xs[] = {2, 5, 4};
+    kh_init(&c, "Split", 13, 2, 2);
+    kh_attr_int(&c, "axis", 1);
+    rand_input(&c, 0, xs, 3, 160);
+    kh_input(&c, 1, KN_INT64, two, 1, parts);
+    emulated_compare(&c, 0x2, 0, "Split");
+    free(c.in[0].data);
+
+    static int64_t shape[] = {3, 1, 5};
+    const int64_t small[] = {1, 4, 1};
+    kh_init(&c, "Expand", 13, 2, 1);
+    rand_input(&c, 0, small, 3, 118);
+    kh_input(&c, 1, KN_INT64, three, 1, shape);
+    emulated_compare(&c, 0x2, 0, "Expand");
+    free(c.in[0].data);
+
+    static int64_t new_shape[] = {6, -1};
+    kh_init(&c, "Reshape", 14, 2, 1);
+    rand_input(&c, 0, x, 4, 119);
+    kh_input(&c, 1, KN_INT64, two, 1, new_shape);
+    emulated_compare(&c, 0x2, 0, "Reshape (a copy when not aliased)");
+    free(c.in[0].data);
+}
+
+Test(cuda_emulated, row_kernels)
+{
+    const int64_t x[] = {4, 6, 13};
+    kh_case c;
+    kh_init(&c, "Softmax", 13, 1, 1);
+    rand_input(&c, 0, x, 3, 121);
+    emulated_compare(&c, 0, 1e-6, "Softmax");
+    free_inputs(&c);
+
+    kh_init(&c, "LogSoftmax", 11, 1, 1);
+    kh_attr_int(&c, "axis", 1);
+    rand_input(&c, 0, x, 3, 122);
+    emulated_compare(&c, 0, 1e-6, "LogSoftmax opset 11 axis 1");
+    free_inputs(&c);
+
+    const int64_t d[] = {13};
+    kh_init(&c, "LayerNormalization", 17, 3, 1);
+    rand_input(&c, 0, x, 3, 123);
+    rand_input(&c, 1, d, 1, 124);
+    rand_input(&c, 2, d, 1, 125);
+    emulated_compare(&c, 0x6, 1e-5, "LayerNormalization");
+    free_inputs(&c);
+
+    static const int64_t last[] = {-1}, middle[] = {1}, first_last[] = {0, 2};
+    static const struct {
+        const char *op;
+        const int64_t *axes;
+        int32_t n;
+    } reductions[] = {{"ReduceMean", last, 1},
+                      {"ReduceSum", middle, 1},
+                      {"ReduceMax", first_last, 2},
+                      {"ReduceMin", last, 1}};
+    for (size_t i = 0; i < sizeof reductions / sizeof reductions[0]; i++) {
+        kh_init(&c, reductions[i].op, 11, 1, 1);
+        kh_attr_ints(&c, "axes", reductions[i].axes, reductions[i].n);
+        rand_input(&c, 0, x, 3, 126 + (unsigned)i);
+        emulated_compare(&c, 0, 1e-6, reductions[i].op);
+        free_inputs(&c);
+    }
+
+    const int64_t img[] = {2, 3, 5, 5}, nhwc[] = {2, 5, 5, 3};
+    kh_init(&c, "GlobalAveragePool", 1, 1, 1);
+    rand_input(&c, 0, img, 4, 131);
+    emulated_compare(&c, 0, 1e-6, "GlobalAveragePool");
+    free_inputs(&c);
+    kh_init(&c, "NhwcGlobalAveragePool", 1, 1, 1);
+    c.node.domain = "kiln";
+    rand_input(&c, 0, nhwc, 4, 132);
+    emulated_compare(&c, 0, 1e-6, "NhwcGlobalAveragePool");
+    free_inputs(&c);
+}
+
+#endif
+
+#endif
