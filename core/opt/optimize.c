@@ -34,8 +34,12 @@ static const opt_pass passes[] = {
     {.name = "pad_fold", .level = KN_OPT_BASIC, .run = kn_pass_pad_fold},
     {.name = "conv_bn", .level = KN_OPT_BASIC, .run = kn_pass_conv_bn},
     {.name = "dead_nodes", .level = KN_OPT_BASIC, .run = kn_pass_dead_nodes},
-    /* Level 2: fusion. Formulas into ops first (Gelu before the matrix
-     * products that take it as their activation). */
+    /* Level 2: fusion. A QDQ model's residual additions into the integer
+     * convolutions before them, once dead_nodes has dropped the
+     * DequantizeLinear nodes qdq_add left unread (the convolution's result
+     * must have the addition as its only reader). Then formulas into ops
+     * (Gelu before the matrix products that take it as their activation). */
+    {.name = "qconv_add", .level = KN_OPT_ALL, .run = kn_pass_qconv_add},
     {.name = "gelu", .level = KN_OPT_ALL, .run = kn_pass_gelu},
     {.name = "layernorm", .level = KN_OPT_ALL, .run = kn_pass_layernorm},
     {.name = "attention", .level = KN_OPT_ALL, .run = kn_pass_attention},
