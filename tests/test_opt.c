@@ -264,6 +264,19 @@ Test(opt_qdq, a_second_reader_keeps_the_graph_as_it_was)
     check_within_steps(MODEL("opt_qdq_shared.onnx"), 1, 1);
 }
 
+Test(opt_qdq, a_float_gate_multiplies_the_8_bit_values)
+{
+    kiln_runtime *rt;
+    kiln_model *m = opt_load_fresh(MODEL("opt_qdq_gate.onnx"), 2, 0, &rt);
+    cr_assert_eq(opt_count_op(m, "QMulFloat", "kiln"), 1);
+    cr_assert_eq(opt_count_op(m, "Mul", ""), 0);
+    cr_assert_eq(opt_count_op(m, "DequantizeLinear", ""), 2, "the pooling's and the output's");
+    opt_drop(m, rt);
+    /* the graph's arithmetic, in its order: equal, not just close */
+    opt_check_same_outputs(MODEL("opt_qdq_gate.onnx"), 2, 0);
+    opt_check_same_outputs_on(MODEL("opt_qdq_gate.onnx"), 2, 0, 1, 1);
+}
+
 Test(opt_kernels, fused_conv_written_directly)
 {
     /* Y = Clip(Conv(X, W) + Z, -0.5, 0.5) as kiln.FusedConv and R as the

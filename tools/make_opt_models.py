@@ -525,6 +525,20 @@ def qdq():
           [vi("Y", [1, 16, 8, 8]), vi("Yc", [1, 16, 8, 8]), vi("Yd", [1, 8, 8, 8]),
            vi("D", [1, 8, 8, 8])], g.inits)
 
+    # A squeeze-and-excitation gate: the dequantized X times the Sigmoid of
+    # a float 1x1 Conv of its pooled mean, quantized again.
+    g = Qdq()
+    xd = g.q("X", np.array([-1.0, 1.0]))
+    g.nodes.append(node("GlobalAveragePool", [xd], ["P"]))
+    g.inits.append(numpy_helper.from_array(
+        (QRNG.standard_normal((16, 16, 1, 1)) * 2).astype(np.float32), "Wg"))
+    g.nodes.append(node("Conv", ["P", "Wg"], ["G"]))
+    g.nodes.append(node("Sigmoid", ["G"], ["Gs"]))
+    g.nodes.append(node("Mul", [xd, "Gs"], ["M"]))
+    m = g.q("M", np.array([-1.0, 1.0]))
+    g.nodes.append(node("Identity", [m], ["Y"]))
+    write("opt_qdq_gate.onnx", g.nodes, [x_in], [vi("Y", [1, 16, 8, 8])], g.inits)
+
 
 def main():
     os.makedirs(OUT, exist_ok=True)

@@ -12,9 +12,9 @@
  *    NhwcGlobalAveragePool;
  *  - ops that do not care about layout run on the NHWC values when all
  *    their computed inputs have them: unary elementwise ops (per-tensor
- *    QuantizeLinear and DequantizeLinear among them), kiln.QAdd, binary and
- *    n-ary elementwise ops (a constant operand is permuted to match, a
- *    scalar kept), and Concat (axis remapped);
+ *    QuantizeLinear and DequantizeLinear among them), kiln.QAdd and
+ *    kiln.QMulFloat, binary and n-ary elementwise ops (a constant operand
+ *    is permuted to match, a scalar kept), and Concat (axis remapped);
  *  - an inference BatchNormalization of an NHWC value (one no Conv could
  *    absorb: DenseNet's, after each Concat) becomes Mul and Add by
  *    per-channel constants, which then run on the NHWC value.
@@ -359,22 +359,23 @@ static int do_elementwise(layout *L, int32_t id)
     return replace(L, id, n.op_type, n.domain, in, n.n_inputs, attrs, n.n_attrs);
 }
 
-/* kiln.QAdd of two NHWC values (inputs 0 and 3; the rest are scalar
- * constants): elementwise, so it runs on them as they are. */
+/* kiln.QAdd or kiln.QMulFloat of two NHWC values (inputs 0 and 3; the
+ * rest are scalar constants): elementwise, so it runs on them as they are. */
 static int do_qadd(layout *L, int32_t id)
 {
     kn_opt *o = L->o;
     kn_node n = *kn_opt_node(o, id);
-    if (n.n_inputs != 8 || n.n_outputs != 1 || n.outputs[0] < 0 || n.outputs[0] >= L->n_values)
+    if (n.n_inputs < 6 || n.n_inputs > 8 || n.n_outputs != 1 || n.outputs[0] < 0 ||
+        n.outputs[0] >= L->n_values)
         return KN_OK;
     int32_t a = n.inputs[0], b = n.inputs[3];
     if (twin(L, a) < 0 || twin(L, b) < 0 || !(moved(L, a) || moved(L, b)))
         return KN_OK;
     int32_t in[8];
-    memcpy(in, n.inputs, sizeof in);
+    memcpy(in, n.inputs, sizeof(int32_t) * (size_t)n.n_inputs);
     in[0] = L->nhwc[a];
     in[3] = L->nhwc[b];
-    return replace(L, id, n.op_type, n.domain, in, 8, n.attrs, n.n_attrs);
+    return replace(L, id, n.op_type, n.domain, in, n.n_inputs, n.attrs, n.n_attrs);
 }
 
 static int perm_is(const kn_node *n, const int64_t *perm)
@@ -501,7 +502,8 @@ int kn_pass_layout_nhwc(kn_opt *o)
             rc = replace(&L, id, pool_op, KN_OPT_DOMAIN_NAME, &x, 1, n.attrs, n.n_attrs);
         } else if (kn_opt_is_op(kn_opt_node(o, id), "BatchNormalization")) {
             rc = do_batchnorm(&L, id);
-        } else if (is_kiln(kn_opt_node(o, id), "QAdd")) {
+        } else if (is_kiln(kn_opt_node(o, id), "QAdd") ||
+                   is_kiln(kn_opt_node(o, id), "QMulFloat")) {
             rc = do_qadd(&L, id);
         } else {
             rc = do_elementwise(&L, id);
