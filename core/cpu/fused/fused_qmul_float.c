@@ -36,9 +36,38 @@ typedef struct qmul_job {
     void *c;
 } qmul_job;
 
-static inline float a_at(const qmul_state *s, const void *a, int64_t i)
+/* n results from a and b advancing by sa and sb; written once for both
+ * 8-bit types of A and C, inlined with constant strides where the rows are
+ * contiguous (the gate's channels along NHWC's last axis) so the loop
+ * vectorises. */
+static inline void qmul_span(const qmul_state *s, const void *a, int64_t sa, const float *b,
+                             int64_t sb, void *c, int64_t n)
 {
-    return s->a_dtype == KN_INT8 ? (float)((const int8_t *)a)[i] : (float)((const uint8_t *)a)[i];
+    const float magic = 12582912.0f; /* 1.5 * 2^23: adding and removing it rounds half to even */
+    /* locals, and no branch on a type inside the loops: they vectorise */
+    const float za = s->za, ka = s->sa, sc = s->sc, zc = s->zc, lo = s->lo, hi = s->hi;
+    float q[KN_CHUNK];
+    for (int64_t i0 = 0; i0 < n; i0 += KN_CHUNK) {
+        int64_t len = n - i0 < KN_CHUNK ? n - i0 : KN_CHUNK;
+        if (s->a_dtype == KN_INT8)
+            for (int64_t t = 0; t < len; t++)
+                q[t] = ((const int8_t *)a)[(i0 + t) * sa];
+        else
+            for (int64_t t = 0; t < len; t++)
+                q[t] = ((const uint8_t *)a)[(i0 + t) * sa];
+        for (int64_t t = 0; t < len; t++) {
+            float v = (q[t] - za) * ka * b[(i0 + t) * sb] / sc;
+            v = v == v ? v : 0; /* NaN quantizes to the zero point */
+            v = v < lo ? lo : v > hi ? hi : v;
+            q[t] = (v + magic) - magic + zc;
+        }
+        if (s->c_dtype == KN_INT8)
+            for (int64_t t = 0; t < len; t++)
+                ((int8_t *)c)[i0 + t] = (int8_t)q[t];
+        else
+            for (int64_t t = 0; t < len; t++)
+                ((uint8_t *)c)[i0 + t] = (uint8_t)q[t];
+    }
 }
 
 static void qmul_row(void *ctx, const int64_t *in_off, int64_t out_off, int64_t n)
@@ -46,25 +75,16 @@ static void qmul_row(void *ctx, const int64_t *in_off, int64_t out_off, int64_t 
     const qmul_job *j = ctx;
     const qmul_state *s = j->s;
     int64_t sa = s->plan.strides[0][s->plan.rank - 1], sb = s->plan.strides[1][s->plan.rank - 1];
-    const float magic = 12582912.0f; /* 1.5 * 2^23: adding and removing it rounds half to even */
-    float q[KN_CHUNK];
-    for (int64_t i0 = 0; i0 < n; i0 += KN_CHUNK) {
-        int64_t len = n - i0 < KN_CHUNK ? n - i0 : KN_CHUNK;
-        for (int64_t t = 0; t < len; t++) {
-            float x = (a_at(s, j->a, in_off[0] + (i0 + t) * sa) - s->za) * s->sa;
-            float v = x * j->b[in_off[1] + (i0 + t) * sb] / s->sc;
-            v = v == v ? v : 0; /* NaN quantizes to the zero point */
-            v = v < s->lo ? s->lo : v > s->hi ? s->hi : v;
-            q[t] = (v + magic) - magic + s->zc;
-        }
-        int64_t at = out_off + i0;
-        if (s->c_dtype == KN_INT8)
-            for (int64_t t = 0; t < len; t++)
-                ((int8_t *)j->c)[at + t] = (int8_t)q[t];
-        else
-            for (int64_t t = 0; t < len; t++)
-                ((uint8_t *)j->c)[at + t] = (uint8_t)q[t];
-    }
+    /* A and C are 8-bit: element offsets are byte offsets */
+    const char *a = (const char *)j->a + in_off[0];
+    const float *b = j->b + in_off[1];
+    char *c = (char *)j->c + out_off;
+    if (sa == 1 && sb == 1)
+        qmul_span(s, a, 1, b, 1, c, n);
+    else if (sa == 1 && sb == 0)
+        qmul_span(s, a, 1, b, 0, c, n);
+    else
+        qmul_span(s, a, sa, b, sb, c, n);
 }
 
 static void qmul_range(void *ctx, int64_t begin, int64_t end)
