@@ -262,6 +262,14 @@ Test(opt_qdq, a_second_reader_keeps_the_graph_as_it_was)
     opt_drop(m, rt);
     check_within_steps(MODEL("opt_qdq_shared.onnx"), 0, 1);
     check_within_steps(MODEL("opt_qdq_shared.onnx"), 1, 1);
+    /* a Relu folded into the convolution's saturation must stay before the
+     * addition: the pattern does not fire */
+    m = opt_load_fresh(MODEL("opt_qdq_relu_residual.onnx"), 2, 0, &rt);
+    cr_assert_eq(opt_count_op(m, "QAdd", "kiln"), 1);
+    cr_assert_eq(opt_count_op(m, "QLinearConv", ""), 1);
+    opt_drop(m, rt);
+    check_within_steps(MODEL("opt_qdq_relu_residual.onnx"), 0, 1);
+    check_within_steps(MODEL("opt_qdq_relu_residual.onnx"), 1, 1);
 }
 
 Test(opt_qdq, a_float_gate_multiplies_the_8_bit_values)

@@ -539,6 +539,20 @@ def qdq():
     g.nodes.append(node("Identity", [m], ["Y"]))
     write("opt_qdq_gate.onnx", g.nodes, [x_in], [vi("Y", [1, 16, 8, 8])], g.inits)
 
+    # A Conv whose Relu the quantization absorbed (its zero point the lowest
+    # code) before a residual addition: the saturation is the Relu, so the
+    # addition stays outside the convolution.
+    g = Qdq()
+    xd = g.q("X", np.array([-1.0, 1.0]))
+    w, b = g.conv(xd, xs, 16, 16, 3, "C")
+    y = np.maximum(conv2d(x, w, b), 0)
+    g.nodes.append(node("Relu", ["C"], ["R"]))
+    r = g.q("R", y, symmetric_at_zero=True)
+    g.nodes.append(node("Add", [r, xd], ["S"]))
+    s = g.q("S", y + x)
+    g.nodes.append(node("Identity", [s], ["Y"]))
+    write("opt_qdq_relu_residual.onnx", g.nodes, [x_in], [vi("Y", [1, 16, 8, 8])], g.inits)
+
 
 def main():
     os.makedirs(OUT, exist_ok=True)

@@ -13,8 +13,10 @@
  * The convolution's result is no longer rounded to 8 bits before the
  * addition, so a value may differ from the graph as written by about one
  * step of the output's scale (the rounding that went, measured in the
- * output's steps, plus the one that stays), as ONNX Runtime's own QDQ
- * fusions differ. Only where y is read by the addition alone, the
+ * output's steps, plus the one that stays); nor clipped to y's range,
+ * which calibration made to hold y's values. Only where y's zero point is
+ * not its type's lowest code: there the saturation is a Relu or Relu6 that
+ * qdq_conv folded into it, and it must stay. And only where y is read by the addition alone, the
  * addition's view of y has the parameters the convolution wrote it with,
  * and z has y's shape as far as the graph says (the kernels check it
  * again, and broadcasting is left to the addition). */
@@ -99,9 +101,12 @@ static int fuse_one(kn_opt *o, int32_t add_id)
             continue;
         kn_node conv = *kn_opt_node(o, conv_id);
         int32_t z = add.inputs[z_in];
+        double y_zp;
         if (!same_scalar(o, conv.inputs[CONV_YS], add.inputs[y_in + 1]) ||
             !same_scalar(o, conv.inputs[CONV_YZ], add.inputs[y_in + 2]) ||
-            shapes_differ(o, add.inputs[y_in], z) || z == conv.inputs[0])
+            !scalar_value(o, conv.inputs[CONV_YZ], &y_zp) ||
+            y_zp == kn_qmin(kn_opt_value(o, conv.inputs[CONV_YZ])->dtype) ||
+            shapes_differ(o, add.inputs[y_in], z))
             continue;
         int relu = kn_attr_int(&add, "relu", 0) != 0;
         int32_t n_attrs = conv.n_attrs + relu;
