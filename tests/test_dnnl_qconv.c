@@ -7,7 +7,8 @@
  * residual Z as a sum post-op, an activation before the requantization)
  * against the CPU kernels' double-precision epilogue. And kiln.QAdd
  * (core/cpu/fused/fused_qadd.c) against the formula in double, with its
- * Relu, int8 and a broadcast scalar.
+ * Relu, int8 and a broadcast scalar; kiln.QMulFloat against the float
+ * arithmetic of the graph it replaces.
  *
  * oneDNN requantizes in float, the reference in double: results may differ
  * by one step where the exact value sits at a rounding tie, so the check
@@ -323,6 +324,58 @@ Test(fused_qadd, against_the_formula)
     check_qadd(KN_UINT8, 1, 0, "uint8 relu");
     check_qadd(KN_INT8, 1, 0, "int8 relu");
     check_qadd(KN_INT8, 0, 1, "int8, B a scalar");
+}
+
+/* ---- kiln.QMulFloat ---- */
+
+/* A [1, 7, 9, 40] times B broadcast ([1, 1, 1, 40]: NHWC channels, or a
+ * scalar), against the graph's float arithmetic: equal. */
+static void check_qmul_float(int32_t dtype, int scalar_b, const char *what)
+{
+    kh_case c;
+    kh_init(&c, "QMulFloat", 1, 6, 1);
+    c.node.domain = "kiln";
+    int64_t dims[4] = {1, 7, 9, 40}, bd[4] = {1, 1, 1, 40};
+    int64_t n = kn_shape_numel(dims, 4), nb = scalar_b ? 1 : 40;
+    float sa = 0.03f, sc = 0.021f;
+    int32_t za = dtype == KN_INT8 ? -3 : 120, zc = dtype == KN_INT8 ? 10 : 90;
+    kh_input(&c, 0, dtype, dims, 4, random_q8(n, KN_UINT8, 41));
+    float *b = malloc(sizeof(float) * (size_t)nb);
+    for (int64_t i = 0; i < nb; i++)
+        b[i] = 1.5f / (1.0f + expf(-0.3f * (float)(i - 20))); /* a Sigmoid gate, scaled */
+    kh_input(&c, 3, KN_FLOAT, scalar_b ? NULL : bd, scalar_b ? 0 : 4, b);
+    kh_input(&c, 1, KN_FLOAT, NULL, 0, scalar_copy(&sa, 4));
+    kh_input(&c, 4, KN_FLOAT, NULL, 0, scalar_copy(&sc, 4));
+    int8_t za8 = (int8_t)za, zc8 = (int8_t)zc;
+    uint8_t zau = (uint8_t)za, zcu = (uint8_t)zc;
+    kh_input(&c, 2, dtype, NULL, 0, scalar_copy(dtype == KN_INT8 ? (void *)&za8 : (void *)&zau, 1));
+    kh_input(&c, 5, dtype, NULL, 0, scalar_copy(dtype == KN_INT8 ? (void *)&zc8 : (void *)&zcu, 1));
+    float *out = NULL;
+    kn_tensor desc;
+    int rc = dt_run(&c, &kn_backend_cpu, 0x36, 1, &out, &desc);
+    cr_assert_eq(rc, KN_OK, "%s: %s", what, c.err.msg);
+    cr_assert_eq(desc.dtype, dtype, "%s: output dtype", what);
+    float lo = dtype == KN_INT8 ? -128 : 0, hi = dtype == KN_INT8 ? 127 : 255;
+    for (int64_t i = 0; i < n; i++) {
+        const unsigned char *a = c.in[0].data;
+        float va = dtype == KN_INT8 ? (float)(signed char)a[i] : (float)a[i];
+        volatile float x = (va - (float)za) * sa;        /* DequantizeLinear */
+        volatile float m = x * b[scalar_b ? 0 : i % 40]; /* Mul */
+        float q = nearbyintf(m / sc) + (float)zc;        /* QuantizeLinear */
+        q = q < lo ? lo : q > hi ? hi : q;
+        const unsigned char *o = (const unsigned char *)out;
+        int got = dtype == KN_INT8 ? (signed char)o[i] : o[i];
+        cr_assert_eq(got, (int)q, "%s: element %lld: %d, want %d", what, (long long)i, got, (int)q);
+    }
+    free(out);
+    dt_free_inputs(&c);
+}
+
+Test(fused_qmul_float, equals_the_graphs_arithmetic)
+{
+    check_qmul_float(KN_UINT8, 0, "uint8, per-channel gate");
+    check_qmul_float(KN_INT8, 0, "int8, per-channel gate");
+    check_qmul_float(KN_INT8, 1, "int8, scalar B");
 }
 
 #else

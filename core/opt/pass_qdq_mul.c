@@ -9,7 +9,8 @@
  * in float and quantized again, three passes over 4-byte values; QMulFloat
  * makes one over 1-byte ones, with the same arithmetic (results equal). The
  * DequantizeLinear stays while something else reads it (the SE block's
- * pooling). All parameters per tensor and constant. */
+ * pooling). All parameters per tensor and constant, a and c of one 8-bit
+ * type. */
 #include "core/opt/passes.h"
 #include "core/opt/qdq_match.h"
 
@@ -35,7 +36,7 @@ static int fuse_one(kn_opt *o, int32_t mul_id)
         return KN_OK;
     const kn_node *q = kn_opt_node(o, q_id);
     if (!kn_opt_is_op(q, "QuantizeLinear") || !kn_qdq_read_params(o, q, 0, &c) || c.zero < 0 ||
-        !kn_is_q8(c.dtype) || !kn_is_q8(a.dtype) || kn_attr_int(q, "saturate", 1) != 1)
+        !kn_is_q8(c.dtype) || c.dtype != a.dtype || kn_attr_int(q, "saturate", 1) != 1)
         return KN_OK;
     int rc = kn_opt_import_kiln(o);
     if (rc != KN_OK)

@@ -6,13 +6,14 @@
  * where b stays float: the gate of a squeeze-and-excitation block
  * (EfficientNet's Sigmoid of its SE convolutions, one value per channel).
  * Inputs: A, A_scale, A_zero_point, B, C_scale, C_zero_point (scalar
- * scales and zero points; A and C uint8 or int8, each its own; B float32,
+ * scales and zero points; A and C both uint8 or both int8; B float32,
  * numpy broadcasting against A).
  *
  *     c = saturate(round_half_even((float)((a - za) * sa) * b / sc) + zc)
  *
  * with the graph's own float operations in the graph's order, so the
- * result is the unfused graph's exactly; one pass over 8-bit values where
+ * result is the unfused graph's exactly (the SIMD table's qmul rows,
+ * core/simd/kernels_body.h); one pass over 8-bit values where
  * the graph made three over float ones (its DequantizeLinear may still run
  * for another reader, the SE block's pooling). */
 #include <math.h>
@@ -20,13 +21,14 @@
 
 #include "core/kernel/op.h"
 #include "core/kernel/tensor_common.h"
+#include "core/simd/kernels.h"
 
 enum { IN_A, IN_AS, IN_AZ, IN_B, IN_CS, IN_CZ };
 
 typedef struct qmul_state {
     kn_bcast_plan plan;
-    int32_t a_dtype, c_dtype;
-    float sa, za, sc, zc, lo, hi; /* lo, hi: C's range less its zero point */
+    int32_t dtype; /* A's and C's */
+    kn_qmul_params q;
 } qmul_state;
 
 typedef struct qmul_job {
@@ -36,55 +38,18 @@ typedef struct qmul_job {
     void *c;
 } qmul_job;
 
-/* n results from a and b advancing by sa and sb; written once for both
- * 8-bit types of A and C, inlined with constant strides where the rows are
- * contiguous (the gate's channels along NHWC's last axis) so the loop
- * vectorises. */
-static inline void qmul_span(const qmul_state *s, const void *a, int64_t sa, const float *b,
-                             int64_t sb, void *c, int64_t n)
-{
-    const float magic = 12582912.0f; /* 1.5 * 2^23: adding and removing it rounds half to even */
-    /* locals, and no branch on a type inside the loops: they vectorise */
-    const float za = s->za, ka = s->sa, sc = s->sc, zc = s->zc, lo = s->lo, hi = s->hi;
-    float q[KN_CHUNK];
-    for (int64_t i0 = 0; i0 < n; i0 += KN_CHUNK) {
-        int64_t len = n - i0 < KN_CHUNK ? n - i0 : KN_CHUNK;
-        if (s->a_dtype == KN_INT8)
-            for (int64_t t = 0; t < len; t++)
-                q[t] = ((const int8_t *)a)[(i0 + t) * sa];
-        else
-            for (int64_t t = 0; t < len; t++)
-                q[t] = ((const uint8_t *)a)[(i0 + t) * sa];
-        for (int64_t t = 0; t < len; t++) {
-            float v = (q[t] - za) * ka * b[(i0 + t) * sb] / sc;
-            v = v == v ? v : 0; /* NaN quantizes to the zero point */
-            v = v < lo ? lo : v > hi ? hi : v;
-            q[t] = (v + magic) - magic + zc;
-        }
-        if (s->c_dtype == KN_INT8)
-            for (int64_t t = 0; t < len; t++)
-                ((int8_t *)c)[i0 + t] = (int8_t)q[t];
-        else
-            for (int64_t t = 0; t < len; t++)
-                ((uint8_t *)c)[i0 + t] = (uint8_t)q[t];
-    }
-}
-
 static void qmul_row(void *ctx, const int64_t *in_off, int64_t out_off, int64_t n)
 {
     const qmul_job *j = ctx;
     const qmul_state *s = j->s;
     int64_t sa = s->plan.strides[0][s->plan.rank - 1], sb = s->plan.strides[1][s->plan.rank - 1];
-    /* A and C are 8-bit: element offsets are byte offsets */
-    const char *a = (const char *)j->a + in_off[0];
     const float *b = j->b + in_off[1];
-    char *c = (char *)j->c + out_off;
-    if (sa == 1 && sb == 1)
-        qmul_span(s, a, 1, b, 1, c, n);
-    else if (sa == 1 && sb == 0)
-        qmul_span(s, a, 1, b, 0, c, n);
+    if (s->dtype == KN_UINT8)
+        kn_simd()->qmul_u8((uint8_t *)j->c + out_off, (const uint8_t *)j->a + in_off[0], sa, b, sb,
+                           n, &s->q);
     else
-        qmul_span(s, a, sa, b, sb, c, n);
+        kn_simd()->qmul_s8((int8_t *)j->c + out_off, (const int8_t *)j->a + in_off[0], sa, b, sb, n,
+                           &s->q);
 }
 
 static void qmul_range(void *ctx, int64_t begin, int64_t end)
@@ -114,9 +79,9 @@ static int qmul_prepare(kn_kctx *k)
     if (kn_need_inputs(k, 6) != KN_OK)
         return k->err->code;
     const kn_tensor *a = k->in[IN_A], *b = k->in[IN_B], *cz = k->in[IN_CZ];
-    if (!is_q8(a) || !b || b->dtype != KN_FLOAT || !is_q8(cz))
+    if (!is_q8(a) || !b || b->dtype != KN_FLOAT || !cz || cz->dtype != a->dtype)
         return kn_fail(k->err, KN_ERR_DTYPE,
-                       "kiln.QMulFloat: A and C must be uint8 or int8, B float32");
+                       "kiln.QMulFloat: A and C must both be uint8 or both int8, B float32");
     float sa = 0, za = 0, sc = 0, zc = 0;
     int rc = scalar(k, IN_AS, KN_FLOAT, &sa);
     if (rc == KN_OK)
@@ -136,16 +101,14 @@ static int qmul_prepare(kn_kctx *k)
         return kn_fail(k->err, KN_ERR_OUT_OF_MEMORY, "kiln.QMulFloat: out of memory");
     const kn_tensor *in[2] = {a, b};
     kn_bcast_init(&s->plan, c, 2, in);
-    *s = (qmul_state){.plan = s->plan,
-                      .a_dtype = a->dtype,
-                      .c_dtype = c->dtype,
-                      .sa = sa,
-                      .za = za,
-                      .sc = sc,
-                      .zc = zc};
+    s->dtype = a->dtype;
     /* saturating before rounding gives the same integers: the bounds are */
-    s->lo = (c->dtype == KN_INT8 ? -128.0f : 0.0f) - zc;
-    s->hi = (c->dtype == KN_INT8 ? 127.0f : 255.0f) - zc;
+    s->q = (kn_qmul_params){.za = za,
+                            .sa = sa,
+                            .sc = sc,
+                            .zc = zc,
+                            .lo = (c->dtype == KN_INT8 ? -128.0f : 0.0f) - zc,
+                            .hi = (c->dtype == KN_INT8 ? 127.0f : 255.0f) - zc};
     k->state = s;
     return KN_OK;
 }
