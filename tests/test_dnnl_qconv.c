@@ -3,8 +3,12 @@
  * activations with non-zero zero points and padding (oneDNN's border
  * compensation), per-channel and per-tensor weight scales, bias, strides,
  * grouped and depthwise layers; the NHWC form against its CPU fallback;
- * the declines. And kiln.QAdd (core/cpu/fused/fused_qadd.c) against the
- * formula in double, with its Relu, int8 and a broadcast scalar.
+ * the declines. kiln.QFusedConv and the NHWC form's epilogue (a quantized
+ * residual Z as a sum post-op, an activation before the requantization)
+ * against the CPU kernels' double-precision epilogue. And kiln.QAdd
+ * (core/cpu/fused/fused_qadd.c) against the formula in double, with its
+ * Relu, int8 and a broadcast scalar; kiln.QMulFloat against the float
+ * arithmetic of the graph it replaces.
  *
  * oneDNN requantizes in float, the reference in double: results may differ
  * by one step where the exact value sits at a rounding tie, so the check
@@ -170,6 +174,100 @@ Test(dnnl_qconv, declines_what_onednn_cannot_take)
     dt_free_inputs(&c);
 }
 
+/* ---- kiln.QFusedConv: residual and activation before requantization ---- */
+
+typedef struct qfused_spec {
+    qconv_spec conv;
+    int with_z;
+    int32_t z_dtype, zz;
+    const char *act; /* "" for none */
+    float act_params[2];
+    int32_t n_act_params;
+} qfused_spec;
+
+static void qfused_case(kh_case *c, const qfused_spec *f, int nhwc)
+{
+    const qconv_spec *s = &f->conv;
+    qconv_case(c, s, nhwc);
+    c->node.op_type = nhwc ? "NhwcQLinearConv" : "QFusedConv";
+    c->node.domain = "kiln";
+    c->opset = 1;
+    if (f->with_z) {
+        c->n_in = c->node.n_inputs = 12;
+        int64_t oh = (s->h + 2 * s->pad - s->k) / s->stride + 1,
+                ow = (s->w + 2 * s->pad - s->k) / s->stride + 1;
+        int64_t zd[4] = {s->n, s->cout, oh, ow}, zd_nhwc[4] = {s->n, oh, ow, s->cout};
+        kh_input(c, 9, f->z_dtype, nhwc ? zd_nhwc : zd, 4,
+                 random_q8(kn_shape_numel(zd, 4), KN_UINT8, 31));
+        float sz = 0.04f;
+        kh_input(c, 10, KN_FLOAT, NULL, 0, scalar_copy(&sz, 4));
+        int8_t zz8 = (int8_t)f->zz;
+        uint8_t zzu = (uint8_t)f->zz;
+        kh_input(c, 11, f->z_dtype, NULL, 0,
+                 scalar_copy(f->z_dtype == KN_INT8 ? (void *)&zz8 : (void *)&zzu, 1));
+    }
+    if (f->act[0])
+        kh_attr_string(c, "activation", f->act);
+    if (f->n_act_params)
+        kh_attr_floats(c, "activation_params", f->act_params, f->n_act_params);
+}
+
+/* Everything but X and Z constant. */
+#define QFUSED_CONSTS (QCONV_CONSTS | 0xc00u)
+
+static void check_qfused(const qfused_spec *f, const char *what)
+{
+    for (int nhwc = 0; nhwc < 2; nhwc++) {
+        kh_case c;
+        qfused_case(&c, f, nhwc);
+        float *dn = NULL, *cpu = NULL;
+        kn_tensor dd, cd;
+        int rc = dt_run(&c, &kn_backend_dnnl, QFUSED_CONSTS, 1, &dn, &dd);
+        if (!nhwc && rc == KN_ERR_DECLINE) { /* NCHW: as plain QLinearConv above */
+            dt_free_inputs(&c);
+            continue;
+        }
+        cr_assert_eq(rc, KN_OK, "%s%s: oneDNN kernel: %s (%d)", what, nhwc ? " NHWC" : "",
+                     c.err.msg, rc);
+        rc = dt_run(&c, &kn_backend_cpu, QFUSED_CONSTS, 1, &cpu, &cd);
+        cr_assert_eq(rc, KN_OK, "%s: CPU kernel: %s", what, c.err.msg);
+        cr_assert(kn_shape_equal(dd.dims, dd.rank, cd.dims, cd.rank), "%s: shapes differ", what);
+        assert_within_one_step(dn, cpu, kn_tensor_numel(&cd), f->conv.y_dtype, what);
+        free(dn);
+        free(cpu);
+        dt_free_inputs(&c);
+    }
+}
+
+Test(dnnl_qconv, residual_and_activation_epilogues)
+{
+    const qconv_spec u8 = {1, 16, 12, 12, 32, 3, 1, 1, 1, KN_UINT8, KN_UINT8, 128, 3, 1, 1};
+    const qconv_spec s8 = {2, 24, 9, 11, 16, 1, 1, 0, 1, KN_INT8, KN_INT8, -5, 7, 1, 1};
+    const qconv_spec dw = {1, 32, 10, 10, 32, 3, 2, 1, 32, KN_UINT8, KN_UINT8, 120, 60, 1, 0};
+    const qfused_spec specs[] = {
+        /* ResNet's block end: residual with a zero point, then Relu */
+        {u8, 1, KN_UINT8, 77, "Relu", {0}, 0},
+        /* MobileNet's: residual, no activation, int8 */
+        {s8, 1, KN_INT8, -9, "", {0}, 0},
+        /* a uint8 residual into an int8 output (same bytes, other type) */
+        {s8, 1, KN_UINT8, 130, "", {0}, 0},
+        /* EfficientNet's SiLU, pointwise and depthwise */
+        {s8, 0, 0, 0, "Silu", {0}, 0},
+        {dw, 0, 0, 0, "Silu", {0}, 0},
+        /* HardSwish, and a Clip inside the output's range */
+        {u8, 0, 0, 0, "HardSwish", {0}, 0},
+        {u8, 0, 0, 0, "Clip", {-0.5f, 1.5f}, 2},
+        /* a residual and an activation that needs real values */
+        {u8, 1, KN_UINT8, 20, "Silu", {0}, 0},
+    };
+    for (size_t i = 0; i < sizeof specs / sizeof specs[0]; i++) {
+        char what[64];
+        snprintf(what, sizeof what, "epilogue case %zu (%s%s)", i, specs[i].with_z ? "Z " : "",
+                 specs[i].act);
+        check_qfused(&specs[i], what);
+    }
+}
+
 /* ---- kiln.QAdd ---- */
 
 static void check_qadd(int32_t dtype, int relu, int scalar_b, const char *what)
@@ -226,6 +324,58 @@ Test(fused_qadd, against_the_formula)
     check_qadd(KN_UINT8, 1, 0, "uint8 relu");
     check_qadd(KN_INT8, 1, 0, "int8 relu");
     check_qadd(KN_INT8, 0, 1, "int8, B a scalar");
+}
+
+/* ---- kiln.QMulFloat ---- */
+
+/* A [1, 7, 9, 40] times B broadcast ([1, 1, 1, 40]: NHWC channels, or a
+ * scalar), against the graph's float arithmetic: equal. */
+static void check_qmul_float(int32_t dtype, int scalar_b, const char *what)
+{
+    kh_case c;
+    kh_init(&c, "QMulFloat", 1, 6, 1);
+    c.node.domain = "kiln";
+    int64_t dims[4] = {1, 7, 9, 40}, bd[4] = {1, 1, 1, 40};
+    int64_t n = kn_shape_numel(dims, 4), nb = scalar_b ? 1 : 40;
+    float sa = 0.03f, sc = 0.021f;
+    int32_t za = dtype == KN_INT8 ? -3 : 120, zc = dtype == KN_INT8 ? 10 : 90;
+    kh_input(&c, 0, dtype, dims, 4, random_q8(n, KN_UINT8, 41));
+    float *b = malloc(sizeof(float) * (size_t)nb);
+    for (int64_t i = 0; i < nb; i++)
+        b[i] = 1.5f / (1.0f + expf(-0.3f * (float)(i - 20))); /* a Sigmoid gate, scaled */
+    kh_input(&c, 3, KN_FLOAT, scalar_b ? NULL : bd, scalar_b ? 0 : 4, b);
+    kh_input(&c, 1, KN_FLOAT, NULL, 0, scalar_copy(&sa, 4));
+    kh_input(&c, 4, KN_FLOAT, NULL, 0, scalar_copy(&sc, 4));
+    int8_t za8 = (int8_t)za, zc8 = (int8_t)zc;
+    uint8_t zau = (uint8_t)za, zcu = (uint8_t)zc;
+    kh_input(&c, 2, dtype, NULL, 0, scalar_copy(dtype == KN_INT8 ? (void *)&za8 : (void *)&zau, 1));
+    kh_input(&c, 5, dtype, NULL, 0, scalar_copy(dtype == KN_INT8 ? (void *)&zc8 : (void *)&zcu, 1));
+    float *out = NULL;
+    kn_tensor desc;
+    int rc = dt_run(&c, &kn_backend_cpu, 0x36, 1, &out, &desc);
+    cr_assert_eq(rc, KN_OK, "%s: %s", what, c.err.msg);
+    cr_assert_eq(desc.dtype, dtype, "%s: output dtype", what);
+    float lo = dtype == KN_INT8 ? -128 : 0, hi = dtype == KN_INT8 ? 127 : 255;
+    for (int64_t i = 0; i < n; i++) {
+        const unsigned char *a = c.in[0].data;
+        float va = dtype == KN_INT8 ? (float)(signed char)a[i] : (float)a[i];
+        volatile float x = (va - (float)za) * sa;        /* DequantizeLinear */
+        volatile float m = x * b[scalar_b ? 0 : i % 40]; /* Mul */
+        float q = nearbyintf(m / sc) + (float)zc;        /* QuantizeLinear */
+        q = q < lo ? lo : q > hi ? hi : q;
+        const unsigned char *o = (const unsigned char *)out;
+        int got = dtype == KN_INT8 ? (signed char)o[i] : o[i];
+        cr_assert_eq(got, (int)q, "%s: element %lld: %d, want %d", what, (long long)i, got, (int)q);
+    }
+    free(out);
+    dt_free_inputs(&c);
+}
+
+Test(fused_qmul_float, equals_the_graphs_arithmetic)
+{
+    check_qmul_float(KN_UINT8, 0, "uint8, per-channel gate");
+    check_qmul_float(KN_INT8, 0, "int8, per-channel gate");
+    check_qmul_float(KN_INT8, 1, "int8, scalar B");
 }
 
 #else

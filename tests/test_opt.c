@@ -155,6 +155,136 @@ Test(opt_layernorm, formula_becomes_one_node_below_opset_17)
     opt_check_same_outputs(MODEL("opt_layernorm13.onnx"), 2, 1e-5);
 }
 
+/* ---- QDQ integer convolutions with their epilogue (pass_qdq_conv.c,
+ * pass_qconv_add.c, opt_qdq_*.onnx from tools/make_opt_models.py) ---- */
+
+static int cmp_float(const void *a, const void *b)
+{
+    float x = *(const float *)a, y = *(const float *)b;
+    return (x > y) - (x < y);
+}
+
+/* The quantization step of a dequantized output: the smallest gap between
+ * two of its distinct values (adjacent codes, among this many elements). */
+static double output_step(const float *v, size_t n)
+{
+    float *s = malloc(n * sizeof *s);
+    memcpy(s, v, n * sizeof *s);
+    qsort(s, n, sizeof *s, cmp_float);
+    double step = INFINITY;
+    for (size_t i = 1; i < n; i++)
+        if (s[i] > s[i - 1])
+            step = fmin(step, (double)s[i] - s[i - 1]);
+    free(s);
+    return step;
+}
+
+/* Loads path unoptimized and at level 2 (oneDNN allowed or not), runs both
+ * on the same inputs: every dequantized output agrees within `steps` steps
+ * of its quantization (the rounding the fusion removed or moved), most of
+ * it exactly; a float output (no step) within 1e-4. */
+static void check_within_steps(const char *path, int32_t use_dnnl, double steps)
+{
+    kiln_runtime *rt = kt_runtime(1);
+    kiln_model *m0 = opt_load(rt, path, 0), *m2 = opt_load_dnnl(rt, path, 2, use_dnnl);
+    opt_inputs in;
+    opt_make_inputs(m0, &in);
+    kiln_session *s0 = opt_run(m0, &in), *s2 = opt_run(m2, &in);
+    int32_t n_out = 0;
+    KT_OK(kiln_model_output_count(m0, &n_out));
+    for (int32_t o = 0; o < n_out; o++) {
+        const float *a, *b;
+        size_t na, nb;
+        KT_OK(kiln_session_output_view(s0, o, (const void **)&a, &na));
+        KT_OK(kiln_session_output_view(s2, o, (const void **)&b, &nb));
+        cr_assert_eq(na, nb, "output %d size", (int)o);
+        size_t n = na / 4, off = 0;
+        double step = output_step(a, n), maxabs = 0;
+        cr_assert(step < INFINITY, "output %d: constant", (int)o);
+        for (size_t i = 0; i < n; i++)
+            maxabs = fmax(maxabs, fabs((double)a[i]));
+        int quantized = step > maxabs * 1e-4;
+        for (size_t i = 0; i < n; i++) {
+            double d = fabs((double)a[i] - b[i]);
+            double bound = quantized ? step * steps * 1.001 : 1e-4 * (1 + fabs((double)a[i]));
+            cr_assert(d <= bound, "%s output %d element %zu: %g vs %g (step %g)", path, (int)o, i,
+                      a[i], b[i], step);
+            off += quantized && d > step * 1e-3;
+        }
+        /* most agree exactly: an epilogue in the wrong place would not */
+        cr_assert(off * 4 <= n, "%s output %d: %zu of %zu one step off", path, (int)o, off, n);
+    }
+    kiln_session_destroy(s0);
+    kiln_session_destroy(s2);
+    opt_free_inputs(&in);
+    kiln_model_destroy(m0);
+    kiln_model_destroy(m2);
+    kiln_runtime_destroy(rt);
+}
+
+Test(opt_qdq, residual_add_and_relu_go_into_the_convolution)
+{
+    kiln_runtime *rt;
+    kiln_model *m = opt_load_fresh(MODEL("opt_qdq_residual.onnx"), 2, 0, &rt);
+    cr_assert_eq(opt_count_op(m, "QLinearConv", ""), 1, "the first Conv, its Relu absorbed");
+    cr_assert_eq(opt_count_op(m, "QFusedConv", "kiln"), 1, "the second, with Add and Relu");
+    cr_assert_eq(opt_count_op(m, "QAdd", "kiln"), 0);
+    cr_assert_eq(opt_count_op(m, "Add", ""), 0);
+    opt_drop(m, rt);
+    /* The second Conv's result is no longer rounded to its own step, 2.7
+     * times the output's here (its range has negatives, the output's none):
+     * half of it moves a value by at most 1.4 output steps, so the
+     * output's codes by at most 2. */
+    check_within_steps(MODEL("opt_qdq_residual.onnx"), 0, 2);
+    check_within_steps(MODEL("opt_qdq_residual.onnx"), 1, 2);
+}
+
+Test(opt_qdq, activations_quantization_does_not_absorb_stay_in_the_convolution)
+{
+    kiln_runtime *rt;
+    kiln_model *m = opt_load_fresh(MODEL("opt_qdq_activations.onnx"), 2, 0, &rt);
+    cr_assert_eq(opt_count_op(m, "QFusedConv", "kiln"), 3, "SiLU, HardSwish and Clip");
+    cr_assert_eq(opt_count_op(m, "Conv", ""), 0);
+    cr_assert_eq(opt_count_op(m, "Sigmoid", ""), 0);
+    cr_assert_eq(opt_count_op(m, "QuantizeLinear", ""), 1, "only the graph input's");
+    opt_drop(m, rt);
+    check_within_steps(MODEL("opt_qdq_activations.onnx"), 0, 1);
+    check_within_steps(MODEL("opt_qdq_activations.onnx"), 1, 1);
+}
+
+Test(opt_qdq, a_second_reader_keeps_the_graph_as_it_was)
+{
+    kiln_runtime *rt;
+    kiln_model *m = opt_load_fresh(MODEL("opt_qdq_shared.onnx"), 2, 0, &rt);
+    cr_assert_eq(opt_count_op(m, "QAdd", "kiln"), 1, "the Conv's result has another reader");
+    cr_assert_eq(opt_count_op(m, "QLinearConv", ""), 1);
+    cr_assert_eq(opt_count_op(m, "QFusedConv", "kiln"), 0);
+    opt_drop(m, rt);
+    check_within_steps(MODEL("opt_qdq_shared.onnx"), 0, 1);
+    check_within_steps(MODEL("opt_qdq_shared.onnx"), 1, 1);
+    /* a Relu folded into the convolution's saturation must stay before the
+     * addition: the pattern does not fire */
+    m = opt_load_fresh(MODEL("opt_qdq_relu_residual.onnx"), 2, 0, &rt);
+    cr_assert_eq(opt_count_op(m, "QAdd", "kiln"), 1);
+    cr_assert_eq(opt_count_op(m, "QLinearConv", ""), 1);
+    opt_drop(m, rt);
+    check_within_steps(MODEL("opt_qdq_relu_residual.onnx"), 0, 1);
+    check_within_steps(MODEL("opt_qdq_relu_residual.onnx"), 1, 1);
+}
+
+Test(opt_qdq, a_float_gate_multiplies_the_8_bit_values)
+{
+    kiln_runtime *rt;
+    kiln_model *m = opt_load_fresh(MODEL("opt_qdq_gate.onnx"), 2, 0, &rt);
+    cr_assert_eq(opt_count_op(m, "QMulFloat", "kiln"), 1);
+    cr_assert_eq(opt_count_op(m, "Mul", ""), 0);
+    cr_assert_eq(opt_count_op(m, "DequantizeLinear", ""), 2, "the pooling's and the output's");
+    opt_drop(m, rt);
+    /* the graph's arithmetic, in its order: equal, not just close */
+    opt_check_same_outputs(MODEL("opt_qdq_gate.onnx"), 2, 0);
+    opt_check_same_outputs_on(MODEL("opt_qdq_gate.onnx"), 2, 0, 1, 1);
+}
+
 Test(opt_kernels, fused_conv_written_directly)
 {
     /* Y = Clip(Conv(X, W) + Z, -0.5, 0.5) as kiln.FusedConv and R as the

@@ -389,6 +389,171 @@ def pad_fold():
          init("W", [4, 3, 3, 3])])
 
 
+# ---- QDQ patterns (pass_qdq_conv.c, pass_qconv_add.c) ----
+
+QRNG = np.random.default_rng(29)  # its own, so the models above keep theirs
+
+
+def conv2d(x, w, b):
+    """Float reference of a 3x3 (or 1x1), stride 1, 'same' convolution, for
+    choosing the quantization scales of the values a graph computes."""
+    k = w.shape[2]
+    p = k // 2
+    xp = np.pad(x, ((0, 0), (0, 0), (p, p), (p, p)))
+    h, wd = x.shape[2], x.shape[3]
+    cols = np.stack([xp[:, :, i:i + h, j:j + wd] for i in range(k) for j in range(k)], axis=2)
+    y = np.einsum("ncthw,oct->nohw", cols, w.reshape(w.shape[0], w.shape[1], k * k))
+    return y + b.reshape(1, -1, 1, 1)
+
+
+class Qdq:
+    """Builds a QDQ graph the way a calibrating writer does: uint8
+    activations with a scale and zero point from the value's range, int8
+    per-channel weights, int32 biases with scale x_scale * w_scale."""
+
+    def __init__(self):
+        self.nodes, self.inits = [], []
+
+    def const(self, name, array):
+        self.inits.append(numpy_helper.from_array(array, name))
+        return name
+
+    def q(self, v, value, symmetric_at_zero=False):
+        """Q then DQ of float value v (its numbers in `value`): the DQ'd name."""
+        lo, hi = min(float(value.min()), 0.0), max(float(value.max()), 0.0)
+        if symmetric_at_zero:
+            lo = 0.0
+        scale = (hi - lo) / 255.0
+        zp = int(round(-lo / scale))
+        s = self.const(v + "_s", np.array(scale, np.float32))
+        z = self.const(v + "_z", np.array(zp, np.uint8))
+        self.nodes.append(node("QuantizeLinear", [v, s, z], [v + "_q"]))
+        self.nodes.append(node("DequantizeLinear", [v + "_q", s, z], [v + "_dq"]))
+        self.scale = scale  # of the value just quantized
+        return v + "_dq"
+
+    def conv(self, x, x_scale, cin, cout, k, y):
+        """Conv of DQ'd x with int8 weights and int32 bias; returns the float
+        weights and bias for the reference."""
+        w = (QRNG.standard_normal((cout, cin, k, k)) * 0.3).astype(np.float32)
+        b = (QRNG.standard_normal(cout) * 0.1).astype(np.float32)
+        ws = (np.abs(w).reshape(cout, -1).max(axis=1) / 127.0).astype(np.float32)
+        wq = np.clip(np.round(w / ws.reshape(-1, 1, 1, 1)), -127, 127).astype(np.int8)
+        bs = (x_scale * ws).astype(np.float32)
+        bq = np.round(b / bs).astype(np.int32)
+        names = [self.const(y + "_" + n, a) for n, a in
+                 (("wq", wq), ("ws", ws), ("wz", np.zeros(cout, np.int8)), ("bq", bq), ("bs", bs))]
+        self.nodes.append(node("DequantizeLinear", [names[0], names[1], names[2]], [y + "_w"],
+                               axis=0))
+        self.nodes.append(node("DequantizeLinear", [names[3], names[4]], [y + "_b"], axis=0))
+        self.nodes.append(node("Conv", [x, y + "_w", y + "_b"], [y], pads=[k // 2] * 4))
+        return wq.astype(np.float32) * ws.reshape(-1, 1, 1, 1), bq * bs
+
+
+def qdq():
+    x = QRNG.uniform(-1, 1, (1, 16, 8, 8)).astype(np.float32)
+    xs = 2.0 / 255.0
+    x_in = vi("X", [1, 16, 8, 8])
+
+    # A residual block: Conv -> Relu and Conv, whose sum with the block's
+    # input goes through Relu: the second Conv takes the addition and Relu.
+    g = Qdq()
+    xd = g.q("X", np.array([-1.0, 1.0]))
+    w1, b1 = g.conv(xd, xs, 16, 16, 3, "C1")
+    y1 = np.maximum(conv2d(x, w1, b1), 0)
+    g.nodes.append(node("Relu", ["C1"], ["R1"]))
+    r1 = g.q("R1", y1, symmetric_at_zero=True)
+    w2, b2 = g.conv(r1, g.scale, 16, 16, 3, "C2")
+    y2 = conv2d(y1, w2, b2)
+    c2 = g.q("C2", y2)
+    g.nodes.append(node("Add", [c2, xd], ["S"]))
+    g.nodes.append(node("Relu", ["S"], ["RS"]))
+    rs = g.q("RS", np.maximum(y2 + x, 0), symmetric_at_zero=True)
+    g.nodes.append(node("Identity", [rs], ["Y"]))
+    write("opt_qdq_residual.onnx", g.nodes, [x_in], [vi("Y", [1, 16, 8, 8])], g.inits)
+
+    # Activations the quantization does not absorb: SiLU as x * Sigmoid(x),
+    # HardSwish, and a Clip inside the output's range with Constant bounds.
+    g = Qdq()
+    xd = g.q("X", np.array([-1.0, 1.0]))
+    outs = []
+    for i, act in enumerate(("Silu", "HardSwish", "Clip")):
+        c = "A%d" % i
+        w, b = g.conv(xd, xs, 16, 8, 1 if i == 1 else 3, c)
+        y = conv2d(x, w, b)
+        if act == "Silu":
+            g.nodes.append(node("Sigmoid", [c], [c + "_sig"]))
+            g.nodes.append(node("Mul", [c, c + "_sig"], [c + "_act"]))
+            ya = y / (1 + np.exp(-y))
+        elif act == "HardSwish":
+            g.nodes.append(node("HardSwish", [c], [c + "_act"]))
+            ya = y * np.clip(y / 6 + 0.5, 0, 1)
+        else:
+            g.nodes.append(helper.make_node("Constant", [], [c + "_lo"], name=c + "_lo_node",
+                                            value=numpy_helper.from_array(
+                                                np.array(-0.25, np.float32))))
+            g.nodes.append(helper.make_node("Constant", [], [c + "_hi"], name=c + "_hi_node",
+                                            value=numpy_helper.from_array(
+                                                np.array(0.5, np.float32))))
+            g.nodes.append(node("Clip", [c, c + "_lo", c + "_hi"], [c + "_act"]))
+            ya = np.clip(y, -0.25, 0.5)
+            ya = np.concatenate([ya.ravel(), [-1.0, 1.0]])  # a range wider than the Clip's
+        outs.append(g.q(c + "_act", ya))
+        g.nodes.append(node("Identity", [outs[-1]], ["Y%d" % i]))
+    write("opt_qdq_activations.onnx", g.nodes, [x_in],
+          [vi("Y%d" % i, [1, 8, 8, 8]) for i in range(3)], g.inits)
+
+    # The negative: the Conv before the addition has a second reader (its
+    # quantized output is also a graph output's), and a SiLU Conv's result
+    # is a graph output too: neither fuses.
+    g = Qdq()
+    xd = g.q("X", np.array([-1.0, 1.0]))
+    w, b = g.conv(xd, xs, 16, 16, 3, "C")
+    y = conv2d(x, w, b)
+    c = g.q("C", y)
+    g.nodes.append(node("Add", [c, xd], ["S"]))
+    s = g.q("S", y + x)
+    g.nodes.append(node("Identity", [s], ["Y"]))
+    g.nodes.append(node("Identity", [c], ["Yc"]))
+    w, b = g.conv(xd, xs, 16, 8, 3, "D")
+    yd = conv2d(x, w, b)
+    g.nodes.append(node("Sigmoid", ["D"], ["D_sig"]))
+    g.nodes.append(node("Mul", ["D", "D_sig"], ["D_act"]))
+    d = g.q("D_act", yd / (1 + np.exp(-yd)))
+    g.nodes.append(node("Identity", [d], ["Yd"]))
+    write("opt_qdq_shared.onnx", g.nodes, [x_in],
+          [vi("Y", [1, 16, 8, 8]), vi("Yc", [1, 16, 8, 8]), vi("Yd", [1, 8, 8, 8]),
+           vi("D", [1, 8, 8, 8])], g.inits)
+
+    # A squeeze-and-excitation gate: the dequantized X times the Sigmoid of
+    # a float 1x1 Conv of its pooled mean, quantized again.
+    g = Qdq()
+    xd = g.q("X", np.array([-1.0, 1.0]))
+    g.nodes.append(node("GlobalAveragePool", [xd], ["P"]))
+    g.inits.append(numpy_helper.from_array(
+        (QRNG.standard_normal((16, 16, 1, 1)) * 2).astype(np.float32), "Wg"))
+    g.nodes.append(node("Conv", ["P", "Wg"], ["G"]))
+    g.nodes.append(node("Sigmoid", ["G"], ["Gs"]))
+    g.nodes.append(node("Mul", [xd, "Gs"], ["M"]))
+    m = g.q("M", np.array([-1.0, 1.0]))
+    g.nodes.append(node("Identity", [m], ["Y"]))
+    write("opt_qdq_gate.onnx", g.nodes, [x_in], [vi("Y", [1, 16, 8, 8])], g.inits)
+
+    # A Conv whose Relu the quantization absorbed (its zero point the lowest
+    # code) before a residual addition: the saturation is the Relu, so the
+    # addition stays outside the convolution.
+    g = Qdq()
+    xd = g.q("X", np.array([-1.0, 1.0]))
+    w, b = g.conv(xd, xs, 16, 16, 3, "C")
+    y = np.maximum(conv2d(x, w, b), 0)
+    g.nodes.append(node("Relu", ["C"], ["R"]))
+    r = g.q("R", y, symmetric_at_zero=True)
+    g.nodes.append(node("Add", [r, xd], ["S"]))
+    s = g.q("S", y + x)
+    g.nodes.append(node("Identity", [s], ["Y"]))
+    write("opt_qdq_relu_residual.onnx", g.nodes, [x_in], [vi("Y", [1, 16, 8, 8])], g.inits)
+
+
 def main():
     os.makedirs(OUT, exist_ok=True)
     kiln_direct()
@@ -402,6 +567,7 @@ def main():
     chains()
     zero_pads()
     pad_fold()
+    qdq()
 
 
 if __name__ == "__main__":

@@ -53,7 +53,7 @@ void kn_dnnl_prim_destroy(kn_dnnl_prim *p)
     memset(p, 0, sizeof *p);
 }
 
-static dnnl_status_t append_activation(dnnl_post_ops_t po, const kn_activation *a, int *missing)
+dnnl_status_t kn_dnnl_append_activation(dnnl_post_ops_t po, const kn_activation *a, int *missing)
 {
     *missing = 0;
     switch (a->kind) {
@@ -124,7 +124,7 @@ int kn_dnnl_attr_create(const kn_activation *act, int with_sum, dnnl_primitive_a
     if (s == dnnl_success && with_sum)
         s = dnnl_post_ops_append_sum(po, 1.0f);
     if (s == dnnl_success)
-        s = append_activation(po, act, &missing);
+        s = kn_dnnl_append_activation(po, act, &missing);
     if (s == dnnl_success)
         s = dnnl_primitive_attr_set_post_ops(*attr, po);
     if (po)

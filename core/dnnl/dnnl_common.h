@@ -78,6 +78,10 @@ int kn_dnnl_decline(kn_kctx *k, const char *why);
 int kn_dnnl_attr_create(const kn_activation *act, int with_sum, dnnl_primitive_attr_t *attr,
                         kn_err *err);
 
+/* Appends act's eltwise post-ops to po (nothing for KN_ACT_NONE); *missing
+ * set when oneDNN has none for it. */
+dnnl_status_t kn_dnnl_append_activation(dnnl_post_ops_t po, const kn_activation *act, int *missing);
+
 /* Activations Kiln applies faster after the primitive than oneDNN 2.6 as
  * a post-op: moves such an *act into p->after, leaving *act NONE. */
 void kn_dnnl_take_activation(kn_dnnl_prim *p, kn_activation *act);

@@ -3,9 +3,30 @@
 
 #include "core/kernel/weights.h"
 
-int kn_dnnl_int8_pd(kn_kctx *k, kn_dnnl_prim *p, const void *op_desc, const float *scales,
-                    int64_t n_scales, int32_t src_zp, int32_t dst_zp, dnnl_primitive_desc_t *pd)
+/* The epilogue as post-ops; *missing when oneDNN has none for its activation. */
+static dnnl_status_t set_post_ops(dnnl_primitive_attr_t attr, const kn_dnnl_int8_post *post,
+                                  int *missing)
 {
+    dnnl_post_ops_t po = NULL;
+    dnnl_status_t s = dnnl_post_ops_create(&po);
+    if (s == dnnl_success && post->with_sum)
+        s = dnnl_post_ops_append_sum_v3(po, post->sum_scale, post->sum_zp, post->sum_type);
+    if (s == dnnl_success)
+        s = kn_dnnl_append_activation(po, &post->act, missing);
+    if (s == dnnl_success && post->post_scale != 1.0f)
+        s = dnnl_post_ops_append_eltwise(po, 1.0f, dnnl_eltwise_linear, post->post_scale, 0.0f);
+    if (s == dnnl_success)
+        s = dnnl_primitive_attr_set_post_ops(attr, po);
+    if (po)
+        dnnl_post_ops_destroy(po);
+    return s;
+}
+
+int kn_dnnl_int8_pd(kn_kctx *k, kn_dnnl_prim *p, const void *op_desc, const float *scales,
+                    int64_t n_scales, int32_t src_zp, int32_t dst_zp, const kn_dnnl_int8_post *post,
+                    dnnl_primitive_desc_t *pd)
+{
+    int missing = 0;
     dnnl_primitive_attr_t attr = NULL;
     dnnl_status_t s = dnnl_primitive_attr_create(&attr);
     if (s == dnnl_success)
@@ -17,7 +38,10 @@ int kn_dnnl_int8_pd(kn_kctx *k, kn_dnnl_prim *p, const void *op_desc, const floa
         s = dnnl_primitive_attr_set_zero_points(attr, DNNL_ARG_SRC, 1, 0, &src_zp);
     if (s == dnnl_success && dst_zp != 0)
         s = dnnl_primitive_attr_set_zero_points(attr, DNNL_ARG_DST, 1, 0, &dst_zp);
+    if (s == dnnl_success && post)
+        s = set_post_ops(attr, post, &missing);
     int rc = s == dnnl_success ? kn_dnnl_pd_create_attr(op_desc, attr, NULL, p, pd, k->err)
+             : missing         ? kn_dnnl_decline(k, "no post-op for this activation")
                                : kn_dnnl_fail(k->err, s, "int8 primitive attributes");
     if (attr)
         dnnl_primitive_attr_destroy(attr);

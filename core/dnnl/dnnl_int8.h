@@ -6,11 +6,27 @@
 
 #include "core/dnnl/dnnl_common.h"
 
+/* An epilogue between the accumulation and the requantization (fused
+ * integer convolutions): a residual summed onto the destination, which
+ * holds it quantized (scale sum_scale relative to the output scales, zero
+ * point sum_zp, stored as sum_type), then an activation, then a multiply
+ * by post_scale (1 for none). */
+typedef struct kn_dnnl_int8_post {
+    int with_sum;
+    float sum_scale;
+    int32_t sum_zp;
+    dnnl_data_type_t sum_type;
+    kn_activation act;
+    float post_scale;
+} kn_dnnl_int8_post;
+
 /* *pd for op_desc with output scales (n_scales of them: one, or one per
- * output channel / column, dim 1 of the destination) and the source's and
- * destination's zero points (0: none), user scratchpad. */
+ * output channel / column, dim 1 of the destination), the source's and
+ * destination's zero points (0: none), the epilogue `post` (NULL: none)
+ * and user scratchpad. */
 int kn_dnnl_int8_pd(kn_kctx *k, kn_dnnl_prim *p, const void *op_desc, const float *scales,
-                    int64_t n_scales, int32_t src_zp, int32_t dst_zp, dnnl_primitive_desc_t *pd);
+                    int64_t n_scales, int32_t src_zp, int32_t dst_zp, const kn_dnnl_int8_post *post,
+                    dnnl_primitive_desc_t *pd);
 
 /* Binds constant int8 weights, input `input` laid out as `have`, in the
  * layout pd wants: the model's shared packed copy when its store shares

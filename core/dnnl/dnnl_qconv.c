@@ -1,9 +1,25 @@
-/* Integer convolution on oneDNN: QLinearConv (2-D, NCHW) and
- * kiln.NhwcQLinearConv (the same with X and Y NHWC, written by the layout
- * pass). uint8 or int8 activations, int8 weights per tensor or per output
- * channel, int32 bias, uint8 or int8 output:
+/* Integer convolution on oneDNN: QLinearConv (2-D, NCHW), kiln.QFusedConv
+ * (QLinearConv with a quantized residual Z and an activation before the
+ * requantization, core/cpu/quant/qlinear.c) and kiln.NhwcQLinearConv
+ * (QFusedConv with X, Z and Y NHWC, written by the layout pass). uint8 or
+ * int8 activations, int8 weights per tensor or per output channel, int32
+ * bias, uint8 or int8 output:
  *
  *     y = saturate(round((sum (x - zx) * w + b) * sx * sw[c] / sy) + zy)
+ *
+ * and with the epilogue
+ *
+ *     y = saturate(round(act(sx sw[c] acc + sz (z - zz)) / sy) + zy)
+ *
+ * Z is a sum post-op (with its zero point and its own 8-bit type): Z is
+ * copied into Y, or the planner puts Y over a Z read for the last time
+ * (KN_OP_INPLACE_Z), and the convolution accumulates onto it. Relu (or
+ * none) commutes with the positive scale 1 / sy, so the output scales stay
+ * sx sw / sy and Z's is sz / sy; any other activation needs real values:
+ * the output scales are then sx sw, Z's sz, and an eltwise linear post-op
+ * multiplies by 1 / sy after the activation. A residual block's addition
+ * and its Relu, or EfficientNet's SiLU, then cost no pass over memory of
+ * their own.
  *
  * oneDNN's int8 kernels (AVX512-VNNI / AMX where the CPU has them) do the
  * whole of it: the accumulation in int32, the bias, the per-channel output
@@ -19,8 +35,15 @@
 
 #include "core/dnnl/dnnl_conv_geometry.h"
 #include "core/dnnl/dnnl_int8.h"
+#include "core/kernel/fused_common.h"
 
-enum { IN_X, IN_XS, IN_XZ, IN_W, IN_WS, IN_WZ, IN_YS, IN_YZ, IN_B };
+enum { IN_X, IN_XS, IN_XZ, IN_W, IN_WS, IN_WZ, IN_YS, IN_YZ, IN_B, IN_Z, IN_ZS, IN_ZZ };
+
+typedef struct qconv_state {
+    kn_dnnl_prim prim; /* first: the state is kn_dnnl_prepare's */
+    int has_z;
+    size_t y_bytes;
+} qconv_state;
 
 static int q8_type(int32_t dt, dnnl_data_type_t *t)
 {
@@ -39,23 +62,47 @@ static int is_const_scalar(const kn_tensor *t, int32_t dtype)
     return t && t->data && t->dtype == dtype && kn_tensor_numel(t) == 1;
 }
 
+static const kn_tensor *residual(const kn_kctx *k) { return k->n_in > IN_Z ? k->in[IN_Z] : NULL; }
+
 /* *pd with the requantization: output scale sx * sw[c] / sy per channel
- * (or one), the zero points of X and Y. */
+ * (or one), the zero points of X and Y; the epilogue as the header says. */
 static int qconv_pd(kn_kctx *k, kn_dnnl_prim *p, const dnnl_convolution_desc_t *cd,
-                    dnnl_primitive_desc_t *pd)
+                    const kn_activation *act, dnnl_data_type_t zt, dnnl_primitive_desc_t *pd)
 {
-    const kn_tensor *ws = k->in[IN_WS];
+    const kn_tensor *ws = k->in[IN_WS], *z = residual(k);
     int64_t n_ws = kn_tensor_numel(ws);
     float sx = *(const float *)k->in[IN_XS]->data, sy = *(const float *)k->in[IN_YS]->data;
+    int real = act->kind != KN_ACT_NONE && act->kind != KN_ACT_RELU;
+    float to_out = real ? 1.0f : 1.0f / sy;
+    kn_dnnl_int8_post post = {.act = *act, .post_scale = real ? 1.0f / sy : 1.0f};
+    if (z) {
+        post.with_sum = 1;
+        post.sum_scale = *(const float *)k->in[IN_ZS]->data * to_out;
+        post.sum_zp = k->n_in > IN_ZZ && k->in[IN_ZZ] ? zero_point(k->in[IN_ZZ]) : 0;
+        post.sum_type = zt;
+    }
     float *scales = malloc(sizeof(float) * (size_t)n_ws);
     if (!scales)
         return kn_fail(k->err, KN_ERR_OUT_OF_MEMORY, "QLinearConv: out of memory");
     for (int64_t c = 0; c < n_ws; c++)
-        scales[c] = sx * ((const float *)ws->data)[c] / sy;
-    int rc = kn_dnnl_int8_pd(k, p, cd, scales, n_ws, zero_point(k->in[IN_XZ]),
-                             zero_point(k->in[IN_YZ]), pd);
+        scales[c] =
+            real ? sx * ((const float *)ws->data)[c] : sx * ((const float *)ws->data)[c] / sy;
+    int rc =
+        kn_dnnl_int8_pd(k, p, cd, scales, n_ws, zero_point(k->in[IN_XZ]), zero_point(k->in[IN_YZ]),
+                        z || act->kind != KN_ACT_NONE ? &post : NULL, pd);
     free(scales);
     return rc;
+}
+
+/* Z's type, and whether its scale and zero point are constant scalars. */
+static int residual_served(kn_kctx *k, dnnl_data_type_t *zt)
+{
+    const kn_tensor *z = residual(k);
+    if (!z)
+        return 1;
+    const kn_tensor *zz = k->n_in > IN_ZZ ? k->in[IN_ZZ] : NULL;
+    return q8_type(z->dtype, zt) && k->n_in > IN_ZS && is_const_scalar(k->in[IN_ZS], KN_FLOAT) &&
+           (!zz || is_const_scalar(zz, z->dtype));
 }
 
 /* What oneDNN's kernel takes; the reason otherwise (CPU kernel serves). */
@@ -85,13 +132,18 @@ static const char *unserved(kn_kctx *k, dnnl_data_type_t *xt, dnnl_data_type_t *
     return NULL;
 }
 
-static int qconv_build(kn_kctx *k, kn_dnnl_prim *p, int nhwc, int unused)
+static int qconv_build(kn_kctx *k, kn_dnnl_prim *p, int nhwc, int fused)
 {
-    (void)unused;
-    dnnl_data_type_t xt, yt;
+    qconv_state *st = (qconv_state *)p;
+    dnnl_data_type_t xt, yt, zt = dnnl_u8;
     const char *why = unserved(k, &xt, &yt);
     if (why)
         return kn_dnnl_decline(k, why);
+    kn_activation act = {0};
+    if (fused && kn_fused_activation(k, &act) != KN_OK)
+        return kn_dnnl_decline(k, "left to the CPU kernel to report");
+    if (!residual_served(k, &zt))
+        return kn_dnnl_decline(k, "needs uint8/int8 Z with constant scalar scale and zero point");
     const kn_tensor *x = k->in[IN_X], *w = k->in[IN_W];
     const kn_tensor *b = k->n_in > IN_B ? k->in[IN_B] : NULL;
     int64_t xd[KN_MAX_RANK];
@@ -107,6 +159,11 @@ static int qconv_build(kn_kctx *k, kn_dnnl_prim *p, int nhwc, int unused)
     kn_dnnl_stored_dims(y, 4, cw.yd, nhwc);
     if (kn_dnnl_too_large(y) || kn_dnnl_too_large(x))
         return kn_dnnl_decline(k, "tensor too large for oneDNN");
+    const kn_tensor *z = residual(k);
+    if (z && !kn_shape_equal(z->dims, z->rank, y->dims, y->rank))
+        return kn_dnnl_decline(k, "residual Z does not have Y's shape");
+    st->has_z = z != NULL;
+    st->y_bytes = (size_t)kn_tensor_nbytes(y);
 
     int64_t wd[5];
     int32_t wrank = 4;
@@ -142,7 +199,7 @@ static int qconv_build(kn_kctx *k, kn_dnnl_prim *p, int nhwc, int unused)
     }
     dnnl_primitive_desc_t pd = NULL;
     if (rc == KN_OK)
-        rc = qconv_pd(k, p, &cd, &pd);
+        rc = qconv_pd(k, p, &cd, &act, zt, &pd);
     if (rc != KN_OK)
         return rc;
     rc = kn_dnnl_add_arg(p, DNNL_ARG_SRC, KN_DNNL_BIND_INPUT, IN_X, &xmd, k->err);
@@ -160,24 +217,54 @@ static int qconv_build(kn_kctx *k, kn_dnnl_prim *p, int nhwc, int unused)
 
 static int qconv_prepare(kn_kctx *k)
 {
-    return kn_dnnl_prepare(k, sizeof(kn_dnnl_prim), qconv_build, 0, 0);
+    return kn_dnnl_prepare(k, sizeof(qconv_state), qconv_build, 0, 0);
+}
+
+static int qfused_conv_prepare(kn_kctx *k)
+{
+    return kn_dnnl_prepare(k, sizeof(qconv_state), qconv_build, 0, 1);
 }
 
 static int nhwc_qconv_prepare(kn_kctx *k)
 {
-    return kn_dnnl_prepare(k, sizeof(kn_dnnl_prim), qconv_build, 1, 0);
+    return kn_dnnl_prepare(k, sizeof(qconv_state), qconv_build, 1, 1);
+}
+
+static int qconv_run(kn_kctx *k)
+{
+    const qconv_state *st = k->state;
+    if (st->has_z && k->out[0]->data != k->in[IN_Z]->data)
+        memmove(k->out[0]->data, k->in[IN_Z]->data, st->y_bytes);
+    return kn_dnnl_execute((kn_dnnl_prim *)k->state, k);
 }
 
 #define QCONV_DTYPES (KN_BIT(KN_UINT8) | KN_BIT(KN_INT8))
 
 /* KN_OP_PACKS_WEIGHTS: prepare takes W from the model's weight store itself. */
-const kn_op_def kn_dnnl_qlinear_conv = {
-    .op_type = "QLinearConv", .since_version = 10, .dtypes = QCONV_DTYPES,
-    .flags = KN_OP_PACKS_WEIGHTS, .prepare = qconv_prepare, .run = kn_dnnl_run,
-    .release = kn_dnnl_release
-};
-const kn_op_def kn_dnnl_nhwc_qlinear_conv = {
-    .domain = "kiln", .op_type = "NhwcQLinearConv", .since_version = 1, .until_version = 1,
-    .dtypes = QCONV_DTYPES, .flags = KN_OP_PACKS_WEIGHTS, .prepare = nhwc_qconv_prepare,
-    .run = kn_dnnl_run, .release = kn_dnnl_release
-};
+const kn_op_def kn_dnnl_qlinear_conv = {.op_type = "QLinearConv",
+                                        .since_version = 10,
+                                        .dtypes = QCONV_DTYPES,
+                                        .flags = KN_OP_PACKS_WEIGHTS,
+                                        .prepare = qconv_prepare,
+                                        .run = qconv_run,
+                                        .release = kn_dnnl_release};
+const kn_op_def kn_dnnl_qfused_conv = {.domain = "kiln",
+                                       .op_type = "QFusedConv",
+                                       .since_version = 1,
+                                       .until_version = 1,
+                                       .dtypes = QCONV_DTYPES,
+                                       .flags = KN_OP_PACKS_WEIGHTS | KN_OP_INPLACE_Z,
+                                       .z_input = IN_Z,
+                                       .prepare = qfused_conv_prepare,
+                                       .run = qconv_run,
+                                       .release = kn_dnnl_release};
+const kn_op_def kn_dnnl_nhwc_qlinear_conv = {.domain = "kiln",
+                                             .op_type = "NhwcQLinearConv",
+                                             .since_version = 1,
+                                             .until_version = 1,
+                                             .dtypes = QCONV_DTYPES,
+                                             .flags = KN_OP_PACKS_WEIGHTS | KN_OP_INPLACE_Z,
+                                             .z_input = IN_Z,
+                                             .prepare = nhwc_qconv_prepare,
+                                             .run = qconv_run,
+                                             .release = kn_dnnl_release};

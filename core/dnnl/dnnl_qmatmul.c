@@ -63,7 +63,7 @@ static int qmm_pd(kn_kctx *k, kn_dnnl_prim *p, const dnnl_matmul_desc_t *md,
     int32_t za = !az                      ? 0
                  : az->dtype == KN_INT8 ? (int32_t)*(const int8_t *)az->data
                                         : (int32_t)*(const uint8_t *)az->data;
-    int rc = kn_dnnl_int8_pd(k, p, md, scales, n_bs, za, 0, pd);
+    int rc = kn_dnnl_int8_pd(k, p, md, scales, n_bs, za, 0, NULL, pd);
     free(scales);
     return rc;
 }

@@ -5,16 +5,16 @@
  *
  *  - every 2-D float Conv / kiln.FusedConv with constant weights becomes a
  *    kiln.NhwcConv (FusedConv semantics; X, Z and Y NHWC, W still OIHW),
- *    and every 2-D QLinearConv with constant int8 weights a
- *    kiln.NhwcQLinearConv (X and Y NHWC);
+ *    and every 2-D QLinearConv or kiln.QFusedConv with constant int8
+ *    weights a kiln.NhwcQLinearConv (X, Z and Y NHWC);
  *  - MaxPool (without Indices), AveragePool and GlobalAveragePool whose
  *    input is already NHWC become kiln.NhwcMaxPool / NhwcAveragePool /
  *    NhwcGlobalAveragePool;
  *  - ops that do not care about layout run on the NHWC values when all
  *    their computed inputs have them: unary elementwise ops (per-tensor
- *    QuantizeLinear and DequantizeLinear among them), kiln.QAdd, binary and
- *    n-ary elementwise ops (a constant operand is permuted to match, a
- *    scalar kept), and Concat (axis remapped);
+ *    QuantizeLinear and DequantizeLinear among them), kiln.QAdd and
+ *    kiln.QMulFloat, binary and n-ary elementwise ops (a constant operand
+ *    is permuted to match, a scalar kept), and Concat (axis remapped);
  *  - an inference BatchNormalization of an NHWC value (one no Conv could
  *    absorb: DenseNet's, after each Concat) becomes Mul and Add by
  *    per-channel constants, which then run on the NHWC value.
@@ -162,13 +162,16 @@ static int convert_conv(layout *L, int32_t id)
     return 1;
 }
 
-/* QLinearConv, 2-D, with constant int8 weights (input 3): kiln.NhwcQLinearConv. */
+/* QLinearConv or kiln.QFusedConv, 2-D, with constant int8 weights (input
+ * 3): kiln.NhwcQLinearConv. */
 static int convert_qconv(layout *L, int32_t id)
 {
     kn_opt *o = L->o;
     const kn_node *n = kn_opt_node(o, id);
-    if (!kn_opt_is_op(n, "QLinearConv") || n->n_inputs < 8 || n->n_inputs > 9 || n->n_outputs != 1 ||
-        n->inputs[0] < 0 || n->inputs[3] < 0 || n->outputs[0] < 0)
+    int fused = is_kiln(n, "QFusedConv");
+    if (!(fused || kn_opt_is_op(n, "QLinearConv")) || n->n_inputs < 8 ||
+        n->n_inputs > (fused ? 12 : 9) || n->n_outputs != 1 || n->inputs[0] < 0 ||
+        n->inputs[3] < 0 || n->outputs[0] < 0)
         return 0;
     const kn_value *w = kn_opt_value(o, n->inputs[3]);
     return w->is_initializer && w->dtype == KN_INT8 && w->rank == 4;
@@ -178,10 +181,13 @@ static int do_qconv(layout *L, int32_t id)
 {
     kn_opt *o = L->o;
     kn_node n = *kn_opt_node(o, id);
-    int32_t in[9];
+    int32_t in[12];
     memcpy(in, n.inputs, sizeof(int32_t) * (size_t)n.n_inputs);
     in[0] = nhwc_of(L, id, n.inputs[0]);
-    if (in[0] < 0)
+    int has_z = n.n_inputs > 9 && n.inputs[9] >= 0;
+    if (has_z)
+        in[9] = nhwc_of(L, id, n.inputs[9]);
+    if (in[0] < 0 || (has_z && in[9] < 0))
         return o->err->code ? o->err->code : KN_ERR_OUT_OF_MEMORY;
     return replace(L, id, "NhwcQLinearConv", KN_OPT_DOMAIN_NAME, in, n.n_inputs, n.attrs,
                    n.n_attrs);
@@ -353,22 +359,23 @@ static int do_elementwise(layout *L, int32_t id)
     return replace(L, id, n.op_type, n.domain, in, n.n_inputs, attrs, n.n_attrs);
 }
 
-/* kiln.QAdd of two NHWC values (inputs 0 and 3; the rest are scalar
- * constants): elementwise, so it runs on them as they are. */
+/* kiln.QAdd or kiln.QMulFloat of two NHWC values (inputs 0 and 3; the
+ * rest are scalar constants): elementwise, so it runs on them as they are. */
 static int do_qadd(layout *L, int32_t id)
 {
     kn_opt *o = L->o;
     kn_node n = *kn_opt_node(o, id);
-    if (n.n_inputs != 8 || n.n_outputs != 1 || n.outputs[0] < 0 || n.outputs[0] >= L->n_values)
+    if (n.n_inputs < 6 || n.n_inputs > 8 || n.n_outputs != 1 || n.outputs[0] < 0 ||
+        n.outputs[0] >= L->n_values)
         return KN_OK;
     int32_t a = n.inputs[0], b = n.inputs[3];
     if (twin(L, a) < 0 || twin(L, b) < 0 || !(moved(L, a) || moved(L, b)))
         return KN_OK;
     int32_t in[8];
-    memcpy(in, n.inputs, sizeof in);
+    memcpy(in, n.inputs, sizeof(int32_t) * (size_t)n.n_inputs);
     in[0] = L->nhwc[a];
     in[3] = L->nhwc[b];
-    return replace(L, id, n.op_type, n.domain, in, 8, n.attrs, n.n_attrs);
+    return replace(L, id, n.op_type, n.domain, in, n.n_inputs, n.attrs, n.n_attrs);
 }
 
 static int perm_is(const kn_node *n, const int64_t *perm)
@@ -486,15 +493,17 @@ int kn_pass_layout_nhwc(kn_opt *o)
         } else if (convert_conv(&L, id) || convert_qconv(&L, id)) {
             if (!converted++ && (rc = kn_opt_import_kiln(o)) != KN_OK)
                 break;
-            rc = kn_opt_is_op(kn_opt_node(o, id), "QLinearConv") ? do_qconv(&L, id)
-                                                                  : do_conv(&L, id);
+            const kn_node *c = kn_opt_node(o, id);
+            rc = kn_opt_is_op(c, "QLinearConv") || is_kiln(c, "QFusedConv") ? do_qconv(&L, id)
+                                                                            : do_conv(&L, id);
         } else if (convert_pool(&L, id, &pool_op)) {
             kn_node n = *kn_opt_node(o, id);
             int32_t x = L.nhwc[n.inputs[0]];
             rc = replace(&L, id, pool_op, KN_OPT_DOMAIN_NAME, &x, 1, n.attrs, n.n_attrs);
         } else if (kn_opt_is_op(kn_opt_node(o, id), "BatchNormalization")) {
             rc = do_batchnorm(&L, id);
-        } else if (is_kiln(kn_opt_node(o, id), "QAdd")) {
+        } else if (is_kiln(kn_opt_node(o, id), "QAdd") ||
+                   is_kiln(kn_opt_node(o, id), "QMulFloat")) {
             rc = do_qadd(&L, id);
         } else {
             rc = do_elementwise(&L, id);

@@ -41,7 +41,7 @@ static void compute_last_use(layout_ctx *c)
     }
 }
 
-/* Output 0 of step s may share input 0's memory (input 3's for
+/* Output 0 of step s may share input 0's memory (Z's for
  * KN_OP_INPLACE_Z): pure aliases (Reshape) share while both live; in-place
  * ops (Relu) only when no later step reads the input. A graph output never
  * aliases caller memory, which is borrowed only until the run returns. */
@@ -50,7 +50,8 @@ static int try_share(layout_ctx *c, int32_t s)
     kn_plan *p = c->p;
     const kn_step *st = &p->steps[s];
     const kn_node *node = st->k.node;
-    const int32_t shared_input = (st->def->flags & KN_OP_INPLACE_Z) ? 3 : 0;
+    const int32_t shared_input =
+        (st->def->flags & KN_OP_INPLACE_Z) ? (st->def->z_input ? st->def->z_input : 3) : 0;
     /* a device step's tensors are laid out in the device arena (plan_device.c) */
     if (kn_step_on_device(st))
         return 0;

@@ -39,9 +39,10 @@ enum {
      * makes those raw bytes resident and holds them while the plan lives
      * (core/engine/weight_store.h). */
     KN_OP_PACKS_WEIGHTS = 1u << 5,
-    /* Output 0 may share input 3's memory instead of input 0's: fused
-     * convolutions whose residual Z the primitive accumulates onto (a sum
-     * post-op), so a Z read for the last time needs no copy into Y. */
+    /* Output 0 may share input Z's memory instead of input 0's (input 3,
+     * or kn_op_def.z_input): fused convolutions whose residual Z the
+     * primitive accumulates onto (a sum post-op), so a Z read for the last
+     * time needs no copy into Y. */
     KN_OP_INPLACE_Z = 1u << 6,
 };
 
@@ -127,6 +128,7 @@ typedef struct kn_op_def {
     int32_t until_version;   /* ... 0: no upper bound */
     uint32_t dtypes;         /* KN_BIT mask over input 0's dtype; 0 = any */
     uint32_t flags;          /* KN_OP_* */
+    int32_t z_input;         /* KN_OP_INPLACE_Z: Z's input index; 0: 3 (kiln.FusedConv's) */
     int (*prepare)(kn_kctx *k);
     int (*run)(kn_kctx *k);
     void (*release)(kn_kctx *k); /* may be NULL */

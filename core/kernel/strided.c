@@ -151,6 +151,26 @@ static int is_tiled_transpose(const kn_strided_plan *p)
         }                                                                     \
     }
 
+/* The same for an image's 3 or 4 channels (NCHW -> NHWC of a network's
+ * input): the column count a constant, so a pixel is three or four plain
+ * moves instead of a trip round the tile's inner loop. */
+#define NARROW_LOOP(T, COLS)                                                  \
+    for (int64_t r = r0; r < r1; r++) {                                       \
+        const T *s_ = (const T *)src + r;                                     \
+        T *d_ = (T *)dst + r * (COLS);                                        \
+        for (int64_t c = 0; c < (COLS); c++)                                  \
+            d_[c] = s_[c * cs];                                               \
+    }
+#define NARROW(T)                                                             \
+    do {                                                                      \
+        if (cols == 3)                                                        \
+            NARROW_LOOP(T, 3)                                                 \
+        else if (cols == 4)                                                   \
+            NARROW_LOOP(T, 4)                                                 \
+        else                                                                  \
+            TILE_LOOP(T)                                                      \
+    } while (0)
+
 static void tile_range(void *ctx, int64_t begin, int64_t end)
 {
     const strided_job *job = ctx;
@@ -170,10 +190,10 @@ static void tile_range(void *ctx, int64_t begin, int64_t end)
         char *dst = job->dst + (u / blocks) * rows * cols * es;
         int64_t r0 = (u % blocks) * TILE, r1 = r0 + TILE < rows ? r0 + TILE : rows;
         switch (es) {
-        case 1: TILE_LOOP(uint8_t); break;
-        case 2: TILE_LOOP(uint16_t); break;
-        case 4: TILE_LOOP(uint32_t); break;
-        default: TILE_LOOP(uint64_t); break;
+        case 1: NARROW(uint8_t); break;
+        case 2: NARROW(uint16_t); break;
+        case 4: NARROW(uint32_t); break;
+        default: NARROW(uint64_t); break;
         }
     }
 }

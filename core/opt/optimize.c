@@ -21,11 +21,13 @@ static const opt_pass passes[] = {
     /* Level 2, but first: a QDQ model's convolutions become integer ones
      * and its matrix products integer ones with float results, while their
      * weights are still int8 (const_fold would dequantize them),
-     * then its residual additions between them, then the pooling and data
-     * movement between those, on 8-bit values. */
+     * then its residual additions between them and its products with a
+     * float gate, then the pooling and data movement between those, on
+     * 8-bit values. */
     {.name = "qdq_conv", .level = KN_OPT_ALL, .run = kn_pass_qdq_conv},
     {.name = "qdq_matmul", .level = KN_OPT_ALL, .run = kn_pass_qdq_matmul},
     {.name = "qdq_add", .level = KN_OPT_ALL, .run = kn_pass_qdq_add},
+    {.name = "qdq_mul", .level = KN_OPT_ALL, .run = kn_pass_qdq_mul},
     {.name = "qdq_passthrough", .level = KN_OPT_ALL, .run = kn_pass_qdq_passthrough},
     /* Level 1: cleanups every backend benefits from. Folding first, so the
      * later passes see Constant outputs and Clip bounds as initializers. */
@@ -34,8 +36,12 @@ static const opt_pass passes[] = {
     {.name = "pad_fold", .level = KN_OPT_BASIC, .run = kn_pass_pad_fold},
     {.name = "conv_bn", .level = KN_OPT_BASIC, .run = kn_pass_conv_bn},
     {.name = "dead_nodes", .level = KN_OPT_BASIC, .run = kn_pass_dead_nodes},
-    /* Level 2: fusion. Formulas into ops first (Gelu before the matrix
-     * products that take it as their activation). */
+    /* Level 2: fusion. A QDQ model's residual additions into the integer
+     * convolutions before them, once dead_nodes has dropped the
+     * DequantizeLinear nodes qdq_add left unread (the convolution's result
+     * must have the addition as its only reader). Then formulas into ops
+     * (Gelu before the matrix products that take it as their activation). */
+    {.name = "qconv_add", .level = KN_OPT_ALL, .run = kn_pass_qconv_add},
     {.name = "gelu", .level = KN_OPT_ALL, .run = kn_pass_gelu},
     {.name = "layernorm", .level = KN_OPT_ALL, .run = kn_pass_layernorm},
     {.name = "attention", .level = KN_OPT_ALL, .run = kn_pass_attention},

@@ -13,16 +13,24 @@
  * It runs before constant folding, which would otherwise fold the weights'
  * DequantizeLinear into float weights and lose the int8 ones.
  *
- * The activation goes because quantization already clips: QuantizeLinear
- * saturates to [qmin, qmax], so Relu is exact when y's zero point is qmin
- * (real 0 is the lowest code), and Clip(lo, hi) when lo quantizes to qmin or
- * below and hi to qmax or above (a Relu6 calibrated to [0, 6]). Any other
- * activation, or a bias whose scale is not sx * sw, leaves the node alone:
- * the float graph still runs it, only slower. */
+ * A Relu or Clip between them goes where quantization already clips:
+ * QuantizeLinear saturates to [qmin, qmax], so Relu is exact when y's zero
+ * point is qmin (real 0 is the lowest code), and Clip(lo, hi) when lo
+ * quantizes to qmin or below and hi to qmax or above (a Relu6 calibrated to
+ * [0, 6]). Any other activation (activation_match.h: SiLU as x * Sigmoid(x),
+ * HardSwish, a Clip inside the range, ...) stays, in kiln.QFusedConv's
+ * `activation` (core/cpu/quant/qlinear.c): applied to the real result
+ * before the requantization, as the graph does, so EfficientNet's
+ * convolutions run on integers too instead of in float between a
+ * DequantizeLinear and a QuantizeLinear. A bias whose scale is not
+ * sx * sw leaves the node alone: the float graph still runs it, only
+ * slower. */
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/opt/activation_match.h"
 #include "core/opt/passes.h"
 #include "core/opt/qdq_match.h"
 
@@ -85,57 +93,60 @@ static int32_t dq_bias(kn_opt *o, int32_t v, float sx, const float *sw, int64_t 
     return n->inputs[0];
 }
 
-/* Clip's bounds (attributes before opset 11, inputs after); absent = open. */
-static int clip_bounds(kn_opt *o, const kn_node *n, float *lo, float *hi)
+/* Whether activation a changes nothing that QuantizeLinear(y) keeps. */
+static int absorbed_by_quantize(const kn_activation *a, const kn_qparams *y)
 {
-    *lo = -INFINITY;
-    *hi = INFINITY;
-    if (kn_opt_opset(o) < 11) {
-        *lo = kn_attr_float(n, "min", -INFINITY);
-        *hi = kn_attr_float(n, "max", INFINITY);
-        return 1;
-    }
-    return (n->n_inputs < 2 || n->inputs[1] < 0 || kn_qdq_const_scalar(o, n->inputs[1], lo)) &&
-           (n->n_inputs < 3 || n->inputs[2] < 0 || kn_qdq_const_scalar(o, n->inputs[2], hi));
-}
-
-/* Whether activation node n changes nothing that QuantizeLinear(y) keeps. */
-static int absorbed_by_quantize(kn_opt *o, const kn_node *n, const kn_qparams *y)
-{
-    if (kn_opt_is_op(n, "Relu"))
+    if (a->kind == KN_ACT_RELU)
         return y->zp == kn_qmin(y->dtype);
-    float lo, hi;
-    if (!kn_opt_is_op(n, "Clip") || !clip_bounds(o, n, &lo, &hi))
+    if (a->kind != KN_ACT_CLIP)
         return 0;
-    return lrintf(lo / y->s) + y->zp <= kn_qmin(y->dtype) &&
-           (isinf(hi) || lrintf(hi / y->s) + y->zp >= kn_qmax(y->dtype));
+    /* an absent bound is +-FLT_MAX: open */
+    return nearbyint((double)a->alpha / y->s) + y->zp <= kn_qmin(y->dtype) &&
+           (a->beta >= FLT_MAX || nearbyint((double)a->beta / y->s) + y->zp >= kn_qmax(y->dtype));
 }
 
-/* The QuantizeLinear reading conv's output y (through an absorbed
- * activation, whose id goes to *act); -1 when the pattern is not there. */
-static int32_t quantize_after(kn_opt *o, int32_t y, kn_qparams *q, int32_t *act)
+/* The activation reading y alone, as activation_match.h finds it, except
+ * that a Clip's bounds may still be Constant nodes here (this pass runs
+ * before constant folding); 0 when there is none. */
+static int activation_after(kn_opt *o, int32_t y, kn_act_match *m)
 {
     int32_t id;
-    *act = -1;
+    if (kn_opt_match_activation(o, y, m))
+        return 1;
     if (!kn_opt_is_private(o, y) || kn_opt_consumers(o, y, &id, 1) != 1)
+        return 0;
+    const kn_node *n = kn_opt_node(o, id);
+    if (!kn_opt_is_op(n, "Clip") || n->inputs[0] != y || n->n_outputs != 1 || n->outputs[0] < 0 ||
+        kn_opt_opset(o) < 11)
+        return 0;
+    *m = (kn_act_match){.act = {.kind = KN_ACT_CLIP, .alpha = -FLT_MAX, .beta = FLT_MAX},
+                        .output = n->outputs[0],
+                        .nodes = {id},
+                        .n_nodes = 1};
+    return (n->n_inputs < 2 || n->inputs[1] < 0 ||
+            kn_qdq_const_scalar(o, n->inputs[1], &m->act.alpha)) &&
+           (n->n_inputs < 3 || n->inputs[2] < 0 ||
+            kn_qdq_const_scalar(o, n->inputs[2], &m->act.beta));
+}
+
+/* The QuantizeLinear reading conv's output y, directly or through an
+ * activation (matched into *m, m->n_nodes 0 when none; *keep set when the
+ * quantization does not absorb it); -1 when the pattern is not there. */
+static int32_t quantize_after(kn_opt *o, int32_t y, kn_qparams *q, kn_act_match *m, int *keep)
+{
+    int32_t id, v = y;
+    *keep = 0;
+    if (activation_after(o, y, m))
+        v = m->output;
+    else
+        m->n_nodes = 0;
+    if (!kn_opt_is_private(o, v) || kn_opt_consumers(o, v, &id, 1) != 1)
         return -1;
     const kn_node *n = kn_opt_node(o, id);
-    if (!kn_opt_is_op(n, "QuantizeLinear")) {
-        if (!(kn_opt_is_op(n, "Relu") || kn_opt_is_op(n, "Clip")) || n->n_outputs != 1 ||
-            n->outputs[0] < 0 || !kn_opt_is_private(o, n->outputs[0]))
-            return -1;
-        *act = id;
-        if (kn_opt_consumers(o, n->outputs[0], &id, 1) != 1)
-            return -1;
-        n = kn_opt_node(o, id);
-        if (!kn_opt_is_op(n, "QuantizeLinear"))
-            return -1;
-    }
-    if (!kn_qdq_read_params(o, n, 0, q) || q->zero < 0 || !kn_is_q8(q->dtype) ||
-        kn_attr_int(n, "saturate", 1) != 1)
+    if (!kn_opt_is_op(n, "QuantizeLinear") || !kn_qdq_read_params(o, n, 0, q) || q->zero < 0 ||
+        !kn_is_q8(q->dtype) || kn_attr_int(n, "saturate", 1) != 1)
         return -1;
-    if (*act >= 0 && !absorbed_by_quantize(o, kn_opt_node(o, *act), q))
-        return -1;
+    *keep = m->n_nodes > 0 && !absorbed_by_quantize(&m->act, q);
     return id;
 }
 
@@ -143,10 +154,12 @@ static int fuse_one(kn_opt *o, int32_t conv_id)
 {
     kn_node conv = *kn_opt_node(o, conv_id);
     kn_qparams x, w, y;
-    int32_t wq = -1, act = -1, bias = -1;
+    kn_act_match act;
+    int32_t wq = -1, bias = -1;
+    int keep_act = 0;
     if (kn_qdq_activation(o, conv.inputs[0], &x) < 0 || dq_weights(o, conv.inputs[1], &w, &wq) < 0)
         return KN_OK;
-    int32_t q_id = quantize_after(o, conv.outputs[0], &y, &act);
+    int32_t q_id = quantize_after(o, conv.outputs[0], &y, &act, &keep_act);
     if (q_id < 0)
         return KN_OK;
     int64_t count = 0;
@@ -172,12 +185,24 @@ static int fuse_one(kn_opt *o, int32_t conv_id)
     int32_t out = q->outputs[0];
     int32_t inputs[9] = {kn_opt_node(o, kn_opt_producer(o, conv.inputs[0]))->inputs[0],
                          x.scale, x.zero, wq, w.scale, w_zero, y.scale, y.zero, bias};
+    kn_attr *attrs = conv.attrs;
+    int32_t n_attrs = conv.n_attrs;
+    if (keep_act) { /* kiln.QFusedConv: the activation before the requantization */
+        attrs = kn_opt_attrs_with_activation(o, conv.attrs, conv.n_attrs, &act.act, &n_attrs);
+        if (!attrs)
+            return kn_opt_oom(o);
+        if (kn_opt_import_kiln(o) != KN_OK)
+            return o->err->code;
+    }
     kn_opt_remove(o, q_id);
-    if (act >= 0)
-        kn_opt_remove(o, act);
+    for (int32_t i = 0; i < act.n_nodes; i++)
+        kn_opt_remove(o, act.nodes[i]);
     kn_opt_remove(o, conv_id);
-    return kn_opt_add_node(o, conv_id, "QLinearConv", "", inputs, bias >= 0 ? 9 : 8, &out, 1,
-                           conv.attrs, conv.n_attrs) < 0 ? o->err->code : KN_OK;
+    return kn_opt_add_node(o, conv_id, keep_act ? "QFusedConv" : "QLinearConv",
+                           keep_act ? KN_OPT_DOMAIN_NAME : "", inputs, bias >= 0 ? 9 : 8, &out, 1,
+                           attrs, n_attrs) < 0
+               ? o->err->code
+               : KN_OK;
 }
 
 int kn_pass_qdq_conv(kn_opt *o)

@@ -11,6 +11,9 @@ typedef int (*kn_opt_pass_fn)(kn_opt *o);
 /* Level 1 */
 int kn_pass_qdq_conv(kn_opt *o);      /* DequantizeLinear -> Conv -> QuantizeLinear -> QLinearConv */
 int kn_pass_qdq_add(kn_opt *o);       /* DequantizeLinear x2 -> Add -> QuantizeLinear -> kiln.QAdd */
+int kn_pass_qdq_mul(
+    kn_opt *o); /* DequantizeLinear -> Mul by a float -> QuantizeLinear -> kiln.QMulFloat */
+int kn_pass_qconv_add(kn_opt *o); /* QLinearConv -> kiln.QAdd -> kiln.QFusedConv with a residual */
 int kn_pass_qdq_passthrough(kn_opt *o); /* DQ -> MaxPool/Concat/Reshape... -> Q (same params): on 8-bit values */
 int kn_pass_qdq_matmul(kn_opt *o);    /* DequantizeLinear -> MatMul (int8 weights) -> MatMulIntegerToFloat */
 int kn_pass_const_fold(kn_opt *o);     /* nodes whose inputs are all initializers */

@@ -41,6 +41,19 @@ typedef struct kn_qadd_params {
     float ka, kb, k0, lo, hi;
 } kn_qadd_params;
 
+/* y = saturate(round_even(x / scale) + zp) for float x, 8-bit y
+ * (QuantizeLinear per tensor or along an axis); lo, hi: y's range less zp. */
+typedef struct kn_quantize_params {
+    float scale, zp, lo, hi;
+} kn_quantize_params;
+
+/* c = saturate(round_even((float)((a - za) sa) b / sc) + zc) for 8-bit a
+ * and c of one type and float b (kiln.QMulFloat: the graph's Dequantize,
+ * Mul and Quantize, in their order); lo, hi: c's range less zc. */
+typedef struct kn_qmul_params {
+    float za, sa, sc, zc, lo, hi;
+} kn_qmul_params;
+
 typedef struct kn_simd_kernels {
     const char *name; /* "avx512", "avx2", "neon", "generic", "wasm128" */
     int32_t lanes;
@@ -84,6 +97,14 @@ typedef struct kn_simd_kernels {
                     int64_t n, const kn_qadd_params *p);
     void (*qadd_s8)(int8_t *c, const int8_t *a, int64_t sa, const int8_t *b, int64_t sb,
                     int64_t n, const kn_qadd_params *p);
+    /* kn_quantize_params' quantization of n contiguous floats */
+    void (*quantize_u8)(uint8_t *y, const float *x, int64_t n, const kn_quantize_params *p);
+    void (*quantize_s8)(int8_t *y, const float *x, int64_t n, const kn_quantize_params *p);
+    /* kn_qmul_params' product over n elements, the same strides */
+    void (*qmul_u8)(uint8_t *c, const uint8_t *a, int64_t sa, const float *b, int64_t sb, int64_t n,
+                    const kn_qmul_params *p);
+    void (*qmul_s8)(int8_t *c, const int8_t *a, int64_t sa, const float *b, int64_t sb, int64_t n,
+                    const kn_qmul_params *p);
 } kn_simd_kernels;
 
 /* The table for this CPU: the widest ISA it supports, unless the

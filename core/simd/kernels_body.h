@@ -474,6 +474,55 @@ KS_QADD(uint8_t, qadd_u8)
 KS_QADD(int8_t, qadd_s8)
 #undef KS_QADD
 
+/* ---- float to 8-bit (QuantizeLinear) ----
+ * Division, not a multiply by the reciprocal: QuantizeLinear's definition,
+ * and the portable path's result on every ISA. */
+#define KS_QUANTIZE(T, NAME)                                                                       \
+    static void KS(NAME)(T * y, const float *x, int64_t n, const kn_quantize_params *p)            \
+    {                                                                                              \
+        const float sc = p->scale, zp = p->zp, lo = p->lo, hi = p->hi;                             \
+        const float magic = 12582912.0f;                                                           \
+        for (int64_t i = 0; i < n; i++) {                                                          \
+            float v = x[i] / sc;                                                                   \
+            v = v == v ? v : 0; /* NaN quantizes to the zero point */                              \
+            v = v < lo ? lo : v;                                                                   \
+            v = v > hi ? hi : v;                                                                   \
+            y[i] = (T)(int32_t)((v + magic) - magic + zp);                                         \
+        }                                                                                          \
+    }
+KS_QUANTIZE(uint8_t, quantize_u8)
+KS_QUANTIZE(int8_t, quantize_s8)
+#undef KS_QUANTIZE
+
+/* ---- 8-bit times float, requantized (kiln.QMulFloat) ----
+ * The same kind of loops. No product is followed by an addition, so there
+ * is nothing to contract into FMA: every ISA gives the graph's result. */
+#define KS_QMUL_LOOP(T, IA, IB)                                                                    \
+    for (int64_t i = 0; i < n; i++) {                                                              \
+        float v = ((float)a[IA] - za) * ka * b[IB] / sc;                                           \
+        v = v == v ? v : 0; /* NaN quantizes to the zero point */                                  \
+        v = v < lo ? lo : v;                                                                       \
+        v = v > hi ? hi : v;                                                                       \
+        c[i] = (T)(int32_t)((v + magic) - magic + zc);                                             \
+    }
+#define KS_QMUL(T, NAME)                                                                           \
+    static void KS(NAME)(T * c, const T *a, int64_t sa, const float *b, int64_t sb, int64_t n,     \
+                         const kn_qmul_params *p)                                                  \
+    {                                                                                              \
+        const float za = p->za, ka = p->sa, sc = p->sc, zc = p->zc, lo = p->lo, hi = p->hi;        \
+        const float magic = 12582912.0f;                                                           \
+        if (sa == 1 && sb == 1)                                                                    \
+            KS_QMUL_LOOP(T, i, i)                                                                  \
+        else if (sa == 1 && sb == 0)                                                               \
+            KS_QMUL_LOOP(T, i, 0)                                                                  \
+        else                                                                                       \
+            KS_QMUL_LOOP(T, i *sa, i *sb)                                                          \
+    }
+KS_QMUL(uint8_t, qmul_u8)
+KS_QMUL(int8_t, qmul_s8)
+#undef KS_QMUL
+#undef KS_QMUL_LOOP
+
 const kn_simd_kernels KS_TABLE = {
     .name = KV_NAME,
     .lanes = KV_W,
@@ -494,6 +543,10 @@ const kn_simd_kernels KS_TABLE = {
     .dw_plane = KS(dw_plane),
     .qadd_u8 = KS(qadd_u8),
     .qadd_s8 = KS(qadd_s8),
+    .quantize_u8 = KS(quantize_u8),
+    .quantize_s8 = KS(quantize_s8),
+    .qmul_u8 = KS(qmul_u8),
+    .qmul_s8 = KS(qmul_s8),
 };
 
 #undef KS_ACT_SWITCH

@@ -3,7 +3,9 @@
  * pool has a kernel of its own, nhwc_global_pool.c), so a node the oneDNN kernel declines still
  * has a kernel. Not fast, only correct: X is transposed to NCHW in scratch,
  * the op's own CPU kernel runs there, and the result is transposed back,
- * with NhwcConv's residual and activation applied on the way out. */
+ * with NhwcConv's residual and activation applied on the way out.
+ * NhwcQLinearConv's residual is transposed too, for the inner kernel's
+ * epilogue (kiln.QFusedConv's, which reads the node's activation). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,10 +19,11 @@
 typedef struct nhwc_state {
     const kn_op_def *inner;
     kn_kctx ik;
-    kn_tensor x, y;              /* NCHW views in scratch */
-    kn_tensor *in[9], *out[1];
-    kn_strided_plan to_nchw, to_nhwc;
-    size_t x_off, y_off;         /* in scratch, after the inner kernel's */
+    kn_tensor x, y, z; /* NCHW views in scratch (z: NhwcQLinearConv's Z) */
+    kn_tensor *in[12], *out[1];
+    kn_strided_plan to_nchw, to_nhwc, z_to_nchw;
+    size_t x_off, y_off, z_off; /* in scratch, after the inner kernel's */
+    int has_qz;                 /* NhwcQLinearConv with Z (input 9) */
     int is_conv;
     int one_pixel;               /* H = W = 1 in and out: NHWC is NCHW, nothing to transpose */
     kn_activation act;
@@ -79,11 +82,24 @@ static int nhwc_prepare(kn_kctx *k, const char *op, int64_t opset)
     st->x = (kn_tensor){.dtype = x_dtype, .rank = 4};
     plan_perm(&st->to_nchw, x->dims, nhwc_to_nchw, st->x.dims, kn_dtype_size(x_dtype));
     st->in[0] = &st->x;
-    /* a convolution's W and B; all of QLinearConv's scales and zero points */
-    int32_t n_in = qconv ? (k->n_in < 9 ? k->n_in : 9)
-                         : st->is_conv ? (k->n_in < 3 ? k->n_in : 3) : 1;
+    /* a convolution's W and B; all of QLinearConv's scales and zero points,
+     * and kiln.QFusedConv's Z with its own */
+    int32_t n_in = qconv         ? (k->n_in < 12 ? k->n_in : 12)
+                   : st->is_conv ? (k->n_in < 3 ? k->n_in : 3)
+                                 : 1;
     for (int32_t j = 1; j < n_in; j++)
         st->in[j] = k->in[j];
+    const kn_tensor *qz = qconv && n_in > 9 ? k->in[9] : NULL;
+    if (qz) {
+        if (qz->rank != 4) {
+            free(st);
+            return kn_fail(k->err, KN_ERR_SHAPE, "%s: Z must be 4-D NHWC", k->node->op_type);
+        }
+        st->has_qz = 1;
+        st->z = (kn_tensor){.dtype = qz->dtype, .rank = 4};
+        plan_perm(&st->z_to_nchw, qz->dims, nhwc_to_nchw, st->z.dims, kn_dtype_size(qz->dtype));
+        st->in[9] = &st->z;
+    }
     st->out[0] = &st->y;
     st->ik = (kn_kctx){.node = k->node, .opset = opset, .n_in = n_in, .n_out = 1, .in = st->in,
                        .out = st->out, .threads = k->threads, .err = k->err,
@@ -111,9 +127,12 @@ static int nhwc_prepare(kn_kctx *k, const char *op, int64_t opset)
     st->one_pixel = x->dims[1] == 1 && x->dims[2] == 1 && y->dims[1] == 1 && y->dims[2] == 1;
     st->x_off = kn_align_up(st->ik.scratch_bytes, 64);
     st->y_off = st->x_off + kn_align_up((size_t)kn_tensor_nbytes(x), 64);
+    st->z_off = st->y_off + kn_align_up((size_t)kn_tensor_nbytes(y), 64);
     /* one pixel needs no transposed copies, only the inner kernel's scratch */
-    k->scratch_bytes = st->one_pixel ? st->ik.scratch_bytes
-                                     : st->y_off + kn_align_up((size_t)kn_tensor_nbytes(y), 64);
+    k->scratch_bytes =
+        st->one_pixel
+            ? st->ik.scratch_bytes
+            : st->z_off + (st->has_qz ? kn_align_up((size_t)kn_tensor_nbytes(&st->z), 64) : 0);
     return KN_OK;
 }
 
@@ -129,8 +148,13 @@ static int nhwc_run(kn_kctx *k)
     st->ik.scratch = st->ik.scratch_bytes ? scratch : NULL;
     st->ik.err = k->err;
     st->ik.threads = k->threads;
-    if (!st->one_pixel)
+    if (st->has_qz)
+        st->z.data = st->one_pixel ? k->in[9]->data : scratch + st->z_off;
+    if (!st->one_pixel) {
         kn_strided_run(&st->to_nchw, k->in[0]->data, st->x.data, k->threads);
+        if (st->has_qz)
+            kn_strided_run(&st->z_to_nchw, k->in[9]->data, st->z.data, k->threads);
+    }
     int rc = st->inner->run(&st->ik);
     if (rc != KN_OK)
         return rc;

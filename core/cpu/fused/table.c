@@ -12,7 +12,7 @@ extern const kn_op_def kn_op_kiln_Gelu, kn_op_kiln_Silu;
 extern const kn_op_def kn_op_kiln_Attention;
 extern const kn_op_def kn_op_kiln_LayerNormalization;
 extern const kn_op_def kn_op_kiln_ElementwiseChain;
-extern const kn_op_def kn_op_kiln_QAdd;
+extern const kn_op_def kn_op_kiln_QAdd, kn_op_kiln_QMulFloat;
 extern const kn_op_def kn_cpu_nhwc_conv, kn_cpu_nhwc_max_pool, kn_cpu_nhwc_average_pool,
     kn_cpu_nhwc_qlinear_conv;
 extern const kn_op_def kn_cpu_nhwc_global_average_pool;
@@ -30,8 +30,8 @@ const kn_op_def *const kn_cpu_fused_ops[] = {
     &kn_op_kiln_LayerNormalization,
     /* fused_elementwise.c */
     &kn_op_kiln_ElementwiseChain,
-    /* fused_qadd.c */
-    &kn_op_kiln_QAdd,
+    /* fused_qadd.c, fused_qmul_float.c */
+    &kn_op_kiln_QAdd, &kn_op_kiln_QMulFloat,
     /* nhwc_fallback.c */
     &kn_cpu_nhwc_conv, &kn_cpu_nhwc_max_pool, &kn_cpu_nhwc_average_pool,
     &kn_cpu_nhwc_qlinear_conv,

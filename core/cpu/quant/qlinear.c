@@ -8,11 +8,25 @@
  * scales, as the reference does, and applied in double so no rounding
  * beyond the final one depends on acc's magnitude. Scales are per tensor,
  * or per row of A / column of B (QLinearMatMul) and per output channel of
- * the weights (QLinearConv); opset 21 adds float16/bfloat16 scales. */
+ * the weights (QLinearConv); opset 21 adds float16/bfloat16 scales.
+ *
+ * kiln.QFusedConv is QLinearConv with an epilogue before the
+ * requantization, written by the optimizer (pass_qdq_conv.c,
+ * pass_qconv_add.c) where a QDQ graph had one: inputs 9 to 11, Z, Z_scale
+ * and Z_zero_point, add a quantized residual of Y's shape, and the
+ * `activation` attribute (core/kernel/fused_common.h) applies to the real
+ * sum:
+ *
+ *     y = saturate(round(act(s_x s_w[c] acc + s_z (z - zp_z)) / s_y) + zp_y)
+ *
+ * the same formula in double, once per element; the graph it replaces
+ * rounded the convolution's result to 8 bits first. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "core/base/alloc.h"
 #include "core/cpu/quant/quant_common.h"
+#include "core/kernel/fused_common.h"
 #include "core/kernel/tensor_common.h"
 
 /* Type of y from its zero point (else A's / x's type), with its range. */
@@ -145,11 +159,16 @@ const kn_op_def kn_op_QLinearMatMul_21 = {
 
 /* ---- QLinearConv ---- */
 
+enum { QCONV_Z = 9, QCONV_Z_SCALE, QCONV_Z_ZERO };
+
 typedef struct qconv_state {
     quant_conv conv;
     int32_t y_dtype;
     int64_t lo, hi;
     size_t conv_bytes;
+    /* kiln.QFusedConv's epilogue: fused is set when it has one */
+    int fused;
+    kn_activation act;
 } qconv_state;
 
 static void qconv_release(kn_kctx *k)
@@ -159,6 +178,29 @@ static void qconv_release(kn_kctx *k)
         quant_conv_release(&s->conv);
     free(s);
     k->state = NULL;
+}
+
+/* kiln.QFusedConv's activation and residual Z (uint8 or int8, Y's shape,
+ * per-tensor scale and zero point); nothing for QLinearConv. */
+static int qconv_epilogue(kn_kctx *k, qconv_state *s)
+{
+    if (!k->node->domain || strcmp(k->node->domain, "kiln") != 0)
+        return KN_OK;
+    int rc = kn_fused_activation(k, &s->act);
+    if (rc != KN_OK)
+        return rc;
+    const kn_tensor *z = kn_input(k, QCONV_Z);
+    s->fused = z || s->act.kind != KN_ACT_NONE;
+    if (!z)
+        return KN_OK;
+    if (z->dtype != KN_UINT8 && z->dtype != KN_INT8)
+        return kn_fail(k->err, KN_ERR_DTYPE, "kiln.QFusedConv: Z must be uint8 or int8, not %s",
+                       kn_dtype_name(z->dtype));
+    if (!kn_shape_equal(z->dims, z->rank, k->out[0]->dims, k->out[0]->rank))
+        return kn_fail(k->err, KN_ERR_SHAPE, "kiln.QFusedConv: Z does not have Y's shape");
+    if (!kn_input(k, QCONV_Z_SCALE))
+        return kn_fail(k->err, KN_ERR_INVALID_MODEL, "kiln.QFusedConv: Z_scale is required");
+    return quant_check_pair(k, "z", k->in[QCONV_Z_SCALE], kn_input(k, QCONV_Z_ZERO), z->dtype, -1);
 }
 
 static int qconv_prepare(kn_kctx *k)
@@ -189,6 +231,9 @@ static int qconv_prepare(kn_kctx *k)
                        "channels), got %s of rank %d", (long long)s->conv.cout,
                        kn_dtype_name(bias->dtype), (int)bias->rank);
     k->out[0]->dtype = s->y_dtype;
+    rc = qconv_epilogue(k, s);
+    if (rc != KN_OK)
+        return rc;
     s->conv_bytes = kn_align_up(quant_conv_scratch(&s->conv), 16);
     k->scratch_bytes = s->conv_bytes +
                        (size_t)(s->conv.cout * s->conv.out_size) * sizeof(int32_t);
@@ -198,10 +243,34 @@ static int qconv_prepare(kn_kctx *k)
 typedef struct qconv_job {
     const qconv_state *s;
     const int32_t *acc, *bias;
-    const kn_tensor *xs, *ws, *ys;
-    int32_t y_zp;
-    char *y; /* this image's output */
+    const kn_tensor *xs, *ws, *ys, *zs;
+    int32_t y_zp, z_zp;
+    int32_t z_dtype;
+    const char *z; /* this image's residual, or NULL */
+    char *y;       /* this image's output */
 } qconv_job;
+
+/* One channel's values through kiln.QFusedConv's epilogue, in real units. */
+static void qconv_fused_row(const qconv_job *j, int64_t m, const int32_t *acc, int64_t b,
+                            int64_t i0, int64_t len, int32_t *q)
+{
+    const qconv_state *s = j->s;
+    int64_t n_ws = kn_tensor_numel(j->ws);
+    double step = (double)quant_scale_at(j->xs, 0) * quant_scale_at(j->ws, n_ws == 1 ? 0 : m);
+    double zs = j->z ? (double)quant_scale_at(j->zs, 0) : 0.0;
+    double ys = (double)quant_scale_at(j->ys, 0);
+    int64_t at = m * s->conv.out_size + i0;
+    for (int64_t i = 0; i < len; i++) {
+        double real = (double)(acc[i] + b) * step;
+        if (j->z) {
+            int32_t z = j->z_dtype == KN_INT8 ? ((const int8_t *)j->z)[at + i]
+                                              : ((const uint8_t *)j->z)[at + i];
+            real += (double)(z - j->z_zp) * zs;
+        }
+        real = (double)kn_act_ref(&s->act, (float)real);
+        q[i] = quant_saturate(real / ys, j->y_zp, s->lo, s->hi);
+    }
+}
 
 /* Output channels [begin, end) of one image. */
 static void qconv_requant(void *ctx, int64_t begin, int64_t end)
@@ -218,8 +287,12 @@ static void qconv_requant(void *ctx, int64_t begin, int64_t end)
         const int32_t *acc = j->acc + m * c->out_size;
         for (int64_t i0 = 0; i0 < c->out_size; i0 += KN_CHUNK) {
             int64_t len = c->out_size - i0 < KN_CHUNK ? c->out_size - i0 : KN_CHUNK;
-            for (int64_t i = 0; i < len; i++)
-                q[i] = quant_saturate((double)(acc[i0 + i] + b) * mult, j->y_zp, j->s->lo, j->s->hi);
+            if (j->s->fused)
+                qconv_fused_row(j, m, acc + i0, b, i0, len, q);
+            else
+                for (int64_t i = 0; i < len; i++)
+                    q[i] = quant_saturate((double)(acc[i0 + i] + b) * mult, j->y_zp, j->s->lo,
+                                          j->s->hi);
             kn_convert(KN_INT32, q, j->s->y_dtype, j->y + (size_t)(m * c->out_size + i0) * es, len);
         }
     }
@@ -231,13 +304,25 @@ static int qconv_run(kn_kctx *k)
     const quant_conv *c = &s->conv;
     int32_t *acc = (int32_t *)((char *)k->scratch + s->conv_bytes);
     const kn_tensor *bias = kn_input(k, 8);
-    qconv_job j = {s, acc, bias ? bias->data : NULL, k->in[1], k->in[4], k->in[6],
-                   quant_zp_at(kn_input(k, 7), 0), NULL};
+    const kn_tensor *z = s->fused ? kn_input(k, QCONV_Z) : NULL;
+    qconv_job j = {s,
+                   acc,
+                   bias ? bias->data : NULL,
+                   k->in[1],
+                   k->in[4],
+                   k->in[6],
+                   z ? k->in[QCONV_Z_SCALE] : NULL,
+                   quant_zp_at(kn_input(k, 7), 0),
+                   z ? quant_zp_at(kn_input(k, QCONV_Z_ZERO), 0) : 0,
+                   z ? z->dtype : 0,
+                   NULL,
+                   NULL};
     size_t image_bytes = (size_t)(c->cout * c->out_size) * kn_dtype_size(s->y_dtype);
     quant_conv_weights(c, k->in[3]->data, kn_input(k, 5), k->scratch);
     for (int64_t n = 0; n < c->batch; n++) {
         quant_conv_image(c, n, k->in[0]->data, kn_input(k, 2), acc, k->scratch, k->threads);
         j.y = (char *)k->out[0]->data + image_bytes * (size_t)n;
+        j.z = z ? (const char *)z->data + image_bytes * (size_t)n : NULL; /* 8-bit, as y */
         kn_parallel_for(k->threads, c->cout, 1 + KN_GRAIN / (c->out_size > 0 ? c->out_size : 1),
                         qconv_requant, &j);
     }
@@ -248,3 +333,11 @@ const kn_op_def kn_op_QLinearConv = {
     .op_type = "QLinearConv", .since_version = 10, .dtypes = QUANT_MASK_Q8,
     .prepare = qconv_prepare, .run = qconv_run, .release = qconv_release
 };
+const kn_op_def kn_op_QFusedConv = {.domain = "kiln",
+                                    .op_type = "QFusedConv",
+                                    .since_version = 1,
+                                    .until_version = 1,
+                                    .dtypes = QUANT_MASK_Q8,
+                                    .prepare = qconv_prepare,
+                                    .run = qconv_run,
+                                    .release = qconv_release};

@@ -22,9 +22,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/kernel/packed.h"
 #include "core/cpu/quant/quant_common.h"
+#include "core/kernel/packed.h"
 #include "core/kernel/tensor_common.h"
+#include "core/simd/kernels.h"
 
 enum { QDQ_TENSOR, QDQ_AXIS, QDQ_BLOCKED };
 
@@ -251,21 +252,14 @@ static void qdq_span_fast(const qdq_job *j, int64_t i, int64_t n, int64_t si)
         }
         return;
     }
-    const float magic = 12582912.0f, lo = (float)s->lo - zp, hi = (float)s->hi - zp;
+    /* the SIMD table's rows: this file's baseline build (SSE2) took ~2 ns
+     * an element, a fifth of a QDQ BERT's time at 1 thread */
+    const kn_quantize_params q = {sc, zp, (float)s->lo - zp, (float)s->hi - zp};
     const float *x = (const float *)j->x + i;
-    int32_t q[KN_CHUNK];
-    for (int64_t t = 0; t < n; t++) {
-        float v = x[t] / sc;
-        v = v == v ? v : 0; /* NaN quantizes to the zero point */
-        v = v < lo ? lo : v > hi ? hi : v;
-        q[t] = (int32_t)((v + magic) - magic + zp);
-    }
     if (is_signed)
-        for (int64_t t = 0; t < n; t++)
-            ((int8_t *)j->y)[i + t] = (int8_t)q[t];
+        kn_simd()->quantize_s8((int8_t *)j->y + i, x, n, &q);
     else
-        for (int64_t t = 0; t < n; t++)
-            ((uint8_t *)j->y)[i + t] = (uint8_t)q[t];
+        kn_simd()->quantize_u8((uint8_t *)j->y + i, x, n, &q);
 }
 
 /* [begin, end) counts groups of s->per elements (whole bytes of a packed

@@ -12,7 +12,8 @@ extern const kn_op_def kn_op_MatMulInteger, kn_op_ConvInteger;
 extern const kn_op_def kn_op_QuantizeLinear, kn_op_QuantizeLinear_13, kn_op_QuantizeLinear_19,
     kn_op_QuantizeLinear_21, kn_op_DequantizeLinear, kn_op_DequantizeLinear_13,
     kn_op_DequantizeLinear_19, kn_op_DequantizeLinear_21, kn_op_DynamicQuantizeLinear;
-extern const kn_op_def kn_op_QLinearMatMul, kn_op_QLinearMatMul_21, kn_op_QLinearConv;
+extern const kn_op_def kn_op_QLinearMatMul, kn_op_QLinearMatMul_21, kn_op_QLinearConv,
+    kn_op_QFusedConv;
 /* com.microsoft contrib ops of QOperator models (ms_*.c) */
 extern const kn_op_def kn_op_QLinearAdd, kn_op_QLinearMul, kn_op_QLinearSigmoid,
     kn_op_QLinearLeakyRelu, kn_op_QLinearAveragePool, kn_op_QLinearGlobalAveragePool,
@@ -28,7 +29,7 @@ const kn_op_def *const kn_cpu_quant_ops[] = {
     &kn_op_QuantizeLinear_21, &kn_op_DequantizeLinear, &kn_op_DequantizeLinear_13,
     &kn_op_DequantizeLinear_19, &kn_op_DequantizeLinear_21, &kn_op_DynamicQuantizeLinear,
     /* qlinear.c */
-    &kn_op_QLinearMatMul, &kn_op_QLinearMatMul_21, &kn_op_QLinearConv,
+    &kn_op_QLinearMatMul, &kn_op_QLinearMatMul_21, &kn_op_QLinearConv, &kn_op_QFusedConv,
     /* ms_binary.c, ms_lookup.c, ms_pool.c, ms_concat.c, ms_softmax.c */
     &kn_op_QLinearAdd, &kn_op_QLinearMul, &kn_op_QLinearSigmoid, &kn_op_QLinearLeakyRelu,
     &kn_op_QLinearAveragePool, &kn_op_QLinearGlobalAveragePool, &kn_op_QLinearConcat,
