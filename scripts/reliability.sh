@@ -7,7 +7,7 @@
 #      clear error for each, with and without resource limits;
 #   3. the limit, bad-input and threading suites (test_hostile_limits,
 #      test_bad_input);
-#   4. valgrind over the API and runtime suites: 0 errors, 0 leaks;
+#   4. valgrind over the API, runtime and device suites: 0 errors, 0 leaks;
 #   5. soak: 5,000 runs with flat RSS, 8 threads against a single-thread
 #      reference, 1,000 create/destroy cycles;
 #   6. the ABI check against capi/abi/kiln.abi.
@@ -177,7 +177,7 @@ if ctest --test-dir "$build" --output-on-failure --no-tests=error -R "$valgrind_
     if grep -q 'Skipped\|SKIP' "$log"; then
         note SKIP valgrind "$(grep -m1 SKIP "$log")"
     else
-        note PASS valgrind "test_api and test_runtime: 0 errors, 0 leaks (every Criterion worker traced)"
+        note PASS valgrind "test_api, test_runtime and test_host_test_device: 0 errors, 0 leaks (every Criterion worker traced)"
     fi
 else
     grep -E '==[0-9]+==' "$log" | head -30
