@@ -4,7 +4,10 @@
 # the two builds cannot drift apart.
 # oneDNN has no aarch64 package here and the image libraries would need
 # arm64 -dev packages: both off (the library says "unsupported" for them),
-# and so is `kiln serve` (libmicrohttpd, cJSON). Criterion's runner
+# and so is `kiln serve` (libmicrohttpd, cJSON). The CUDA backend is off
+# too: the x86-64 toolkit's kernels would build, but no aarch64 CUDA
+# runtime is here to load them, and nvcc would only lengthen the run.
+# Criterion's runner
 # re-executes /proc/self/exe, which the x86-64 kernel cannot run, so the
 # suites link tests/support/criterion_lite.
 set(CMAKE_TOOLCHAIN_FILE "${CMAKE_CURRENT_LIST_DIR}/toolchain-aarch64-linux-gnu.cmake" CACHE FILEPATH "")
@@ -12,5 +15,6 @@ set(CMAKE_BUILD_TYPE Release CACHE STRING "")
 set(KILN_WITH_DNNL OFF CACHE STRING "")
 set(KILN_WITH_IMAGE_LIBS OFF CACHE BOOL "")
 set(KILN_WITH_SERVE OFF CACHE STRING "")
+set(KILN_WITH_CUDA OFF CACHE STRING "")
 set(KILN_WERROR ON CACHE BOOL "")
 set(KILN_CRITERION_LITE ON CACHE BOOL "")
