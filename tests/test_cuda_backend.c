@@ -41,6 +41,7 @@ Test(cuda_backend, without_nvcc_it_is_never_available)
 
 #include "core/cuda/cuda_device.h"
 #include "core/cuda/cuda_fatbins.h"
+#include "tests/cuda/cuda_cases.h"
 
 extern const kn_backend kn_backend_cuda;
 
@@ -177,130 +178,54 @@ static void *gpu_or_skip(void)
     return the_device;
 }
 
-static void fill(float *x, size_t n, unsigned seed)
+/* The device's memory hooks as a cuda_target (tests/cuda/cuda_cases.h). */
+static void *gpu_upload(const cuda_target *t, const void *host, size_t bytes)
 {
-    for (size_t i = 0; i < n; i++) {
-        seed = seed * 1664525u + 1013904223u;
-        x[i] = (float)(seed >> 8) / 8388608.0f - 1.0f;
-    }
+    const kn_backend_memory *mem = &kn_backend_cuda.memory;
+    kn_err err = {0};
+    void *p = mem->alloc(t->device, bytes, &err);
+    cr_assert_not_null(p, "%s", err.msg);
+    cr_assert_eq(mem->copy(t->device, p, host, bytes, KN_COPY_TO_DEVICE, t->stream, &err), KN_OK,
+                 "%s", err.msg);
+    return p;
 }
 
-/* Random float input i, kept until free_inputs. */
-static void rand_input(kh_case *c, int32_t i, const int64_t *dims, int32_t rank, unsigned seed)
+static void *gpu_alloc(const cuda_target *t, size_t bytes)
 {
-    size_t n = (size_t)kn_shape_numel(dims, rank);
-    float *x = malloc(n * sizeof *x + 4);
-    fill(x, n, seed);
-    kh_input(c, i, KN_FLOAT, dims, rank, x);
+    kn_err err = {0};
+    void *p = kn_backend_cuda.memory.alloc(t->device, bytes, &err);
+    cr_assert_not_null(p, "%s", err.msg);
+    return p;
 }
 
-static void free_inputs(kh_case *c)
+static void gpu_download(const cuda_target *t, void *host, const void *dev, size_t bytes)
 {
-    for (int32_t i = 0; i < c->n_in; i++) {
-        free(c->in[i].data);
-        c->in[i].data = NULL;
-    }
+    const kn_backend_memory *mem = &kn_backend_cuda.memory;
+    kn_err err = {0};
+    cr_assert_eq(mem->copy(t->device, host, dev, bytes, KN_COPY_TO_HOST, t->stream, &err), KN_OK,
+                 "%s", err.msg);
+    cr_assert_eq(mem->stream_sync(t->device, t->stream, &err), KN_OK, "%s", err.msg);
 }
 
-/* Runs c on the GPU and on the CPU and compares every output within tol
- * (absolute, relative to max(1, |reference|)). */
+static void gpu_release(const cuda_target *t, void *dev)
+{
+    kn_backend_cuda.memory.free(t->device, dev);
+}
+
+/* Runs c on the GPU, with a stream of its own, and on the CPU, and compares
+ * them (cuda_case_check). */
 static void gpu_compare(kh_case *c, uint32_t const_mask, double tol, const char *what)
 {
-    void *dev = gpu_or_skip();
-    const kn_backend_memory *mem = &kn_backend_cuda.memory;
-    kh_case ref = *c;
-    cr_assert_eq(kh_run_kernel(&ref, 1, &kn_backend_cpu, const_mask), KN_OK, "%s: CPU: %s", what,
-                 ref.err.msg);
-
-    int32_t dtype = c->n_in > 0 ? c->in[0].dtype : 0;
-    const kn_op_def *def =
-        kn_backend_kernel(&kn_backend_cuda, c->node.domain, c->node.op_type, c->opset, dtype);
-    cr_assert_not_null(def, "%s: no CUDA kernel", what);
+    cuda_target t = {.device = gpu_or_skip(),
+                     .upload = gpu_upload,
+                     .alloc = gpu_alloc,
+                     .download = gpu_download,
+                     .release = gpu_release};
     kn_err err = {0};
-    void *stream = mem->stream_create(dev, &err);
-    cr_assert_not_null(stream, "%s", err.msg);
-    kn_tensor in_view[KH_MAX_IO], out[KH_MAX_IO], *in_ptrs[KH_MAX_IO], *out_ptrs[KH_MAX_IO];
-    for (int32_t i = 0; i < c->n_in; i++) {
-        in_view[i] = c->in[i];
-        if (!(const_mask >> i & 1u))
-            in_view[i].data = NULL;
-        in_ptrs[i] = c->in[i].data ? &in_view[i] : NULL;
-    }
-    memset(out, 0, sizeof out);
-    for (int32_t i = 0; i < c->n_out; i++)
-        out_ptrs[i] = &out[i];
-    kn_kctx k = {.node = &c->node,
-                 .opset = c->opset,
-                 .n_in = c->n_in,
-                 .n_out = c->n_out,
-                 .in = in_ptrs,
-                 .out = out_ptrs,
-                 .err = &err,
-                 .device = dev,
-                 .stream = stream};
-    int rc = def->prepare(&k);
-    cr_assert_eq(rc, KN_OK, "%s: CUDA prepare returned %d: %s", what, rc, err.msg);
-    void *dev_in[KH_MAX_IO] = {0}, *dev_out[KH_MAX_IO] = {0}, *scratch = NULL;
-    for (int32_t i = 0; i < c->n_in; i++) {
-        if (!c->in[i].data)
-            continue;
-        size_t bytes = (size_t)kn_tensor_nbytes(&c->in[i]);
-        dev_in[i] = mem->alloc(dev, bytes, &err);
-        cr_assert_not_null(dev_in[i], "%s", err.msg);
-        cr_assert_eq(
-            mem->copy(dev, dev_in[i], c->in[i].data, bytes, KN_COPY_TO_DEVICE, stream, &err), KN_OK,
-            "%s", err.msg);
-        in_view[i].data = dev_in[i];
-    }
-    for (int32_t i = 0; i < c->n_out; i++) {
-        cr_assert(kn_shape_equal(out[i].dims, out[i].rank, ref.out[i].dims, ref.out[i].rank),
-                  "%s: output %d's shape differs from the CPU kernel's", what, i);
-        dev_out[i] = mem->alloc(dev, (size_t)kn_tensor_nbytes(&out[i]), &err);
-        cr_assert_not_null(dev_out[i], "%s", err.msg);
-        out[i].data = dev_out[i];
-    }
-    if (k.scratch_bytes) {
-        scratch = mem->alloc(dev, k.scratch_bytes, &err);
-        cr_assert_not_null(scratch, "%s", err.msg);
-    }
-    k.scratch = scratch;
-    rc = def->run(&k);
-    cr_assert_eq(rc, KN_OK, "%s: CUDA run returned %d: %s", what, rc, err.msg);
-    for (int32_t i = 0; i < c->n_out; i++) {
-        size_t bytes = (size_t)kn_tensor_nbytes(&out[i]);
-        float *host = malloc(bytes + 4);
-        cr_assert_eq(mem->copy(dev, host, dev_out[i], bytes, KN_COPY_TO_HOST, stream, &err), KN_OK,
-                     "%s", err.msg);
-        cr_assert_eq(mem->stream_sync(dev, stream, &err), KN_OK, "%s: %s", what, err.msg);
-        double worst = 0;
-        int64_t n = kn_tensor_numel(&out[i]), at = 0;
-        if (out[i].dtype == KN_FLOAT) {
-            const float *want = ref.out[i].data;
-            for (int64_t e = 0; e < n; e++) {
-                double d = fabs((double)host[e] - want[e]) / fmax(1.0, fabs(want[e]));
-                if (d > worst || d != d) {
-                    worst = d != d ? INFINITY : d;
-                    at = e;
-                }
-            }
-            cr_assert(worst <= tol, "%s: output %d element %lld: GPU %g, CPU %g (tolerance %g)",
-                      what, i, (long long)at, host[at], ((const float *)ref.out[i].data)[at], tol);
-        } else {
-            cr_assert(memcmp(host, ref.out[i].data, bytes) == 0, "%s: output %d differs", what, i);
-        }
-        cr_log_info("%s: output %d, %lld elements, worst relative error %.2e", what, i,
-                    (long long)n, worst);
-        free(host);
-    }
-    if (def->release)
-        def->release(&k);
-    for (int32_t i = 0; i < KH_MAX_IO; i++) {
-        mem->free(dev, dev_in[i]);
-        mem->free(dev, dev_out[i]);
-    }
-    mem->free(dev, scratch);
-    mem->stream_destroy(dev, stream);
-    kh_free(&ref);
+    t.stream = kn_backend_cuda.memory.stream_create(t.device, &err);
+    cr_assert_not_null(t.stream, "%s", err.msg);
+    cuda_case_check(&t, c, const_mask, tol, what);
+    kn_backend_cuda.memory.stream_destroy(t.device, t.stream);
 }
 
 Test(cuda_gpu, device_opens_and_memory_round_trips)

@@ -34,6 +34,7 @@ Test(cuda_emulated, needs_the_cuda_backend)
 #include "core/cuda/cuda_device.h"
 #include "core/cuda/cuda_fatbins.h"
 #include "core/cuda/device_params.h"
+#include "tests/cuda/cuda_cases.h"
 
 /* --- the double: runtime */
 
@@ -737,104 +738,52 @@ static kn_cuda_device *emulated_device(void)
     return d;
 }
 
-static void fill(float *x, size_t n, unsigned seed)
+/* Host memory as the emulated device's (a cuda_target, tests/cuda/cuda_cases.h);
+ * outputs and scratch start poisoned, so every element must be written. */
+static void *host_upload(const cuda_target *t, const void *host, size_t bytes)
 {
-    for (size_t i = 0; i < n; i++) {
-        seed = seed * 1664525u + 1013904223u;
-        x[i] = (float)(seed >> 8) / 8388608.0f - 1.0f;
-    }
+    (void)t;
+    void *p = malloc(bytes + 4);
+    cr_assert_not_null(p);
+    memcpy(p, host, bytes);
+    return p;
 }
 
-static void rand_input(kh_case *c, int32_t i, const int64_t *dims, int32_t rank, unsigned seed)
+static void *host_alloc(const cuda_target *t, size_t bytes)
 {
-    size_t n = (size_t)kn_shape_numel(dims, rank);
-    float *x = malloc(n * sizeof *x + 4);
-    fill(x, n, seed);
-    kh_input(c, i, KN_FLOAT, dims, rank, x);
+    (void)t;
+    void *p = malloc(bytes + 4);
+    cr_assert_not_null(p);
+    memset(p, 0x7f, bytes);
+    return p;
 }
 
-static void free_inputs(kh_case *c)
+static void host_download(const cuda_target *t, void *host, const void *dev, size_t bytes)
 {
-    for (int32_t i = 0; i < c->n_in; i++) {
-        free(c->in[i].data);
-        c->in[i].data = NULL;
-    }
+    (void)t;
+    memcpy(host, dev, bytes);
 }
 
-/* The CUDA kernel for c, run on the emulated device (host memory), against
- * the CPU kernel. */
+static void host_release(const cuda_target *t, void *dev)
+{
+    (void)t;
+    free(dev);
+}
+
+/* The CUDA kernel for c, run on the emulated device, against the CPU
+ * kernel; every kernel it launches must be one this double emulates. */
 static void emulated_compare(kh_case *c, uint32_t const_mask, double tol, const char *what)
 {
-    kh_case ref = *c;
-    cr_assert_eq(kh_run_kernel(&ref, 1, &kn_backend_cpu, const_mask), KN_OK, "%s: CPU: %s", what,
-                 ref.err.msg);
-    const kn_op_def *def = kn_backend_kernel(&kn_backend_cuda, c->node.domain, c->node.op_type,
-                                             c->opset, c->in[0].dtype);
-    cr_assert_not_null(def, "%s: no CUDA kernel", what);
-    kn_err err = {0};
-    kn_tensor in_view[KH_MAX_IO], out[KH_MAX_IO], *in_ptrs[KH_MAX_IO], *out_ptrs[KH_MAX_IO];
-    for (int32_t i = 0; i < c->n_in; i++) {
-        in_view[i] = c->in[i];
-        if (!(const_mask >> i & 1u))
-            in_view[i].data = NULL;
-        in_ptrs[i] = c->in[i].data ? &in_view[i] : NULL;
-    }
-    memset(out, 0, sizeof out);
-    for (int32_t i = 0; i < c->n_out; i++)
-        out_ptrs[i] = &out[i];
-    kn_kctx k = {.node = &c->node,
-                 .opset = c->opset,
-                 .n_in = c->n_in,
-                 .n_out = c->n_out,
-                 .in = in_ptrs,
-                 .out = out_ptrs,
-                 .err = &err,
-                 .device = emulated_device(),
-                 .stream = (void *)(uintptr_t)1};
-    int rc = def->prepare(&k);
-    cr_assert_eq(rc, KN_OK, "%s: prepare returned %d: %s", what, rc, err.msg);
-    for (int32_t i = 0; i < c->n_in; i++)
-        in_view[i].data = c->in[i].data;
-    for (int32_t i = 0; i < c->n_out; i++) {
-        cr_assert(kn_shape_equal(out[i].dims, out[i].rank, ref.out[i].dims, ref.out[i].rank),
-                  "%s: output shape differs from the CPU kernel's", what);
-        /* poisoned: every element must be written */
-        size_t bytes = (size_t)kn_tensor_nbytes(&out[i]);
-        out[i].data = malloc(bytes + 4);
-        memset(out[i].data, 0x7f, bytes);
-    }
-    k.scratch = k.scratch_bytes ? malloc(k.scratch_bytes) : NULL;
+    const cuda_target t = {.device = emulated_device(),
+                           .stream = (void *)(uintptr_t)1,
+                           .upload = host_upload,
+                           .alloc = host_alloc,
+                           .download = host_download,
+                           .release = host_release};
     int before = unemulated_launches;
-    rc = def->run(&k);
-    cr_assert_eq(rc, KN_OK, "%s: run returned %d: %s", what, rc, err.msg);
+    cuda_case_check(&t, c, const_mask, tol, what);
     cr_assert_eq(unemulated_launches, before,
                  "%s: launched a device kernel this double does not emulate", what);
-    for (int32_t i = 0; i < c->n_out; i++) {
-        if (out[i].dtype != KN_FLOAT) {
-            cr_assert_eq(out[i].dtype, ref.out[i].dtype, "%s: output dtype", what);
-            cr_assert(memcmp(out[i].data, ref.out[i].data, (size_t)kn_tensor_nbytes(&out[i])) == 0,
-                      "%s: output %d differs from the CPU kernel's", what, i);
-            free(out[i].data);
-            continue;
-        }
-        const float *got = out[i].data, *want = ref.out[i].data;
-        double worst = 0;
-        int64_t n = kn_tensor_numel(&out[i]), where = 0;
-        for (int64_t e = 0; e < n; e++) {
-            double d = fabs((double)got[e] - want[e]) / fmax(1.0, fabs(want[e]));
-            if (!(d <= worst)) {
-                worst = d == d ? d : INFINITY;
-                where = e;
-            }
-        }
-        cr_assert(worst <= tol, "%s: element %lld: emulated %g, CPU %g", what, (long long)where,
-                  got[where], want[where]);
-        free(out[i].data);
-    }
-    if (def->release)
-        def->release(&k);
-    free(k.scratch);
-    kh_free(&ref);
 }
 
 Test(cuda_emulated, matmul_batches_and_vectors)

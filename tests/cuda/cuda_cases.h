@@ -1,0 +1,43 @@
+/* What the CUDA backend's two suites share: random float inputs, and one
+ * case run through the backend's CUDA kernel and compared with Kiln's CPU
+ * kernel on the same node. test_cuda_backend runs it on a real device,
+ * test_cuda_emulated on host memory under a test double of the CUDA
+ * libraries; a cuda_target says where. */
+#ifndef KN_TEST_CUDA_CASES_H
+#define KN_TEST_CUDA_CASES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kernel_harness.h"
+
+/* Where a case's CUDA kernel runs: its device and stream (kn_kctx), and how
+ * that device's memory is filled, allocated, read back and freed. */
+typedef struct cuda_target {
+    void *device, *stream;
+    /* device memory holding a copy of `bytes` host bytes */
+    void *(*upload)(const struct cuda_target *t, const void *host, size_t bytes);
+    /* device memory for an output or the kernel's scratch */
+    void *(*alloc)(const struct cuda_target *t, size_t bytes);
+    /* copies device bytes to host and waits until they are there */
+    void (*download)(const struct cuda_target *t, void *host, const void *dev, size_t bytes);
+    void (*release)(const struct cuda_target *t, void *dev);
+} cuda_target;
+
+/* Fills x with n deterministic values in [-1, 1) from seed. */
+void fill(float *x, size_t n, unsigned seed);
+
+/* Sets input i of c to a random float tensor of the given dims; the data
+ * is malloc'd, freed by free_inputs. */
+void rand_input(kh_case *c, int32_t i, const int64_t *dims, int32_t rank, unsigned seed);
+void free_inputs(kh_case *c);
+
+/* Runs c's CUDA kernel on t and its CPU kernel, and asserts that every
+ * output has the CPU's shape and matches it: float outputs within tol
+ * (absolute, relative to max(1, |reference|)), others byte for byte.
+ * Inputs in const_mask are shown to prepare() as constants (host bytes), as
+ * the engine shows initializers; every input is then put on the device. */
+void cuda_case_check(const cuda_target *t, kh_case *c, uint32_t const_mask, double tol,
+                     const char *what);
+
+#endif
