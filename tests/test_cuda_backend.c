@@ -311,137 +311,24 @@ Test(cuda_gpu, binary_ops_broadcast)
 
 Test(cuda_gpu, elementwise_chain)
 {
-    /* y = clip(t2 - sigmoid(x * t1 + 0.5), -0.2, 0.6): tensor and scalar
-     * operands, a reversed step, activations with parameters */
-    static const char *steps[] = {"Mul", "Add", "Sigmoid", "RSub", "Clip"};
-    static const int64_t operands[] = {1, -1, -1, 2, -1};
-    static const float params[] = {0, 0, 0.5f, 0, 0, 0, 0, 0, -0.2f, 0.6f};
-    const int64_t x[] = {3, 7, 50}, one[] = {1};
-    kh_case c;
-    kh_init(&c, "ElementwiseChain", 1, 3, 1);
-    c.node.domain = "kiln";
-    c.attrs[c.node.n_attrs++] =
-        (kn_attr){.name = "steps", .type = KN_ATTR_STRINGS, .count = 5, .strings = steps};
-    kh_attr_ints(&c, "operands", operands, 5);
-    kh_attr_floats(&c, "params", params, 10);
-    rand_input(&c, 0, x, 3, 68);
-    rand_input(&c, 1, x, 3, 69);
-    rand_input(&c, 2, one, 1, 70);
-    gpu_compare(&c, 0, 1e-5, "ElementwiseChain");
-    free_inputs(&c);
+    const int64_t x[] = {3, 7, 50};
+    elementwise_chain_case(gpu_compare, x, 1e-5);
 }
 
-Test(cuda_gpu, comparisons_where_cast)
-{
-    const int64_t a[] = {3, 1, 6}, b[] = {4, 1}, cd[] = {6};
-    static int64_t ia[18], ib[4];
-    static uint8_t cond[6] = {1, 0, 0, 1, 1, 0};
-    for (int i = 0; i < 18; i++)
-        ia[i] = i % 5 - 2;
-    for (int i = 0; i < 4; i++)
-        ib[i] = i - 1;
-    kh_case c;
-    kh_init(&c, "Less", 13, 2, 1);
-    rand_input(&c, 0, a, 3, 150);
-    rand_input(&c, 1, b, 2, 151);
-    gpu_compare(&c, 0, 0, "Less float");
-    free_inputs(&c);
-    kh_init(&c, "Equal", 13, 2, 1);
-    kh_input(&c, 0, KN_INT64, a, 3, ia);
-    kh_input(&c, 1, KN_INT64, b, 2, ib);
-    gpu_compare(&c, 0, 0, "Equal int64");
-    kh_init(&c, "Where", 16, 3, 1);
-    kh_input(&c, 0, KN_BOOL, cd, 1, cond);
-    rand_input(&c, 1, a, 3, 152);
-    rand_input(&c, 2, b, 2, 153);
-    gpu_compare(&c, 0, 0, "Where");
-    free(c.in[1].data);
-    free(c.in[2].data);
-    kh_init(&c, "Cast", 13, 1, 1);
-    kh_attr_int(&c, "to", KN_FLOAT);
-    kh_input(&c, 0, KN_INT64, a, 3, ia);
-    gpu_compare(&c, 0, 0, "Cast int64 to float");
-}
+Test(cuda_gpu, comparisons_where_cast) { compare_where_cast_cases(gpu_compare); }
 
-Test(cuda_gpu, data_movement)
-{
-    const int64_t x[] = {2, 3, 4, 5};
-    static const int64_t perm[] = {0, 2, 3, 1};
-    kh_case c;
-    kh_init(&c, "Transpose", 13, 1, 1);
-    kh_attr_ints(&c, "perm", perm, 4);
-    rand_input(&c, 0, x, 4, 9);
-    gpu_compare(&c, 0, 0, "Transpose");
-    free_inputs(&c);
-
-    static int64_t starts[] = {1, -1}, ends[] = {4, -6}, axes[] = {2, 3}, steps[] = {2, -2};
-    const int64_t two[] = {2};
-    kh_init(&c, "Slice", 13, 5, 1);
-    rand_input(&c, 0, x, 4, 10);
-    kh_input(&c, 1, KN_INT64, two, 1, starts);
-    kh_input(&c, 2, KN_INT64, two, 1, ends);
-    kh_input(&c, 3, KN_INT64, two, 1, axes);
-    kh_input(&c, 4, KN_INT64, two, 1, steps);
-    gpu_compare(&c, 0x1e, 0, "Slice");
-    free(c.in[0].data);
-
-    static int64_t idx[] = {2, 0, -1, 1, 1};
-    const int64_t five[] = {5};
-    kh_init(&c, "Gather", 13, 2, 1);
-    kh_attr_int(&c, "axis", 2);
-    rand_input(&c, 0, x, 4, 11);
-    kh_input(&c, 1, KN_INT64, five, 1, idx);
-    gpu_compare(&c, 0, 0, "Gather");
-    free(c.in[0].data);
-
-    const int64_t y[] = {2, 1, 4, 5}, z[] = {2, 2, 4, 5};
-    kh_init(&c, "Concat", 13, 3, 1);
-    kh_attr_int(&c, "axis", 1);
-    rand_input(&c, 0, x, 4, 12);
-    rand_input(&c, 1, y, 4, 13);
-    rand_input(&c, 2, z, 4, 14);
-    gpu_compare(&c, 0, 0, "Concat");
-    free_inputs(&c);
-
-    static int64_t parts[] = {2, 3};
-    const int64_t xs[] = {2, 5, 4};
-    kh_init(&c, "Split", 13, 2, 2);
-    kh_attr_int(&c, "axis", 1);
-    rand_input(&c, 0, xs, 3, 160);
-    kh_input(&c, 1, KN_INT64, two, 1, parts);
-    gpu_compare(&c, 0x2, 0, "Split");
-    free(c.in[0].data);
-
-    static int64_t shape[] = {3, 1, 5};
-    const int64_t three[] = {3}, small[] = {1, 4, 1};
-    kh_init(&c, "Expand", 13, 2, 1);
-    rand_input(&c, 0, small, 3, 15);
-    kh_input(&c, 1, KN_INT64, three, 1, shape);
-    gpu_compare(&c, 0x2, 0, "Expand");
-    free(c.in[0].data);
-}
+Test(cuda_gpu, data_movement) { data_movement_cases(gpu_compare); }
 
 Test(cuda_gpu, matmul_shapes)
 {
-    struct {
-        int64_t a[4], b[4];
-        int32_t ra, rb;
-    } cases[] = {
-        {{2, 3, 5, 7}, {7, 4}, 4, 2},   /* folded batches */
-        {{2, 5, 7}, {2, 7, 4}, 3, 3},   /* strided batch */
-        {{5, 7}, {3, 7, 4}, 2, 3},      /* A repeated */
-        {{7}, {7, 4}, 1, 2},            /* vector A */
-        {{3, 5, 7}, {7}, 3, 1},         /* vector B */
-        {{64, 768}, {768, 3072}, 2, 2}, /* BERT's FFN size */
-    };
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        kh_case c;
-        kh_init(&c, "MatMul", 13, 2, 1);
-        rand_input(&c, 0, cases[i].a, cases[i].ra, 16);
-        rand_input(&c, 1, cases[i].b, cases[i].rb, 17);
-        gpu_compare(&c, 0x2, 1e-4, "MatMul");
-        free_inputs(&c);
-    }
+    matmul_cases(gpu_compare, 1e-4);
+    const int64_t a[] = {64, 768}, b[] = {768, 3072}; /* BERT's FFN size */
+    kh_case c;
+    kh_init(&c, "MatMul", 13, 2, 1);
+    rand_input(&c, 0, a, 2, 16);
+    rand_input(&c, 1, b, 2, 17);
+    gpu_compare(&c, 0x2, 1e-4, "MatMul");
+    free_inputs(&c);
 }
 
 Test(cuda_gpu, fused_matmul_and_gemm)

@@ -786,24 +786,7 @@ static void emulated_compare(kh_case *c, uint32_t const_mask, double tol, const 
                  "%s: launched a device kernel this double does not emulate", what);
 }
 
-Test(cuda_emulated, matmul_batches_and_vectors)
-{
-    struct {
-        int64_t a[4], b[4];
-        int32_t ra, rb;
-    } cases[] = {
-        {{2, 3, 5, 7}, {7, 4}, 4, 2}, {{2, 5, 7}, {2, 7, 4}, 3, 3}, {{5, 7}, {3, 7, 4}, 2, 3},
-        {{7}, {7, 4}, 1, 2},          {{3, 5, 7}, {7}, 3, 1},
-    };
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        kh_case c;
-        kh_init(&c, "MatMul", 13, 2, 1);
-        rand_input(&c, 0, cases[i].a, cases[i].ra, 1 + (unsigned)i);
-        rand_input(&c, 1, cases[i].b, cases[i].rb, 11 + (unsigned)i);
-        emulated_compare(&c, 0x2, 1e-5, "MatMul");
-        free_inputs(&c);
-    }
-}
+Test(cuda_emulated, matmul_batches_and_vectors) { matmul_cases(emulated_compare, 1e-5); }
 
 Test(cuda_emulated, gemm_transposes_bias_and_full_c)
 {
@@ -1003,20 +986,7 @@ Test(cuda_emulated, elementwise_kernels)
     emulated_compare(&c, 0x6, 0, "Clip");
     free(c.in[0].data);
 
-    static const char *steps[] = {"Mul", "Add", "Sigmoid", "RSub", "Clip"};
-    static const int64_t operands[] = {1, -1, -1, 2, -1};
-    static const float params[] = {0, 0, 0.5f, 0, 0, 0, 0, 0, -0.2f, 0.6f};
-    kh_init(&c, "ElementwiseChain", 1, 3, 1);
-    c.node.domain = "kiln";
-    c.attrs[c.node.n_attrs++] =
-        (kn_attr){.name = "steps", .type = KN_ATTR_STRINGS, .count = 5, .strings = steps};
-    kh_attr_ints(&c, "operands", operands, 5);
-    kh_attr_floats(&c, "params", params, 10);
-    rand_input(&c, 0, x, 3, 94);
-    rand_input(&c, 1, x, 3, 95);
-    rand_input(&c, 2, one, 1, 96);
-    emulated_compare(&c, 0, 1e-6, "ElementwiseChain");
-    free_inputs(&c);
+    elementwise_chain_case(emulated_compare, x, 1e-6);
 
     /* the products' epilogue with an activation cuBLASLt has not */
     const int64_t ma[] = {4, 6, 32}, mb[] = {32, 24}, bias[] = {24};
@@ -1044,138 +1014,9 @@ Test(cuda_emulated, elementwise_kernels)
     free_inputs(&c);
 }
 
-Test(cuda_emulated, comparisons_where_cast)
-{
-    static const char *const ops[] = {"Equal", "Less", "Greater", "LessOrEqual", "GreaterOrEqual"};
-    const int64_t a[] = {3, 1, 6}, b[] = {4, 1};
-    static int64_t ia[18], ib[4];
-    for (int i = 0; i < 18; i++)
-        ia[i] = i % 5 - 2;
-    for (int i = 0; i < 4; i++)
-        ib[i] = i - 1;
-    for (int i = 0; i < 5; i++) {
-        kh_case c;
-        kh_init(&c, ops[i], 16, 2, 1);
-        rand_input(&c, 0, a, 3, 141);
-        rand_input(&c, 1, b, 2, 142);
-        ((float *)c.in[1].data)[0] = ((float *)c.in[0].data)[0]; /* one equal pair */
-        emulated_compare(&c, 0, 0, ops[i]);
-        free_inputs(&c);
-        kh_init(&c, ops[i], 16, 2, 1);
-        kh_input(&c, 0, KN_INT64, a, 3, ia);
-        kh_input(&c, 1, KN_INT64, b, 2, ib);
-        emulated_compare(&c, 0, 0, ops[i]);
-    }
+Test(cuda_emulated, comparisons_where_cast) { compare_where_cast_cases(emulated_compare); }
 
-    static uint8_t cond[6] = {1, 0, 0, 1, 1, 0};
-    const int64_t cd[] = {6}, xd[] = {2, 1, 6}, yd[] = {3, 1};
-    kh_case c;
-    kh_init(&c, "Where", 16, 3, 1);
-    kh_input(&c, 0, KN_BOOL, cd, 1, cond);
-    rand_input(&c, 1, xd, 3, 143);
-    rand_input(&c, 2, yd, 2, 144);
-    emulated_compare(&c, 0, 0, "Where float");
-    free(c.in[1].data);
-    free(c.in[2].data);
-    kh_init(&c, "Where", 16, 3, 1);
-    kh_input(&c, 0, KN_BOOL, cd, 1, cond);
-    kh_input(&c, 1, KN_INT64, cd, 1, ia);
-    kh_input(&c, 2, KN_INT64, b, 2, ib);
-    emulated_compare(&c, 0, 0, "Where int64");
-
-    static const int32_t to[] = {KN_INT64, KN_INT32, KN_BOOL, KN_UINT8, KN_DOUBLE};
-    const int64_t xs[] = {4, 5};
-    for (size_t i = 0; i < sizeof to / sizeof to[0]; i++) {
-        kh_init(&c, "Cast", 13, 1, 1);
-        kh_attr_int(&c, "to", to[i]);
-        rand_input(&c, 0, xs, 2, 145);
-        for (int e = 0; e < 20; e++)
-            ((float *)c.in[0].data)[e] *= 9.0f; /* whole parts to keep */
-        ((float *)c.in[0].data)[3] = 0.0f;
-        emulated_compare(&c, 0, 0, "Cast from float");
-        free_inputs(&c);
-    }
-    kh_init(&c, "Cast", 13, 1, 1);
-    kh_attr_int(&c, "to", KN_FLOAT);
-    kh_input(&c, 0, KN_INT64, xd, 3, ia);
-    emulated_compare(&c, 0, 0, "Cast int64 to float");
-    kh_init(&c, "Cast", 13, 1, 1);
-    kh_attr_int(&c, "to", KN_FLOAT);
-    kh_input(&c, 0, KN_BOOL, cd, 1, cond);
-    emulated_compare(&c, 0, 0, "Cast bool to float");
-}
-
-Test(cuda_emulated, data_movement_kernels)
-{
-    const int64_t x[] = {2, 3, 4, 5};
-    static const int64_t perm[] = {0, 2, 3, 1};
-    kh_case c;
-    kh_init(&c, "Transpose", 13, 1, 1);
-    kh_attr_ints(&c, "perm", perm, 4);
-    rand_input(&c, 0, x, 4, 111);
-    emulated_compare(&c, 0, 0, "Transpose");
-    free_inputs(&c);
-
-    static int64_t starts[] = {1, -1}, ends[] = {4, -6}, axes[] = {2, 3}, steps[] = {2, -2};
-    const int64_t two[] = {2};
-    kh_init(&c, "Slice", 13, 5, 1);
-    rand_input(&c, 0, x, 4, 112);
-    kh_input(&c, 1, KN_INT64, two, 1, starts);
-    kh_input(&c, 2, KN_INT64, two, 1, ends);
-    kh_input(&c, 3, KN_INT64, two, 1, axes);
-    kh_input(&c, 4, KN_INT64, two, 1, steps);
-    emulated_compare(&c, 0x1e, 0, "Slice");
-    free(c.in[0].data);
-
-    static int64_t idx[] = {2, 0, -1, 1, 1};
-    static int32_t idx32[] = {1, -2, 0};
-    const int64_t five[] = {5}, three[] = {3};
-    kh_init(&c, "Gather", 13, 2, 1);
-    kh_attr_int(&c, "axis", 2);
-    rand_input(&c, 0, x, 4, 113);
-    kh_input(&c, 1, KN_INT64, five, 1, idx);
-    emulated_compare(&c, 0, 0, "Gather int64");
-    free(c.in[0].data);
-    kh_init(&c, "Gather", 13, 2, 1);
-    kh_attr_int(&c, "axis", -1);
-    rand_input(&c, 0, x, 4, 114);
-    kh_input(&c, 1, KN_INT32, three, 1, idx32);
-    emulated_compare(&c, 0, 0, "Gather int32");
-    free(c.in[0].data);
-
-    const int64_t y[] = {2, 1, 4, 5}, z[] = {2, 2, 4, 5};
-    kh_init(&c, "Concat", 13, 3, 1);
-    kh_attr_int(&c, "axis", 1);
-    rand_input(&c, 0, x, 4, 115);
-    rand_input(&c, 1, y, 4, 116);
-    rand_input(&c, 2, z, 4, 117);
-    emulated_compare(&c, 0, 0, "Concat");
-    free_inputs(&c);
-
-    static int64_t parts[] = {2, 3};
-    const int64_t xs[] = {2, 5, 4};
-    kh_init(&c, "Split", 13, 2, 2);
-    kh_attr_int(&c, "axis", 1);
-    rand_input(&c, 0, xs, 3, 160);
-    kh_input(&c, 1, KN_INT64, two, 1, parts);
-    emulated_compare(&c, 0x2, 0, "Split");
-    free(c.in[0].data);
-
-    static int64_t shape[] = {3, 1, 5};
-    const int64_t small[] = {1, 4, 1};
-    kh_init(&c, "Expand", 13, 2, 1);
-    rand_input(&c, 0, small, 3, 118);
-    kh_input(&c, 1, KN_INT64, three, 1, shape);
-    emulated_compare(&c, 0x2, 0, "Expand");
-    free(c.in[0].data);
-
-    static int64_t new_shape[] = {6, -1};
-    kh_init(&c, "Reshape", 14, 2, 1);
-    rand_input(&c, 0, x, 4, 119);
-    kh_input(&c, 1, KN_INT64, two, 1, new_shape);
-    emulated_compare(&c, 0x2, 0, "Reshape (a copy when not aliased)");
-    free(c.in[0].data);
-}
+Test(cuda_emulated, data_movement_kernels) { data_movement_cases(emulated_compare); }
 
 Test(cuda_emulated, row_kernels)
 {

@@ -40,4 +40,17 @@ void free_inputs(kh_case *c);
 void cuda_case_check(const cuda_target *t, kh_case *c, uint32_t const_mask, double tol,
                      const char *what);
 
+/* A suite's way to check one case: cuda_case_check on its own target. */
+typedef void (*cuda_check_fn)(kh_case *c, uint32_t const_mask, double tol, const char *what);
+
+/* The cases both suites run through their check: the data movement ops
+ * (Transpose, Slice, Gather with int64 and int32 indices, Concat, Split,
+ * Expand, Reshape), exact; the comparisons, Where and Cast on float, int64
+ * and bool, exact; MatMul's batch and vector shapes and kiln.ElementwiseChain
+ * on float x of dims x[3], within tol. */
+void data_movement_cases(cuda_check_fn check);
+void compare_where_cast_cases(cuda_check_fn check);
+void matmul_cases(cuda_check_fn check, double tol);
+void elementwise_chain_case(cuda_check_fn check, const int64_t x[3], double tol);
+
 #endif
