@@ -378,119 +378,122 @@ Test(cuda_gpu, fused_matmul_and_gemm)
 
 Test(cuda_gpu, convolutions)
 {
-    static const int64_t pads1[] = {1, 1, 1, 1}, s2[] = {2, 2}, pads3[] = {3, 3, 3, 3};
-    const int64_t x[] = {2, 16, 14, 14}, w[] = {32, 16, 3, 3}, b[] = {32};
-    kh_case c;
-    kh_init(&c, "Conv", 11, 3, 1);
-    kh_attr_ints(&c, "pads", pads1, 4);
-    rand_input(&c, 0, x, 4, 30);
-    rand_input(&c, 1, w, 4, 31);
-    rand_input(&c, 2, b, 1, 32);
-    gpu_compare(&c, 0x6, 1e-4, "Conv 3x3 pad 1 + bias");
-    free_inputs(&c);
-
-    /* ResNet's stem: 7x7 stride 2 */
-    const int64_t xs[] = {1, 3, 64, 64}, ws[] = {16, 3, 7, 7}, bs[] = {16};
-    kh_init(&c, "Conv", 11, 3, 1);
-    kh_attr_ints(&c, "pads", pads3, 4);
-    kh_attr_ints(&c, "strides", s2, 2);
-    rand_input(&c, 0, xs, 4, 33);
-    rand_input(&c, 1, ws, 4, 34);
-    rand_input(&c, 2, bs, 1, 35);
-    gpu_compare(&c, 0x6, 1e-4, "Conv 7x7 stride 2");
-    free_inputs(&c);
-
-    /* a ResNet block's end: conv + bias + residual + relu in one call */
-    const int64_t x1[] = {2, 16, 14, 14}, w1[] = {16, 16, 1, 1}, b1[] = {16};
-    kh_init(&c, "FusedConv", 1, 4, 1);
-    c.node.domain = "kiln";
-    kh_attr_string(&c, "activation", "Relu");
-    rand_input(&c, 0, x1, 4, 36);
-    rand_input(&c, 1, w1, 4, 37);
-    rand_input(&c, 2, b1, 1, 38);
-    rand_input(&c, 3, x1, 4, 39);
-    gpu_compare(&c, 0x6, 1e-4, "FusedConv bias + Z + Relu");
-    free_inputs(&c);
-
-    /* grouped, another activation: conv, then Kiln's epilogue */
-    const int64_t wg[] = {16, 4, 3, 3};
-    kh_init(&c, "FusedConv", 1, 3, 1);
-    c.node.domain = "kiln";
-    kh_attr_string(&c, "activation", "Sigmoid");
-    kh_attr_int(&c, "group", 4);
-    kh_attr_ints(&c, "pads", pads1, 4);
-    rand_input(&c, 0, x1, 4, 40);
-    rand_input(&c, 1, wg, 4, 41);
-    rand_input(&c, 2, b1, 1, 42);
-    gpu_compare(&c, 0x6, 1e-4, "FusedConv grouped + Sigmoid");
-    free_inputs(&c);
-
-    /* channels-last, as the oneDNN layout pass writes it */
-    const int64_t xn[] = {2, 14, 14, 16}, wn[] = {24, 16, 3, 3}, bn[] = {24},
-                  zn[] = {2, 14, 14, 24};
-    kh_init(&c, "NhwcConv", 1, 4, 1);
-    c.node.domain = "kiln";
-    kh_attr_string(&c, "activation", "Relu");
-    kh_attr_ints(&c, "pads", pads1, 4);
-    rand_input(&c, 0, xn, 4, 55);
-    rand_input(&c, 1, wn, 4, 56);
-    rand_input(&c, 2, bn, 1, 57);
-    rand_input(&c, 3, zn, 4, 58);
-    gpu_compare(&c, 0x6, 1e-4, "NhwcConv bias + Z + Relu");
-    free_inputs(&c);
-
-    /* 1-D */
-    static const int64_t p1[] = {2, 2};
-    const int64_t x3[] = {2, 8, 50}, w3[] = {12, 8, 5};
-    kh_init(&c, "Conv", 11, 2, 1);
-    kh_attr_ints(&c, "pads", p1, 2);
-    rand_input(&c, 0, x3, 3, 43);
-    rand_input(&c, 1, w3, 3, 44);
-    gpu_compare(&c, 0x2, 1e-4, "Conv 1-D");
-    free_inputs(&c);
+    static const int64_t pads1[] = {1, 1, 1, 1}, s2[] = {2, 2}, pads3[] = {3, 3, 3, 3},
+                         p1[] = {2, 2};
+    static const conv_spec cases[] = {
+        {.op = "Conv",
+         .what = "Conv 3x3 pad 1 + bias",
+         .pads = pads1,
+         .n_pads = 4,
+         .x = {2, 16, 14, 14},
+         .w = {32, 16, 3, 3},
+         .rank = 4,
+         .bias = 1},
+        /* ResNet's stem: 7x7 stride 2 */
+        {.op = "Conv",
+         .what = "Conv 7x7 stride 2",
+         .pads = pads3,
+         .n_pads = 4,
+         .strides = s2,
+         .n_strides = 2,
+         .x = {1, 3, 64, 64},
+         .w = {16, 3, 7, 7},
+         .rank = 4,
+         .bias = 1},
+        /* a ResNet block's end: conv + bias + residual + relu in one call */
+        {.op = "FusedConv",
+         .activation = "Relu",
+         .what = "FusedConv bias + Z + Relu",
+         .x = {2, 16, 14, 14},
+         .w = {16, 16, 1, 1},
+         .z = {2, 16, 14, 14},
+         .rank = 4,
+         .z_rank = 4,
+         .bias = 1},
+        /* grouped, another activation: conv, then Kiln's epilogue */
+        {.op = "FusedConv",
+         .activation = "Sigmoid",
+         .what = "FusedConv grouped + Sigmoid",
+         .group = 4,
+         .pads = pads1,
+         .n_pads = 4,
+         .x = {2, 16, 14, 14},
+         .w = {16, 4, 3, 3},
+         .rank = 4,
+         .bias = 1},
+        /* channels-last, as the oneDNN layout pass writes it */
+        {.op = "NhwcConv",
+         .activation = "Relu",
+         .what = "NhwcConv bias + Z + Relu",
+         .pads = pads1,
+         .n_pads = 4,
+         .x = {2, 14, 14, 16},
+         .w = {24, 16, 3, 3},
+         .z = {2, 14, 14, 24},
+         .rank = 4,
+         .z_rank = 4,
+         .bias = 1},
+        {.op = "Conv",
+         .what = "Conv 1-D",
+         .pads = p1,
+         .n_pads = 2,
+         .x = {2, 8, 50},
+         .w = {12, 8, 5},
+         .rank = 3},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        conv_case(gpu_compare, &cases[i], 30 + 4 * (unsigned)i, 1e-4);
 }
 
 Test(cuda_gpu, pooling)
 {
     static const int64_t k3[] = {3, 3}, s2[] = {2, 2}, p1[] = {1, 1, 1, 1};
-    const int64_t x[] = {2, 8, 15, 15};
-    kh_case c;
-    kh_init(&c, "MaxPool", 12, 1, 1);
-    kh_attr_ints(&c, "kernel_shape", k3, 2);
-    kh_attr_ints(&c, "strides", s2, 2);
-    kh_attr_ints(&c, "pads", p1, 4);
-    rand_input(&c, 0, x, 4, 45);
-    gpu_compare(&c, 0, 0, "MaxPool 3x3 s2 p1");
-    free_inputs(&c);
-
-    kh_init(&c, "AveragePool", 19, 1, 1);
-    kh_attr_ints(&c, "kernel_shape", k3, 2);
-    kh_attr_ints(&c, "pads", p1, 4);
-    kh_attr_int(&c, "count_include_pad", 1);
-    rand_input(&c, 0, x, 4, 46);
-    gpu_compare(&c, 0, 1e-5, "AveragePool count_include_pad");
-    free_inputs(&c);
-
-    kh_init(&c, "GlobalAveragePool", 1, 1, 1);
-    rand_input(&c, 0, x, 4, 47);
-    gpu_compare(&c, 0, 1e-5, "GlobalAveragePool");
-    free_inputs(&c);
-
-    const int64_t xn[] = {2, 15, 15, 8};
-    kh_init(&c, "NhwcMaxPool", 1, 1, 1);
-    c.node.domain = "kiln";
-    kh_attr_ints(&c, "kernel_shape", k3, 2);
-    kh_attr_ints(&c, "strides", s2, 2);
-    kh_attr_ints(&c, "pads", p1, 4);
-    rand_input(&c, 0, xn, 4, 59);
-    gpu_compare(&c, 0, 0, "NhwcMaxPool");
-    free_inputs(&c);
-
-    kh_init(&c, "NhwcGlobalAveragePool", 1, 1, 1);
-    c.node.domain = "kiln";
-    rand_input(&c, 0, xn, 4, 60);
-    gpu_compare(&c, 0, 1e-5, "NhwcGlobalAveragePool");
-    free_inputs(&c);
+    static const pool_spec cases[] = {
+        {.op = "MaxPool",
+         .what = "MaxPool 3x3 s2 p1",
+         .opset = 12,
+         .kernel = k3,
+         .n_kernel = 2,
+         .strides = s2,
+         .n_strides = 2,
+         .pads = p1,
+         .n_pads = 4,
+         .count_include_pad = -1,
+         .x = {2, 8, 15, 15}},
+        {.op = "AveragePool",
+         .what = "AveragePool count_include_pad",
+         .opset = 19,
+         .kernel = k3,
+         .n_kernel = 2,
+         .pads = p1,
+         .n_pads = 4,
+         .count_include_pad = 1,
+         .x = {2, 8, 15, 15}},
+        {.op = "GlobalAveragePool",
+         .what = "GlobalAveragePool",
+         .opset = 1,
+         .count_include_pad = -1,
+         .x = {2, 8, 15, 15}},
+        {.op = "NhwcMaxPool",
+         .what = "NhwcMaxPool",
+         .opset = 1,
+         .kernel = k3,
+         .n_kernel = 2,
+         .strides = s2,
+         .n_strides = 2,
+         .pads = p1,
+         .n_pads = 4,
+         .count_include_pad = -1,
+         .x = {2, 15, 15, 8}},
+        {.op = "NhwcGlobalAveragePool",
+         .what = "NhwcGlobalAveragePool",
+         .opset = 1,
+         .count_include_pad = -1,
+         .x = {2, 15, 15, 8}},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        /* max is exact; an average may sum in another order */
+        pool_case(gpu_compare, &cases[i], 45 + (unsigned)i, strstr(cases[i].op, "Max") ? 0 : 1e-5);
 }
 
 Test(cuda_gpu, rows)

@@ -834,79 +834,81 @@ Test(cuda_emulated, fused_matmul_epilogues)
 
 Test(cuda_emulated, convolutions)
 {
-    static const int64_t pads1[] = {1, 1, 1, 1}, s2[] = {2, 2};
-    const int64_t x[] = {2, 8, 9, 9}, w[] = {12, 8, 3, 3}, b[] = {12}, y[] = {2, 12, 5, 5};
-    kh_case c;
-    kh_init(&c, "Conv", 11, 3, 1);
-    kh_attr_ints(&c, "pads", pads1, 4);
-    kh_attr_ints(&c, "strides", s2, 2);
-    rand_input(&c, 0, x, 4, 41);
-    rand_input(&c, 1, w, 4, 42);
-    rand_input(&c, 2, b, 1, 43);
-    emulated_compare(&c, 0x6, 1e-5, "Conv 3x3/2 + bias");
-    free_inputs(&c);
-
-    /* one cuDNN call: bias + residual + Relu */
-    kh_init(&c, "FusedConv", 1, 4, 1);
-    c.node.domain = "kiln";
-    kh_attr_string(&c, "activation", "Relu");
-    kh_attr_ints(&c, "pads", pads1, 4);
-    kh_attr_ints(&c, "strides", s2, 2);
-    rand_input(&c, 0, x, 4, 44);
-    rand_input(&c, 1, w, 4, 45);
-    rand_input(&c, 2, b, 1, 46);
-    rand_input(&c, 3, y, 4, 47);
-    emulated_compare(&c, 0x6, 1e-5, "FusedConv bias + Z + Relu");
-    free_inputs(&c);
-
-    /* grouped, residual, another activation: conv, then the epilogue */
-    const int64_t wg[] = {12, 2, 3, 3};
-    kh_init(&c, "FusedConv", 1, 4, 1);
-    c.node.domain = "kiln";
-    kh_attr_string(&c, "activation", "Tanh");
-    kh_attr_int(&c, "group", 4);
-    kh_attr_ints(&c, "pads", pads1, 4);
-    kh_attr_ints(&c, "strides", s2, 2);
-    rand_input(&c, 0, x, 4, 48);
-    rand_input(&c, 1, wg, 4, 49);
-    rand_input(&c, 2, b, 1, 50);
-    rand_input(&c, 3, y, 4, 51);
-    emulated_compare(&c, 0x6, 1e-5, "FusedConv grouped + Z + Tanh");
-    free_inputs(&c);
-
-    /* channels-last */
-    const int64_t xn[] = {2, 9, 9, 8}, yn[] = {2, 5, 5, 12};
-    kh_init(&c, "NhwcConv", 1, 4, 1);
-    c.node.domain = "kiln";
-    kh_attr_string(&c, "activation", "Relu");
-    kh_attr_ints(&c, "pads", pads1, 4);
-    kh_attr_ints(&c, "strides", s2, 2);
-    rand_input(&c, 0, xn, 4, 52);
-    rand_input(&c, 1, w, 4, 53);
-    rand_input(&c, 2, b, 1, 54);
-    rand_input(&c, 3, yn, 4, 55);
-    emulated_compare(&c, 0x6, 1e-5, "NhwcConv bias + Z + Relu");
-    free_inputs(&c);
-
-    kh_init(&c, "NhwcConv", 1, 3, 1);
-    c.node.domain = "kiln";
-    kh_attr_string(&c, "activation", "Sigmoid");
-    kh_attr_ints(&c, "pads", pads1, 4);
-    rand_input(&c, 0, xn, 4, 56);
-    rand_input(&c, 1, w, 4, 57);
-    rand_input(&c, 2, b, 1, 58);
-    emulated_compare(&c, 0x6, 1e-5, "NhwcConv bias + Sigmoid");
-    free_inputs(&c);
-
-    /* 1-D, as 2-D with a unit dim */
-    static const int64_t p1[] = {2, 2};
-    const int64_t x3[] = {2, 4, 20}, w3[] = {6, 4, 5};
-    kh_init(&c, "Conv", 11, 2, 1);
-    kh_attr_ints(&c, "pads", p1, 2);
-    rand_input(&c, 0, x3, 3, 59);
-    rand_input(&c, 1, w3, 3, 60);
-    emulated_compare(&c, 0x2, 1e-5, "Conv 1-D");
-    free_inputs(&c);
+    static const int64_t pads1[] = {1, 1, 1, 1}, s2[] = {2, 2}, p1[] = {2, 2};
+    static const conv_spec cases[] = {
+        {.op = "Conv",
+         .what = "Conv 3x3/2 + bias",
+         .pads = pads1,
+         .n_pads = 4,
+         .strides = s2,
+         .n_strides = 2,
+         .x = {2, 8, 9, 9},
+         .w = {12, 8, 3, 3},
+         .rank = 4,
+         .bias = 1},
+        /* one cuDNN call: bias + residual + Relu */
+        {.op = "FusedConv",
+         .activation = "Relu",
+         .what = "FusedConv bias + Z + Relu",
+         .pads = pads1,
+         .n_pads = 4,
+         .strides = s2,
+         .n_strides = 2,
+         .x = {2, 8, 9, 9},
+         .w = {12, 8, 3, 3},
+         .z = {2, 12, 5, 5},
+         .rank = 4,
+         .z_rank = 4,
+         .bias = 1},
+        /* grouped, residual, another activation: conv, then the epilogue */
+        {.op = "FusedConv",
+         .activation = "Tanh",
+         .what = "FusedConv grouped + Z + Tanh",
+         .group = 4,
+         .pads = pads1,
+         .n_pads = 4,
+         .strides = s2,
+         .n_strides = 2,
+         .x = {2, 8, 9, 9},
+         .w = {12, 2, 3, 3},
+         .z = {2, 12, 5, 5},
+         .rank = 4,
+         .z_rank = 4,
+         .bias = 1},
+        /* channels-last */
+        {.op = "NhwcConv",
+         .activation = "Relu",
+         .what = "NhwcConv bias + Z + Relu",
+         .pads = pads1,
+         .n_pads = 4,
+         .strides = s2,
+         .n_strides = 2,
+         .x = {2, 9, 9, 8},
+         .w = {12, 8, 3, 3},
+         .z = {2, 5, 5, 12},
+         .rank = 4,
+         .z_rank = 4,
+         .bias = 1},
+        {.op = "NhwcConv",
+         .activation = "Sigmoid",
+         .what = "NhwcConv bias + Sigmoid",
+         .pads = pads1,
+         .n_pads = 4,
+         .x = {2, 9, 9, 8},
+         .w = {12, 8, 3, 3},
+         .rank = 4,
+         .bias = 1},
+        /* 1-D, as 2-D with a unit dim */
+        {.op = "Conv",
+         .what = "Conv 1-D",
+         .pads = p1,
+         .n_pads = 2,
+         .x = {2, 4, 20},
+         .w = {6, 4, 5},
+         .rank = 3},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        conv_case(emulated_compare, &cases[i], 41 + 4 * (unsigned)i, 1e-5);
 }
 
 Test(cuda_emulated, pooling)
@@ -1001,17 +1003,18 @@ Test(cuda_emulated, elementwise_kernels)
 
     /* a residual that only broadcasts: conv, bias pass, binary add + act */
     static const int64_t pads1[] = {1, 1, 1, 1};
-    const int64_t xc[] = {2, 4, 6, 6}, w[] = {8, 4, 3, 3}, bc[] = {8}, z[] = {8, 1, 1};
-    kh_init(&c, "FusedConv", 1, 4, 1);
-    c.node.domain = "kiln";
-    kh_attr_string(&c, "activation", "Relu");
-    kh_attr_ints(&c, "pads", pads1, 4);
-    rand_input(&c, 0, xc, 4, 100);
-    rand_input(&c, 1, w, 4, 101);
-    rand_input(&c, 2, bc, 1, 102);
-    rand_input(&c, 3, z, 3, 103);
-    emulated_compare(&c, 0x6, 1e-5, "FusedConv with a broadcast residual");
-    free_inputs(&c);
+    static const conv_spec broadcast_z = {.op = "FusedConv",
+                                          .activation = "Relu",
+                                          .what = "FusedConv with a broadcast residual",
+                                          .pads = pads1,
+                                          .n_pads = 4,
+                                          .x = {2, 4, 6, 6},
+                                          .w = {8, 4, 3, 3},
+                                          .z = {8, 1, 1},
+                                          .rank = 4,
+                                          .z_rank = 3,
+                                          .bias = 1};
+    conv_case(emulated_compare, &broadcast_z, 100, 1e-5);
 }
 
 Test(cuda_emulated, comparisons_where_cast) { compare_where_cast_cases(emulated_compare); }

@@ -299,3 +299,49 @@ void elementwise_chain_case(cuda_check_fn check, const int64_t x[3], double tol)
     check(&c, 0, tol, "ElementwiseChain");
     free_inputs(&c);
 }
+
+void conv_case(cuda_check_fn check, const conv_spec *s, unsigned seed, double tol)
+{
+    int fused = strcmp(s->op, "Conv") != 0;
+    int32_t n_in = s->z_rank ? 4 : s->bias ? 3 : 2;
+    kh_case c;
+    kh_init(&c, s->op, fused ? 1 : 11, n_in, 1);
+    if (fused) {
+        c.node.domain = "kiln";
+        kh_attr_string(&c, "activation", s->activation);
+    }
+    if (s->group > 1)
+        kh_attr_int(&c, "group", s->group);
+    if (s->n_pads)
+        kh_attr_ints(&c, "pads", s->pads, s->n_pads);
+    if (s->n_strides)
+        kh_attr_ints(&c, "strides", s->strides, s->n_strides);
+    const int64_t channels[] = {s->w[0]};
+    rand_input(&c, 0, s->x, s->rank, seed);
+    rand_input(&c, 1, s->w, s->rank, seed + 1);
+    if (n_in > 2)
+        rand_input(&c, 2, channels, 1, seed + 2);
+    if (s->z_rank)
+        rand_input(&c, 3, s->z, s->z_rank, seed + 3);
+    check(&c, n_in > 2 ? 0x6 : 0x2, tol, s->what);
+    free_inputs(&c);
+}
+
+void pool_case(cuda_check_fn check, const pool_spec *s, unsigned seed, double tol)
+{
+    kh_case c;
+    kh_init(&c, s->op, s->opset, 1, 1);
+    if (strncmp(s->op, "Nhwc", 4) == 0)
+        c.node.domain = "kiln";
+    if (s->n_kernel)
+        kh_attr_ints(&c, "kernel_shape", s->kernel, s->n_kernel);
+    if (s->n_strides)
+        kh_attr_ints(&c, "strides", s->strides, s->n_strides);
+    if (s->n_pads)
+        kh_attr_ints(&c, "pads", s->pads, s->n_pads);
+    if (s->count_include_pad >= 0)
+        kh_attr_int(&c, "count_include_pad", s->count_include_pad);
+    rand_input(&c, 0, s->x, 4, seed);
+    check(&c, 0, tol, s->what);
+    free_inputs(&c);
+}

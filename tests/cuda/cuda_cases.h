@@ -53,4 +53,31 @@ void compare_where_cast_cases(cuda_check_fn check);
 void matmul_cases(cuda_check_fn check, double tol);
 void elementwise_chain_case(cuda_check_fn check, const int64_t x[3], double tol);
 
+/* One Conv (opset 11), kiln.FusedConv or kiln.NhwcConv node: X and W of
+ * rank `rank`, a bias of W's output channels when bias, a residual Z of
+ * dims z when z_rank, the pads and strides given (n_pads / n_strides 0:
+ * the attribute left out), random inputs from seed. */
+typedef struct conv_spec {
+    const char *op, *activation, *what;
+    int64_t group;
+    const int64_t *pads, *strides;
+    int32_t n_pads, n_strides;
+    int64_t x[4], w[4], z[4];
+    int32_t rank, z_rank;
+    int bias;
+} conv_spec;
+void conv_case(cuda_check_fn check, const conv_spec *s, unsigned seed, double tol);
+
+/* One pooling node of opset `opset` on float X: the attributes with a
+ * count of 0 are left out, count_include_pad when it is not negative. */
+typedef struct pool_spec {
+    const char *op, *what;
+    int64_t opset;
+    const int64_t *kernel, *strides, *pads;
+    int32_t n_kernel, n_strides, n_pads;
+    int count_include_pad;
+    int64_t x[4];
+} pool_spec;
+void pool_case(cuda_check_fn check, const pool_spec *s, unsigned seed, double tol);
+
 #endif
