@@ -835,78 +835,31 @@ Test(cuda_emulated, fused_matmul_epilogues)
 Test(cuda_emulated, convolutions)
 {
     static const int64_t pads1[] = {1, 1, 1, 1}, s2[] = {2, 2}, p1[] = {2, 2};
+    // clang-format off
     static const conv_spec cases[] = {
-        {.op = "Conv",
-         .what = "Conv 3x3/2 + bias",
-         .pads = pads1,
-         .n_pads = 4,
-         .strides = s2,
-         .n_strides = 2,
-         .x = {2, 8, 9, 9},
-         .w = {12, 8, 3, 3},
-         .rank = 4,
-         .bias = 1},
+        {.op = "Conv", .what = "Conv 3x3/2 + bias", .pads = pads1, .n_pads = 4, .strides = s2,
+            .n_strides = 2, .x = {2, 8, 9, 9}, .w = {12, 8, 3, 3}, .rank = 4, .bias = 1},
         /* one cuDNN call: bias + residual + Relu */
-        {.op = "FusedConv",
-         .activation = "Relu",
-         .what = "FusedConv bias + Z + Relu",
-         .pads = pads1,
-         .n_pads = 4,
-         .strides = s2,
-         .n_strides = 2,
-         .x = {2, 8, 9, 9},
-         .w = {12, 8, 3, 3},
-         .z = {2, 12, 5, 5},
-         .rank = 4,
-         .z_rank = 4,
-         .bias = 1},
+        {.op = "FusedConv", .activation = "Relu", .what = "FusedConv bias + Z + Relu",
+            .pads = pads1, .n_pads = 4, .strides = s2, .n_strides = 2, .x = {2, 8, 9, 9},
+            .w = {12, 8, 3, 3}, .z = {2, 12, 5, 5}, .rank = 4, .z_rank = 4, .bias = 1},
         /* grouped, residual, another activation: conv, then the epilogue */
-        {.op = "FusedConv",
-         .activation = "Tanh",
-         .what = "FusedConv grouped + Z + Tanh",
-         .group = 4,
-         .pads = pads1,
-         .n_pads = 4,
-         .strides = s2,
-         .n_strides = 2,
-         .x = {2, 8, 9, 9},
-         .w = {12, 2, 3, 3},
-         .z = {2, 12, 5, 5},
-         .rank = 4,
-         .z_rank = 4,
-         .bias = 1},
+        {.op = "FusedConv", .activation = "Tanh", .what = "FusedConv grouped + Z + Tanh",
+            .group = 4, .pads = pads1, .n_pads = 4, .strides = s2, .n_strides = 2,
+            .x = {2, 8, 9, 9}, .w = {12, 2, 3, 3}, .z = {2, 12, 5, 5}, .rank = 4, .z_rank = 4,
+            .bias = 1},
         /* channels-last */
-        {.op = "NhwcConv",
-         .activation = "Relu",
-         .what = "NhwcConv bias + Z + Relu",
-         .pads = pads1,
-         .n_pads = 4,
-         .strides = s2,
-         .n_strides = 2,
-         .x = {2, 9, 9, 8},
-         .w = {12, 8, 3, 3},
-         .z = {2, 5, 5, 12},
-         .rank = 4,
-         .z_rank = 4,
-         .bias = 1},
-        {.op = "NhwcConv",
-         .activation = "Sigmoid",
-         .what = "NhwcConv bias + Sigmoid",
-         .pads = pads1,
-         .n_pads = 4,
-         .x = {2, 9, 9, 8},
-         .w = {12, 8, 3, 3},
-         .rank = 4,
-         .bias = 1},
+        {.op = "NhwcConv", .activation = "Relu", .what = "NhwcConv bias + Z + Relu",
+            .pads = pads1, .n_pads = 4, .strides = s2, .n_strides = 2, .x = {2, 9, 9, 8},
+            .w = {12, 8, 3, 3}, .z = {2, 5, 5, 12}, .rank = 4, .z_rank = 4, .bias = 1},
+        {.op = "NhwcConv", .activation = "Sigmoid", .what = "NhwcConv bias + Sigmoid",
+            .pads = pads1, .n_pads = 4, .x = {2, 9, 9, 8}, .w = {12, 8, 3, 3}, .rank = 4,
+            .bias = 1},
         /* 1-D, as 2-D with a unit dim */
-        {.op = "Conv",
-         .what = "Conv 1-D",
-         .pads = p1,
-         .n_pads = 2,
-         .x = {2, 4, 20},
-         .w = {6, 4, 5},
-         .rank = 3},
+        {.op = "Conv", .what = "Conv 1-D", .pads = p1, .n_pads = 2, .x = {2, 4, 20},
+            .w = {6, 4, 5}, .rank = 3},
     };
+    // clang-format on
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
         conv_case(emulated_compare, &cases[i], 41 + 4 * (unsigned)i, 1e-5);
 }
@@ -1003,17 +956,11 @@ Test(cuda_emulated, elementwise_kernels)
 
     /* a residual that only broadcasts: conv, bias pass, binary add + act */
     static const int64_t pads1[] = {1, 1, 1, 1};
-    static const conv_spec broadcast_z = {.op = "FusedConv",
-                                          .activation = "Relu",
-                                          .what = "FusedConv with a broadcast residual",
-                                          .pads = pads1,
-                                          .n_pads = 4,
-                                          .x = {2, 4, 6, 6},
-                                          .w = {8, 4, 3, 3},
-                                          .z = {8, 1, 1},
-                                          .rank = 4,
-                                          .z_rank = 3,
-                                          .bias = 1};
+    // clang-format off
+    static const conv_spec broadcast_z = {.op = "FusedConv", .activation = "Relu",
+        .what = "FusedConv with a broadcast residual", .pads = pads1, .n_pads = 4,
+        .x = {2, 4, 6, 6}, .w = {8, 4, 3, 3}, .z = {8, 1, 1}, .rank = 4, .z_rank = 3, .bias = 1};
+    // clang-format on
     conv_case(emulated_compare, &broadcast_z, 100, 1e-5);
 }
 
