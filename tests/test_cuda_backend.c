@@ -333,28 +333,10 @@ Test(cuda_gpu, matmul_shapes)
 
 Test(cuda_gpu, fused_matmul_and_gemm)
 {
-    static float relu_p[1];
-    const int64_t a[] = {4, 6, 32}, b[] = {32, 24}, bias[] = {24};
+    fused_matmul_case(gpu_compare, "Relu", 18, 1e-4);
+    fused_matmul_case(gpu_compare, "Gelu", 21, 1e-4);
+
     kh_case c;
-    kh_init(&c, "FusedMatMul", 1, 3, 1);
-    c.node.domain = "kiln";
-    kh_attr_string(&c, "activation", "Relu");
-    kh_attr_floats(&c, "activation_params", relu_p, 0);
-    rand_input(&c, 0, a, 3, 18);
-    rand_input(&c, 1, b, 2, 19);
-    rand_input(&c, 2, bias, 1, 20);
-    gpu_compare(&c, 0x6, 1e-4, "FusedMatMul bias + Relu");
-    free_inputs(&c);
-
-    kh_init(&c, "FusedMatMul", 1, 3, 1);
-    c.node.domain = "kiln";
-    kh_attr_string(&c, "activation", "Gelu");
-    rand_input(&c, 0, a, 3, 21);
-    rand_input(&c, 1, b, 2, 22);
-    rand_input(&c, 2, bias, 1, 23);
-    gpu_compare(&c, 0x6, 1e-4, "FusedMatMul bias + Gelu");
-    free_inputs(&c);
-
     const int64_t ga[] = {6, 32}, gb[] = {24, 32}, gc[] = {24}, full[] = {6, 24};
     kh_init(&c, "Gemm", 13, 3, 1);
     kh_attr_int(&c, "transB", 1);
@@ -431,44 +413,7 @@ Test(cuda_gpu, pooling)
         pool_case(gpu_compare, &cases[i], 45 + (unsigned)i, strstr(cases[i].op, "Max") ? 0 : 1e-5);
 }
 
-Test(cuda_gpu, rows)
-{
-    const int64_t x[] = {4, 6, 130};
-    kh_case c;
-    kh_init(&c, "Softmax", 13, 1, 1);
-    rand_input(&c, 0, x, 3, 48);
-    gpu_compare(&c, 0, 1e-5, "Softmax");
-    free_inputs(&c);
-
-    kh_init(&c, "LogSoftmax", 11, 1, 1);
-    kh_attr_int(&c, "axis", 1);
-    rand_input(&c, 0, x, 3, 49);
-    gpu_compare(&c, 0, 1e-5, "LogSoftmax opset 11 axis 1");
-    free_inputs(&c);
-
-    const int64_t d[] = {130};
-    kh_init(&c, "LayerNormalization", 17, 3, 1);
-    kh_attr_float(&c, "epsilon", 1e-12f);
-    rand_input(&c, 0, x, 3, 50);
-    rand_input(&c, 1, d, 1, 51);
-    rand_input(&c, 2, d, 1, 52);
-    gpu_compare(&c, 0x6, 1e-4, "LayerNormalization");
-    free_inputs(&c);
-
-    static const int64_t last[] = {-1}, middle[] = {1};
-    kh_init(&c, "ReduceMean", 13, 1, 1);
-    kh_attr_ints(&c, "axes", last, 1);
-    rand_input(&c, 0, x, 3, 53);
-    gpu_compare(&c, 0, 1e-5, "ReduceMean last axis");
-    free_inputs(&c);
-
-    kh_init(&c, "ReduceMax", 13, 1, 1);
-    kh_attr_ints(&c, "axes", middle, 1);
-    kh_attr_int(&c, "keepdims", 0);
-    rand_input(&c, 0, x, 3, 54);
-    gpu_compare(&c, 0, 0, "ReduceMax middle axis");
-    free_inputs(&c);
-}
+Test(cuda_gpu, rows) { row_cases(gpu_compare, 130, 1e-5); }
 
 Test(cuda_gpu, attention)
 {

@@ -817,19 +817,9 @@ Test(cuda_emulated, gemm_transposes_bias_and_full_c)
 
 Test(cuda_emulated, fused_matmul_epilogues)
 {
-    static const char *acts[] = {"Relu", "", "Sigmoid"};
-    const int64_t a[] = {4, 6, 32}, b[] = {32, 24}, bias[] = {24};
-    for (int i = 0; i < 3; i++) {
-        kh_case c;
-        kh_init(&c, "FusedMatMul", 1, 3, 1);
-        c.node.domain = "kiln";
-        kh_attr_string(&c, "activation", acts[i]);
-        rand_input(&c, 0, a, 3, 31);
-        rand_input(&c, 1, b, 2, 32);
-        rand_input(&c, 2, bias, 1, 33);
-        emulated_compare(&c, 0x6, 1e-5, acts[i]);
-        free_inputs(&c);
-    }
+    static const char *const acts[] = {"Relu", "", "Sigmoid"};
+    for (int i = 0; i < 3; i++)
+        fused_matmul_case(emulated_compare, acts[i], 31, 1e-5);
 }
 
 Test(cuda_emulated, convolutions)
@@ -944,15 +934,7 @@ Test(cuda_emulated, elementwise_kernels)
     elementwise_chain_case(emulated_compare, x, 1e-6);
 
     /* the products' epilogue with an activation cuBLASLt has not */
-    const int64_t ma[] = {4, 6, 32}, mb[] = {32, 24}, bias[] = {24};
-    kh_init(&c, "FusedMatMul", 1, 3, 1);
-    c.node.domain = "kiln";
-    kh_attr_string(&c, "activation", "Gelu");
-    rand_input(&c, 0, ma, 3, 97);
-    rand_input(&c, 1, mb, 2, 98);
-    rand_input(&c, 2, bias, 1, 99);
-    emulated_compare(&c, 0x6, 1e-5, "FusedMatMul bias + Gelu");
-    free_inputs(&c);
+    fused_matmul_case(emulated_compare, "Gelu", 97, 1e-5);
 
     /* a residual that only broadcasts: conv, bias pass, binary add + act */
     static const int64_t pads1[] = {1, 1, 1, 1};
@@ -970,44 +952,9 @@ Test(cuda_emulated, data_movement_kernels) { data_movement_cases(emulated_compar
 
 Test(cuda_emulated, row_kernels)
 {
-    const int64_t x[] = {4, 6, 13};
+    row_cases(emulated_compare, 13, 1e-6);
+
     kh_case c;
-    kh_init(&c, "Softmax", 13, 1, 1);
-    rand_input(&c, 0, x, 3, 121);
-    emulated_compare(&c, 0, 1e-6, "Softmax");
-    free_inputs(&c);
-
-    kh_init(&c, "LogSoftmax", 11, 1, 1);
-    kh_attr_int(&c, "axis", 1);
-    rand_input(&c, 0, x, 3, 122);
-    emulated_compare(&c, 0, 1e-6, "LogSoftmax opset 11 axis 1");
-    free_inputs(&c);
-
-    const int64_t d[] = {13};
-    kh_init(&c, "LayerNormalization", 17, 3, 1);
-    rand_input(&c, 0, x, 3, 123);
-    rand_input(&c, 1, d, 1, 124);
-    rand_input(&c, 2, d, 1, 125);
-    emulated_compare(&c, 0x6, 1e-5, "LayerNormalization");
-    free_inputs(&c);
-
-    static const int64_t last[] = {-1}, middle[] = {1}, first_last[] = {0, 2};
-    static const struct {
-        const char *op;
-        const int64_t *axes;
-        int32_t n;
-    } reductions[] = {{"ReduceMean", last, 1},
-                      {"ReduceSum", middle, 1},
-                      {"ReduceMax", first_last, 2},
-                      {"ReduceMin", last, 1}};
-    for (size_t i = 0; i < sizeof reductions / sizeof reductions[0]; i++) {
-        kh_init(&c, reductions[i].op, 11, 1, 1);
-        kh_attr_ints(&c, "axes", reductions[i].axes, reductions[i].n);
-        rand_input(&c, 0, x, 3, 126 + (unsigned)i);
-        emulated_compare(&c, 0, 1e-6, reductions[i].op);
-        free_inputs(&c);
-    }
-
     const int64_t img[] = {2, 3, 5, 5}, nhwc[] = {2, 5, 5, 3};
     kh_init(&c, "GlobalAveragePool", 1, 1, 1);
     rand_input(&c, 0, img, 4, 131);

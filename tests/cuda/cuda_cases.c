@@ -2,6 +2,7 @@
 #include <criterion/criterion.h>
 #include <criterion/logging.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -343,5 +344,67 @@ void pool_case(cuda_check_fn check, const pool_spec *s, unsigned seed, double to
         kh_attr_int(&c, "count_include_pad", s->count_include_pad);
     rand_input(&c, 0, s->x, 4, seed);
     check(&c, 0, tol, s->what);
+    free_inputs(&c);
+}
+
+void row_cases(cuda_check_fn check, int64_t cols, double tol)
+{
+    const int64_t x[] = {4, 6, cols}, d[] = {cols};
+    kh_case c;
+    kh_init(&c, "Softmax", 13, 1, 1);
+    rand_input(&c, 0, x, 3, 121);
+    check(&c, 0, tol, "Softmax");
+    free_inputs(&c);
+
+    kh_init(&c, "LogSoftmax", 11, 1, 1);
+    kh_attr_int(&c, "axis", 1);
+    rand_input(&c, 0, x, 3, 122);
+    check(&c, 0, tol, "LogSoftmax opset 11 axis 1");
+    free_inputs(&c);
+
+    kh_init(&c, "LayerNormalization", 17, 3, 1);
+    kh_attr_float(&c, "epsilon", 1e-12f);
+    rand_input(&c, 0, x, 3, 123);
+    rand_input(&c, 1, d, 1, 124);
+    rand_input(&c, 2, d, 1, 125);
+    check(&c, 0x6, 10 * tol, "LayerNormalization");
+    free_inputs(&c);
+
+    static const int64_t last[] = {-1}, middle[] = {1}, first_last[] = {0, 2};
+    static const struct {
+        const char *op, *what;
+        const int64_t *axes;
+        int32_t n_axes, keepdims;
+    } reductions[] = {{"ReduceMean", "ReduceMean last axis", last, 1, 1},
+                      {"ReduceSum", "ReduceSum middle axis", middle, 1, 1},
+                      {"ReduceMax", "ReduceMax first and last axes", first_last, 2, 1},
+                      {"ReduceMax", "ReduceMax middle axis, dropped", middle, 1, 0},
+                      {"ReduceMin", "ReduceMin last axis", last, 1, 1}};
+    for (size_t i = 0; i < sizeof reductions / sizeof reductions[0]; i++) {
+        kh_init(&c, reductions[i].op, 11, 1, 1);
+        kh_attr_ints(&c, "axes", reductions[i].axes, reductions[i].n_axes);
+        kh_attr_int(&c, "keepdims", reductions[i].keepdims);
+        rand_input(&c, 0, x, 3, 126 + (unsigned)i);
+        int exact = strstr(reductions[i].op, "Max") || strstr(reductions[i].op, "Min");
+        check(&c, 0, exact ? 0 : tol, reductions[i].what);
+        free_inputs(&c);
+    }
+}
+
+void fused_matmul_case(cuda_check_fn check, const char *activation, unsigned seed, double tol)
+{
+    static const float no_params[1];
+    const int64_t a[] = {4, 6, 32}, b[] = {32, 24}, bias[] = {24};
+    char what[64];
+    snprintf(what, sizeof what, "FusedMatMul bias + %s", *activation ? activation : "nothing");
+    kh_case c;
+    kh_init(&c, "FusedMatMul", 1, 3, 1);
+    c.node.domain = "kiln";
+    kh_attr_string(&c, "activation", activation);
+    kh_attr_floats(&c, "activation_params", no_params, 0);
+    rand_input(&c, 0, a, 3, seed);
+    rand_input(&c, 1, b, 2, seed + 1);
+    rand_input(&c, 2, bias, 1, seed + 2);
+    check(&c, 0x6, tol, what);
     free_inputs(&c);
 }

@@ -53,6 +53,15 @@ void compare_where_cast_cases(cuda_check_fn check);
 void matmul_cases(cuda_check_fn check, double tol);
 void elementwise_chain_case(cuda_check_fn check, const int64_t x[3], double tol);
 
+/* The row kernels on float X of dims {4, 6, cols}: Softmax, LogSoftmax,
+ * LayerNormalization (within 10 tol: a mean and a variance) and the
+ * reductions (sums within tol, max and min exact). */
+void row_cases(cuda_check_fn check, int64_t cols, double tol);
+
+/* kiln.FusedMatMul {4, 6, 32} x {32, 24} + bias, then `activation` ("" for
+ * none), with an empty activation_params attribute. */
+void fused_matmul_case(cuda_check_fn check, const char *activation, unsigned seed, double tol);
+
 /* One Conv (opset 11), kiln.FusedConv or kiln.NhwcConv node: X and W of
  * rank `rank`, a bias of W's output channels when bias, a residual Z of
  * dims z when z_rank, the pads and strides given (n_pads / n_strides 0:
