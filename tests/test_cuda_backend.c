@@ -256,13 +256,7 @@ Test(cuda_gpu, unary_ops)
     static const char *const ops[] = {"Relu", "Sigmoid", "Tanh",     "Exp",       "Erf",
                                       "Abs",  "Neg",     "Softplus", "HardSwish", "LeakyRelu"};
     const int64_t dims[] = {3, 5, 70};
-    for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++) {
-        kh_case c;
-        kh_init(&c, ops[i], 14, 1, 1);
-        rand_input(&c, 0, dims, 3, 3 + (unsigned)i);
-        gpu_compare(&c, 0, 1e-5, ops[i]);
-        free_inputs(&c);
-    }
+    unary_cases(gpu_compare, ops, sizeof ops / sizeof ops[0], 14, dims, 1e-5);
     kh_case g;
     kh_init(&g, "Gelu", 1, 1, 1);
     g.node.domain = "kiln";
@@ -273,40 +267,16 @@ Test(cuda_gpu, unary_ops)
 
 Test(cuda_gpu, clip_with_constant_bounds)
 {
-    const int64_t dims[] = {1000}, one[] = {1};
-    static float lo = -0.25f, hi = 0.5f;
-    kh_case c;
-    kh_init(&c, "Clip", 13, 3, 1);
-    rand_input(&c, 0, dims, 1, 4);
-    kh_input(&c, 1, KN_FLOAT, one, 0, &lo);
-    kh_input(&c, 2, KN_FLOAT, one, 0, &hi);
-    gpu_compare(&c, 0x6, 0, "Clip");
-    free(c.in[0].data);
+    const int64_t dims[] = {1000};
+    clip_case(gpu_compare, dims, 1);
 }
 
 Test(cuda_gpu, binary_ops_broadcast)
 {
     static const char *const ops[] = {"Add", "Sub", "Mul", "Div", "Max", "Min", "Pow"};
     const int64_t a[] = {2, 3, 1, 8}, b[] = {5, 1}, same[] = {2, 3, 5, 8};
-    for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++) {
-        kh_case c;
-        kh_init(&c, ops[i], 14, 2, 1);
-        rand_input(&c, 0, a, 4, 5);
-        rand_input(&c, 1, b, 2, 6);
-        if (strcmp(ops[i], "Pow") == 0) /* real powers of positive bases */
-            for (int e = 0; e < 48; e++)
-                ((float *)c.in[0].data)[e] = fabsf(((float *)c.in[0].data)[e]) + 0.1f;
-        gpu_compare(&c, 0, 1e-5, ops[i]);
-        free_inputs(&c);
-        kh_init(&c, ops[i], 14, 2, 1);
-        rand_input(&c, 0, same, 4, 7);
-        rand_input(&c, 1, same, 4, 8);
-        if (strcmp(ops[i], "Pow") == 0)
-            for (int e = 0; e < 240; e++)
-                ((float *)c.in[0].data)[e] = fabsf(((float *)c.in[0].data)[e]) + 0.1f;
-        gpu_compare(&c, 0, 1e-5, ops[i]);
-        free_inputs(&c);
-    }
+    binary_cases(gpu_compare, ops, sizeof ops / sizeof ops[0], a, b, 2, 1e-5);
+    binary_cases(gpu_compare, ops, sizeof ops / sizeof ops[0], same, same, 4, 1e-5);
 }
 
 Test(cuda_gpu, elementwise_chain)

@@ -903,34 +903,11 @@ Test(cuda_emulated, elementwise_kernels)
 {
     static const char *const unary[] = {"Relu", "Sigmoid",  "Tanh",      "Exp",       "Erf",
                                         "Abs",  "Softplus", "HardSwish", "LeakyRelu", "Gelu"};
-    const int64_t x[] = {3, 5, 7};
-    for (size_t i = 0; i < sizeof unary / sizeof unary[0]; i++) {
-        kh_case c;
-        kh_init(&c, unary[i], 20, 1, 1);
-        rand_input(&c, 0, x, 3, 81 + (unsigned)i);
-        emulated_compare(&c, 0, 1e-6, unary[i]);
-        free_inputs(&c);
-    }
     static const char *const binary[] = {"Add", "Sub", "Mul", "Div", "Max", "Min"};
-    const int64_t a[] = {2, 3, 1, 8}, b[] = {5, 1};
-    for (size_t i = 0; i < sizeof binary / sizeof binary[0]; i++) {
-        kh_case c;
-        kh_init(&c, binary[i], 14, 2, 1);
-        rand_input(&c, 0, a, 4, 91);
-        rand_input(&c, 1, b, 2, 92);
-        emulated_compare(&c, 0, 1e-6, binary[i]);
-        free_inputs(&c);
-    }
-    const int64_t one[] = {1};
-    static float lo = -0.25f, hi = 0.5f;
-    kh_case c;
-    kh_init(&c, "Clip", 13, 3, 1);
-    rand_input(&c, 0, x, 3, 93);
-    kh_input(&c, 1, KN_FLOAT, one, 0, &lo);
-    kh_input(&c, 2, KN_FLOAT, one, 0, &hi);
-    emulated_compare(&c, 0x6, 0, "Clip");
-    free(c.in[0].data);
-
+    const int64_t x[] = {3, 5, 7}, a[] = {2, 3, 1, 8}, b[] = {5, 1};
+    unary_cases(emulated_compare, unary, sizeof unary / sizeof unary[0], 20, x, 1e-6);
+    binary_cases(emulated_compare, binary, sizeof binary / sizeof binary[0], a, b, 2, 1e-6);
+    clip_case(emulated_compare, x, 3);
     elementwise_chain_case(emulated_compare, x, 1e-6);
 
     /* the products' epilogue with an activation cuBLASLt has not */

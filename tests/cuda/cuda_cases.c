@@ -408,3 +408,46 @@ void fused_matmul_case(cuda_check_fn check, const char *activation, unsigned see
     check(&c, 0x6, tol, what);
     free_inputs(&c);
 }
+
+void unary_cases(cuda_check_fn check, const char *const *ops, size_t n, int64_t opset,
+                 const int64_t x[3], double tol)
+{
+    for (size_t i = 0; i < n; i++) {
+        kh_case c;
+        kh_init(&c, ops[i], opset, 1, 1);
+        rand_input(&c, 0, x, 3, 81 + (unsigned)i);
+        check(&c, 0, tol, ops[i]);
+        free_inputs(&c);
+    }
+}
+
+void binary_cases(cuda_check_fn check, const char *const *ops, size_t n, const int64_t a[4],
+                  const int64_t *b, int32_t b_rank, double tol)
+{
+    for (size_t i = 0; i < n; i++) {
+        kh_case c;
+        kh_init(&c, ops[i], 14, 2, 1);
+        rand_input(&c, 0, a, 4, 91);
+        rand_input(&c, 1, b, b_rank, 92);
+        if (strcmp(ops[i], "Pow") == 0) {
+            float *base = c.in[0].data;
+            for (int64_t e = 0; e < kn_shape_numel(a, 4); e++)
+                base[e] = fabsf(base[e]) + 0.1f;
+        }
+        check(&c, 0, tol, ops[i]);
+        free_inputs(&c);
+    }
+}
+
+void clip_case(cuda_check_fn check, const int64_t *x, int32_t rank)
+{
+    static float lo = -0.25f, hi = 0.5f;
+    const int64_t one[] = {1};
+    kh_case c;
+    kh_init(&c, "Clip", 13, 3, 1);
+    rand_input(&c, 0, x, rank, 93);
+    kh_input(&c, 1, KN_FLOAT, one, 0, &lo);
+    kh_input(&c, 2, KN_FLOAT, one, 0, &hi);
+    check(&c, 0x6, 0, "Clip");
+    free(c.in[0].data);
+}

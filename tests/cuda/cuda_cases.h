@@ -53,6 +53,18 @@ void compare_where_cast_cases(cuda_check_fn check);
 void matmul_cases(cuda_check_fn check, double tol);
 void elementwise_chain_case(cuda_check_fn check, const int64_t x[3], double tol);
 
+/* Each unary op of ops[0..n) at `opset`, on float X of dims x[3]. */
+void unary_cases(cuda_check_fn check, const char *const *ops, size_t n, int64_t opset,
+                 const int64_t x[3], double tol);
+
+/* Each binary op of ops[0..n) at opset 14 on float A of dims a[4] and B of
+ * dims b[b_rank]; Pow gets positive bases (real powers). */
+void binary_cases(cuda_check_fn check, const char *const *ops, size_t n, const int64_t a[4],
+                  const int64_t *b, int32_t b_rank, double tol);
+
+/* Clip (opset 13) with constant bounds on float X of dims x[rank]: exact. */
+void clip_case(cuda_check_fn check, const int64_t *x, int32_t rank);
+
 /* The row kernels on float X of dims {4, 6, cols}: Softmax, LogSoftmax,
  * LayerNormalization (within 10 tol: a mean and a variance) and the
  * reductions (sums within tol, max and min exact). */
