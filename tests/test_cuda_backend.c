@@ -305,27 +305,7 @@ Test(cuda_gpu, fused_matmul_and_gemm)
 {
     fused_matmul_case(gpu_compare, "Relu", 18, 1e-4);
     fused_matmul_case(gpu_compare, "Gelu", 21, 1e-4);
-
-    kh_case c;
-    const int64_t ga[] = {6, 32}, gb[] = {24, 32}, gc[] = {24}, full[] = {6, 24};
-    kh_init(&c, "Gemm", 13, 3, 1);
-    kh_attr_int(&c, "transB", 1);
-    rand_input(&c, 0, ga, 2, 24);
-    rand_input(&c, 1, gb, 2, 25);
-    rand_input(&c, 2, gc, 1, 26);
-    gpu_compare(&c, 0x6, 1e-4, "Gemm transB + bias");
-    free_inputs(&c);
-
-    const int64_t ta[] = {32, 6}, tb[] = {32, 24};
-    kh_init(&c, "Gemm", 13, 3, 1);
-    kh_attr_int(&c, "transA", 1);
-    kh_attr_float(&c, "alpha", 0.5f);
-    kh_attr_float(&c, "beta", 2.0f);
-    rand_input(&c, 0, ta, 2, 27);
-    rand_input(&c, 1, tb, 2, 28);
-    rand_input(&c, 2, full, 2, 29);
-    gpu_compare(&c, 0x6, 1e-4, "Gemm transA, alpha, beta, full C");
-    free_inputs(&c);
+    gemm_cases(gpu_compare, 1e-4);
 }
 
 Test(cuda_gpu, convolutions)
@@ -390,26 +370,8 @@ Test(cuda_gpu, attention)
     /* BERT's shape per head: batch 2, 12 heads, 128 tokens, 64 dims, with
      * the padding mask broadcast over heads and query rows */
     const int64_t q[] = {2, 12, 128, 64}, mask[] = {2, 1, 1, 128}, kt[] = {2, 12, 64, 128};
-    kh_case c;
-    kh_init(&c, "Attention", 1, 4, 1);
-    c.node.domain = "kiln";
-    kh_attr_float(&c, "scale", 0.125f);
-    rand_input(&c, 0, q, 4, 61);
-    rand_input(&c, 1, q, 4, 62);
-    rand_input(&c, 2, q, 4, 63);
-    rand_input(&c, 3, mask, 4, 64);
-    gpu_compare(&c, 0, 1e-4, "Attention with mask");
-    free_inputs(&c);
-
-    kh_init(&c, "Attention", 1, 3, 1);
-    c.node.domain = "kiln";
-    kh_attr_float(&c, "scale", 0.125f);
-    kh_attr_int(&c, "k_transposed", 1);
-    rand_input(&c, 0, q, 4, 65);
-    rand_input(&c, 1, kt, 4, 66);
-    rand_input(&c, 2, q, 4, 67);
-    gpu_compare(&c, 0, 1e-4, "Attention, K transposed");
-    free_inputs(&c);
+    attention_case(gpu_compare, q, q, q, mask, 4, 0, 0.125f, 61, 1e-4, "Attention with mask");
+    attention_case(gpu_compare, q, kt, q, NULL, 0, 1, 0.125f, 65, 1e-4, "Attention, K transposed");
 }
 
 #endif

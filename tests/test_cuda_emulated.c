@@ -788,32 +788,7 @@ static void emulated_compare(kh_case *c, uint32_t const_mask, double tol, const 
 
 Test(cuda_emulated, matmul_batches_and_vectors) { matmul_cases(emulated_compare, 1e-5); }
 
-Test(cuda_emulated, gemm_transposes_bias_and_full_c)
-{
-    const int64_t a[] = {6, 32}, at_[] = {32, 6}, b[] = {32, 24}, bt[] = {24, 32};
-    const int64_t row[] = {24}, full[] = {6, 24};
-    for (int ta = 0; ta < 2; ta++)
-        for (int tb = 0; tb < 2; tb++) {
-            kh_case c;
-            kh_init(&c, "Gemm", 13, 3, 1);
-            kh_attr_int(&c, "transA", ta);
-            kh_attr_int(&c, "transB", tb);
-            rand_input(&c, 0, ta ? at_ : a, 2, 21);
-            rand_input(&c, 1, tb ? bt : b, 2, 22);
-            rand_input(&c, 2, row, 1, 23);
-            emulated_compare(&c, 0x6, 1e-5, "Gemm with a bias row");
-            free_inputs(&c);
-        }
-    kh_case c;
-    kh_init(&c, "Gemm", 13, 3, 1);
-    kh_attr_float(&c, "alpha", 0.5f);
-    kh_attr_float(&c, "beta", 2.0f);
-    rand_input(&c, 0, a, 2, 24);
-    rand_input(&c, 1, b, 2, 25);
-    rand_input(&c, 2, full, 2, 26);
-    emulated_compare(&c, 0x6, 1e-5, "Gemm alpha, beta, full C");
-    free_inputs(&c);
-}
+Test(cuda_emulated, gemm_transposes_bias_and_full_c) { gemm_cases(emulated_compare, 1e-5); }
 
 Test(cuda_emulated, fused_matmul_epilogues)
 {
@@ -882,19 +857,9 @@ Test(cuda_emulated, attention)
 {
     const int64_t q[] = {2, 3, 10, 8}, kt[] = {2, 3, 8, 12}, k[] = {2, 3, 12, 8},
                   v[] = {2, 3, 12, 5}, mask[] = {2, 1, 1, 12}, mask2[] = {10, 12};
-    for (int transposed = 0; transposed < 2; transposed++) {
-        kh_case c;
-        kh_init(&c, "Attention", 1, 4, 1);
-        c.node.domain = "kiln";
-        kh_attr_float(&c, "scale", 0.35f);
-        kh_attr_int(&c, "k_transposed", transposed);
-        rand_input(&c, 0, q, 4, 71);
-        rand_input(&c, 1, transposed ? kt : k, 4, 72);
-        rand_input(&c, 2, v, 4, 73);
-        rand_input(&c, 3, transposed ? mask2 : mask, transposed ? 2 : 4, 74);
-        emulated_compare(&c, 0, 1e-5, transposed ? "Attention, K transposed" : "Attention");
-        free_inputs(&c);
-    }
+    attention_case(emulated_compare, q, k, v, mask, 4, 0, 0.35f, 71, 1e-5, "Attention");
+    attention_case(emulated_compare, q, kt, v, mask2, 2, 1, 0.35f, 71, 1e-5,
+                   "Attention, K transposed");
 }
 
 #ifdef KILN_CUDA_HOST_KERNELS

@@ -451,3 +451,44 @@ void clip_case(cuda_check_fn check, const int64_t *x, int32_t rank)
     check(&c, 0x6, 0, "Clip");
     free(c.in[0].data);
 }
+
+void gemm_cases(cuda_check_fn check, double tol)
+{
+    const int64_t a[] = {6, 32}, at[] = {32, 6}, b[] = {32, 24}, bt[] = {24, 32};
+    const int64_t row[] = {24}, full[] = {6, 24};
+    for (int full_c = 0; full_c < 2; full_c++)
+        for (int ta = 0; ta < 2; ta++)
+            for (int tb = 0; tb < 2 - full_c; tb++) {
+                kh_case c;
+                kh_init(&c, "Gemm", 13, 3, 1);
+                kh_attr_int(&c, "transA", ta);
+                kh_attr_int(&c, "transB", tb);
+                if (full_c) {
+                    kh_attr_float(&c, "alpha", 0.5f);
+                    kh_attr_float(&c, "beta", 2.0f);
+                }
+                rand_input(&c, 0, ta ? at : a, 2, 21);
+                rand_input(&c, 1, tb ? bt : b, 2, 22);
+                rand_input(&c, 2, full_c ? full : row, full_c ? 2 : 1, 23);
+                check(&c, 0x6, tol, full_c ? "Gemm alpha, beta, full C" : "Gemm with a bias row");
+                free_inputs(&c);
+            }
+}
+
+void attention_case(cuda_check_fn check, const int64_t q[4], const int64_t k[4], const int64_t v[4],
+                    const int64_t *mask, int32_t mask_rank, int k_transposed, float scale,
+                    unsigned seed, double tol, const char *what)
+{
+    kh_case c;
+    kh_init(&c, "Attention", 1, mask_rank ? 4 : 3, 1);
+    c.node.domain = "kiln";
+    kh_attr_float(&c, "scale", scale);
+    kh_attr_int(&c, "k_transposed", k_transposed);
+    rand_input(&c, 0, q, 4, seed);
+    rand_input(&c, 1, k, 4, seed + 1);
+    rand_input(&c, 2, v, 4, seed + 2);
+    if (mask_rank)
+        rand_input(&c, 3, mask, mask_rank, seed + 3);
+    check(&c, 0, tol, what);
+    free_inputs(&c);
+}

@@ -65,6 +65,17 @@ void binary_cases(cuda_check_fn check, const char *const *ops, size_t n, const i
 /* Clip (opset 13) with constant bounds on float X of dims x[rank]: exact. */
 void clip_case(cuda_check_fn check, const int64_t *x, int32_t rank);
 
+/* Gemm (opset 13) on A 6x32 and B 32x24, each maybe transposed: with a
+ * bias row, and with alpha 0.5, beta 2 and a full C. */
+void gemm_cases(cuda_check_fn check, double tol);
+
+/* One kiln.Attention node on float Q, K, V of dims q, k, v (rank 4; K
+ * given as K^T when k_transposed) with a mask of dims mask[mask_rank] when
+ * mask_rank is not 0. */
+void attention_case(cuda_check_fn check, const int64_t q[4], const int64_t k[4], const int64_t v[4],
+                    const int64_t *mask, int32_t mask_rank, int k_transposed, float scale,
+                    unsigned seed, double tol, const char *what);
+
 /* The row kernels on float X of dims {4, 6, cols}: Softmax, LogSoftmax,
  * LayerNormalization (within 10 tol: a mean and a variance) and the
  * reductions (sums within tol, max and min exact). */
