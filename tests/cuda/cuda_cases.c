@@ -1,6 +1,5 @@
 /* The CUDA suites' shared inputs and kernel-against-CPU check (cuda_cases.h). */
 #include <criterion/criterion.h>
-#include <criterion/logging.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
