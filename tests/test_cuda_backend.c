@@ -41,6 +41,7 @@ Test(cuda_backend, without_nvcc_it_is_never_available)
 
 #include "core/cuda/cuda_device.h"
 #include "core/cuda/cuda_fatbins.h"
+#include "tests/cuda/cuda_cases.h"
 
 extern const kn_backend kn_backend_cuda;
 
@@ -177,130 +178,54 @@ static void *gpu_or_skip(void)
     return the_device;
 }
 
-static void fill(float *x, size_t n, unsigned seed)
+/* The device's memory hooks as a cuda_target (tests/cuda/cuda_cases.h). */
+static void *gpu_upload(const cuda_target *t, const void *host, size_t bytes)
 {
-    for (size_t i = 0; i < n; i++) {
-        seed = seed * 1664525u + 1013904223u;
-        x[i] = (float)(seed >> 8) / 8388608.0f - 1.0f;
-    }
+    const kn_backend_memory *mem = &kn_backend_cuda.memory;
+    kn_err err = {0};
+    void *p = mem->alloc(t->device, bytes, &err);
+    cr_assert_not_null(p, "%s", err.msg);
+    cr_assert_eq(mem->copy(t->device, p, host, bytes, KN_COPY_TO_DEVICE, t->stream, &err), KN_OK,
+                 "%s", err.msg);
+    return p;
 }
 
-/* Random float input i, kept until free_inputs. */
-static void rand_input(kh_case *c, int32_t i, const int64_t *dims, int32_t rank, unsigned seed)
+static void *gpu_alloc(const cuda_target *t, size_t bytes)
 {
-    size_t n = (size_t)kn_shape_numel(dims, rank);
-    float *x = malloc(n * sizeof *x + 4);
-    fill(x, n, seed);
-    kh_input(c, i, KN_FLOAT, dims, rank, x);
+    kn_err err = {0};
+    void *p = kn_backend_cuda.memory.alloc(t->device, bytes, &err);
+    cr_assert_not_null(p, "%s", err.msg);
+    return p;
 }
 
-static void free_inputs(kh_case *c)
+static void gpu_download(const cuda_target *t, void *host, const void *dev, size_t bytes)
 {
-    for (int32_t i = 0; i < c->n_in; i++) {
-        free(c->in[i].data);
-        c->in[i].data = NULL;
-    }
+    const kn_backend_memory *mem = &kn_backend_cuda.memory;
+    kn_err err = {0};
+    cr_assert_eq(mem->copy(t->device, host, dev, bytes, KN_COPY_TO_HOST, t->stream, &err), KN_OK,
+                 "%s", err.msg);
+    cr_assert_eq(mem->stream_sync(t->device, t->stream, &err), KN_OK, "%s", err.msg);
 }
 
-/* Runs c on the GPU and on the CPU and compares every output within tol
- * (absolute, relative to max(1, |reference|)). */
+static void gpu_release(const cuda_target *t, void *dev)
+{
+    kn_backend_cuda.memory.free(t->device, dev);
+}
+
+/* Runs c on the GPU, with a stream of its own, and on the CPU, and compares
+ * them (cuda_case_check). */
 static void gpu_compare(kh_case *c, uint32_t const_mask, double tol, const char *what)
 {
-    void *dev = gpu_or_skip();
-    const kn_backend_memory *mem = &kn_backend_cuda.memory;
-    kh_case ref = *c;
-    cr_assert_eq(kh_run_kernel(&ref, 1, &kn_backend_cpu, const_mask), KN_OK, "%s: CPU: %s", what,
-                 ref.err.msg);
-
-    int32_t dtype = c->n_in > 0 ? c->in[0].dtype : 0;
-    const kn_op_def *def =
-        kn_backend_kernel(&kn_backend_cuda, c->node.domain, c->node.op_type, c->opset, dtype);
-    cr_assert_not_null(def, "%s: no CUDA kernel", what);
+    cuda_target t = {.device = gpu_or_skip(),
+                     .upload = gpu_upload,
+                     .alloc = gpu_alloc,
+                     .download = gpu_download,
+                     .release = gpu_release};
     kn_err err = {0};
-    void *stream = mem->stream_create(dev, &err);
-    cr_assert_not_null(stream, "%s", err.msg);
-    kn_tensor in_view[KH_MAX_IO], out[KH_MAX_IO], *in_ptrs[KH_MAX_IO], *out_ptrs[KH_MAX_IO];
-    for (int32_t i = 0; i < c->n_in; i++) {
-        in_view[i] = c->in[i];
-        if (!(const_mask >> i & 1u))
-            in_view[i].data = NULL;
-        in_ptrs[i] = c->in[i].data ? &in_view[i] : NULL;
-    }
-    memset(out, 0, sizeof out);
-    for (int32_t i = 0; i < c->n_out; i++)
-        out_ptrs[i] = &out[i];
-    kn_kctx k = {.node = &c->node,
-                 .opset = c->opset,
-                 .n_in = c->n_in,
-                 .n_out = c->n_out,
-                 .in = in_ptrs,
-                 .out = out_ptrs,
-                 .err = &err,
-                 .device = dev,
-                 .stream = stream};
-    int rc = def->prepare(&k);
-    cr_assert_eq(rc, KN_OK, "%s: CUDA prepare returned %d: %s", what, rc, err.msg);
-    void *dev_in[KH_MAX_IO] = {0}, *dev_out[KH_MAX_IO] = {0}, *scratch = NULL;
-    for (int32_t i = 0; i < c->n_in; i++) {
-        if (!c->in[i].data)
-            continue;
-        size_t bytes = (size_t)kn_tensor_nbytes(&c->in[i]);
-        dev_in[i] = mem->alloc(dev, bytes, &err);
-        cr_assert_not_null(dev_in[i], "%s", err.msg);
-        cr_assert_eq(
-            mem->copy(dev, dev_in[i], c->in[i].data, bytes, KN_COPY_TO_DEVICE, stream, &err), KN_OK,
-            "%s", err.msg);
-        in_view[i].data = dev_in[i];
-    }
-    for (int32_t i = 0; i < c->n_out; i++) {
-        cr_assert(kn_shape_equal(out[i].dims, out[i].rank, ref.out[i].dims, ref.out[i].rank),
-                  "%s: output %d's shape differs from the CPU kernel's", what, i);
-        dev_out[i] = mem->alloc(dev, (size_t)kn_tensor_nbytes(&out[i]), &err);
-        cr_assert_not_null(dev_out[i], "%s", err.msg);
-        out[i].data = dev_out[i];
-    }
-    if (k.scratch_bytes) {
-        scratch = mem->alloc(dev, k.scratch_bytes, &err);
-        cr_assert_not_null(scratch, "%s", err.msg);
-    }
-    k.scratch = scratch;
-    rc = def->run(&k);
-    cr_assert_eq(rc, KN_OK, "%s: CUDA run returned %d: %s", what, rc, err.msg);
-    for (int32_t i = 0; i < c->n_out; i++) {
-        size_t bytes = (size_t)kn_tensor_nbytes(&out[i]);
-        float *host = malloc(bytes + 4);
-        cr_assert_eq(mem->copy(dev, host, dev_out[i], bytes, KN_COPY_TO_HOST, stream, &err), KN_OK,
-                     "%s", err.msg);
-        cr_assert_eq(mem->stream_sync(dev, stream, &err), KN_OK, "%s: %s", what, err.msg);
-        double worst = 0;
-        int64_t n = kn_tensor_numel(&out[i]), at = 0;
-        if (out[i].dtype == KN_FLOAT) {
-            const float *want = ref.out[i].data;
-            for (int64_t e = 0; e < n; e++) {
-                double d = fabs((double)host[e] - want[e]) / fmax(1.0, fabs(want[e]));
-                if (d > worst || d != d) {
-                    worst = d != d ? INFINITY : d;
-                    at = e;
-                }
-            }
-            cr_assert(worst <= tol, "%s: output %d element %lld: GPU %g, CPU %g (tolerance %g)",
-                      what, i, (long long)at, host[at], ((const float *)ref.out[i].data)[at], tol);
-        } else {
-            cr_assert(memcmp(host, ref.out[i].data, bytes) == 0, "%s: output %d differs", what, i);
-        }
-        cr_log_info("%s: output %d, %lld elements, worst relative error %.2e", what, i,
-                    (long long)n, worst);
-        free(host);
-    }
-    if (def->release)
-        def->release(&k);
-    for (int32_t i = 0; i < KH_MAX_IO; i++) {
-        mem->free(dev, dev_in[i]);
-        mem->free(dev, dev_out[i]);
-    }
-    mem->free(dev, scratch);
-    mem->stream_destroy(dev, stream);
-    kh_free(&ref);
+    t.stream = kn_backend_cuda.memory.stream_create(t.device, &err);
+    cr_assert_not_null(t.stream, "%s", err.msg);
+    cuda_case_check(&t, c, const_mask, tol, what);
+    kn_backend_cuda.memory.stream_destroy(t.device, t.stream);
 }
 
 Test(cuda_gpu, device_opens_and_memory_round_trips)
@@ -331,13 +256,7 @@ Test(cuda_gpu, unary_ops)
     static const char *const ops[] = {"Relu", "Sigmoid", "Tanh",     "Exp",       "Erf",
                                       "Abs",  "Neg",     "Softplus", "HardSwish", "LeakyRelu"};
     const int64_t dims[] = {3, 5, 70};
-    for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++) {
-        kh_case c;
-        kh_init(&c, ops[i], 14, 1, 1);
-        rand_input(&c, 0, dims, 3, 3 + (unsigned)i);
-        gpu_compare(&c, 0, 1e-5, ops[i]);
-        free_inputs(&c);
-    }
+    unary_cases(gpu_compare, ops, sizeof ops / sizeof ops[0], 14, dims, 1e-5);
     kh_case g;
     kh_init(&g, "Gelu", 1, 1, 1);
     g.node.domain = "kiln";
@@ -348,403 +267,111 @@ Test(cuda_gpu, unary_ops)
 
 Test(cuda_gpu, clip_with_constant_bounds)
 {
-    const int64_t dims[] = {1000}, one[] = {1};
-    static float lo = -0.25f, hi = 0.5f;
-    kh_case c;
-    kh_init(&c, "Clip", 13, 3, 1);
-    rand_input(&c, 0, dims, 1, 4);
-    kh_input(&c, 1, KN_FLOAT, one, 0, &lo);
-    kh_input(&c, 2, KN_FLOAT, one, 0, &hi);
-    gpu_compare(&c, 0x6, 0, "Clip");
-    free(c.in[0].data);
+    const int64_t dims[] = {1000};
+    clip_case(gpu_compare, dims, 1);
 }
 
 Test(cuda_gpu, binary_ops_broadcast)
 {
     static const char *const ops[] = {"Add", "Sub", "Mul", "Div", "Max", "Min", "Pow"};
     const int64_t a[] = {2, 3, 1, 8}, b[] = {5, 1}, same[] = {2, 3, 5, 8};
-    for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++) {
-        kh_case c;
-        kh_init(&c, ops[i], 14, 2, 1);
-        rand_input(&c, 0, a, 4, 5);
-        rand_input(&c, 1, b, 2, 6);
-        if (strcmp(ops[i], "Pow") == 0) /* real powers of positive bases */
-            for (int e = 0; e < 48; e++)
-                ((float *)c.in[0].data)[e] = fabsf(((float *)c.in[0].data)[e]) + 0.1f;
-        gpu_compare(&c, 0, 1e-5, ops[i]);
-        free_inputs(&c);
-        kh_init(&c, ops[i], 14, 2, 1);
-        rand_input(&c, 0, same, 4, 7);
-        rand_input(&c, 1, same, 4, 8);
-        if (strcmp(ops[i], "Pow") == 0)
-            for (int e = 0; e < 240; e++)
-                ((float *)c.in[0].data)[e] = fabsf(((float *)c.in[0].data)[e]) + 0.1f;
-        gpu_compare(&c, 0, 1e-5, ops[i]);
-        free_inputs(&c);
-    }
+    binary_cases(gpu_compare, ops, sizeof ops / sizeof ops[0], a, b, 2, 1e-5);
+    binary_cases(gpu_compare, ops, sizeof ops / sizeof ops[0], same, same, 4, 1e-5);
 }
 
 Test(cuda_gpu, elementwise_chain)
 {
-    /* y = clip(t2 - sigmoid(x * t1 + 0.5), -0.2, 0.6): tensor and scalar
-     * operands, a reversed step, activations with parameters */
-    static const char *steps[] = {"Mul", "Add", "Sigmoid", "RSub", "Clip"};
-    static const int64_t operands[] = {1, -1, -1, 2, -1};
-    static const float params[] = {0, 0, 0.5f, 0, 0, 0, 0, 0, -0.2f, 0.6f};
-    const int64_t x[] = {3, 7, 50}, one[] = {1};
-    kh_case c;
-    kh_init(&c, "ElementwiseChain", 1, 3, 1);
-    c.node.domain = "kiln";
-    c.attrs[c.node.n_attrs++] =
-        (kn_attr){.name = "steps", .type = KN_ATTR_STRINGS, .count = 5, .strings = steps};
-    kh_attr_ints(&c, "operands", operands, 5);
-    kh_attr_floats(&c, "params", params, 10);
-    rand_input(&c, 0, x, 3, 68);
-    rand_input(&c, 1, x, 3, 69);
-    rand_input(&c, 2, one, 1, 70);
-    gpu_compare(&c, 0, 1e-5, "ElementwiseChain");
-    free_inputs(&c);
+    const int64_t x[] = {3, 7, 50};
+    elementwise_chain_case(gpu_compare, x, 1e-5);
 }
 
-Test(cuda_gpu, comparisons_where_cast)
-{
-    const int64_t a[] = {3, 1, 6}, b[] = {4, 1}, cd[] = {6};
-    static int64_t ia[18], ib[4];
-    static uint8_t cond[6] = {1, 0, 0, 1, 1, 0};
-    for (int i = 0; i < 18; i++)
-        ia[i] = i % 5 - 2;
-    for (int i = 0; i < 4; i++)
-        ib[i] = i - 1;
-    kh_case c;
-    kh_init(&c, "Less", 13, 2, 1);
-    rand_input(&c, 0, a, 3, 150);
-    rand_input(&c, 1, b, 2, 151);
-    gpu_compare(&c, 0, 0, "Less float");
-    free_inputs(&c);
-    kh_init(&c, "Equal", 13, 2, 1);
-    kh_input(&c, 0, KN_INT64, a, 3, ia);
-    kh_input(&c, 1, KN_INT64, b, 2, ib);
-    gpu_compare(&c, 0, 0, "Equal int64");
-    kh_init(&c, "Where", 16, 3, 1);
-    kh_input(&c, 0, KN_BOOL, cd, 1, cond);
-    rand_input(&c, 1, a, 3, 152);
-    rand_input(&c, 2, b, 2, 153);
-    gpu_compare(&c, 0, 0, "Where");
-    free(c.in[1].data);
-    free(c.in[2].data);
-    kh_init(&c, "Cast", 13, 1, 1);
-    kh_attr_int(&c, "to", KN_FLOAT);
-    kh_input(&c, 0, KN_INT64, a, 3, ia);
-    gpu_compare(&c, 0, 0, "Cast int64 to float");
-}
+Test(cuda_gpu, comparisons_where_cast) { compare_where_cast_cases(gpu_compare); }
 
-Test(cuda_gpu, data_movement)
-{
-    const int64_t x[] = {2, 3, 4, 5};
-    static const int64_t perm[] = {0, 2, 3, 1};
-    kh_case c;
-    kh_init(&c, "Transpose", 13, 1, 1);
-    kh_attr_ints(&c, "perm", perm, 4);
-    rand_input(&c, 0, x, 4, 9);
-    gpu_compare(&c, 0, 0, "Transpose");
-    free_inputs(&c);
-
-    static int64_t starts[] = {1, -1}, ends[] = {4, -6}, axes[] = {2, 3}, steps[] = {2, -2};
-    const int64_t two[] = {2};
-    kh_init(&c, "Slice", 13, 5, 1);
-    rand_input(&c, 0, x, 4, 10);
-    kh_input(&c, 1, KN_INT64, two, 1, starts);
-    kh_input(&c, 2, KN_INT64, two, 1, ends);
-    kh_input(&c, 3, KN_INT64, two, 1, axes);
-    kh_input(&c, 4, KN_INT64, two, 1, steps);
-    gpu_compare(&c, 0x1e, 0, "Slice");
-    free(c.in[0].data);
-
-    static int64_t idx[] = {2, 0, -1, 1, 1};
-    const int64_t five[] = {5};
-    kh_init(&c, "Gather", 13, 2, 1);
-    kh_attr_int(&c, "axis", 2);
-    rand_input(&c, 0, x, 4, 11);
-    kh_input(&c, 1, KN_INT64, five, 1, idx);
-    gpu_compare(&c, 0, 0, "Gather");
-    free(c.in[0].data);
-
-    const int64_t y[] = {2, 1, 4, 5}, z[] = {2, 2, 4, 5};
-    kh_init(&c, "Concat", 13, 3, 1);
-    kh_attr_int(&c, "axis", 1);
-    rand_input(&c, 0, x, 4, 12);
-    rand_input(&c, 1, y, 4, 13);
-    rand_input(&c, 2, z, 4, 14);
-    gpu_compare(&c, 0, 0, "Concat");
-    free_inputs(&c);
-
-    static int64_t parts[] = {2, 3};
-    const int64_t xs[] = {2, 5, 4};
-    kh_init(&c, "Split", 13, 2, 2);
-    kh_attr_int(&c, "axis", 1);
-    rand_input(&c, 0, xs, 3, 160);
-    kh_input(&c, 1, KN_INT64, two, 1, parts);
-    gpu_compare(&c, 0x2, 0, "Split");
-    free(c.in[0].data);
-
-    static int64_t shape[] = {3, 1, 5};
-    const int64_t three[] = {3}, small[] = {1, 4, 1};
-    kh_init(&c, "Expand", 13, 2, 1);
-    rand_input(&c, 0, small, 3, 15);
-    kh_input(&c, 1, KN_INT64, three, 1, shape);
-    gpu_compare(&c, 0x2, 0, "Expand");
-    free(c.in[0].data);
-}
+Test(cuda_gpu, data_movement) { data_movement_cases(gpu_compare); }
 
 Test(cuda_gpu, matmul_shapes)
 {
-    struct {
-        int64_t a[4], b[4];
-        int32_t ra, rb;
-    } cases[] = {
-        {{2, 3, 5, 7}, {7, 4}, 4, 2},   /* folded batches */
-        {{2, 5, 7}, {2, 7, 4}, 3, 3},   /* strided batch */
-        {{5, 7}, {3, 7, 4}, 2, 3},      /* A repeated */
-        {{7}, {7, 4}, 1, 2},            /* vector A */
-        {{3, 5, 7}, {7}, 3, 1},         /* vector B */
-        {{64, 768}, {768, 3072}, 2, 2}, /* BERT's FFN size */
-    };
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        kh_case c;
-        kh_init(&c, "MatMul", 13, 2, 1);
-        rand_input(&c, 0, cases[i].a, cases[i].ra, 16);
-        rand_input(&c, 1, cases[i].b, cases[i].rb, 17);
-        gpu_compare(&c, 0x2, 1e-4, "MatMul");
-        free_inputs(&c);
-    }
+    matmul_cases(gpu_compare, 1e-4);
+    const int64_t a[] = {64, 768}, b[] = {768, 3072}; /* BERT's FFN size */
+    kh_case c;
+    kh_init(&c, "MatMul", 13, 2, 1);
+    rand_input(&c, 0, a, 2, 16);
+    rand_input(&c, 1, b, 2, 17);
+    gpu_compare(&c, 0x2, 1e-4, "MatMul");
+    free_inputs(&c);
 }
 
 Test(cuda_gpu, fused_matmul_and_gemm)
 {
-    static float relu_p[1];
-    const int64_t a[] = {4, 6, 32}, b[] = {32, 24}, bias[] = {24};
-    kh_case c;
-    kh_init(&c, "FusedMatMul", 1, 3, 1);
-    c.node.domain = "kiln";
-    kh_attr_string(&c, "activation", "Relu");
-    kh_attr_floats(&c, "activation_params", relu_p, 0);
-    rand_input(&c, 0, a, 3, 18);
-    rand_input(&c, 1, b, 2, 19);
-    rand_input(&c, 2, bias, 1, 20);
-    gpu_compare(&c, 0x6, 1e-4, "FusedMatMul bias + Relu");
-    free_inputs(&c);
-
-    kh_init(&c, "FusedMatMul", 1, 3, 1);
-    c.node.domain = "kiln";
-    kh_attr_string(&c, "activation", "Gelu");
-    rand_input(&c, 0, a, 3, 21);
-    rand_input(&c, 1, b, 2, 22);
-    rand_input(&c, 2, bias, 1, 23);
-    gpu_compare(&c, 0x6, 1e-4, "FusedMatMul bias + Gelu");
-    free_inputs(&c);
-
-    const int64_t ga[] = {6, 32}, gb[] = {24, 32}, gc[] = {24}, full[] = {6, 24};
-    kh_init(&c, "Gemm", 13, 3, 1);
-    kh_attr_int(&c, "transB", 1);
-    rand_input(&c, 0, ga, 2, 24);
-    rand_input(&c, 1, gb, 2, 25);
-    rand_input(&c, 2, gc, 1, 26);
-    gpu_compare(&c, 0x6, 1e-4, "Gemm transB + bias");
-    free_inputs(&c);
-
-    const int64_t ta[] = {32, 6}, tb[] = {32, 24};
-    kh_init(&c, "Gemm", 13, 3, 1);
-    kh_attr_int(&c, "transA", 1);
-    kh_attr_float(&c, "alpha", 0.5f);
-    kh_attr_float(&c, "beta", 2.0f);
-    rand_input(&c, 0, ta, 2, 27);
-    rand_input(&c, 1, tb, 2, 28);
-    rand_input(&c, 2, full, 2, 29);
-    gpu_compare(&c, 0x6, 1e-4, "Gemm transA, alpha, beta, full C");
-    free_inputs(&c);
+    fused_matmul_case(gpu_compare, "Relu", 18, 1e-4);
+    fused_matmul_case(gpu_compare, "Gelu", 21, 1e-4);
+    gemm_cases(gpu_compare, 1e-4);
 }
 
 Test(cuda_gpu, convolutions)
 {
-    static const int64_t pads1[] = {1, 1, 1, 1}, s2[] = {2, 2}, pads3[] = {3, 3, 3, 3};
-    const int64_t x[] = {2, 16, 14, 14}, w[] = {32, 16, 3, 3}, b[] = {32};
-    kh_case c;
-    kh_init(&c, "Conv", 11, 3, 1);
-    kh_attr_ints(&c, "pads", pads1, 4);
-    rand_input(&c, 0, x, 4, 30);
-    rand_input(&c, 1, w, 4, 31);
-    rand_input(&c, 2, b, 1, 32);
-    gpu_compare(&c, 0x6, 1e-4, "Conv 3x3 pad 1 + bias");
-    free_inputs(&c);
-
-    /* ResNet's stem: 7x7 stride 2 */
-    const int64_t xs[] = {1, 3, 64, 64}, ws[] = {16, 3, 7, 7}, bs[] = {16};
-    kh_init(&c, "Conv", 11, 3, 1);
-    kh_attr_ints(&c, "pads", pads3, 4);
-    kh_attr_ints(&c, "strides", s2, 2);
-    rand_input(&c, 0, xs, 4, 33);
-    rand_input(&c, 1, ws, 4, 34);
-    rand_input(&c, 2, bs, 1, 35);
-    gpu_compare(&c, 0x6, 1e-4, "Conv 7x7 stride 2");
-    free_inputs(&c);
-
-    /* a ResNet block's end: conv + bias + residual + relu in one call */
-    const int64_t x1[] = {2, 16, 14, 14}, w1[] = {16, 16, 1, 1}, b1[] = {16};
-    kh_init(&c, "FusedConv", 1, 4, 1);
-    c.node.domain = "kiln";
-    kh_attr_string(&c, "activation", "Relu");
-    rand_input(&c, 0, x1, 4, 36);
-    rand_input(&c, 1, w1, 4, 37);
-    rand_input(&c, 2, b1, 1, 38);
-    rand_input(&c, 3, x1, 4, 39);
-    gpu_compare(&c, 0x6, 1e-4, "FusedConv bias + Z + Relu");
-    free_inputs(&c);
-
-    /* grouped, another activation: conv, then Kiln's epilogue */
-    const int64_t wg[] = {16, 4, 3, 3};
-    kh_init(&c, "FusedConv", 1, 3, 1);
-    c.node.domain = "kiln";
-    kh_attr_string(&c, "activation", "Sigmoid");
-    kh_attr_int(&c, "group", 4);
-    kh_attr_ints(&c, "pads", pads1, 4);
-    rand_input(&c, 0, x1, 4, 40);
-    rand_input(&c, 1, wg, 4, 41);
-    rand_input(&c, 2, b1, 1, 42);
-    gpu_compare(&c, 0x6, 1e-4, "FusedConv grouped + Sigmoid");
-    free_inputs(&c);
-
-    /* channels-last, as the oneDNN layout pass writes it */
-    const int64_t xn[] = {2, 14, 14, 16}, wn[] = {24, 16, 3, 3}, bn[] = {24},
-                  zn[] = {2, 14, 14, 24};
-    kh_init(&c, "NhwcConv", 1, 4, 1);
-    c.node.domain = "kiln";
-    kh_attr_string(&c, "activation", "Relu");
-    kh_attr_ints(&c, "pads", pads1, 4);
-    rand_input(&c, 0, xn, 4, 55);
-    rand_input(&c, 1, wn, 4, 56);
-    rand_input(&c, 2, bn, 1, 57);
-    rand_input(&c, 3, zn, 4, 58);
-    gpu_compare(&c, 0x6, 1e-4, "NhwcConv bias + Z + Relu");
-    free_inputs(&c);
-
-    /* 1-D */
-    static const int64_t p1[] = {2, 2};
-    const int64_t x3[] = {2, 8, 50}, w3[] = {12, 8, 5};
-    kh_init(&c, "Conv", 11, 2, 1);
-    kh_attr_ints(&c, "pads", p1, 2);
-    rand_input(&c, 0, x3, 3, 43);
-    rand_input(&c, 1, w3, 3, 44);
-    gpu_compare(&c, 0x2, 1e-4, "Conv 1-D");
-    free_inputs(&c);
+    static const int64_t pads1[] = {1, 1, 1, 1}, s2[] = {2, 2}, pads3[] = {3, 3, 3, 3},
+                         p1[] = {2, 2};
+    // clang-format off
+    static const conv_spec cases[] = {
+        {.op = "Conv", .what = "Conv 3x3 pad 1 + bias", .pads = pads1, .n_pads = 4,
+            .x = {2, 16, 14, 14}, .w = {32, 16, 3, 3}, .rank = 4, .bias = 1},
+        /* ResNet's stem: 7x7 stride 2 */
+        {.op = "Conv", .what = "Conv 7x7 stride 2", .pads = pads3, .n_pads = 4, .strides = s2,
+            .n_strides = 2, .x = {1, 3, 64, 64}, .w = {16, 3, 7, 7}, .rank = 4, .bias = 1},
+        /* a ResNet block's end: conv + bias + residual + relu in one call */
+        {.op = "FusedConv", .activation = "Relu", .what = "FusedConv bias + Z + Relu",
+            .x = {2, 16, 14, 14}, .w = {16, 16, 1, 1}, .z = {2, 16, 14, 14}, .rank = 4,
+            .z_rank = 4, .bias = 1},
+        /* grouped, another activation: conv, then Kiln's epilogue */
+        {.op = "FusedConv", .activation = "Sigmoid", .what = "FusedConv grouped + Sigmoid",
+            .group = 4, .pads = pads1, .n_pads = 4, .x = {2, 16, 14, 14}, .w = {16, 4, 3, 3},
+            .rank = 4, .bias = 1},
+        /* channels-last, as the oneDNN layout pass writes it */
+        {.op = "NhwcConv", .activation = "Relu", .what = "NhwcConv bias + Z + Relu",
+            .pads = pads1, .n_pads = 4, .x = {2, 14, 14, 16}, .w = {24, 16, 3, 3},
+            .z = {2, 14, 14, 24}, .rank = 4, .z_rank = 4, .bias = 1},
+        {.op = "Conv", .what = "Conv 1-D", .pads = p1, .n_pads = 2, .x = {2, 8, 50},
+            .w = {12, 8, 5}, .rank = 3},
+    };
+    // clang-format on
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        conv_case(gpu_compare, &cases[i], 30 + 4 * (unsigned)i, 1e-4);
 }
 
 Test(cuda_gpu, pooling)
 {
     static const int64_t k3[] = {3, 3}, s2[] = {2, 2}, p1[] = {1, 1, 1, 1};
-    const int64_t x[] = {2, 8, 15, 15};
-    kh_case c;
-    kh_init(&c, "MaxPool", 12, 1, 1);
-    kh_attr_ints(&c, "kernel_shape", k3, 2);
-    kh_attr_ints(&c, "strides", s2, 2);
-    kh_attr_ints(&c, "pads", p1, 4);
-    rand_input(&c, 0, x, 4, 45);
-    gpu_compare(&c, 0, 0, "MaxPool 3x3 s2 p1");
-    free_inputs(&c);
-
-    kh_init(&c, "AveragePool", 19, 1, 1);
-    kh_attr_ints(&c, "kernel_shape", k3, 2);
-    kh_attr_ints(&c, "pads", p1, 4);
-    kh_attr_int(&c, "count_include_pad", 1);
-    rand_input(&c, 0, x, 4, 46);
-    gpu_compare(&c, 0, 1e-5, "AveragePool count_include_pad");
-    free_inputs(&c);
-
-    kh_init(&c, "GlobalAveragePool", 1, 1, 1);
-    rand_input(&c, 0, x, 4, 47);
-    gpu_compare(&c, 0, 1e-5, "GlobalAveragePool");
-    free_inputs(&c);
-
-    const int64_t xn[] = {2, 15, 15, 8};
-    kh_init(&c, "NhwcMaxPool", 1, 1, 1);
-    c.node.domain = "kiln";
-    kh_attr_ints(&c, "kernel_shape", k3, 2);
-    kh_attr_ints(&c, "strides", s2, 2);
-    kh_attr_ints(&c, "pads", p1, 4);
-    rand_input(&c, 0, xn, 4, 59);
-    gpu_compare(&c, 0, 0, "NhwcMaxPool");
-    free_inputs(&c);
-
-    kh_init(&c, "NhwcGlobalAveragePool", 1, 1, 1);
-    c.node.domain = "kiln";
-    rand_input(&c, 0, xn, 4, 60);
-    gpu_compare(&c, 0, 1e-5, "NhwcGlobalAveragePool");
-    free_inputs(&c);
+    // clang-format off
+    static const pool_spec cases[] = {
+        {.op = "MaxPool", .what = "MaxPool 3x3 s2 p1", .opset = 12, .kernel = k3, .n_kernel = 2,
+            .strides = s2, .n_strides = 2, .pads = p1, .n_pads = 4, .count_include_pad = -1,
+            .x = {2, 8, 15, 15}},
+        {.op = "AveragePool", .what = "AveragePool count_include_pad", .opset = 19, .kernel = k3,
+            .n_kernel = 2, .pads = p1, .n_pads = 4, .count_include_pad = 1, .x = {2, 8, 15, 15}},
+        {.op = "GlobalAveragePool", .what = "GlobalAveragePool", .opset = 1,
+            .count_include_pad = -1, .x = {2, 8, 15, 15}},
+        {.op = "NhwcMaxPool", .what = "NhwcMaxPool", .opset = 1, .kernel = k3, .n_kernel = 2,
+            .strides = s2, .n_strides = 2, .pads = p1, .n_pads = 4, .count_include_pad = -1,
+            .x = {2, 15, 15, 8}},
+        {.op = "NhwcGlobalAveragePool", .what = "NhwcGlobalAveragePool", .opset = 1,
+            .count_include_pad = -1, .x = {2, 15, 15, 8}},
+    };
+    // clang-format on
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        /* max is exact; an average may sum in another order */
+        pool_case(gpu_compare, &cases[i], 45 + (unsigned)i, strstr(cases[i].op, "Max") ? 0 : 1e-5);
 }
 
-Test(cuda_gpu, rows)
-{
-    const int64_t x[] = {4, 6, 130};
-    kh_case c;
-    kh_init(&c, "Softmax", 13, 1, 1);
-    rand_input(&c, 0, x, 3, 48);
-    gpu_compare(&c, 0, 1e-5, "Softmax");
-    free_inputs(&c);
-
-    kh_init(&c, "LogSoftmax", 11, 1, 1);
-    kh_attr_int(&c, "axis", 1);
-    rand_input(&c, 0, x, 3, 49);
-    gpu_compare(&c, 0, 1e-5, "LogSoftmax opset 11 axis 1");
-    free_inputs(&c);
-
-    const int64_t d[] = {130};
-    kh_init(&c, "LayerNormalization", 17, 3, 1);
-    kh_attr_float(&c, "epsilon", 1e-12f);
-    rand_input(&c, 0, x, 3, 50);
-    rand_input(&c, 1, d, 1, 51);
-    rand_input(&c, 2, d, 1, 52);
-    gpu_compare(&c, 0x6, 1e-4, "LayerNormalization");
-    free_inputs(&c);
-
-    static const int64_t last[] = {-1}, middle[] = {1};
-    kh_init(&c, "ReduceMean", 13, 1, 1);
-    kh_attr_ints(&c, "axes", last, 1);
-    rand_input(&c, 0, x, 3, 53);
-    gpu_compare(&c, 0, 1e-5, "ReduceMean last axis");
-    free_inputs(&c);
-
-    kh_init(&c, "ReduceMax", 13, 1, 1);
-    kh_attr_ints(&c, "axes", middle, 1);
-    kh_attr_int(&c, "keepdims", 0);
-    rand_input(&c, 0, x, 3, 54);
-    gpu_compare(&c, 0, 0, "ReduceMax middle axis");
-    free_inputs(&c);
-}
+Test(cuda_gpu, rows) { row_cases(gpu_compare, 130, 1e-5); }
 
 Test(cuda_gpu, attention)
 {
     /* BERT's shape per head: batch 2, 12 heads, 128 tokens, 64 dims, with
      * the padding mask broadcast over heads and query rows */
     const int64_t q[] = {2, 12, 128, 64}, mask[] = {2, 1, 1, 128}, kt[] = {2, 12, 64, 128};
-    kh_case c;
-    kh_init(&c, "Attention", 1, 4, 1);
-    c.node.domain = "kiln";
-    kh_attr_float(&c, "scale", 0.125f);
-    rand_input(&c, 0, q, 4, 61);
-    rand_input(&c, 1, q, 4, 62);
-    rand_input(&c, 2, q, 4, 63);
-    rand_input(&c, 3, mask, 4, 64);
-    gpu_compare(&c, 0, 1e-4, "Attention with mask");
-    free_inputs(&c);
-
-    kh_init(&c, "Attention", 1, 3, 1);
-    c.node.domain = "kiln";
-    kh_attr_float(&c, "scale", 0.125f);
-    kh_attr_int(&c, "k_transposed", 1);
-    rand_input(&c, 0, q, 4, 65);
-    rand_input(&c, 1, kt, 4, 66);
-    rand_input(&c, 2, q, 4, 67);
-    gpu_compare(&c, 0, 1e-4, "Attention, K transposed");
-    free_inputs(&c);
+    attention_case(gpu_compare, q, q, q, mask, 4, 0, 0.125f, 61, 1e-4, "Attention with mask");
+    attention_case(gpu_compare, q, kt, q, NULL, 0, 1, 0.125f, 65, 1e-4, "Attention, K transposed");
 }
 
 #endif

@@ -34,6 +34,7 @@ Test(cuda_emulated, needs_the_cuda_backend)
 #include "core/cuda/cuda_device.h"
 #include "core/cuda/cuda_fatbins.h"
 #include "core/cuda/device_params.h"
+#include "tests/cuda/cuda_cases.h"
 
 /* --- the double: runtime */
 
@@ -737,244 +738,95 @@ static kn_cuda_device *emulated_device(void)
     return d;
 }
 
-static void fill(float *x, size_t n, unsigned seed)
+/* Host memory as the emulated device's (a cuda_target, tests/cuda/cuda_cases.h);
+ * outputs and scratch start poisoned, so every element must be written. */
+static void *host_upload(const cuda_target *t, const void *host, size_t bytes)
 {
-    for (size_t i = 0; i < n; i++) {
-        seed = seed * 1664525u + 1013904223u;
-        x[i] = (float)(seed >> 8) / 8388608.0f - 1.0f;
-    }
+    (void)t;
+    void *p = malloc(bytes + 4);
+    cr_assert_not_null(p);
+    memcpy(p, host, bytes);
+    return p;
 }
 
-static void rand_input(kh_case *c, int32_t i, const int64_t *dims, int32_t rank, unsigned seed)
+static void *host_alloc(const cuda_target *t, size_t bytes)
 {
-    size_t n = (size_t)kn_shape_numel(dims, rank);
-    float *x = malloc(n * sizeof *x + 4);
-    fill(x, n, seed);
-    kh_input(c, i, KN_FLOAT, dims, rank, x);
+    (void)t;
+    void *p = malloc(bytes + 4);
+    cr_assert_not_null(p);
+    memset(p, 0x7f, bytes);
+    return p;
 }
 
-static void free_inputs(kh_case *c)
+static void host_download(const cuda_target *t, void *host, const void *dev, size_t bytes)
 {
-    for (int32_t i = 0; i < c->n_in; i++) {
-        free(c->in[i].data);
-        c->in[i].data = NULL;
-    }
+    (void)t;
+    memcpy(host, dev, bytes);
 }
 
-/* The CUDA kernel for c, run on the emulated device (host memory), against
- * the CPU kernel. */
+static void host_release(const cuda_target *t, void *dev)
+{
+    (void)t;
+    free(dev);
+}
+
+/* The CUDA kernel for c, run on the emulated device, against the CPU
+ * kernel; every kernel it launches must be one this double emulates. */
 static void emulated_compare(kh_case *c, uint32_t const_mask, double tol, const char *what)
 {
-    kh_case ref = *c;
-    cr_assert_eq(kh_run_kernel(&ref, 1, &kn_backend_cpu, const_mask), KN_OK, "%s: CPU: %s", what,
-                 ref.err.msg);
-    const kn_op_def *def = kn_backend_kernel(&kn_backend_cuda, c->node.domain, c->node.op_type,
-                                             c->opset, c->in[0].dtype);
-    cr_assert_not_null(def, "%s: no CUDA kernel", what);
-    kn_err err = {0};
-    kn_tensor in_view[KH_MAX_IO], out[KH_MAX_IO], *in_ptrs[KH_MAX_IO], *out_ptrs[KH_MAX_IO];
-    for (int32_t i = 0; i < c->n_in; i++) {
-        in_view[i] = c->in[i];
-        if (!(const_mask >> i & 1u))
-            in_view[i].data = NULL;
-        in_ptrs[i] = c->in[i].data ? &in_view[i] : NULL;
-    }
-    memset(out, 0, sizeof out);
-    for (int32_t i = 0; i < c->n_out; i++)
-        out_ptrs[i] = &out[i];
-    kn_kctx k = {.node = &c->node,
-                 .opset = c->opset,
-                 .n_in = c->n_in,
-                 .n_out = c->n_out,
-                 .in = in_ptrs,
-                 .out = out_ptrs,
-                 .err = &err,
-                 .device = emulated_device(),
-                 .stream = (void *)(uintptr_t)1};
-    int rc = def->prepare(&k);
-    cr_assert_eq(rc, KN_OK, "%s: prepare returned %d: %s", what, rc, err.msg);
-    for (int32_t i = 0; i < c->n_in; i++)
-        in_view[i].data = c->in[i].data;
-    for (int32_t i = 0; i < c->n_out; i++) {
-        cr_assert(kn_shape_equal(out[i].dims, out[i].rank, ref.out[i].dims, ref.out[i].rank),
-                  "%s: output shape differs from the CPU kernel's", what);
-        /* poisoned: every element must be written */
-        size_t bytes = (size_t)kn_tensor_nbytes(&out[i]);
-        out[i].data = malloc(bytes + 4);
-        memset(out[i].data, 0x7f, bytes);
-    }
-    k.scratch = k.scratch_bytes ? malloc(k.scratch_bytes) : NULL;
+    const cuda_target t = {.device = emulated_device(),
+                           .stream = (void *)(uintptr_t)1,
+                           .upload = host_upload,
+                           .alloc = host_alloc,
+                           .download = host_download,
+                           .release = host_release};
     int before = unemulated_launches;
-    rc = def->run(&k);
-    cr_assert_eq(rc, KN_OK, "%s: run returned %d: %s", what, rc, err.msg);
+    cuda_case_check(&t, c, const_mask, tol, what);
     cr_assert_eq(unemulated_launches, before,
                  "%s: launched a device kernel this double does not emulate", what);
-    for (int32_t i = 0; i < c->n_out; i++) {
-        if (out[i].dtype != KN_FLOAT) {
-            cr_assert_eq(out[i].dtype, ref.out[i].dtype, "%s: output dtype", what);
-            cr_assert(memcmp(out[i].data, ref.out[i].data, (size_t)kn_tensor_nbytes(&out[i])) == 0,
-                      "%s: output %d differs from the CPU kernel's", what, i);
-            free(out[i].data);
-            continue;
-        }
-        const float *got = out[i].data, *want = ref.out[i].data;
-        double worst = 0;
-        int64_t n = kn_tensor_numel(&out[i]), where = 0;
-        for (int64_t e = 0; e < n; e++) {
-            double d = fabs((double)got[e] - want[e]) / fmax(1.0, fabs(want[e]));
-            if (!(d <= worst)) {
-                worst = d == d ? d : INFINITY;
-                where = e;
-            }
-        }
-        cr_assert(worst <= tol, "%s: element %lld: emulated %g, CPU %g", what, (long long)where,
-                  got[where], want[where]);
-        free(out[i].data);
-    }
-    if (def->release)
-        def->release(&k);
-    free(k.scratch);
-    kh_free(&ref);
 }
 
-Test(cuda_emulated, matmul_batches_and_vectors)
-{
-    struct {
-        int64_t a[4], b[4];
-        int32_t ra, rb;
-    } cases[] = {
-        {{2, 3, 5, 7}, {7, 4}, 4, 2}, {{2, 5, 7}, {2, 7, 4}, 3, 3}, {{5, 7}, {3, 7, 4}, 2, 3},
-        {{7}, {7, 4}, 1, 2},          {{3, 5, 7}, {7}, 3, 1},
-    };
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        kh_case c;
-        kh_init(&c, "MatMul", 13, 2, 1);
-        rand_input(&c, 0, cases[i].a, cases[i].ra, 1 + (unsigned)i);
-        rand_input(&c, 1, cases[i].b, cases[i].rb, 11 + (unsigned)i);
-        emulated_compare(&c, 0x2, 1e-5, "MatMul");
-        free_inputs(&c);
-    }
-}
+Test(cuda_emulated, matmul_batches_and_vectors) { matmul_cases(emulated_compare, 1e-5); }
 
-Test(cuda_emulated, gemm_transposes_bias_and_full_c)
-{
-    const int64_t a[] = {6, 32}, at_[] = {32, 6}, b[] = {32, 24}, bt[] = {24, 32};
-    const int64_t row[] = {24}, full[] = {6, 24};
-    for (int ta = 0; ta < 2; ta++)
-        for (int tb = 0; tb < 2; tb++) {
-            kh_case c;
-            kh_init(&c, "Gemm", 13, 3, 1);
-            kh_attr_int(&c, "transA", ta);
-            kh_attr_int(&c, "transB", tb);
-            rand_input(&c, 0, ta ? at_ : a, 2, 21);
-            rand_input(&c, 1, tb ? bt : b, 2, 22);
-            rand_input(&c, 2, row, 1, 23);
-            emulated_compare(&c, 0x6, 1e-5, "Gemm with a bias row");
-            free_inputs(&c);
-        }
-    kh_case c;
-    kh_init(&c, "Gemm", 13, 3, 1);
-    kh_attr_float(&c, "alpha", 0.5f);
-    kh_attr_float(&c, "beta", 2.0f);
-    rand_input(&c, 0, a, 2, 24);
-    rand_input(&c, 1, b, 2, 25);
-    rand_input(&c, 2, full, 2, 26);
-    emulated_compare(&c, 0x6, 1e-5, "Gemm alpha, beta, full C");
-    free_inputs(&c);
-}
+Test(cuda_emulated, gemm_transposes_bias_and_full_c) { gemm_cases(emulated_compare, 1e-5); }
 
 Test(cuda_emulated, fused_matmul_epilogues)
 {
-    static const char *acts[] = {"Relu", "", "Sigmoid"};
-    const int64_t a[] = {4, 6, 32}, b[] = {32, 24}, bias[] = {24};
-    for (int i = 0; i < 3; i++) {
-        kh_case c;
-        kh_init(&c, "FusedMatMul", 1, 3, 1);
-        c.node.domain = "kiln";
-        kh_attr_string(&c, "activation", acts[i]);
-        rand_input(&c, 0, a, 3, 31);
-        rand_input(&c, 1, b, 2, 32);
-        rand_input(&c, 2, bias, 1, 33);
-        emulated_compare(&c, 0x6, 1e-5, acts[i]);
-        free_inputs(&c);
-    }
+    static const char *const acts[] = {"Relu", "", "Sigmoid"};
+    for (int i = 0; i < 3; i++)
+        fused_matmul_case(emulated_compare, acts[i], 31, 1e-5);
 }
 
 Test(cuda_emulated, convolutions)
 {
-    static const int64_t pads1[] = {1, 1, 1, 1}, s2[] = {2, 2};
-    const int64_t x[] = {2, 8, 9, 9}, w[] = {12, 8, 3, 3}, b[] = {12}, y[] = {2, 12, 5, 5};
-    kh_case c;
-    kh_init(&c, "Conv", 11, 3, 1);
-    kh_attr_ints(&c, "pads", pads1, 4);
-    kh_attr_ints(&c, "strides", s2, 2);
-    rand_input(&c, 0, x, 4, 41);
-    rand_input(&c, 1, w, 4, 42);
-    rand_input(&c, 2, b, 1, 43);
-    emulated_compare(&c, 0x6, 1e-5, "Conv 3x3/2 + bias");
-    free_inputs(&c);
-
-    /* one cuDNN call: bias + residual + Relu */
-    kh_init(&c, "FusedConv", 1, 4, 1);
-    c.node.domain = "kiln";
-    kh_attr_string(&c, "activation", "Relu");
-    kh_attr_ints(&c, "pads", pads1, 4);
-    kh_attr_ints(&c, "strides", s2, 2);
-    rand_input(&c, 0, x, 4, 44);
-    rand_input(&c, 1, w, 4, 45);
-    rand_input(&c, 2, b, 1, 46);
-    rand_input(&c, 3, y, 4, 47);
-    emulated_compare(&c, 0x6, 1e-5, "FusedConv bias + Z + Relu");
-    free_inputs(&c);
-
-    /* grouped, residual, another activation: conv, then the epilogue */
-    const int64_t wg[] = {12, 2, 3, 3};
-    kh_init(&c, "FusedConv", 1, 4, 1);
-    c.node.domain = "kiln";
-    kh_attr_string(&c, "activation", "Tanh");
-    kh_attr_int(&c, "group", 4);
-    kh_attr_ints(&c, "pads", pads1, 4);
-    kh_attr_ints(&c, "strides", s2, 2);
-    rand_input(&c, 0, x, 4, 48);
-    rand_input(&c, 1, wg, 4, 49);
-    rand_input(&c, 2, b, 1, 50);
-    rand_input(&c, 3, y, 4, 51);
-    emulated_compare(&c, 0x6, 1e-5, "FusedConv grouped + Z + Tanh");
-    free_inputs(&c);
-
-    /* channels-last */
-    const int64_t xn[] = {2, 9, 9, 8}, yn[] = {2, 5, 5, 12};
-    kh_init(&c, "NhwcConv", 1, 4, 1);
-    c.node.domain = "kiln";
-    kh_attr_string(&c, "activation", "Relu");
-    kh_attr_ints(&c, "pads", pads1, 4);
-    kh_attr_ints(&c, "strides", s2, 2);
-    rand_input(&c, 0, xn, 4, 52);
-    rand_input(&c, 1, w, 4, 53);
-    rand_input(&c, 2, b, 1, 54);
-    rand_input(&c, 3, yn, 4, 55);
-    emulated_compare(&c, 0x6, 1e-5, "NhwcConv bias + Z + Relu");
-    free_inputs(&c);
-
-    kh_init(&c, "NhwcConv", 1, 3, 1);
-    c.node.domain = "kiln";
-    kh_attr_string(&c, "activation", "Sigmoid");
-    kh_attr_ints(&c, "pads", pads1, 4);
-    rand_input(&c, 0, xn, 4, 56);
-    rand_input(&c, 1, w, 4, 57);
-    rand_input(&c, 2, b, 1, 58);
-    emulated_compare(&c, 0x6, 1e-5, "NhwcConv bias + Sigmoid");
-    free_inputs(&c);
-
-    /* 1-D, as 2-D with a unit dim */
-    static const int64_t p1[] = {2, 2};
-    const int64_t x3[] = {2, 4, 20}, w3[] = {6, 4, 5};
-    kh_init(&c, "Conv", 11, 2, 1);
-    kh_attr_ints(&c, "pads", p1, 2);
-    rand_input(&c, 0, x3, 3, 59);
-    rand_input(&c, 1, w3, 3, 60);
-    emulated_compare(&c, 0x2, 1e-5, "Conv 1-D");
-    free_inputs(&c);
+    static const int64_t pads1[] = {1, 1, 1, 1}, s2[] = {2, 2}, p1[] = {2, 2};
+    // clang-format off
+    static const conv_spec cases[] = {
+        {.op = "Conv", .what = "Conv 3x3/2 + bias", .pads = pads1, .n_pads = 4, .strides = s2,
+            .n_strides = 2, .x = {2, 8, 9, 9}, .w = {12, 8, 3, 3}, .rank = 4, .bias = 1},
+        /* one cuDNN call: bias + residual + Relu */
+        {.op = "FusedConv", .activation = "Relu", .what = "FusedConv bias + Z + Relu",
+            .pads = pads1, .n_pads = 4, .strides = s2, .n_strides = 2, .x = {2, 8, 9, 9},
+            .w = {12, 8, 3, 3}, .z = {2, 12, 5, 5}, .rank = 4, .z_rank = 4, .bias = 1},
+        /* grouped, residual, another activation: conv, then the epilogue */
+        {.op = "FusedConv", .activation = "Tanh", .what = "FusedConv grouped + Z + Tanh",
+            .group = 4, .pads = pads1, .n_pads = 4, .strides = s2, .n_strides = 2,
+            .x = {2, 8, 9, 9}, .w = {12, 2, 3, 3}, .z = {2, 12, 5, 5}, .rank = 4, .z_rank = 4,
+            .bias = 1},
+        /* channels-last */
+        {.op = "NhwcConv", .activation = "Relu", .what = "NhwcConv bias + Z + Relu",
+            .pads = pads1, .n_pads = 4, .strides = s2, .n_strides = 2, .x = {2, 9, 9, 8},
+            .w = {12, 8, 3, 3}, .z = {2, 5, 5, 12}, .rank = 4, .z_rank = 4, .bias = 1},
+        {.op = "NhwcConv", .activation = "Sigmoid", .what = "NhwcConv bias + Sigmoid",
+            .pads = pads1, .n_pads = 4, .x = {2, 9, 9, 8}, .w = {12, 8, 3, 3}, .rank = 4,
+            .bias = 1},
+        /* 1-D, as 2-D with a unit dim */
+        {.op = "Conv", .what = "Conv 1-D", .pads = p1, .n_pads = 2, .x = {2, 4, 20},
+            .w = {6, 4, 5}, .rank = 3},
+    };
+    // clang-format on
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        conv_case(emulated_compare, &cases[i], 41 + 4 * (unsigned)i, 1e-5);
 }
 
 Test(cuda_emulated, pooling)
@@ -1005,19 +857,9 @@ Test(cuda_emulated, attention)
 {
     const int64_t q[] = {2, 3, 10, 8}, kt[] = {2, 3, 8, 12}, k[] = {2, 3, 12, 8},
                   v[] = {2, 3, 12, 5}, mask[] = {2, 1, 1, 12}, mask2[] = {10, 12};
-    for (int transposed = 0; transposed < 2; transposed++) {
-        kh_case c;
-        kh_init(&c, "Attention", 1, 4, 1);
-        c.node.domain = "kiln";
-        kh_attr_float(&c, "scale", 0.35f);
-        kh_attr_int(&c, "k_transposed", transposed);
-        rand_input(&c, 0, q, 4, 71);
-        rand_input(&c, 1, transposed ? kt : k, 4, 72);
-        rand_input(&c, 2, v, 4, 73);
-        rand_input(&c, 3, transposed ? mask2 : mask, transposed ? 2 : 4, 74);
-        emulated_compare(&c, 0, 1e-5, transposed ? "Attention, K transposed" : "Attention");
-        free_inputs(&c);
-    }
+    attention_case(emulated_compare, q, k, v, mask, 4, 0, 0.35f, 71, 1e-5, "Attention");
+    attention_case(emulated_compare, q, kt, v, mask2, 2, 1, 0.35f, 71, 1e-5,
+                   "Attention, K transposed");
 }
 
 #ifdef KILN_CUDA_HOST_KERNELS
@@ -1026,248 +868,35 @@ Test(cuda_emulated, elementwise_kernels)
 {
     static const char *const unary[] = {"Relu", "Sigmoid",  "Tanh",      "Exp",       "Erf",
                                         "Abs",  "Softplus", "HardSwish", "LeakyRelu", "Gelu"};
-    const int64_t x[] = {3, 5, 7};
-    for (size_t i = 0; i < sizeof unary / sizeof unary[0]; i++) {
-        kh_case c;
-        kh_init(&c, unary[i], 20, 1, 1);
-        rand_input(&c, 0, x, 3, 81 + (unsigned)i);
-        emulated_compare(&c, 0, 1e-6, unary[i]);
-        free_inputs(&c);
-    }
     static const char *const binary[] = {"Add", "Sub", "Mul", "Div", "Max", "Min"};
-    const int64_t a[] = {2, 3, 1, 8}, b[] = {5, 1};
-    for (size_t i = 0; i < sizeof binary / sizeof binary[0]; i++) {
-        kh_case c;
-        kh_init(&c, binary[i], 14, 2, 1);
-        rand_input(&c, 0, a, 4, 91);
-        rand_input(&c, 1, b, 2, 92);
-        emulated_compare(&c, 0, 1e-6, binary[i]);
-        free_inputs(&c);
-    }
-    const int64_t one[] = {1};
-    static float lo = -0.25f, hi = 0.5f;
-    kh_case c;
-    kh_init(&c, "Clip", 13, 3, 1);
-    rand_input(&c, 0, x, 3, 93);
-    kh_input(&c, 1, KN_FLOAT, one, 0, &lo);
-    kh_input(&c, 2, KN_FLOAT, one, 0, &hi);
-    emulated_compare(&c, 0x6, 0, "Clip");
-    free(c.in[0].data);
-
-    static const char *steps[] = {"Mul", "Add", "Sigmoid", "RSub", "Clip"};
-    static const int64_t operands[] = {1, -1, -1, 2, -1};
-    static const float params[] = {0, 0, 0.5f, 0, 0, 0, 0, 0, -0.2f, 0.6f};
-    kh_init(&c, "ElementwiseChain", 1, 3, 1);
-    c.node.domain = "kiln";
-    c.attrs[c.node.n_attrs++] =
-        (kn_attr){.name = "steps", .type = KN_ATTR_STRINGS, .count = 5, .strings = steps};
-    kh_attr_ints(&c, "operands", operands, 5);
-    kh_attr_floats(&c, "params", params, 10);
-    rand_input(&c, 0, x, 3, 94);
-    rand_input(&c, 1, x, 3, 95);
-    rand_input(&c, 2, one, 1, 96);
-    emulated_compare(&c, 0, 1e-6, "ElementwiseChain");
-    free_inputs(&c);
+    const int64_t x[] = {3, 5, 7}, a[] = {2, 3, 1, 8}, b[] = {5, 1};
+    unary_cases(emulated_compare, unary, sizeof unary / sizeof unary[0], 20, x, 1e-6);
+    binary_cases(emulated_compare, binary, sizeof binary / sizeof binary[0], a, b, 2, 1e-6);
+    clip_case(emulated_compare, x, 3);
+    elementwise_chain_case(emulated_compare, x, 1e-6);
 
     /* the products' epilogue with an activation cuBLASLt has not */
-    const int64_t ma[] = {4, 6, 32}, mb[] = {32, 24}, bias[] = {24};
-    kh_init(&c, "FusedMatMul", 1, 3, 1);
-    c.node.domain = "kiln";
-    kh_attr_string(&c, "activation", "Gelu");
-    rand_input(&c, 0, ma, 3, 97);
-    rand_input(&c, 1, mb, 2, 98);
-    rand_input(&c, 2, bias, 1, 99);
-    emulated_compare(&c, 0x6, 1e-5, "FusedMatMul bias + Gelu");
-    free_inputs(&c);
+    fused_matmul_case(emulated_compare, "Gelu", 97, 1e-5);
 
     /* a residual that only broadcasts: conv, bias pass, binary add + act */
     static const int64_t pads1[] = {1, 1, 1, 1};
-    const int64_t xc[] = {2, 4, 6, 6}, w[] = {8, 4, 3, 3}, bc[] = {8}, z[] = {8, 1, 1};
-    kh_init(&c, "FusedConv", 1, 4, 1);
-    c.node.domain = "kiln";
-    kh_attr_string(&c, "activation", "Relu");
-    kh_attr_ints(&c, "pads", pads1, 4);
-    rand_input(&c, 0, xc, 4, 100);
-    rand_input(&c, 1, w, 4, 101);
-    rand_input(&c, 2, bc, 1, 102);
-    rand_input(&c, 3, z, 3, 103);
-    emulated_compare(&c, 0x6, 1e-5, "FusedConv with a broadcast residual");
-    free_inputs(&c);
+    // clang-format off
+    static const conv_spec broadcast_z = {.op = "FusedConv", .activation = "Relu",
+        .what = "FusedConv with a broadcast residual", .pads = pads1, .n_pads = 4,
+        .x = {2, 4, 6, 6}, .w = {8, 4, 3, 3}, .z = {8, 1, 1}, .rank = 4, .z_rank = 3, .bias = 1};
+    // clang-format on
+    conv_case(emulated_compare, &broadcast_z, 100, 1e-5);
 }
 
-Test(cuda_emulated, comparisons_where_cast)
-{
-    static const char *const ops[] = {"Equal", "Less", "Greater", "LessOrEqual", "GreaterOrEqual"};
-    const int64_t a[] = {3, 1, 6}, b[] = {4, 1};
-    static int64_t ia[18], ib[4];
-    for (int i = 0; i < 18; i++)
-        ia[i] = i % 5 - 2;
-    for (int i = 0; i < 4; i++)
-        ib[i] = i - 1;
-    for (int i = 0; i < 5; i++) {
-        kh_case c;
-        kh_init(&c, ops[i], 16, 2, 1);
-        rand_input(&c, 0, a, 3, 141);
-        rand_input(&c, 1, b, 2, 142);
-        ((float *)c.in[1].data)[0] = ((float *)c.in[0].data)[0]; /* one equal pair */
-        emulated_compare(&c, 0, 0, ops[i]);
-        free_inputs(&c);
-        kh_init(&c, ops[i], 16, 2, 1);
-        kh_input(&c, 0, KN_INT64, a, 3, ia);
-        kh_input(&c, 1, KN_INT64, b, 2, ib);
-        emulated_compare(&c, 0, 0, ops[i]);
-    }
+Test(cuda_emulated, comparisons_where_cast) { compare_where_cast_cases(emulated_compare); }
 
-    static uint8_t cond[6] = {1, 0, 0, 1, 1, 0};
-    const int64_t cd[] = {6}, xd[] = {2, 1, 6}, yd[] = {3, 1};
-    kh_case c;
-    kh_init(&c, "Where", 16, 3, 1);
-    kh_input(&c, 0, KN_BOOL, cd, 1, cond);
-    rand_input(&c, 1, xd, 3, 143);
-    rand_input(&c, 2, yd, 2, 144);
-    emulated_compare(&c, 0, 0, "Where float");
-    free(c.in[1].data);
-    free(c.in[2].data);
-    kh_init(&c, "Where", 16, 3, 1);
-    kh_input(&c, 0, KN_BOOL, cd, 1, cond);
-    kh_input(&c, 1, KN_INT64, cd, 1, ia);
-    kh_input(&c, 2, KN_INT64, b, 2, ib);
-    emulated_compare(&c, 0, 0, "Where int64");
-
-    static const int32_t to[] = {KN_INT64, KN_INT32, KN_BOOL, KN_UINT8, KN_DOUBLE};
-    const int64_t xs[] = {4, 5};
-    for (size_t i = 0; i < sizeof to / sizeof to[0]; i++) {
-        kh_init(&c, "Cast", 13, 1, 1);
-        kh_attr_int(&c, "to", to[i]);
-        rand_input(&c, 0, xs, 2, 145);
-        for (int e = 0; e < 20; e++)
-            ((float *)c.in[0].data)[e] *= 9.0f; /* whole parts to keep */
-        ((float *)c.in[0].data)[3] = 0.0f;
-        emulated_compare(&c, 0, 0, "Cast from float");
-        free_inputs(&c);
-    }
-    kh_init(&c, "Cast", 13, 1, 1);
-    kh_attr_int(&c, "to", KN_FLOAT);
-    kh_input(&c, 0, KN_INT64, xd, 3, ia);
-    emulated_compare(&c, 0, 0, "Cast int64 to float");
-    kh_init(&c, "Cast", 13, 1, 1);
-    kh_attr_int(&c, "to", KN_FLOAT);
-    kh_input(&c, 0, KN_BOOL, cd, 1, cond);
-    emulated_compare(&c, 0, 0, "Cast bool to float");
-}
-
-Test(cuda_emulated, data_movement_kernels)
-{
-    const int64_t x[] = {2, 3, 4, 5};
-    static const int64_t perm[] = {0, 2, 3, 1};
-    kh_case c;
-    kh_init(&c, "Transpose", 13, 1, 1);
-    kh_attr_ints(&c, "perm", perm, 4);
-    rand_input(&c, 0, x, 4, 111);
-    emulated_compare(&c, 0, 0, "Transpose");
-    free_inputs(&c);
-
-    static int64_t starts[] = {1, -1}, ends[] = {4, -6}, axes[] = {2, 3}, steps[] = {2, -2};
-    const int64_t two[] = {2};
-    kh_init(&c, "Slice", 13, 5, 1);
-    rand_input(&c, 0, x, 4, 112);
-    kh_input(&c, 1, KN_INT64, two, 1, starts);
-    kh_input(&c, 2, KN_INT64, two, 1, ends);
-    kh_input(&c, 3, KN_INT64, two, 1, axes);
-    kh_input(&c, 4, KN_INT64, two, 1, steps);
-    emulated_compare(&c, 0x1e, 0, "Slice");
-    free(c.in[0].data);
-
-    static int64_t idx[] = {2, 0, -1, 1, 1};
-    static int32_t idx32[] = {1, -2, 0};
-    const int64_t five[] = {5}, three[] = {3};
-    kh_init(&c, "Gather", 13, 2, 1);
-    kh_attr_int(&c, "axis", 2);
-    rand_input(&c, 0, x, 4, 113);
-    kh_input(&c, 1, KN_INT64, five, 1, idx);
-    emulated_compare(&c, 0, 0, "Gather int64");
-    free(c.in[0].data);
-    kh_init(&c, "Gather", 13, 2, 1);
-    kh_attr_int(&c, "axis", -1);
-    rand_input(&c, 0, x, 4, 114);
-    kh_input(&c, 1, KN_INT32, three, 1, idx32);
-    emulated_compare(&c, 0, 0, "Gather int32");
-    free(c.in[0].data);
-
-    const int64_t y[] = {2, 1, 4, 5}, z[] = {2, 2, 4, 5};
-    kh_init(&c, "Concat", 13, 3, 1);
-    kh_attr_int(&c, "axis", 1);
-    rand_input(&c, 0, x, 4, 115);
-    rand_input(&c, 1, y, 4, 116);
-    rand_input(&c, 2, z, 4, 117);
-    emulated_compare(&c, 0, 0, "Concat");
-    free_inputs(&c);
-
-    static int64_t parts[] = {2, 3};
-    const int64_t xs[] = {2, 5, 4};
-    kh_init(&c, "Split", 13, 2, 2);
-    kh_attr_int(&c, "axis", 1);
-    rand_input(&c, 0, xs, 3, 160);
-    kh_input(&c, 1, KN_INT64, two, 1, parts);
-    emulated_compare(&c, 0x2, 0, "Split");
-    free(c.in[0].data);
-
-    static int64_t shape[] = {3, 1, 5};
-    const int64_t small[] = {1, 4, 1};
-    kh_init(&c, "Expand", 13, 2, 1);
-    rand_input(&c, 0, small, 3, 118);
-    kh_input(&c, 1, KN_INT64, three, 1, shape);
-    emulated_compare(&c, 0x2, 0, "Expand");
-    free(c.in[0].data);
-
-    static int64_t new_shape[] = {6, -1};
-    kh_init(&c, "Reshape", 14, 2, 1);
-    rand_input(&c, 0, x, 4, 119);
-    kh_input(&c, 1, KN_INT64, two, 1, new_shape);
-    emulated_compare(&c, 0x2, 0, "Reshape (a copy when not aliased)");
-    free(c.in[0].data);
-}
+Test(cuda_emulated, data_movement_kernels) { data_movement_cases(emulated_compare); }
 
 Test(cuda_emulated, row_kernels)
 {
-    const int64_t x[] = {4, 6, 13};
+    row_cases(emulated_compare, 13, 1e-6);
+
     kh_case c;
-    kh_init(&c, "Softmax", 13, 1, 1);
-    rand_input(&c, 0, x, 3, 121);
-    emulated_compare(&c, 0, 1e-6, "Softmax");
-    free_inputs(&c);
-
-    kh_init(&c, "LogSoftmax", 11, 1, 1);
-    kh_attr_int(&c, "axis", 1);
-    rand_input(&c, 0, x, 3, 122);
-    emulated_compare(&c, 0, 1e-6, "LogSoftmax opset 11 axis 1");
-    free_inputs(&c);
-
-    const int64_t d[] = {13};
-    kh_init(&c, "LayerNormalization", 17, 3, 1);
-    rand_input(&c, 0, x, 3, 123);
-    rand_input(&c, 1, d, 1, 124);
-    rand_input(&c, 2, d, 1, 125);
-    emulated_compare(&c, 0x6, 1e-5, "LayerNormalization");
-    free_inputs(&c);
-
-    static const int64_t last[] = {-1}, middle[] = {1}, first_last[] = {0, 2};
-    static const struct {
-        const char *op;
-        const int64_t *axes;
-        int32_t n;
-    } reductions[] = {{"ReduceMean", last, 1},
-                      {"ReduceSum", middle, 1},
-                      {"ReduceMax", first_last, 2},
-                      {"ReduceMin", last, 1}};
-    for (size_t i = 0; i < sizeof reductions / sizeof reductions[0]; i++) {
-        kh_init(&c, reductions[i].op, 11, 1, 1);
-        kh_attr_ints(&c, "axes", reductions[i].axes, reductions[i].n);
-        rand_input(&c, 0, x, 3, 126 + (unsigned)i);
-        emulated_compare(&c, 0, 1e-6, reductions[i].op);
-        free_inputs(&c);
-    }
-
     const int64_t img[] = {2, 3, 5, 5}, nhwc[] = {2, 5, 5, 3};
     kh_init(&c, "GlobalAveragePool", 1, 1, 1);
     rand_input(&c, 0, img, 4, 131);

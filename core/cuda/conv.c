@@ -18,12 +18,10 @@
 #include <string.h>
 
 #include "core/cuda/cuda_kernels.h"
+#include "core/cuda/cudnn_descs.h"
 
 typedef struct conv_state {
-    kn_cudnnTensorDesc x, y, b;
-    kn_cudnnFilterDesc w;
-    kn_cudnnConvDesc conv;
-    kn_cudnnActivationDesc relu;
+    kn_cudnn_descs d; /* x, y, b, w, conv; activation: the Relu of one_call */
     kn_cudnnConvolutionFwdAlgo algo;
     size_t workspace;
     int one_call; /* cudnnConvolutionBiasActivationForward does it all */
@@ -38,19 +36,7 @@ static void conv_release(kn_kctx *k)
     conv_state *st = k->state;
     if (!st)
         return;
-    const kn_cuda_api *api = kn_cuda_dev(k)->api;
-    if (st->x)
-        api->cudnnDestroyTensorDescriptor(st->x);
-    if (st->y)
-        api->cudnnDestroyTensorDescriptor(st->y);
-    if (st->b)
-        api->cudnnDestroyTensorDescriptor(st->b);
-    if (st->w)
-        api->cudnnDestroyFilterDescriptor(st->w);
-    if (st->conv)
-        api->cudnnDestroyConvolutionDescriptor(st->conv);
-    if (st->relu)
-        api->cudnnDestroyActivationDescriptor(st->relu);
+    kn_cudnn_descs_destroy(kn_cuda_dev(k)->api, &st->d);
     free(st);
     k->state = NULL;
 }
@@ -61,49 +47,49 @@ static int describe(kn_kctx *k, conv_state *st, const int64_t *xd, const int64_t
 {
     kn_cuda_device *dev = kn_cuda_dev(k);
     const kn_cuda_api *api = dev->api;
-    int rc = kn_cuda_tensor_desc(k, &st->x, xd, rank, nhwc);
+    int rc = kn_cuda_tensor_desc(k, &st->d.x, xd, rank, nhwc);
     if (rc == KN_OK)
-        rc = kn_cuda_tensor_desc(k, &st->y, yd, rank, nhwc);
+        rc = kn_cuda_tensor_desc(k, &st->d.y, yd, rank, nhwc);
     if (rc == KN_OK && st->has_bias) {
         int64_t bd[5] = {1, yd[1], 1, 1, 1};
-        rc = kn_cuda_tensor_desc(k, &st->b, bd, rank, 0);
+        rc = kn_cuda_tensor_desc(k, &st->d.b, bd, rank, 0);
     }
     int w32[5];
     for (int32_t d = 0; d < rank; d++)
         w32[d] = (int)wd[d];
     if (rc == KN_OK)
-        rc = kn_cudnn_check(dev, api->cudnnCreateFilterDescriptor(&st->w), "creating a filter",
+        rc = kn_cudnn_check(dev, api->cudnnCreateFilterDescriptor(&st->d.w), "creating a filter",
                             k->err);
     if (rc == KN_OK)
         rc = kn_cudnn_check(dev,
-                            api->cudnnSetFilterNdDescriptor(st->w, KN_CUDNN_DATA_FLOAT,
+                            api->cudnnSetFilterNdDescriptor(st->d.w, KN_CUDNN_DATA_FLOAT,
                                                             KN_CUDNN_TENSOR_NCHW, rank, w32),
                             "describing the filter", k->err);
     if (rc == KN_OK)
-        rc = kn_cudnn_check(dev, api->cudnnCreateConvolutionDescriptor(&st->conv),
+        rc = kn_cudnn_check(dev, api->cudnnCreateConvolutionDescriptor(&st->d.conv),
                             "creating the convolution", k->err);
     if (rc == KN_OK)
         rc = kn_cudnn_check(dev,
                             api->cudnnSetConvolutionNdDescriptor(
-                                st->conv, rank - 2, win->pads, win->strides, win->dilations,
+                                st->d.conv, rank - 2, win->pads, win->strides, win->dilations,
                                 KN_CUDNN_CROSS_CORRELATION, KN_CUDNN_DATA_FLOAT),
                             "describing the convolution", k->err);
     if (rc == KN_OK)
-        rc = kn_cudnn_check(dev, api->cudnnSetConvolutionGroupCount(st->conv, (int)group),
+        rc = kn_cudnn_check(dev, api->cudnnSetConvolutionGroupCount(st->d.conv, (int)group),
                             "setting the group count", k->err);
     int math = k->precision == KN_PRECISION_FP32 ? KN_CUDNN_FMA_MATH : KN_CUDNN_DEFAULT_MATH;
     if (rc == KN_OK)
-        rc = kn_cudnn_check(dev, api->cudnnSetConvolutionMathType(st->conv, math),
+        rc = kn_cudnn_check(dev, api->cudnnSetConvolutionMathType(st->d.conv, math),
                             "setting the math type", k->err);
     if (rc == KN_OK && st->one_call) {
-        rc = kn_cudnn_check(dev, api->cudnnCreateActivationDescriptor(&st->relu),
+        rc = kn_cudnn_check(dev, api->cudnnCreateActivationDescriptor(&st->d.activation),
                             "creating the activation", k->err);
         if (rc == KN_OK)
-            rc =
-                kn_cudnn_check(dev,
-                               api->cudnnSetActivationDescriptor(st->relu, KN_CUDNN_ACTIVATION_RELU,
-                                                                 KN_CUDNN_PROPAGATE_NAN, 0.0),
-                               "describing the activation", k->err);
+            rc = kn_cudnn_check(dev,
+                                api->cudnnSetActivationDescriptor(st->d.activation,
+                                                                  KN_CUDNN_ACTIVATION_RELU,
+                                                                  KN_CUDNN_PROPAGATE_NAN, 0.0),
+                                "describing the activation", k->err);
     }
     if (rc != KN_OK)
         return rc;
@@ -113,7 +99,7 @@ static int describe(kn_kctx *k, conv_state *st, const int64_t *xd, const int64_t
     pthread_mutex_lock(&dev->dnn_lock);
     rc = kn_cudnn_check(dev,
                         api->cudnnGetConvolutionForwardAlgorithm_v7(
-                            dev->dnn, st->x, st->w, st->conv, st->y, 8, &found, perf),
+                            dev->dnn, st->d.x, st->d.w, st->d.conv, st->d.y, 8, &found, perf),
                         "choosing an algorithm", k->err);
     pthread_mutex_unlock(&dev->dnn_lock);
     if (rc != KN_OK)
@@ -128,17 +114,6 @@ static int describe(kn_kctx *k, conv_state *st, const int64_t *xd, const int64_t
     return KN_ERR_DECLINE;
 }
 
-/* X's dims in NCHW order whatever its layout (kiln.NhwcConv's X is NHWC). */
-static void logical_dims(const kn_tensor *t, int nhwc, int64_t *dims)
-{
-    memcpy(dims, t->dims, sizeof(int64_t) * (size_t)t->rank);
-    if (nhwc) {
-        dims[1] = t->dims[3];
-        dims[2] = t->dims[1];
-        dims[3] = t->dims[2];
-    }
-}
-
 static int conv_prepare(kn_kctx *k)
 {
     KN_CUDA_REQUIRE_DEVICE(k);
@@ -151,7 +126,7 @@ static int conv_prepare(kn_kctx *k)
         (nhwc && x->rank != 4))
         return KN_ERR_DECLINE;
     int64_t xd[5], wd[5], yd[5];
-    logical_dims(x, nhwc, xd);
+    kn_cuda_nchw_dims(x, nhwc, xd);
     memcpy(wd, w->dims, sizeof(int64_t) * (size_t)w->rank); /* OIHW in both layouts */
     int64_t group = kn_attr_int(k->node, "group", 1);
     int64_t cout = w->dims[0];
@@ -169,18 +144,7 @@ static int conv_prepare(kn_kctx *k)
         return rc;
 
     kn_tensor *y = k->out[0];
-    y->dtype = KN_FLOAT;
-    y->rank = x->rank;
-    yd[0] = xd[0];
-    yd[1] = cout;
-    for (int32_t d = 0; d < nsp; d++)
-        yd[2 + d] = win.out[d];
-    memcpy(y->dims, yd, sizeof(int64_t) * (size_t)y->rank);
-    if (nhwc) {
-        y->dims[1] = yd[2];
-        y->dims[2] = yd[3];
-        y->dims[3] = cout;
-    }
+    kn_cuda_window_output(y, xd, x->rank, cout, &win, nhwc, yd);
 
     conv_state *st = calloc(1, sizeof *st);
     if (!st)
@@ -243,17 +207,18 @@ static int conv_run(kn_kctx *k)
     if (rc == KN_OK && st->one_call)
         rc = kn_cudnn_check(dev,
                             api->cudnnConvolutionBiasActivationForward(
-                                dev->dnn, &one, st->x, x, st->w, w, st->conv, st->algo, k->scratch,
-                                st->workspace, st->z_mode ? &one : &zero, st->y,
-                                st->z_mode ? z->data : y->data, st->b, bias, st->relu, st->y,
-                                y->data),
+                                dev->dnn, &one, st->d.x, x, st->d.w, w, st->d.conv, st->algo,
+                                k->scratch, st->workspace, st->z_mode ? &one : &zero, st->d.y,
+                                st->z_mode ? z->data : y->data, st->d.b, bias, st->d.activation,
+                                st->d.y, y->data),
                             k->node->op_type, k->err);
     else if (rc == KN_OK)
-        rc = kn_cudnn_check(dev,
-                            api->cudnnConvolutionForward(
-                                dev->dnn, &one, st->x, x, st->w, w, st->conv, st->algo, k->scratch,
-                                st->workspace, st->z_mode == 1 ? &one : &zero, st->y, y->data),
-                            k->node->op_type, k->err);
+        rc = kn_cudnn_check(
+            dev,
+            api->cudnnConvolutionForward(dev->dnn, &one, st->d.x, x, st->d.w, w, st->d.conv,
+                                         st->algo, k->scratch, st->workspace,
+                                         st->z_mode == 1 ? &one : &zero, st->d.y, y->data),
+            k->node->op_type, k->err);
     pthread_mutex_unlock(&dev->dnn_lock);
     if (rc != KN_OK || st->one_call)
         return rc;

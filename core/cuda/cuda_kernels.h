@@ -36,8 +36,6 @@ int kn_cuda_binary(kn_kctx *k, int op, const kn_tensor *a, const kn_tensor *b, k
 /* Whether a and b have the same rank and dims. */
 int kn_cuda_same_shape(const kn_tensor *a, const kn_tensor *b);
 
-#endif
-
 /* A sliding window (Conv, pooling) over `nsp` spatial dims: the node's
  * strides, dilations, pads / auto_pad for input spatial dims `in` and
  * kernel dims `kernel`, giving the output dims. cuDNN pads both sides of a
@@ -56,3 +54,5 @@ int kn_cuda_window_read(kn_kctx *k, int32_t nsp, const int64_t *in, const int64_
  * channels-last (NHWC) when nhwc. */
 int kn_cuda_tensor_desc(kn_kctx *k, kn_cudnnTensorDesc *desc, const int64_t *dims, int32_t rank,
                         int nhwc);
+
+#endif

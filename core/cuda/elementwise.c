@@ -458,22 +458,21 @@ static int chain_run(kn_kctx *k)
 }
 
 #define F32 KN_BIT(KN_FLOAT)
-#define UNARY(name, since)                                                                         \
-    const kn_op_def kn_cuda_##name = {.op_type = #name,                                            \
-                                      .since_version = since,                                      \
-                                      .dtypes = F32,                                               \
-                                      .flags = KN_OP_INPLACE,                                      \
-                                      .prepare = unary_prepare,                                    \
-                                      .run = unary_run,                                            \
-                                      .release = ew_release}
-#define BINARY(name, since)                                                                        \
-    const kn_op_def kn_cuda_##name = {.op_type = #name,                                            \
-                                      .since_version = since,                                      \
-                                      .dtypes = F32,                                               \
-                                      .flags = KN_OP_INPLACE,                                      \
-                                      .prepare = binary_prepare,                                   \
-                                      .run = binary_run,                                           \
-                                      .release = ew_release}
+/* The float ops that may write over their first input, whose prepare and run
+ * are <kind>_prepare and <kind>_run. */
+#define F32_INPLACE(symbol, domain_name, name, since, kind)                                        \
+    const kn_op_def symbol = {.domain = domain_name,                                               \
+                              .op_type = #name,                                                    \
+                              .since_version = since,                                              \
+                              .dtypes = F32,                                                       \
+                              .flags = KN_OP_INPLACE,                                              \
+                              .prepare = kind##_prepare,                                           \
+                              .run = kind##_run,                                                   \
+                              .release = ew_release}
+#define UNARY(name, since) F32_INPLACE(kn_cuda_##name, NULL, name, since, unary)
+#define BINARY(name, since) F32_INPLACE(kn_cuda_##name, NULL, name, since, binary)
+/* Kiln's own ops, written by the optimizer's fusions */
+#define KILN_OP(name, kind) F32_INPLACE(kn_cuda_kiln_##name, "kiln", name, 1, kind)
 
 UNARY(Relu, 1);
 UNARY(LeakyRelu, 1);
@@ -528,27 +527,6 @@ const kn_op_def kn_cuda_Cast = {.op_type = "Cast",
                                 .run = cast_run,
                                 .release = ew_release};
 
-const kn_op_def kn_cuda_kiln_Gelu = {.domain = "kiln",
-                                     .op_type = "Gelu",
-                                     .since_version = 1,
-                                     .dtypes = F32,
-                                     .flags = KN_OP_INPLACE,
-                                     .prepare = unary_prepare,
-                                     .run = unary_run,
-                                     .release = ew_release};
-const kn_op_def kn_cuda_kiln_Silu = {.domain = "kiln",
-                                     .op_type = "Silu",
-                                     .since_version = 1,
-                                     .dtypes = F32,
-                                     .flags = KN_OP_INPLACE,
-                                     .prepare = unary_prepare,
-                                     .run = unary_run,
-                                     .release = ew_release};
-const kn_op_def kn_cuda_kiln_ElementwiseChain = {.domain = "kiln",
-                                                 .op_type = "ElementwiseChain",
-                                                 .since_version = 1,
-                                                 .dtypes = F32,
-                                                 .flags = KN_OP_INPLACE,
-                                                 .prepare = chain_prepare,
-                                                 .run = chain_run,
-                                                 .release = ew_release};
+KILN_OP(Gelu, unary);
+KILN_OP(Silu, unary);
+KILN_OP(ElementwiseChain, chain);

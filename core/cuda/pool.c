@@ -6,10 +6,10 @@
 #include <string.h>
 
 #include "core/cuda/cuda_kernels.h"
+#include "core/cuda/cudnn_descs.h"
 
 typedef struct pool_state {
-    kn_cudnnTensorDesc x, y;
-    kn_cudnnPoolingDesc pool;
+    kn_cudnn_descs d; /* x, y, pool */
 } pool_state;
 
 static void pool_release(kn_kctx *k)
@@ -17,13 +17,7 @@ static void pool_release(kn_kctx *k)
     pool_state *st = k->state;
     if (!st)
         return;
-    const kn_cuda_api *api = kn_cuda_dev(k)->api;
-    if (st->x)
-        api->cudnnDestroyTensorDescriptor(st->x);
-    if (st->y)
-        api->cudnnDestroyTensorDescriptor(st->y);
-    if (st->pool)
-        api->cudnnDestroyPoolingDescriptor(st->pool);
+    kn_cudnn_descs_destroy(kn_cuda_dev(k)->api, &st->d);
     free(st);
     k->state = NULL;
 }
@@ -39,12 +33,7 @@ static int pool_prepare(kn_kctx *k)
         (nhwc && x->rank != 4))
         return KN_ERR_DECLINE;
     int64_t xd[5], yd[5];
-    memcpy(xd, x->dims, sizeof(int64_t) * (size_t)x->rank);
-    if (nhwc) {
-        xd[1] = x->dims[3];
-        xd[2] = x->dims[1];
-        xd[3] = x->dims[2];
-    }
+    kn_cuda_nchw_dims(x, nhwc, xd);
     int32_t nsp = x->rank - 2, n_kernel = 0, n_dil = 0;
     const int64_t *kernel = kn_attr_ints(k->node, "kernel_shape", &n_kernel);
     const int64_t *dil = kn_attr_ints(k->node, "dilations", &n_dil);
@@ -57,19 +46,7 @@ static int pool_prepare(kn_kctx *k)
     int rc = kn_cuda_window_read(k, nsp, xd + 2, kernel, 0, &win);
     if (rc != KN_OK)
         return rc;
-    kn_tensor *y = k->out[0];
-    y->dtype = KN_FLOAT;
-    y->rank = x->rank;
-    yd[0] = xd[0];
-    yd[1] = xd[1];
-    for (int32_t d = 0; d < nsp; d++)
-        yd[2 + d] = win.out[d];
-    memcpy(y->dims, yd, sizeof(int64_t) * (size_t)y->rank);
-    if (nhwc) {
-        y->dims[1] = yd[2];
-        y->dims[2] = yd[3];
-        y->dims[3] = yd[1];
-    }
+    kn_cuda_window_output(k->out[0], xd, x->rank, xd[1], &win, nhwc, yd);
 
     pool_state *st = calloc(1, sizeof *st);
     if (!st)
@@ -90,15 +67,15 @@ static int pool_prepare(kn_kctx *k)
                : kn_attr_int(k->node, "count_include_pad", 0)
                    ? KN_CUDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING
                    : KN_CUDNN_POOLING_AVERAGE_COUNT_EXCLUDE_PADDING;
-    rc = kn_cuda_tensor_desc(k, &st->x, xd, rank, nhwc);
+    rc = kn_cuda_tensor_desc(k, &st->d.x, xd, rank, nhwc);
     if (rc == KN_OK)
-        rc = kn_cuda_tensor_desc(k, &st->y, yd, rank, nhwc);
+        rc = kn_cuda_tensor_desc(k, &st->d.y, yd, rank, nhwc);
     if (rc == KN_OK)
-        rc = kn_cudnn_check(dev, dev->api->cudnnCreatePoolingDescriptor(&st->pool),
+        rc = kn_cudnn_check(dev, dev->api->cudnnCreatePoolingDescriptor(&st->d.pool),
                             "creating the pooling", k->err);
     if (rc == KN_OK)
         rc = kn_cudnn_check(dev,
-                            dev->api->cudnnSetPoolingNdDescriptor(st->pool, mode,
+                            dev->api->cudnnSetPoolingNdDescriptor(st->d.pool, mode,
                                                                   KN_CUDNN_PROPAGATE_NAN, rank - 2,
                                                                   window, win.pads, win.strides),
                             "describing the pooling", k->err);
@@ -122,8 +99,8 @@ static int pool_run(kn_kctx *k)
                         k->err);
     if (rc == KN_OK)
         rc = kn_cudnn_check(dev,
-                            dev->api->cudnnPoolingForward(dev->dnn, st->pool, &one, st->x,
-                                                          k->in[0]->data, &zero, st->y,
+                            dev->api->cudnnPoolingForward(dev->dnn, st->d.pool, &one, st->d.x,
+                                                          k->in[0]->data, &zero, st->d.y,
                                                           k->out[0]->data),
                             k->node->op_type, k->err);
     pthread_mutex_unlock(&dev->dnn_lock);

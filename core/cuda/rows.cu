@@ -32,19 +32,29 @@ __device__ float block_reduce(float v, int op)
     return v;
 }
 
+// Softmax's two block-wide passes over a row r: its max *m, then the sum
+// *s of exp(r[c] - *m) (the max taken out so exp cannot overflow); every
+// thread of the block gets both.
+__device__ void row_max_and_exp_sum(const float *r, int64_t cols, float *m, float *s)
+{
+    float mx = -FLT_MAX;
+    for (int64_t c = threadIdx.x; c < cols; c += blockDim.x)
+        mx = fmaxf(mx, r[c]);
+    mx = block_reduce(mx, KN_R_MAX);
+    float sum = 0.0f;
+    for (int64_t c = threadIdx.x; c < cols; c += blockDim.x)
+        sum += expf(r[c] - mx);
+    *m = mx;
+    *s = block_reduce(sum, KN_R_SUM);
+}
+
 // y = softmax(x) (or log-softmax) over each row.
 extern "C" __global__ void kn_softmax_rows_f32(const float *x, float *y, int64_t cols, int log)
 {
     const float *xr = x + blockIdx.x * cols;
     float *yr = y + blockIdx.x * cols;
-    float m = -FLT_MAX;
-    for (int64_t c = threadIdx.x; c < cols; c += blockDim.x)
-        m = fmaxf(m, xr[c]);
-    m = block_reduce(m, KN_R_MAX);
-    float s = 0.0f;
-    for (int64_t c = threadIdx.x; c < cols; c += blockDim.x)
-        s += expf(xr[c] - m);
-    s = block_reduce(s, KN_R_SUM);
+    float m, s;
+    row_max_and_exp_sum(xr, cols, &m, &s);
     if (log) {
         float ls = logf(s);
         for (int64_t c = threadIdx.x; c < cols; c += blockDim.x)
@@ -140,14 +150,9 @@ extern "C" __global__ void kn_masked_softmax_rows_f32(float *s, const float *mas
             sr[c] += mask[m];
         }
     __syncthreads();
-    float mx = -FLT_MAX;
-    for (int64_t c = threadIdx.x; c < cols; c += blockDim.x)
-        mx = fmaxf(mx, sr[c]);
-    mx = block_reduce(mx, KN_R_MAX);
-    float sum = 0.0f;
-    for (int64_t c = threadIdx.x; c < cols; c += blockDim.x)
-        sum += expf(sr[c] - mx);
-    float inv = 1.0f / block_reduce(sum, KN_R_SUM);
+    float mx, sum;
+    row_max_and_exp_sum(sr, cols, &mx, &sum);
+    float inv = 1.0f / sum;
     for (int64_t c = threadIdx.x; c < cols; c += blockDim.x)
         sr[c] = expf(sr[c] - mx) * inv;
 }

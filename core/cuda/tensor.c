@@ -187,6 +187,20 @@ static int strided_run(kn_kctx *k)
     return kn_cuda_launch_1d(k, st->fn, st->walk.n, args);
 }
 
+/* --- the 2-D view (outer x axis x inner) that Gather, Concat and Split
+ * copy through: outer is the product of t's dims before axis, inner of
+ * those after it. */
+
+static void set_rows(move_state *st, const kn_tensor *t, int32_t axis)
+{
+    st->outer = 1;
+    st->inner = 1;
+    for (int32_t d = 0; d < axis; d++)
+        st->outer *= t->dims[d];
+    for (int32_t d = axis + 1; d < t->rank; d++)
+        st->inner *= t->dims[d];
+}
+
 /* --- Gather */
 
 static int gather_prepare(kn_kctx *k)
@@ -204,12 +218,7 @@ static int gather_prepare(kn_kctx *k)
     if (rc != KN_OK)
         return rc;
     move_state *st = k->state;
-    st->outer = 1;
-    st->inner = 1;
-    for (int32_t d = 0; d < axis; d++)
-        st->outer *= x->dims[d];
-    for (int32_t d = axis + 1; d < x->rank; d++)
-        st->inner *= x->dims[d];
+    set_rows(st, x, axis);
     st->axis = x->dims[axis];
     return KN_OK;
 }
@@ -224,8 +233,52 @@ static int gather_run(kn_kctx *k)
     return kn_cuda_launch_1d(k, st->fn, st->outer * n_idx * st->inner, args);
 }
 
-/* --- Concat: each input is `outer` rows of (its axis length x inner)
- * elements, written at its column offset in the output's rows. */
+/* --- Concat and Split: the whole tensor (Concat's output, Split's input)
+ * is `outer` rows of (axis length x inner) elements; each piece (an input of
+ * Concat, an output of Split) is `outer` rows of its own axis length x inner,
+ * at its column offset in the whole's rows: one 2-D copy per piece. */
+
+static int pieces_prepare(kn_kctx *k, const kn_tensor *whole)
+{
+    int32_t axis = kn_norm_axis(kn_attr_int(k->node, "axis", 0), whole->rank, k->err);
+    if (axis < 0)
+        return k->err->code;
+    int rc = new_state(k, NULL, NULL);
+    if (rc != KN_OK)
+        return rc;
+    move_state *st = k->state;
+    set_rows(st, whole, axis);
+    st->axis = axis;
+    return KN_OK;
+}
+
+/* Copies each piece into the whole's rows (Concat) or out of them (Split). */
+static int pieces_run(kn_kctx *k, const kn_tensor *whole, kn_tensor *const *pieces,
+                      int32_t n_pieces, int into_whole)
+{
+    move_state *st = k->state;
+    const kn_cuda_device *dev = kn_cuda_dev(k);
+    size_t es = kn_dtype_size(whole->dtype);
+    size_t row_bytes = (size_t)(whole->dims[st->axis] * st->inner) * es, at = 0;
+    int rc = kn_cuda_use(dev, k->err);
+    for (int32_t i = 0; i < n_pieces && rc == KN_OK; i++) {
+        const kn_tensor *p = pieces[i];
+        if (!p || kn_tensor_numel(p) == 0)
+            continue;
+        size_t width = (size_t)(p->dims[st->axis] * st->inner) * es;
+        char *in_whole = (char *)whole->data + at;
+        void *dst = into_whole ? in_whole : p->data;
+        const void *src = into_whole ? p->data : in_whole;
+        rc = kn_cuda_check(dev,
+                           dev->api->cudaMemcpy2DAsync(dst, into_whole ? row_bytes : width, src,
+                                                       into_whole ? width : row_bytes, width,
+                                                       (size_t)st->outer,
+                                                       KN_cudaMemcpyDeviceToDevice, k->stream),
+                           k->node->op_type, k->err);
+        at += width;
+    }
+    return rc;
+}
 
 static int concat_prepare(kn_kctx *k)
 {
@@ -235,96 +288,18 @@ static int concat_prepare(kn_kctx *k)
     for (int32_t i = 0; i < k->n_in; i++)
         if (k->in[i] && k->in[i]->dtype != k->in[0]->dtype)
             return KN_ERR_DECLINE;
-    const kn_tensor *y = k->out[0];
-    int32_t axis = kn_norm_axis(kn_attr_int(k->node, "axis", 0), y->rank, k->err);
-    if (axis < 0)
-        return k->err->code;
-    rc = new_state(k, NULL, NULL);
-    if (rc != KN_OK)
-        return rc;
-    move_state *st = k->state;
-    st->outer = 1;
-    st->inner = 1;
-    for (int32_t d = 0; d < axis; d++)
-        st->outer *= y->dims[d];
-    for (int32_t d = axis + 1; d < y->rank; d++)
-        st->inner *= y->dims[d];
-    st->axis = axis;
-    return KN_OK;
+    return pieces_prepare(k, k->out[0]);
 }
 
-static int concat_run(kn_kctx *k)
-{
-    move_state *st = k->state;
-    const kn_cuda_device *dev = kn_cuda_dev(k);
-    const kn_tensor *y = k->out[0];
-    size_t es = kn_dtype_size(y->dtype);
-    size_t row_bytes = (size_t)(y->dims[st->axis] * st->inner) * es, at = 0;
-    int rc = kn_cuda_use(dev, k->err);
-    for (int32_t i = 0; i < k->n_in && rc == KN_OK; i++) {
-        const kn_tensor *x = k->in[i];
-        if (!x || kn_tensor_numel(x) == 0)
-            continue;
-        size_t width = (size_t)(x->dims[st->axis] * st->inner) * es;
-        rc = kn_cuda_check(dev,
-                           dev->api->cudaMemcpy2DAsync((char *)y->data + at, row_bytes, x->data,
-                                                       width, width, (size_t)st->outer,
-                                                       KN_cudaMemcpyDeviceToDevice, k->stream),
-                           "Concat", k->err);
-        at += width;
-    }
-    return rc;
-}
-
-/* --- Split: the reverse of Concat, each output a 2-D copy out of the
- * input's rows. */
+static int concat_run(kn_kctx *k) { return pieces_run(k, k->out[0], k->in, k->n_in, 1); }
 
 static int split_prepare(kn_kctx *k)
 {
     int rc = move_prepare_common(k);
-    if (rc != KN_OK)
-        return rc;
-    const kn_tensor *x = k->in[0];
-    int32_t axis = kn_norm_axis(kn_attr_int(k->node, "axis", 0), x->rank, k->err);
-    if (axis < 0)
-        return k->err->code;
-    rc = new_state(k, NULL, NULL);
-    if (rc != KN_OK)
-        return rc;
-    move_state *st = k->state;
-    st->outer = 1;
-    st->inner = 1;
-    for (int32_t d = 0; d < axis; d++)
-        st->outer *= x->dims[d];
-    for (int32_t d = axis + 1; d < x->rank; d++)
-        st->inner *= x->dims[d];
-    st->axis = axis;
-    return KN_OK;
+    return rc != KN_OK ? rc : pieces_prepare(k, k->in[0]);
 }
 
-static int split_run(kn_kctx *k)
-{
-    move_state *st = k->state;
-    const kn_cuda_device *dev = kn_cuda_dev(k);
-    const kn_tensor *x = k->in[0];
-    size_t es = kn_dtype_size(x->dtype);
-    size_t row_bytes = (size_t)(x->dims[st->axis] * st->inner) * es, at = 0;
-    int rc = kn_cuda_use(dev, k->err);
-    for (int32_t i = 0; i < k->n_out && rc == KN_OK; i++) {
-        const kn_tensor *y = k->out[i];
-        if (!y)
-            continue;
-        size_t width = (size_t)(y->dims[st->axis] * st->inner) * es;
-        if (width && st->outer)
-            rc = kn_cuda_check(dev,
-                               dev->api->cudaMemcpy2DAsync(
-                                   y->data, width, (const char *)x->data + at, row_bytes, width,
-                                   (size_t)st->outer, KN_cudaMemcpyDeviceToDevice, k->stream),
-                               "Split", k->err);
-        at += width;
-    }
-    return rc;
-}
+static int split_run(kn_kctx *k) { return pieces_run(k, k->in[0], k->out, k->n_out, 0); }
 
 #define ALIAS(name, since)                                                                         \
     const kn_op_def kn_cuda_##name = {.op_type = #name,                                            \

@@ -30,22 +30,21 @@ __device__ void gather(const T *x, const I *indices, T *y, int64_t outer, int64_
     }
 }
 
+// One extern "C" entry point per element size (and index type, for Gather):
+// the names tensor.c asks the loaded module for.
 #define KN_BY_SIZE(X) X(1, uint8_t) X(2, uint16_t) X(4, uint32_t) X(8, uint64_t)
+#define KN_GATHER(bytes, T, suffix, I)                                                             \
+    extern "C" __global__ void kn_gather_##bytes##_##suffix(const T *x, const I *indices, T *y,    \
+                                                            int64_t outer, int64_t axis_len,       \
+                                                            int64_t n_idx, int64_t inner)          \
+    {                                                                                              \
+        gather<T, I>(x, indices, y, outer, axis_len, n_idx, inner);                                \
+    }
 #define KN_STRIDED(bytes, T)                                                                       \
     extern "C" __global__ void kn_strided_copy_##bytes(const T *x, T *y, kn_cuda_walk w)           \
     {                                                                                              \
         strided_copy<T>(x, y, w);                                                                  \
     }                                                                                              \
-    extern "C" __global__ void kn_gather_##bytes##_i64(const T *x, const int64_t *indices, T *y,   \
-                                                       int64_t outer, int64_t axis_len,            \
-                                                       int64_t n_idx, int64_t inner)               \
-    {                                                                                              \
-        gather<T, int64_t>(x, indices, y, outer, axis_len, n_idx, inner);                          \
-    }                                                                                              \
-    extern "C" __global__ void kn_gather_##bytes##_i32(const T *x, const int32_t *indices, T *y,   \
-                                                       int64_t outer, int64_t axis_len,            \
-                                                       int64_t n_idx, int64_t inner)               \
-    {                                                                                              \
-        gather<T, int32_t>(x, indices, y, outer, axis_len, n_idx, inner);                          \
-    }
+    KN_GATHER(bytes, T, i64, int64_t)                                                              \
+    KN_GATHER(bytes, T, i32, int32_t)
 KN_BY_SIZE(KN_STRIDED)
