@@ -612,12 +612,12 @@ int kn_session_bind(kn_session *s, int32_t index, int32_t dtype, const int64_t *
 
 /* The device-memory calls need a session on a device: said in the
  * caller's terms, with the option that puts it there. */
-static int needs_device(const kn_session *s, const char *what, kn_err *err)
+static int needs_device(const kn_session *s, const char *side, const char *name, kn_err *err)
 {
     if (s->device.backend)
         return KN_OK;
-    return kn_fail(err, KN_ERR_UNSUPPORTED, "%s: the session runs on cpu; set KILN_SOPT_DEVICE "
-                   "to a device (\"cuda\") to bind device memory", what);
+    return kn_fail(err, KN_ERR_UNSUPPORTED, "%s '%s': the session runs on cpu; set "
+                   "KILN_SOPT_DEVICE to a device (\"cuda\") to bind device memory", side, name);
 }
 
 int kn_session_bind_device(kn_session *s, int32_t index, int32_t dtype, const int64_t *dims,
@@ -626,7 +626,7 @@ int kn_session_bind_device(kn_session *s, int32_t index, int32_t dtype, const in
     if (index < 0 || index >= s->model->graph->n_inputs)
         return kn_fail(err, KN_ERR_INVALID_ARGUMENT, "input index %d out of range", (int)index);
     const char *name = input_name(s, index);
-    int rc = needs_device(s, name, err);
+    int rc = needs_device(s, "input", name, err);
     if (rc != KN_OK)
         return rc;
     const kn_value *v = &s->model->graph->values[s->model->graph->inputs[index]];
@@ -660,7 +660,7 @@ int kn_session_bind_output_device(kn_session *s, int32_t index, void *data, size
                        "has %d output%s", (int)index, (int)g->n_outputs,
                        g->n_outputs == 1 ? "" : "s");
     const kn_value *v = &g->values[g->outputs[index]];
-    int rc = needs_device(s, v->name, err);
+    int rc = needs_device(s, "output", v->name, err);
     if (rc != KN_OK)
         return rc;
     if (v->kind != KN_KIND_TENSOR || v->dtype == KN_STRING)
