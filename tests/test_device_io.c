@@ -356,3 +356,29 @@ Test(device_io_on_test_double, fixed_output_shape_is_checked_at_the_bind)
                    "input values");
     close_env(&e);
 }
+
+/* An output the host computes (here every node: the If makes the session
+ * plan eagerly, on the host) reaches the caller's device buffer by one
+ * host→device copy, and the run waits for it. */
+Test(device_io_on_test_double, output_made_on_the_host_is_copied_to_the_device)
+{
+    env e = open_env("if_outer.onnx", "testdev");
+    float x[80], y_mem[80], want[80];
+    for (int i = 0; i < 80; i++)
+        x[i] = (float)(i % 7) - 3.0f;
+    const int64_t dims[2] = {4, 20};
+    const uint8_t cond = 1; /* y = relu(x) + relu(x) */
+    memset(y_mem, 0, sizeof y_mem);
+    KT_OK(kiln_session_bind_output_device(e.s, 0, kt_testdev_address(y_mem), sizeof y_mem));
+    KT_OK(kiln_session_set_input(e.s, "x", KILN_DTYPE_FLOAT, dims, 2, x, sizeof x, 0));
+    KT_OK(kiln_session_set_input(e.s, "c", KILN_DTYPE_BOOL, NULL, 0, &cond, 1, 0));
+    kt_testdev_counts before = kt_testdev_counts_now();
+    KT_OK(kiln_session_run(e.s));
+    kt_testdev_counts after = kt_testdev_counts_now();
+    KT_OK(kiln_session_output_copy(e.s, 0, want, sizeof want, NULL));
+    cr_expect_eq(after.copies_to_device - before.copies_to_device, 1);
+    cr_expect_eq(after.queued, 0, "the run returned before its copy ran");
+    cr_expect_eq(memcmp(y_mem, want, sizeof want), 0, "the device buffer differs");
+    cr_expect_eq(y_mem[79], 2.0f * fmaxf(x[79], 0.0f));
+    close_env(&e);
+}
