@@ -281,3 +281,39 @@ int32_t kiln_session_release_memory(kiln_session *s)
     kn_kept_values_release(s->kept);
     return KILN_OK;
 }
+
+int32_t kiln_session_set_input_device(kiln_session *s, const char *name, int32_t dtype,
+                                      const int64_t *dims, int32_t rank, const void *device_data,
+                                      size_t nbytes)
+{
+    KILN_CHECK_ARG(s && name, "NULL argument");
+    int32_t index = 0;
+    int32_t rc = kiln_model_input_index(s->model, name, &index);
+    if (rc != KILN_OK)
+        return rc;
+    kn_err err = {0};
+    if (kn_session_bind_device(s->core, index, dtype, dims, rank, device_data, nbytes, &err) !=
+        KN_OK)
+        return kiln_fail_err(&err);
+    return KILN_OK;
+}
+
+int32_t kiln_session_bind_output_device(kiln_session *s, int32_t index, void *device_data,
+                                        size_t cap)
+{
+    KILN_CHECK_ARG(s, "session is NULL");
+    kn_err err = {0};
+    if (kn_session_bind_output_device(s->core, index, device_data, cap, &err) != KN_OK)
+        return kiln_fail_err(&err);
+    return KILN_OK;
+}
+
+int32_t kiln_session_device_stream(const kiln_session *s, void **stream)
+{
+    KILN_CHECK_ARG(s && stream, "NULL argument");
+    *stream = kn_session_device_stream(s->core);
+    if (!*stream)
+        return kiln_fail(KILN_ERR_UNSUPPORTED, "the session runs on cpu: it has no device "
+                         "stream (set KILN_SOPT_DEVICE)");
+    return KILN_OK;
+}

@@ -403,6 +403,41 @@ KILN_API int32_t kiln_session_set_input_value(kiln_session *session, int32_t ind
 KILN_API int32_t kiln_session_output_value(const kiln_session *session, int32_t index,
                                            kiln_tensor **out);
 
+/* ---- device memory (sessions created with KILN_SOPT_DEVICE) ----
+ * For callers that already hold their data on the session's device (a CUDA
+ * pointer for "cuda"): inputs are read and outputs written there, with no
+ * trip through host memory. The pointers are the device's own (for CUDA,
+ * from cudaMalloc on the session's device); the library cannot check them,
+ * only their sizes. A run returns once the bound outputs hold the results. */
+
+/* Binds input `name` to device memory, as kiln_session_set_input does with
+ * host memory: borrowed until the next run returns, kept for later runs
+ * until the input is bound again (kiln_session_set_input binds it back to
+ * host memory). Device steps read it where it is: no host-to-device copy;
+ * a CPU step that reads it gets one device-to-host copy the engine makes.
+ * Errors: NOT_FOUND (name), UNSUPPORTED (the session runs on cpu; a model
+ * whose shapes depend on this input's values), DTYPE (not the model's
+ * dtype, or not a numeric tensor), SHAPE, INVALID_ARGUMENT (NULL pointer,
+ * nbytes not the shape's byte size). */
+KILN_API int32_t kiln_session_set_input_device(kiln_session *session, const char *name,
+                                               int32_t dtype, const int64_t *dims, int32_t rank,
+                                               const void *device_data, size_t nbytes);
+/* After each later successful run, output `index` is also in device_data
+ * (cap bytes of device memory): the run copies it there on the device and
+ * waits for the copy. device_data NULL unbinds. The output stays readable
+ * with kiln_session_output_copy. Errors: INVALID_ARGUMENT (bad index),
+ * UNSUPPORTED (the session runs on cpu), DTYPE (not a numeric tensor),
+ * BUFFER_TOO_SMALL (here when the model fixes the output's shape, else
+ * from kiln_session_run; the message gives both sizes). */
+KILN_API int32_t kiln_session_bind_output_device(kiln_session *session, int32_t index,
+                                                 void *device_data, size_t cap);
+/* *stream = the session's stream on its device (a cudaStream_t for
+ * "cuda"): every run's device work is queued on it. A run has waited for
+ * it before returning, so work the caller queues after a run (on this
+ * stream or another) sees the results. Errors: INVALID_ARGUMENT (NULL
+ * argument), UNSUPPORTED (the session runs on cpu). */
+KILN_API int32_t kiln_session_device_stream(const kiln_session *session, void **stream);
+
 /* ---- kept values (sessions created with KILN_OPT_KEEP_VALUES = 1) ---- */
 
 /* Number of values the last run kept. Errors: INVALID_ARGUMENT, STATE (the

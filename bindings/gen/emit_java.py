@@ -96,7 +96,7 @@ BUFFER = JavaValue("java.nio.ByteBuffer", "jobject", "Ljava/nio/ByteBuffer;")
 
 PARAM_TYPES = {"handle": LONG, "cstring": STRING, "dims_in": LONGS, "bytes_in": BUFFER,
                "bytes_out": BUFFER, "floats_in": FLOATS, "floats_out": FLOATS,
-               "pixels_in": BYTES}
+               "pixels_in": BYTES, "device_ptr": LONG}
 
 
 def param_type(arg):
@@ -107,7 +107,7 @@ def param_type(arg):
 
 def result_type(arg):
     role = arg["role"]
-    if role == "handle_out":
+    if role in ("handle_out", "device_ptr_out"):  # device addresses travel as long
         return LONG
     if role == "scalar_out":
         if arg.get("boolean"):
@@ -198,6 +198,11 @@ class Glue:
         elif role == "handle_out":
             self.locals.append("%s%s = NULL;" % (arg["type"][:-1], c))
             self.call_args.append("&" + c)
+        elif role == "device_ptr":  # an address on the device, as a Java long
+            self.call_args.append("(%s)(intptr_t)%s" % (arg["type"], j))
+        elif role == "device_ptr_out":
+            self.locals.append("void *%s = NULL;" % c)
+            self.call_args.append("&" + c)
         elif role == "scalar":
             if arg["type"] == "size_t":
                 self.locals.append("size_t %s = 0;" % c)
@@ -280,7 +285,7 @@ class Glue:
 
     def result_expr(self, arg):
         role, c = arg["role"], self.local(arg)
-        if role == "handle_out":
+        if role in ("handle_out", "device_ptr_out"):
             return "(jlong)(intptr_t)%s" % c
         if role == "scalar_out":
             if arg.get("boolean"):

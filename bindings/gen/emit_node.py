@@ -35,6 +35,8 @@ ROLE_MAP = {
     "floats_in": ("KN_ROLE_FLOATS_IN", ("count",)),
     "floats_out": ("KN_ROLE_FLOATS_OUT", ("size",)),
     "pixels_in": ("KN_ROLE_PIXELS_IN", ("width", "height", "stride", "channels")),
+    "device_ptr": ("KN_ROLE_DEVICE_PTR", ()),
+    "device_ptr_out": ("KN_ROLE_DEVICE_PTR_OUT", ()),
 }
 CTYPES = {"int32_t": "KN_CT_I32", "int32_t *": "KN_CT_I32", "int64_t *": "KN_CT_I64",
           "size_t": "KN_CT_SIZE", "size_t *": "KN_CT_SIZE"}

@@ -46,6 +46,7 @@ CTYPES = {
     "const void *": "ctypes.c_void_p",
     "void *": "ctypes.c_void_p",
     "const void **": "ctypes.POINTER(ctypes.c_void_p)",
+    "void **": "ctypes.POINTER(ctypes.c_void_p)",
     "const uint8_t *": "ctypes.c_void_p",
     "const float *": "ctypes.c_void_p",
     "float *": "ctypes.c_void_p",

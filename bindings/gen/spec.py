@@ -57,6 +57,11 @@ ROLES = {
     "floats_in":    (("const float *",), "in", ("count",), ("nullable",)),
     "floats_out":   (("float *",), "out", ("size",), ()),
     "pixels_in":    (("const uint8_t *",), "in", ("width", "height", "stride", "channels"), ()),
+    # Memory on the session's device (a CUDA pointer): the library never
+    # reads it on the host, so a binding passes it as an integer address,
+    # and its byte size as a plain size_t scalar (nothing to derive it from).
+    "device_ptr":   (("const void *", "void *"), "in", (), ("nullable", "lifetime")),
+    "device_ptr_out": (("void **",), "out", (), ()),
 }
 # Roles whose companion must carry one of these roles (checks the links).
 _LINK_ROLES = {

@@ -188,6 +188,18 @@ package kiln
 //     return kilngo_capture(kiln_session_output_value(session, index, out));
 // }
 //
+// static kilngo_status kilngo_session_set_input_device(kiln_session *session, const char *name, int32_t dtype, const int64_t *dims, int32_t rank, const void *device_data, size_t nbytes) {
+//     return kilngo_capture(kiln_session_set_input_device(session, name, dtype, dims, rank, device_data, nbytes));
+// }
+//
+// static kilngo_status kilngo_session_bind_output_device(kiln_session *session, int32_t index, void *device_data, size_t cap) {
+//     return kilngo_capture(kiln_session_bind_output_device(session, index, device_data, cap));
+// }
+//
+// static kilngo_status kilngo_session_device_stream(const kiln_session *session, void **stream) {
+//     return kilngo_capture(kiln_session_device_stream(session, stream));
+// }
+//
 // static kilngo_status kilngo_session_value_count(const kiln_session *session, int32_t *count) {
 //     return kilngo_capture(kiln_session_value_count(session, count));
 // }
@@ -581,6 +593,21 @@ func cSessionSetInputValue(session *C.kiln_session, index C.int32_t, value *C.ki
 // cSessionOutputValue wraps kiln_session_output_value: new handle holding a copy of output `index` (any kind)
 func cSessionOutputValue(session *C.kiln_session, index C.int32_t, out **C.kiln_tensor) error {
 	return statusError("kiln_session_output_value", C.kilngo_session_output_value(session, index, out))
+}
+
+// cSessionSetInputDevice wraps kiln_session_set_input_device: binds input `name` to memory on the session's device (borrowed until the run returns; no host-to-device copy)
+func cSessionSetInputDevice(session *C.kiln_session, name *C.char, dtype C.int32_t, dims *C.int64_t, rank C.int32_t, device_data unsafe.Pointer, nbytes C.size_t) error {
+	return statusError("kiln_session_set_input_device", C.kilngo_session_set_input_device(session, name, dtype, dims, rank, device_data, nbytes))
+}
+
+// cSessionBindOutputDevice wraps kiln_session_bind_output_device: each later run also writes output `index` into memory on the session's device (NULL unbinds)
+func cSessionBindOutputDevice(session *C.kiln_session, index C.int32_t, device_data unsafe.Pointer, cap C.size_t) error {
+	return statusError("kiln_session_bind_output_device", C.kilngo_session_bind_output_device(session, index, device_data, cap))
+}
+
+// cSessionDeviceStream wraps kiln_session_device_stream: the session's stream on its device (a cudaStream_t for cuda); runs have waited for it when they return
+func cSessionDeviceStream(session *C.kiln_session, stream *unsafe.Pointer) error {
+	return statusError("kiln_session_device_stream", C.kilngo_session_device_stream(session, stream))
 }
 
 // cSessionValueCount wraps kiln_session_value_count: number of values the last run kept (needs KILN_OPT_KEEP_VALUES = 1)

@@ -406,6 +406,8 @@ int kn_plan_build(const kn_model *model, const kn_tensor *input_shapes, kn_threa
      * while it is built, and a subgraph runs inside a host kernel. */
     if (o->eager || model != model->root)
         p->options.device = NULL;
+    if (!p->options.device)
+        p->options.device_inputs = NULL;
     p->threads = tp;
     p->n_values = g->n_values;
     p->bump = o->recycle ? o->recycle : kn_bump_create();
@@ -422,6 +424,14 @@ int kn_plan_build(const kn_model *model, const kn_tensor *input_shapes, kn_threa
     int rc = KN_OK;
     if (!p->bump || !p->vals || !p->kind || !p->root || !p->offset || !p->steps || !p->input_aliases)
         rc = kn_fail(err, KN_ERR_OUT_OF_MEMORY, "out of memory planning");
+    if (rc == KN_OK && p->options.device_inputs) {
+        uint8_t *own = kn_bump_alloc(p->bump, (size_t)g->n_inputs + 1);
+        if (own)
+            memcpy(own, p->options.device_inputs, (size_t)g->n_inputs);
+        else
+            rc = kn_fail(err, KN_ERR_OUT_OF_MEMORY, "out of memory planning");
+        p->options.device_inputs = own;
+    }
     if (rc == KN_OK)
         rc = init_values(p, input_shapes, o->eager, o->value_inputs, err);
     if (rc == KN_OK && o->eager && o->profile) {

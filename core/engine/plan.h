@@ -86,6 +86,13 @@ typedef struct kn_plan_options {
      * eager) runs only. The device arena is the caller's, like a shared
      * host arena (kn_plan_attach_device_arena). */
     const kn_plan_device *device;
+    /* Per graph input, or NULL: 1 = the caller binds it to memory already
+     * on the device (kn_plan_bind_device_input). Device steps read that
+     * memory directly: no copy host→device, no room in the device arena; a
+     * host step reading the input gets a copy device→host into the host
+     * arena. The plan keeps its own copy of the flags (plans are cached per
+     * signature, and where each input lives is part of it). */
+    const uint8_t *device_inputs;
 } kn_plan_options;
 
 typedef struct kn_step {
@@ -144,6 +151,9 @@ typedef struct kn_plan {
     void **device_weights;     /* model-shared uploads this plan holds */
     int32_t n_device_weights;
     void *device_consts;       /* this plan's own uploads (folded constants) */
+    /* Per value: its device tensor is the caller's memory (a graph input
+     * bound on the device); NULL when no input is. */
+    uint8_t *caller_device;
 } kn_plan;
 
 /* Whether step s runs on a device backend (its data pointers, scratch
@@ -226,5 +236,10 @@ void kn_plan_release_device(kn_plan *plan);
 
 /* Points graph input i at data (the plan's shape for it is unchanged). */
 void kn_plan_bind_input(kn_plan *plan, int32_t input_index, const void *data);
+/* The same for an input the plan was built to take on the device
+ * (options.device_inputs): data is device memory. */
+void kn_plan_bind_device_input(kn_plan *plan, int32_t input_index, const void *data);
+/* Whether the plan takes graph input i on the device. */
+int kn_plan_input_on_device(const kn_plan *plan, int32_t input_index);
 
 #endif

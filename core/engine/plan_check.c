@@ -53,13 +53,18 @@ int kn_plan_check(const kn_plan *p, kn_err *err)
                             -1, v};
     }
     for (int32_t s = 0; s < p->n_steps; s++) {
-        const kn_node *node = p->steps[s].k.node;
-        for (int32_t j = 0; j < node->n_inputs + node->n_outputs; j++) {
-            int32_t v = j < node->n_inputs ? node->inputs[j] : node->outputs[j - node->n_inputs];
-            if (v >= 0 && slot[p->root[v]] >= 0)
+        const kn_kctx *k = &p->steps[s].k;
+        /* the tensors the step really touches: a device step's slots point
+         * at device tensors (plan_device.c), whose host values it never
+         * reads or writes, so its node's value list would overstate */
+        for (int32_t j = 0; j < k->n_in + k->n_out; j++) {
+            const kn_tensor *t = j < k->n_in ? k->in[j] : k->out[j - k->n_in];
+            if (!t || t < p->vals || t >= p->vals + p->n_values)
+                continue;
+            int32_t v = (int32_t)(t - p->vals);
+            if (slot[p->root[v]] >= 0)
                 widen(&spans[slot[p->root[v]]], s);
         }
-        const kn_kctx *k = &p->steps[s].k;
         if (k->scratch_bytes && !kn_step_on_device(&p->steps[s])) {
             int64_t at = p->steps[s].scratch_offset;
             spans[n++] = (span){at, at + (int64_t)k->scratch_bytes, s, s, -1 - s};

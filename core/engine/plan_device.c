@@ -13,7 +13,12 @@
  * arena's planner (core/engine/memplan.h). Constants a device step reads
  * are uploaded once per model and device through the weight store;
  * constants folded while planning, which the model does not hold, are
- * uploaded once per plan. */
+ * uploaded once per plan.
+ *
+ * A graph input the caller binds to device memory (options.device_inputs)
+ * is placed like a device step's output that already exists: device steps
+ * read the caller's buffer directly, and only a host step reading it gets a
+ * copy device→host. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -252,19 +257,41 @@ static int place_host_step(placer *c, const kn_step *st)
     return KN_OK;
 }
 
-/* Values only device steps read and write never get host memory. */
+/* Values only device steps read and write never get host memory. A
+ * device-bound input the host reads gets its host copy in the arena, as
+ * any value copied device→host does. */
 static void mark_device_only(placer *c)
 {
     kn_plan *p = c->p;
     for (int32_t v = 0; v < p->n_values; v++)
         if (c->made_on_device[v] && !c->on_host[v])
             p->kind[v] = KN_VAL_DEVICE;
+        else if (p->caller_device[v] && c->on_host[v])
+            p->kind[v] = KN_VAL_ARENA;
+}
+
+/* Inputs bound on the device are there before the first step. */
+static void place_device_inputs(placer *c)
+{
+    kn_plan *p = c->p;
+    const kn_graph *g = p->model->graph;
+    for (int32_t i = 0; p->options.device_inputs && i < g->n_inputs; i++) {
+        int32_t v = g->inputs[i];
+        if (!p->options.device_inputs[i] || p->kind[v] != KN_VAL_INPUT)
+            continue;
+        p->dvals[v] = p->vals[v];
+        p->dvals[v].data = NULL; /* kn_plan_bind_device_input */
+        p->ondev[v] = 1;
+        p->caller_device[v] = 1;
+        c->made_on_device[v] = 1;
+    }
 }
 
 static int place(placer *c)
 {
     kn_plan *p = c->p;
     const kn_graph *g = p->model->graph;
+    place_device_inputs(c);
     for (int32_t s = 0; s < p->n_steps; s++)
         for (int32_t j = 0; kn_step_on_device(&p->steps[s]) && j < p->steps[s].k.node->n_outputs;
              j++)
@@ -291,6 +318,8 @@ int kn_plan_place_device(kn_plan *p, kn_err *err)
     int32_t n_device = 0;
     for (int32_t s = 0; dev && s < p->n_steps; s++)
         n_device += kn_step_on_device(&p->steps[s]);
+    for (int32_t i = 0; p->options.device_inputs && i < p->model->graph->n_inputs; i++)
+        n_device += p->options.device_inputs[i];
     if (n_device == 0)
         return KN_OK;
     size_t nv = (size_t)p->n_values + 1;
@@ -302,12 +331,14 @@ int kn_plan_place_device(kn_plan *p, kn_err *err)
     p->ondev = kn_bump_alloc(p->bump, nv);
     p->doffset = kn_bump_alloc(p->bump, nv * sizeof *p->doffset);
     p->device_weights = kn_bump_alloc(p->bump, nv * sizeof *p->device_weights);
+    p->caller_device = kn_bump_alloc(p->bump, nv);
     c.made_on_device = calloc(nv, 1);
     c.on_host = calloc(nv, 1);
     c.const_values = calloc(nv, sizeof *c.const_values);
     c.out = calloc(cap, sizeof *c.out);
     int rc = KN_OK;
-    if (!p->dvals || !p->ondev || !p->doffset || !p->device_weights || !c.made_on_device ||
+    if (!p->dvals || !p->ondev || !p->doffset || !p->device_weights || !p->caller_device ||
+        !c.made_on_device ||
         !c.on_host || !c.const_values || !c.out)
         rc = oom(err);
     if (rc == KN_OK)
@@ -331,7 +362,8 @@ static int32_t device_value(const kn_plan *p, const kn_tensor *t)
     if (!t || t < p->dvals || t >= p->dvals + p->n_values)
         return -1;
     int32_t v = (int32_t)(t - p->dvals);
-    return p->kind[v] == KN_VAL_CONST ? -1 : v; /* uploads are not in the arena */
+    /* uploads and the caller's buffers are not in the arena */
+    return p->kind[v] == KN_VAL_CONST || p->caller_device[v] ? -1 : v;
 }
 
 /* Device allocations are 256-byte aligned and so is every tensor in the
@@ -373,6 +405,14 @@ int kn_plan_layout_device(kn_plan *p, int64_t max_arena, kn_err *err)
             if (v >= 0)
                 last[v] = s;
         }
+    }
+    /* a graph output's device tensor stays until the run ends: a buffer
+     * the caller bound on the device is filled from it after the last step
+     * (session.c) */
+    for (int32_t i = 0; rc == KN_OK && i < p->model->graph->n_outputs; i++) {
+        int32_t v = p->model->graph->outputs[i];
+        if (first[v] >= 0)
+            last[v] = p->n_steps;
     }
     int32_t n = 0;
     for (int32_t v = 0; rc == KN_OK && v < p->n_values; v++) {
@@ -416,7 +456,7 @@ void kn_plan_attach_device_arena(kn_plan *p, void *arena)
         return;
     p->device_arena = arena;
     for (int32_t v = 0; v < p->n_values; v++)
-        if (p->ondev[v] && p->kind[v] != KN_VAL_CONST)
+        if (p->ondev[v] && p->kind[v] != KN_VAL_CONST && !p->caller_device[v])
             p->dvals[v].data = (unsigned char *)arena + p->doffset[v];
     for (int32_t s = 0; s < p->n_steps; s++)
         if (kn_step_on_device(&p->steps[s]) && p->steps[s].k.scratch_bytes)
@@ -431,4 +471,16 @@ void kn_plan_release_device(kn_plan *p)
     if (p->device_consts)
         p->options.device->backend->memory.free(p->options.device->device, p->device_consts);
     p->device_consts = NULL;
+}
+
+void kn_plan_bind_device_input(kn_plan *p, int32_t input_index, const void *data)
+{
+    int32_t v = p->model->graph->inputs[input_index];
+    if (p->caller_device && p->caller_device[v])
+        p->dvals[v].data = (void *)data;
+}
+
+int kn_plan_input_on_device(const kn_plan *p, int32_t input_index)
+{
+    return p->options.device_inputs && p->options.device_inputs[input_index];
 }

@@ -14,7 +14,14 @@ typedef struct bound_input {
     int bound;
     void *copy;         /* owned copy for KILN_INPUT_COPY, reused across binds */
     size_t copy_cap;
+    int on_device;      /* t.data is the caller's memory on the session's device */
 } bound_input;
+
+/* An output the caller bound to a buffer on the session's device. */
+typedef struct device_output {
+    void *data; /* NULL: not bound */
+    size_t cap;
+} device_output;
 
 struct kn_session {
     const kn_model *model;
@@ -51,6 +58,8 @@ struct kn_session {
     const kn_plan *dattached;
     int64_t plans_built;
     bound_input *inputs;
+    uint8_t *device_inputs;  /* per input: on_device, as plans take it */
+    device_output *device_outputs; /* per graph output */
     kn_tensor *shapes;       /* scratch for building a plan */
     int has_outputs;
     int eager;               /* the model needs values to plan: plan every run */
@@ -144,7 +153,9 @@ static int pick_value_inputs(kn_session *s)
     int n = 0;
     for (int32_t i = 0; pick && i < g->n_inputs; i++) {
         const kn_tensor *t = &s->inputs[i].t;
-        if (kn_dtype_kind(t->dtype) == KN_KIND_TENSOR && t->dtype != KN_STRING &&
+        /* a device-bound input's bytes cannot be read on the host */
+        if (!s->inputs[i].on_device && kn_dtype_kind(t->dtype) == KN_KIND_TENSOR &&
+            t->dtype != KN_STRING &&
             kn_dtype_size(t->dtype) > 0 && kn_tensor_numel(t) <= KN_VALUE_INPUT_MAX)
             n += pick[i] = 1;
     }
@@ -234,6 +245,22 @@ static int fit_device_arena(kn_session *s, const kn_plan *p, kn_err *err)
     return KN_OK;
 }
 
+/* Eager planning, and plans keyed on an input's value, read those inputs
+ * on the host while planning: a device-bound one cannot take part. With
+ * every_one, any device-bound input is refused (the session is about to
+ * plan eagerly); else those the session plans with now. */
+static int refuse_device_inputs(const kn_session *s, int every_one, kn_err *err)
+{
+    const kn_graph *g = s->model->graph;
+    for (int32_t i = 0; i < g->n_inputs; i++)
+        if (s->inputs[i].on_device &&
+            (every_one || s->eager || (s->value_inputs && s->value_inputs[i])))
+            return kn_fail(err, KN_ERR_UNSUPPORTED, "input '%s' is bound to device memory, but "
+                           "this model's shapes depend on its input values, which are read on "
+                           "the host: bind it with kiln_session_set_input", input_name(s, i));
+    return KN_OK;
+}
+
 static int build_plan(kn_session *s, int from_bound, uint64_t run_id, kn_err *err)
 {
     const kn_graph *g = s->model->graph;
@@ -265,7 +292,8 @@ static int build_plan(kn_session *s, int from_bound, uint64_t run_id, kn_err *er
                          .shared_arena = !s->eager,
                          .value_inputs = s->eager ? NULL : s->value_inputs,
                          .recycle = recycle, .tap = s->tap,
-                         .device = s->device.backend ? &s->device : NULL};
+                         .device = s->device.backend ? &s->device : NULL,
+                         .device_inputs = from_bound ? s->device_inputs : NULL};
     kn_plan *p = NULL;
     int rc = kn_plan_build(s->model, s->shapes, s->pool, &o, &p, err);
     s->plans_built += rc == KN_OK;
@@ -279,6 +307,9 @@ static int build_plan(kn_session *s, int from_bound, uint64_t run_id, kn_err *er
          * this session plans each run with all its inputs' values. */
         if (!s->value_inputs && pick_value_inputs(s))
             return build_plan(s, from_bound, run_id, err);
+        int rc2 = refuse_device_inputs(s, 1, err);
+        if (rc2 != KN_OK)
+            return rc2;
         drop_plans(s);
         free(s->value_inputs);
         s->value_inputs = NULL;
@@ -358,10 +389,14 @@ int kn_session_create(const kn_model *model, kn_threadpool *pool, const kn_sessi
     s->keys = calloc((size_t)s->cache_capacity, sizeof *s->keys);
     s->inputs = calloc(n ? (size_t)n : 1, sizeof *s->inputs);
     s->shapes = calloc(n ? (size_t)n : 1, sizeof *s->shapes);
+    s->device_inputs = calloc(n ? (size_t)n : 1, 1);
+    int32_t n_out = model->graph->n_outputs;
+    s->device_outputs = calloc(n_out ? (size_t)n_out : 1, sizeof *s->device_outputs);
     pthread_mutex_init(&s->run_lock, NULL);
     atomic_init(&s->run_id, 0);
     atomic_init(&s->cancel_target, 0);
-    int rc = (!s->inputs || !s->shapes || !s->cached || !s->last_used || !s->keys ||
+    int rc = (!s->inputs || !s->shapes || !s->device_inputs || !s->device_outputs || !s->cached ||
+              !s->last_used || !s->keys ||
               (cfg->tuning_cache && !s->tuning_cache))
                  ? kn_fail(err, KN_ERR_OUT_OF_MEMORY, "out of memory creating a session")
                  : KN_OK;
@@ -394,6 +429,8 @@ void kn_session_destroy(kn_session *s)
     for (int32_t i = 0; s->inputs && i < s->model->graph->n_inputs; i++)
         free(s->inputs[i].copy);
     free(s->inputs);
+    free(s->device_inputs);
+    free(s->device_outputs);
     free(s->shapes);
     free(s->tuning_cache);
     pthread_mutex_destroy(&s->run_lock);
@@ -568,7 +605,117 @@ int kn_session_bind(kn_session *s, int32_t index, int32_t dtype, const int64_t *
         b->t.dims[d] = dims[d];
     b->t.data = (void *)data;
     b->bound = 1;
+    b->on_device = 0;
+    s->device_inputs[index] = 0;
     return KN_OK;
+}
+
+/* The device-memory calls need a session on a device: said in the
+ * caller's terms, with the option that puts it there. */
+static int needs_device(const kn_session *s, const char *side, const char *name, kn_err *err)
+{
+    if (s->device.backend)
+        return KN_OK;
+    return kn_fail(err, KN_ERR_UNSUPPORTED, "%s '%s': the session runs on cpu; set "
+                   "KILN_SOPT_DEVICE to a device (\"cuda\") to bind device memory", side, name);
+}
+
+int kn_session_bind_device(kn_session *s, int32_t index, int32_t dtype, const int64_t *dims,
+                           int32_t rank, const void *data, size_t nbytes, kn_err *err)
+{
+    if (index < 0 || index >= s->model->graph->n_inputs)
+        return kn_fail(err, KN_ERR_INVALID_ARGUMENT, "input index %d out of range", (int)index);
+    const char *name = input_name(s, index);
+    int rc = needs_device(s, "input", name, err);
+    if (rc != KN_OK)
+        return rc;
+    const kn_value *v = &s->model->graph->values[s->model->graph->inputs[index]];
+    if (v->kind != KN_KIND_TENSOR || kn_dtype_kind(dtype) != KN_KIND_TENSOR || dtype == KN_STRING)
+        return kn_fail(err, KN_ERR_DTYPE, "input '%s': only numeric tensors are bound to device "
+                       "memory (%s given, the model expects %s)", name, kn_dtype_name(dtype),
+                       v->kind == KN_KIND_TENSOR ? kn_dtype_name(v->dtype) : kind_name(v->kind));
+    if (!data && nbytes > 0)
+        return kn_fail(err, KN_ERR_INVALID_ARGUMENT, "input '%s': device pointer is NULL", name);
+    rc = check_input(s, index, dtype, dims, rank, data, nbytes, err);
+    if (rc != KN_OK)
+        return rc;
+    bound_input *b = &s->inputs[index];
+    b->t.dtype = dtype;
+    b->t.rank = rank;
+    for (int32_t d = 0; d < rank; d++)
+        b->t.dims[d] = dims[d];
+    b->t.data = (void *)data;
+    b->bound = 1;
+    b->on_device = 1;
+    s->device_inputs[index] = 1;
+    return KN_OK;
+}
+
+int kn_session_bind_output_device(kn_session *s, int32_t index, void *data, size_t cap,
+                                  kn_err *err)
+{
+    const kn_graph *g = s->model->graph;
+    if (index < 0 || index >= g->n_outputs)
+        return kn_fail(err, KN_ERR_INVALID_ARGUMENT, "output index %d out of range: the model "
+                       "has %d output%s", (int)index, (int)g->n_outputs,
+                       g->n_outputs == 1 ? "" : "s");
+    const kn_value *v = &g->values[g->outputs[index]];
+    int rc = needs_device(s, "output", v->name, err);
+    if (rc != KN_OK)
+        return rc;
+    if (v->kind != KN_KIND_TENSOR || v->dtype == KN_STRING)
+        return kn_fail(err, KN_ERR_DTYPE, "output '%s' is not a numeric tensor: only those are "
+                       "written to device memory", v->name);
+    /* a shape the model fixes is checked now; others after each run */
+    int64_t need = -1;
+    int fixed = v->rank >= 0 && v->dtype != KN_UNDEFINED;
+    for (int32_t d = 0; fixed && d < v->rank; d++)
+        fixed = v->dims[d] >= 0;
+    if (fixed)
+        need = kn_shape_nbytes(v->dtype, v->dims, v->rank);
+    if (data && need >= 0 && (uint64_t)need > (uint64_t)cap)
+        return kn_fail(err, KN_ERR_BUFFER_TOO_SMALL, "output '%s' needs %lld bytes, the device "
+                       "buffer has %zu", v->name, (long long)need, cap);
+    s->device_outputs[index] = (device_output){.data = data, .cap = data ? cap : 0};
+    return KN_OK;
+}
+
+void *kn_session_device_stream(const kn_session *s) { return s->device.stream; }
+
+/* After a successful run: each output bound on the device is copied into
+ * the caller's buffer on the device (from its device tensor when it has
+ * one, else from the host), and the run waits for the copies, so the
+ * buffers hold the results when it returns. */
+static int copy_device_outputs(kn_session *s, kn_err *err)
+{
+    const kn_graph *g = s->model->graph;
+    const kn_backend_memory *m = &s->device.backend->memory;
+    const kn_plan *p = s->plan;
+    int queued = 0;
+    for (int32_t i = 0; i < g->n_outputs; i++) {
+        const device_output *o = &s->device_outputs[i];
+        if (!o->data)
+            continue;
+        int32_t v = g->outputs[i];
+        int on_device = p->ondev && p->ondev[v];
+        const kn_tensor *t = on_device ? &p->dvals[v] : &p->vals[v];
+        int64_t nb = kn_tensor_nbytes(t);
+        if (nb < 0 || (uint64_t)nb > (uint64_t)o->cap) {
+            char shape[KN_SHAPE_TEXT];
+            kn_shape_format(t->dims, t->rank, shape, sizeof shape);
+            return kn_fail(err, KN_ERR_BUFFER_TOO_SMALL, "output '%s' (%s, shape %s) needs %lld "
+                           "bytes, the device buffer bound to it has %zu", g->values[v].name,
+                           kn_dtype_name(t->dtype), shape, (long long)nb, o->cap);
+        }
+        if (nb == 0)
+            continue;
+        int rc = m->copy(s->device.device, o->data, t->data, (size_t)nb,
+                         on_device ? KN_COPY_ON_DEVICE : KN_COPY_TO_DEVICE, s->device.stream, err);
+        if (rc != KN_OK)
+            return rc;
+        queued = 1;
+    }
+    return queued ? m->stream_sync(s->device.device, s->device.stream, err) : KN_OK;
 }
 
 /* Whether p was built for the shapes and dtypes now bound. */
@@ -578,6 +725,8 @@ static int plan_fits(const kn_session *s, const kn_plan *p)
     for (int32_t i = 0; i < g->n_inputs; i++) {
         const kn_tensor *planned = &p->vals[g->inputs[i]], *b = &s->inputs[i].t;
         if (planned->dtype != b->dtype || !kn_shape_equal(planned->dims, planned->rank, b->dims, b->rank))
+            return 0;
+        if (kn_plan_input_on_device(p, i) != s->inputs[i].on_device)
             return 0;
     }
     return 1;
@@ -616,9 +765,11 @@ int kn_session_run(kn_session *s, kn_err *err)
     uint64_t id = atomic_fetch_add(&s->run_id, 1) + 1; /* odd: running */
     if (s->tap && s->tap->run_begin)
         s->tap->run_begin(s->tap->ctx);
-    int rc = KN_OK;
-    int32_t hit = s->eager ? -1 : find_cached(s);
-    if (hit >= 0) {
+    int rc = refuse_device_inputs(s, 0, err);
+    int32_t hit = rc != KN_OK || s->eager ? -1 : find_cached(s);
+    if (rc != KN_OK) {
+        s->has_outputs = 0;
+    } else if (hit >= 0) {
         s->plan = s->cached[hit];
         s->last_used[hit] = id;
     } else {
@@ -633,10 +784,16 @@ int kn_session_run(kn_session *s, kn_err *err)
         s->dattached = s->plan;
     }
     if (rc == KN_OK && !s->eager) {
-        for (int32_t i = 0; i < g->n_inputs; i++)
-            kn_plan_bind_input(s->plan, i, s->inputs[i].t.data);
+        for (int32_t i = 0; i < g->n_inputs; i++) {
+            if (s->inputs[i].on_device)
+                kn_plan_bind_device_input(s->plan, i, s->inputs[i].t.data);
+            else
+                kn_plan_bind_input(s->plan, i, s->inputs[i].t.data);
+        }
         rc = kn_plan_execute(s->plan, &s->cancel_target, id, err);
     }
+    if (rc == KN_OK && s->device.backend)
+        rc = copy_device_outputs(s, err);
     /* A run stopped part way (cancelled, or a step failed) skipped its last
      * sync: the device may still be reading the caller's inputs, which are
      * borrowed only until the run returns. */

@@ -37,6 +37,20 @@ void kn_session_destroy(kn_session *s); /* NULL-safe; waits for a run in flight 
  * the session keeps and reuses); else the pointer is borrowed. */
 int kn_session_bind(kn_session *s, int32_t index, int32_t dtype, const int64_t *dims,
                     int32_t rank, const void *data, size_t nbytes, int copy, kn_err *err);
+/* Binds graph input `index` to memory already on the session's device
+ * (borrowed until the next run returns). The plan then reads it there: no
+ * copy host→device (plan_device.c). KN_ERR_UNSUPPORTED on a host session. */
+int kn_session_bind_device(kn_session *s, int32_t index, int32_t dtype, const int64_t *dims,
+                           int32_t rank, const void *data, size_t nbytes, kn_err *err);
+/* Each later successful run also copies graph output `index` into data, a
+ * buffer of cap bytes on the session's device, and waits for that copy;
+ * data NULL unbinds. KN_ERR_BUFFER_TOO_SMALL names the sizes (at the bind
+ * when the model fixes the output's shape, else at the run). */
+int kn_session_bind_output_device(kn_session *s, int32_t index, void *data, size_t cap,
+                                  kn_err *err);
+/* The session's stream on its device (the backend's handle; a CUDA
+ * stream for "cuda"), NULL on the host. */
+void *kn_session_device_stream(const kn_session *s);
 int kn_session_run(kn_session *s, kn_err *err);
 void kn_session_cancel(kn_session *s);
 

@@ -52,6 +52,20 @@ int abi_expect(ffi_api *api, int line, const char *expected, const char *name,
     return 0;
 }
 
+/* Functions that succeed only on a session with a device (KILN_SOPT_DEVICE):
+ * libkiln.so alone has no device here, so this run checks their refusals;
+ * tests/test_device_io.c runs them to success on the engine's test double. */
+static int needs_a_device(const char *name)
+{
+    static const char *const names[] = {"kiln_session_set_input_device",
+                                        "kiln_session_bind_output_device",
+                                        "kiln_session_device_stream"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (strcmp(name, names[i]) == 0)
+            return 1;
+    return 0;
+}
+
 static void check_coverage(const ffi_api *api)
 {
     int calls = 0;
@@ -59,7 +73,8 @@ static void check_coverage(const ffi_api *api)
         const kiln_api_function *f = ffi_api_function(api, i);
         calls += ffi_api_calls(api, i);
         CHECK(ffi_api_calls(api, i) > 0, "%s was never called", f->name);
-        CHECK(strcmp(f->result, "status") != 0 || ffi_api_successes(api, i) > 0,
+        CHECK(strcmp(f->result, "status") != 0 || ffi_api_successes(api, i) > 0 ||
+                  needs_a_device(f->name),
               "%s never returned KILN_OK", f->name);
     }
     printf("abi_ffi: %d functions, %d calls through libffi\n", ffi_api_count(api), calls);

@@ -100,6 +100,15 @@ static void session_functions(ffi_api *api, abi_handles *live, const char *sampl
 
     EXPECT(api, "KILN_ERR_STATE", "kiln_session_run", PTR(session));
     EXPECT(api, "KILN_ERR_STATE", "kiln_session_value_count", PTR(session), PTR(&rank));
+    /* device memory on a cpu session: refused, naming the option */
+    const int64_t image[4] = {1, 1, 8, 8};
+    void *stream = NULL;
+    EXPECT(api, "KILN_ERR_UNSUPPORTED", "kiln_session_set_input_device", PTR(session),
+           PTR("image"), I32(K("KILN_DTYPE_FLOAT")), PTR(image), I32(4), PTR((void *)1),
+           SZ(64 * sizeof(float)));
+    EXPECT(api, "KILN_ERR_UNSUPPORTED", "kiln_session_bind_output_device", PTR(session), I32(0),
+           PTR((void *)1), SZ(CLASSES * sizeof(float)));
+    EXPECT(api, "KILN_ERR_UNSUPPORTED", "kiln_session_device_stream", PTR(session), PTR(&stream));
     EXPECT(api, "KILN_ERR_STATE", "kiln_session_output_info", PTR(session), I32(0), PTR(&dtype),
            PTR(dims), I32(MAX_RANK), PTR(&rank));
     void *bytes = read_file(sample_path, &size);

@@ -188,6 +188,7 @@ static int dev_copy(void *dev, void *dst, const void *src, size_t bytes, int32_t
         return rc;
     counts.copies_to_device += direction == KN_COPY_TO_DEVICE;
     counts.copies_to_host += direction == KN_COPY_TO_HOST;
+    counts.copies_on_device += direction == KN_COPY_ON_DEVICE;
     return enqueue(
         st, (work){.fn = run_copy, .p = {dst, (void *)src}, .n = {(int64_t)bytes, direction}}, err);
 }

@@ -19,13 +19,21 @@
 
 #define KT_TESTDEV_OFFSET ((uintptr_t)1 << 47)
 
+/* The double's device address of host memory: a test playing a caller
+ * that holds its own device buffers fills (or reads) them on the host,
+ * after a sync, and hands the library this address. */
+static inline void *kt_testdev_address(void *host)
+{
+    return (void *)((uintptr_t)host + KT_TESTDEV_OFFSET);
+}
+
 extern const kn_backend kt_host_test_device;
 
 /* What the double saw since kt_testdev_reset. */
 typedef struct kt_testdev_counts {
     int64_t probes, opens, closes;
     int64_t allocs, frees, live_allocs, live_bytes;
-    int64_t copies_to_device, copies_to_host, syncs, kernels_run;
+    int64_t copies_to_device, copies_to_host, copies_on_device, syncs, kernels_run;
     int64_t streams_live;
     int64_t queued; /* operations waiting for a sync, on every stream */
 } kt_testdev_counts;

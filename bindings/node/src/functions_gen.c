@@ -588,6 +588,46 @@ static const kn_arg args_kiln_session_output_value[] = {
     {"out", KN_ROLE_HANDLE_OUT, KN_CT_NONE, 0, {-1, -1, -1, -1}, "kiln_tensor"},
 };
 
+/* binds input `name` to memory on the session's device (borrowed until the run returns; no host-to-device copy) */
+static void call_kiln_session_set_input_device(kn_slot *a, kn_slot *r)
+{
+    r->i32 = kiln_session_set_input_device((kiln_session *)a[0].p, (const char *)a[1].p, a[2].i32,
+                                           (const int64_t *)a[3].p, a[4].i32, (const void *)a[5].p,
+                                           a[6].z);
+}
+static const kn_arg args_kiln_session_set_input_device[] = {
+    {"session", KN_ROLE_HANDLE, KN_CT_NONE, 0, {-1, -1, -1, -1}, "kiln_session"},
+    {"name", KN_ROLE_CSTRING, KN_CT_NONE, 0, {-1, -1, -1, -1}, NULL},
+    {"dtype", KN_ROLE_SCALAR, KN_CT_I32, 0, {-1, -1, -1, -1}, NULL},
+    {"dims", KN_ROLE_DIMS_IN, KN_CT_NONE, 0, {4, -1, -1, -1}, NULL},
+    {"rank", KN_ROLE_COMPANION, KN_CT_I32, 0, {-1, -1, -1, -1}, NULL},
+    {"device_data", KN_ROLE_DEVICE_PTR, KN_CT_NONE, 0, {-1, -1, -1, -1}, NULL},
+    {"nbytes", KN_ROLE_SCALAR, KN_CT_SIZE, 0, {-1, -1, -1, -1}, NULL},
+};
+
+/* each later run also writes output `index` into memory on the session's device (NULL unbinds) */
+static void call_kiln_session_bind_output_device(kn_slot *a, kn_slot *r)
+{
+    r->i32 = kiln_session_bind_output_device((kiln_session *)a[0].p, a[1].i32, (void *)a[2].p,
+                                             a[3].z);
+}
+static const kn_arg args_kiln_session_bind_output_device[] = {
+    {"session", KN_ROLE_HANDLE, KN_CT_NONE, 0, {-1, -1, -1, -1}, "kiln_session"},
+    {"index", KN_ROLE_SCALAR, KN_CT_I32, 0, {-1, -1, -1, -1}, NULL},
+    {"device_data", KN_ROLE_DEVICE_PTR, KN_CT_NONE, KN_ARG_NULLABLE, {-1, -1, -1, -1}, NULL},
+    {"cap", KN_ROLE_SCALAR, KN_CT_SIZE, 0, {-1, -1, -1, -1}, NULL},
+};
+
+/* the session's stream on its device (a cudaStream_t for cuda); runs have waited for it when they return */
+static void call_kiln_session_device_stream(kn_slot *a, kn_slot *r)
+{
+    r->i32 = kiln_session_device_stream((const kiln_session *)a[0].p, (void **)a[1].p);
+}
+static const kn_arg args_kiln_session_device_stream[] = {
+    {"session", KN_ROLE_HANDLE, KN_CT_NONE, 0, {-1, -1, -1, -1}, "kiln_session"},
+    {"stream", KN_ROLE_DEVICE_PTR_OUT, KN_CT_NONE, 0, {-1, -1, -1, -1}, NULL},
+};
+
 /* number of values the last run kept (needs KILN_OPT_KEEP_VALUES = 1) */
 static void call_kiln_session_value_count(kn_slot *a, kn_slot *r)
 {
@@ -1133,6 +1173,12 @@ const kn_function kn_functions[] = {
      call_kiln_session_set_input_value},
     {"kiln_session_output_value", KN_RESULT_STATUS, 0, 3, args_kiln_session_output_value,
      call_kiln_session_output_value},
+    {"kiln_session_set_input_device", KN_RESULT_STATUS, 0, 7, args_kiln_session_set_input_device,
+     call_kiln_session_set_input_device},
+    {"kiln_session_bind_output_device", KN_RESULT_STATUS, 0, 4,
+     args_kiln_session_bind_output_device, call_kiln_session_bind_output_device},
+    {"kiln_session_device_stream", KN_RESULT_STATUS, 0, 2, args_kiln_session_device_stream,
+     call_kiln_session_device_stream},
     {"kiln_session_value_count", KN_RESULT_STATUS, 0, 2, args_kiln_session_value_count,
      call_kiln_session_value_count},
     {"kiln_session_value_name", KN_RESULT_STATUS, 0, 5, args_kiln_session_value_name,

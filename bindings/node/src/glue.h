@@ -47,7 +47,11 @@ enum kn_role {
     KN_ROLE_FLOATS_IN,    /* in: Float32Array or array of numbers (null where nullable) */
     KN_ROLE_FLOATS_OUT,   /* in: a Float32Array the call fills */
     KN_ROLE_PIXELS_IN,    /* in: Uint8Array/Uint8ClampedArray of rows `stride` apart */
-    KN_ROLE_COMPANION     /* filled in by the glue (capacities, lengths, needed) */
+    KN_ROLE_COMPANION,    /* filled in by the glue (capacities, lengths, needed) */
+    /* Device memory is never touched on the host: its address is a BigInt
+     * (64 bits do not fit a Number). */
+    KN_ROLE_DEVICE_PTR,     /* in: a BigInt address (null where nullable) */
+    KN_ROLE_DEVICE_PTR_OUT  /* out: returns a BigInt address */
 };
 
 /* C type of a scalar, a scalar_out or a companion. */

@@ -208,7 +208,7 @@ int kn_parse_args(napi_env env, napi_callback_info info, kn_call *c)
                       arg->role == KN_ROLE_CSTRING || arg->role == KN_ROLE_DIMS_IN ||
                       arg->role == KN_ROLE_BYTES_IN || arg->role == KN_ROLE_BYTES_OUT ||
                       arg->role == KN_ROLE_FLOATS_IN || arg->role == KN_ROLE_FLOATS_OUT ||
-                      arg->role == KN_ROLE_PIXELS_IN;
+                      arg->role == KN_ROLE_PIXELS_IN || arg->role == KN_ROLE_DEVICE_PTR;
         napi_value v = undefined;
         if (from_js && next < argc) v = argv[next];
         if (from_js) next++;
@@ -297,6 +297,25 @@ int kn_parse_args(napi_env env, napi_callback_info info, kn_call *c)
             break;
         case KN_ROLE_COMPANION:
             break; /* filled in by its primary argument */
+        case KN_ROLE_DEVICE_PTR: {
+            uint64_t address = 0;
+            bool lossless = true;
+            if (is_nullish(env, v) && (arg->flags & KN_ARG_NULLABLE)) {
+                c->a[i].p = NULL;
+                break;
+            }
+            if (napi_get_value_bigint_uint64(env, v, &address, &lossless) != napi_ok ||
+                !lossless) {
+                kn_throw(env, KILN_ERR_INVALID_ARGUMENT, "%s: argument '%s' must be a device "
+                         "address (a BigInt)", fn, arg->name);
+                return -1;
+            }
+            c->a[i].p = (void *)(uintptr_t)address;
+            break;
+        }
+        case KN_ROLE_DEVICE_PTR_OUT:
+            c->a[i].p = &c->out[i];
+            break;
         }
     }
     return check_lengths(env, c, buffer_bytes);
@@ -371,6 +390,9 @@ static napi_value result_value(napi_env env, kn_call *c, int i)
     switch ((enum kn_role)arg->role) {
     case KN_ROLE_HANDLE_OUT:
         v = kn_new_handle(env, c->out[i].p, arg->handle);
+        break;
+    case KN_ROLE_DEVICE_PTR_OUT:
+        st = napi_create_bigint_uint64(env, (uint64_t)(uintptr_t)c->out[i].p, &v);
         break;
     case KN_ROLE_SCALAR_OUT:
         if (arg->flags & KN_ARG_BOOLEAN)
@@ -447,6 +469,7 @@ static napi_value result_value(napi_env env, kn_call *c, int i)
 static int is_returned(const kn_arg *arg)
 {
     return arg->role == KN_ROLE_HANDLE_OUT || arg->role == KN_ROLE_SCALAR_OUT ||
+           arg->role == KN_ROLE_DEVICE_PTR_OUT ||
            arg->role == KN_ROLE_STRBUF || arg->role == KN_ROLE_DIMS_OUT ||
            arg->role == KN_ROLE_VIEW_OUT || arg->role == KN_ROLE_BYTES_OUT;
 }

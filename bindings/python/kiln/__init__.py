@@ -14,8 +14,8 @@ from typing import Optional
 from ._calibrate import Calibrator, ReportLine, quantize
 from ._capi_gen import (ABI_VERSION, CalibMethod, CalibTensor, DType, ImageFlag, InputFlag, Kind,
                         Option, Precision, Status, StringOption)
-from ._core import (CacheInfo, MemoryInfo, Model, NodeInfo, PlanBytes, ProfileStep, Runtime,
-                    Session, ValueInfo, default_runtime)
+from ._core import (CacheInfo, DeviceBuffer, MemoryInfo, Model, NodeInfo, PlanBytes,
+                    ProfileStep, Runtime, Session, ValueInfo, default_runtime)
 from ._image import decode_image, image_to_tensor
 from ._lib import LibraryError, library_path
 from ._tensor_io import decode_tensor, encode_tensor, load_tensor, save_tensor
@@ -47,8 +47,8 @@ def InferenceSession(path_or_bytes, runtime: Optional[Runtime] = None, **options
 
 __all__ = [
     "ABI_VERSION", "DType", "ImageFlag", "InputFlag", "Kind", "Option", "Status", "StringOption",
-    "CacheInfo", "MemoryInfo", "Model", "NodeInfo", "PlanBytes", "ProfileStep", "Runtime",
-    "Session", "ValueInfo", "default_runtime", "decode_image", "image_to_tensor", "LibraryError",
+    "CacheInfo", "DeviceBuffer", "MemoryInfo", "Model", "NodeInfo", "PlanBytes", "ProfileStep",
+    "Runtime", "Session", "ValueInfo", "default_runtime", "decode_image", "image_to_tensor", "LibraryError",
     "library_path", "decode_tensor", "encode_tensor", "load_tensor", "save_tensor",
     "BufferTooSmallError", "CancelledError", "DTypeError", "FileReadError", "InternalError",
     "InvalidArgumentError", "InvalidModelError", "KilnError", "LimitError", "NotFoundError",

@@ -456,6 +456,28 @@ SIGNATURES: Dict[str, Tuple[Optional[type], List[type]]] = {
         ctypes.c_int32,  # int32_t index (scalar)
         ctypes.POINTER(ctypes.POINTER(kiln_tensor)),  # kiln_tensor ** out (handle_out)
     ]),
+    # kiln_session_set_input_device(session, name, dtype, dims, rank, device_data, nbytes): binds input `name` to memory on the session's device (borrowed until the run returns; no host-to-device copy)
+    "kiln_session_set_input_device": (ctypes.c_int32, [
+        ctypes.POINTER(kiln_session),  # kiln_session * session (handle)
+        ctypes.c_char_p,  # const char * name (cstring)
+        ctypes.c_int32,  # int32_t dtype (scalar)
+        ctypes.POINTER(ctypes.c_int64),  # const int64_t * dims (dims_in)
+        ctypes.c_int32,  # int32_t rank (rank)
+        ctypes.c_void_p,  # const void * device_data (device_ptr)
+        ctypes.c_size_t,  # size_t nbytes (scalar)
+    ]),
+    # kiln_session_bind_output_device(session, index, device_data, cap): each later run also writes output `index` into memory on the session's device (NULL unbinds)
+    "kiln_session_bind_output_device": (ctypes.c_int32, [
+        ctypes.POINTER(kiln_session),  # kiln_session * session (handle)
+        ctypes.c_int32,  # int32_t index (scalar)
+        ctypes.c_void_p,  # void * device_data (device_ptr)
+        ctypes.c_size_t,  # size_t cap (scalar)
+    ]),
+    # kiln_session_device_stream(session, stream): the session's stream on its device (a cudaStream_t for cuda); runs have waited for it when they return
+    "kiln_session_device_stream": (ctypes.c_int32, [
+        ctypes.POINTER(kiln_session),  # const kiln_session * session (handle)
+        ctypes.POINTER(ctypes.c_void_p),  # void ** stream (device_ptr_out)
+    ]),
     # kiln_session_value_count(session, count): number of values the last run kept (needs KILN_OPT_KEEP_VALUES = 1)
     "kiln_session_value_count": (ctypes.c_int32, [
         ctypes.POINTER(kiln_session),  # const kiln_session * session (handle)
@@ -750,6 +772,9 @@ STATUS_FUNCTIONS: FrozenSet[str] = frozenset([
     "kiln_session_release_memory",
     "kiln_session_set_input_value",
     "kiln_session_output_value",
+    "kiln_session_set_input_device",
+    "kiln_session_bind_output_device",
+    "kiln_session_device_stream",
     "kiln_session_value_count",
     "kiln_session_value_name",
     "kiln_session_value_info",

@@ -390,6 +390,26 @@ class Model(_Handle):
             what, self.input_names, self.output_names, ", closed" if self.closed else "")
 
 
+class DeviceBuffer(NamedTuple):
+    """Memory already on a session's device (a session made with device=...),
+    fed to Session.run in place of an array, or bound to an output with
+    Session.bind_output_device. Nothing reads it on the host.
+
+    address: the device pointer as an int (for CUDA, what cudaMalloc gave,
+    a torch tensor's data_ptr(), a CuPy array's data.ptr); shape; dtype
+    (a NumPy dtype); nbytes: the buffer's size (default: the shape's).
+    """
+    address: int
+    shape: Tuple[int, ...]
+    dtype: Any = np.float32
+    nbytes: Optional[int] = None
+
+    def size(self) -> int:
+        if self.nbytes is not None:
+            return int(self.nbytes)
+        return int(np.prod(self.shape, dtype=np.int64)) * np.dtype(self.dtype).itemsize
+
+
 class _Input:
     """Per-session state of one input: what it expects and its last bound shape."""
     __slots__ = ("name", "cname", "dtype", "code", "open", "declared", "static_count", "shape", "dims",
@@ -577,6 +597,9 @@ class Session(_Handle):
                 continue  # C still borrows this very array: its binding stands
             if type(arr) is not np.ndarray or arr.dtype is not inp.dtype or \
                     not arr.flags.c_contiguous:
+                if type(value) is DeviceBuffer:
+                    self._bind_device(handle, inp, value)
+                    continue
                 arr = self._convert(inp, value)
             if arr.shape != inp.shape:
                 self._new_shape(inp, arr)
@@ -586,6 +609,45 @@ class Session(_Handle):
             if st:
                 raise _lib.error(st, "Session.run")
             inp.bound = arr
+
+    def _bind_device(self, handle: Any, inp: _Input, buf: DeviceBuffer) -> None:
+        where = "Session.run"
+        dtype = np.dtype(buf.dtype)
+        code = _dtypes.FROM_NUMPY.get(dtype.newbyteorder("="))
+        if code is None:
+            raise _lib.fail(Status.DTYPE, where, "input %r: device buffers of dtype %s are not "
+                            "supported" % (inp.name, dtype))
+        shape = tuple(int(d) for d in buf.shape)
+        dims = (ctypes.c_int64 * max(len(shape), 1))(*shape)
+        inp.bound = None
+        inp.shape = None  # the next array binds afresh
+        st = _lib.lib().kiln_session_set_input_device(handle, inp.cname, code, dims, len(shape),
+                                                      int(buf.address), buf.size())
+        if st:
+            raise _lib.error(st, where)
+
+    def bind_output_device(self, output: Union[str, int], buffer: Optional[DeviceBuffer]
+                           ) -> None:
+        """Each later run also writes output `output` (a name or an index) into
+        buffer, memory on the session's device; None unbinds. The run returns
+        once the buffer holds the result."""
+        where = "Session.bind_output_device"
+        index = output if isinstance(output, int) else self._output_indices([output])[0]
+        address, size = (None, 0) if buffer is None else (int(buffer.address), buffer.size())
+        with self._run_lock:
+            _lib.check(_lib.lib().kiln_session_bind_output_device(self._idle(where), index,
+                                                                  address, size), where)
+
+    def device_stream(self) -> int:
+        """The session's stream on its device as an int (a cudaStream_t for
+        CUDA): a run has waited for it before returning, so work queued after
+        a run sees the results."""
+        where = "Session.device_stream"
+        stream = ctypes.c_void_p()
+        with self._run_lock:
+            _lib.check(_lib.lib().kiln_session_device_stream(self._idle(where), byref(stream)),
+                       where)
+        return int(stream.value or 0)
 
     def _unbind(self) -> None:
         for inp in self._inputs.values():

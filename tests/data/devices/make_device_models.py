@@ -18,6 +18,12 @@ session plan every run eagerly, on the host:
 
     x[4,20] -Relu-> r;  If(c): then y = r + r (Add), else y = Neg(r)
 
+shared_input.onnx: one input read by a node the test device serves and by
+one it does not, so an input bound to device memory must also be copied to
+the host for the CPU's node:
+
+    x[N,8] -Relu-> r (device);  x -Sigmoid-> s (cpu);  y = Add(r, s) (device)
+
 Fixed seed; run with /usr/bin/python3 (Debian's python3-onnx).
 """
 import os
@@ -54,6 +60,18 @@ def if_outer():
                            producer_name="kiln-tests"), "if_outer.onnx")
 
 
+def shared_input():
+    graph = helper.make_graph(
+        [helper.make_node("Relu", ["x"], ["r"], name="relu"),
+         helper.make_node("Sigmoid", ["x"], ["s"], name="squash"),
+         helper.make_node("Add", ["r", "s"], ["y"], name="sum")],
+        "shared_input",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", 8])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["N", 8])])
+    save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)],
+                           producer_name="kiln-tests"), "shared_input.onnx")
+
+
 def main():
     rng = np.random.default_rng(20261203)
     w1 = rng.standard_normal((16, 64)).astype(np.float32) * 0.25
@@ -81,6 +99,7 @@ def main():
     save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)],
                            producer_name="kiln-tests"), "mlp_split.onnx")
     if_outer()
+    shared_input()
 
 
 if __name__ == "__main__":

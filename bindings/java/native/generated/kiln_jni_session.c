@@ -220,6 +220,52 @@ done:
     return result;
 }
 
+/* kiln_session_set_input_device: binds input `name` to memory on the session's device (borrowed until the run returns; no host-to-device copy) */
+JNIEXPORT void JNICALL Java_dev_kiln_KilnNative_sessionSetInputDevice(JNIEnv *env, jclass cls, jlong j_session, jstring j_name, jint j_dtype, jlongArray j_dims, jlong j_device_data, jlong j_nbytes) {
+    (void)cls;
+    int32_t status = KILN_OK;
+    kj_utf8 c_name = {0};
+    kj_dims_in c_dims = {0};
+    size_t c_nbytes = 0;
+    if (kj_utf8_get(env, j_name, "name", 0, &c_name)) goto done;
+    if (kj_dims_in_get(env, j_dims, "dims", &c_dims)) goto done;
+    if (kj_size_arg(env, j_nbytes, "nbytes", &c_nbytes)) goto done;
+    status = kiln_session_set_input_device((kiln_session *)(intptr_t)j_session, c_name.chars, (int32_t)j_dtype, c_dims.dims, c_dims.rank, (const void *)(intptr_t)j_device_data, c_nbytes);
+    if (status != KILN_OK) kj_throw_status(env, status);
+done:
+    kj_dims_in_release(&c_dims);
+    kj_utf8_release(env, &c_name);
+    return;
+}
+
+/* kiln_session_bind_output_device: each later run also writes output `index` into memory on the session's device (NULL unbinds) */
+JNIEXPORT void JNICALL Java_dev_kiln_KilnNative_sessionBindOutputDevice(JNIEnv *env, jclass cls, jlong j_session, jint j_index, jlong j_device_data, jlong j_cap) {
+    (void)cls;
+    int32_t status = KILN_OK;
+    size_t c_cap = 0;
+    if (kj_size_arg(env, j_cap, "cap", &c_cap)) goto done;
+    status = kiln_session_bind_output_device((kiln_session *)(intptr_t)j_session, (int32_t)j_index, (void *)(intptr_t)j_device_data, c_cap);
+    if (status != KILN_OK) kj_throw_status(env, status);
+done:
+    return;
+}
+
+/* kiln_session_device_stream: the session's stream on its device (a cudaStream_t for cuda); runs have waited for it when they return */
+JNIEXPORT jlong JNICALL Java_dev_kiln_KilnNative_sessionDeviceStream(JNIEnv *env, jclass cls, jlong j_session) {
+    (void)cls;
+    jlong result = 0;
+    int32_t status = KILN_OK;
+    void *c_stream = NULL;
+    status = kiln_session_device_stream((const kiln_session *)(intptr_t)j_session, &c_stream);
+    if (status != KILN_OK) {
+        kj_throw_status(env, status);
+        goto done;
+    }
+    result = (jlong)(intptr_t)c_stream;
+done:
+    return result;
+}
+
 /* kiln_session_value_count: number of values the last run kept (needs KILN_OPT_KEEP_VALUES = 1) */
 JNIEXPORT jint JNICALL Java_dev_kiln_KilnNative_sessionValueCount(JNIEnv *env, jclass cls, jlong j_session) {
     (void)cls;

@@ -167,6 +167,15 @@ public final class KilnNative {
     /** kiln_session_output_value: new handle holding a copy of output `index` (any kind) */
     public static native long sessionOutputValue(long session, int index);
 
+    /** kiln_session_set_input_device: binds input `name` to memory on the session's device (borrowed until the run returns; no host-to-device copy) */
+    public static native void sessionSetInputDevice(long session, String name, int dtype, long[] dims, long deviceData, long nbytes);
+
+    /** kiln_session_bind_output_device: each later run also writes output `index` into memory on the session's device (NULL unbinds) */
+    public static native void sessionBindOutputDevice(long session, int index, long deviceData, long cap);
+
+    /** kiln_session_device_stream: the session's stream on its device (a cudaStream_t for cuda); runs have waited for it when they return */
+    public static native long sessionDeviceStream(long session);
+
     /** kiln_session_value_count: number of values the last run kept (needs KILN_OPT_KEEP_VALUES = 1) */
     public static native int sessionValueCount(long session);
 

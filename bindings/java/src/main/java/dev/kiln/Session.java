@@ -81,6 +81,35 @@ public final class Session implements AutoCloseable {
         bound[index] = region;
     }
 
+    // ---- device memory (a session made with a device option) ----
+    // Addresses are the device's (a CUDA pointer) as a long; Kiln never
+    // reads them on the host.
+
+    /**
+     * Binds input name to nbytes of memory already on the session's device,
+     * borrowed until the next run returns and kept for later runs until the
+     * input is bound again. Device steps read it there: no copy from the host.
+     */
+    public synchronized void setInputDevice(String name, DType dtype, long deviceAddress,
+                                            long nbytes, long... shape) {
+        int index = model.inputIndex(name);
+        KilnNative.sessionSetInputDevice(live(), name, dtype.code(), shape, deviceAddress, nbytes);
+        bound[index] = null;
+    }
+
+    /**
+     * Each later run also writes output index into capacity bytes of device
+     * memory at deviceAddress (0 unbinds); the run returns once it is there.
+     */
+    public synchronized void bindOutputDevice(int index, long deviceAddress, long capacity) {
+        KilnNative.sessionBindOutputDevice(live(), index, deviceAddress, capacity);
+    }
+
+    /** The session's stream on its device (a cudaStream_t for CUDA). */
+    public synchronized long deviceStream() {
+        return KilnNative.sessionDeviceStream(live());
+    }
+
     /** Binds a float32 input (copied). */
     public void setInput(String name, float[] data, long... shape) {
         setArray(model.inputIndex(name), data, DType.FLOAT, shape);

@@ -232,4 +232,22 @@ class ApiTest {
             assertEquals(Status.NOT_FOUND, e.getStatus());
         }
     }
+
+    @Test
+    void cpuSessionRefusesDeviceMemory() {
+        // no device runs here; tests/test_device_io.c runs these on a test double
+        try (KilnRuntime runtime = new KilnRuntime();
+             Model model = runtime.loadModel(TestSupport.source("examples/digits/digits.onnx"));
+             Session session = model.newSession()) {
+            KilnException e = assertThrows(KilnException.class,
+                () -> session.setInputDevice("image", DType.FLOAT, 0x10000L, 256, 1, 1, 8, 8));
+            assertEquals(Status.UNSUPPORTED, e.getStatus());
+            assertTrue(e.getMessage().contains("the session runs on cpu; set KILN_SOPT_DEVICE"),
+                e.getMessage());
+            e = assertThrows(KilnException.class, () -> session.bindOutputDevice(0, 0x10000L, 40));
+            assertEquals(Status.UNSUPPORTED, e.getStatus());
+            e = assertThrows(KilnException.class, session::deviceStream);
+            assertEquals(Status.UNSUPPORTED, e.getStatus());
+        }
+    }
 }
