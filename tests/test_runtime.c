@@ -1,5 +1,6 @@
 /* Runtime promises: steady-state runs allocate nothing, idle workers use no
- * CPU, threads=1 starts no thread, work splits into equal pieces, cancel
+ * CPU, threads=1 starts no thread, work splits into equal pieces and
+ * back-to-back jobs run each index once, cancel
  * stops a run, sessions of one model run concurrently. */
 #include <dirent.h>
 #include <pthread.h>
@@ -169,6 +170,75 @@ Test(runtime, parallel_for_pieces_are_equal)
     check_pieces(pool, 10000, 1, 1250); /* four per thread */
     check_pieces(pool, 1001, 10, 126);
     check_pieces(pool, 800, 800, 800); /* no more than the grain: one piece */
+    kn_threadpool_destroy(pool);
+}
+
+/* Back-to-back small jobs, as a model run issues them: a worker that
+ * wakes late must find its generation's pieces gone and run nothing, and
+ * every index of every job runs exactly once, also when two callers share
+ * the pool (one of them then runs its job alone) and a piece starts a
+ * nested loop (which runs inline). */
+typedef struct counted_job {
+    atomic_int hits[64];
+    kn_threadpool *pool; /* for the nested loop, or NULL */
+} counted_job;
+
+static void count_indices(void *ctx, int64_t begin, int64_t end)
+{
+    counted_job *j = ctx;
+    for (int64_t i = begin; i < end; i++)
+        atomic_fetch_add(&j->hits[i], 1);
+}
+
+static void count_with_nested(void *ctx, int64_t begin, int64_t end)
+{
+    counted_job *j = ctx;
+    count_indices(ctx, begin, end);
+    counted_job inner = {0};
+    kn_parallel_for(j->pool, 8, 1, count_indices, &inner);
+    for (int i = 0; i < 8; i++)
+        if (atomic_load(&inner.hits[i]) != 1)
+            atomic_fetch_add(&j->hits[63], 1000); /* shows up as a failure */
+}
+
+typedef struct job_stream {
+    kn_threadpool *pool;
+    int failures;
+    unsigned seed;
+} job_stream;
+
+static void *run_job_stream(void *arg)
+{
+    job_stream *s = arg;
+    for (int k = 0; k < 20000; k++) {
+        s->seed = s->seed * 1103515245u + 12345u;
+        int64_t n = 1 + (s->seed >> 8) % 62; /* index 63 stays the nested loop's alarm */
+        int nested = k % 97 == 0;
+        counted_job j = {.pool = nested ? s->pool : NULL};
+        kn_parallel_for(s->pool, n, 1 + (int64_t)(s->seed >> 20) % 3,
+                        nested ? count_with_nested : count_indices, &j);
+        for (int64_t i = 0; i < 64; i++)
+            if (atomic_load(&j.hits[i]) != (i < n ? 1 : 0))
+                s->failures++;
+    }
+    return NULL;
+}
+
+Test(runtime, parallel_for_back_to_back_jobs_run_every_index_once)
+{
+    kn_threadpool *pool = kn_threadpool_create(3);
+    cr_assert_not_null(pool);
+    job_stream alone = {.pool = pool, .seed = 1};
+    run_job_stream(&alone);
+    cr_assert_eq(alone.failures, 0, "%d wrong counts with one caller", alone.failures);
+
+    job_stream two[2] = {{.pool = pool, .seed = 2}, {.pool = pool, .seed = 3}};
+    pthread_t other;
+    cr_assert_eq(pthread_create(&other, NULL, run_job_stream, &two[1]), 0);
+    run_job_stream(&two[0]);
+    pthread_join(other, NULL);
+    cr_assert_eq(two[0].failures + two[1].failures, 0, "%d and %d wrong counts with two callers",
+                 two[0].failures, two[1].failures);
     kn_threadpool_destroy(pool);
 }
 

@@ -272,6 +272,10 @@ static const conv_case conv_cases[] = {
     {2, 6, 10, 1, 9, 11, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
     {1, 8, 12, 2, 10, 7, 3, 3, 2, 1, 1, 1, 1, 0, 1, 1},
     {1, 16, 24, 1, 6, 9, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0},
+    /* several column blocks: 5 (3x3 stride 2: whole blocks per thread on
+     * two threads) and 3 (pointwise: each block split across threads) */
+    {1, 64, 8, 1, 40, 56, 3, 3, 2, 2, 1, 1, 1, 1, 0, 0},
+    {1, 32, 8, 1, 64, 80, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0},
 };
 
 Test(simd_conv, all_paths_match_reference_on_every_instance)

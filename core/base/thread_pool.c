@@ -1,18 +1,25 @@
-/* Fork-join thread pool. A job is published under a mutex with a
- * generation counter; sleeping workers wake on a condition variable, take
- * chunks from an atomic counter together with the caller, and go back to
- * sleep. Nothing allocates per job.
+/* Fork-join thread pool. A job is published as one atomic word: its
+ * generation, its number of pieces and the next piece to take. Sleeping
+ * workers wake on a condition variable, take pieces from that word
+ * together with the caller, and go back to sleep. Nothing allocates per
+ * job.
  *
- * Between jobs a worker (and the caller waiting for the workers) first
- * watches the counter for a moment (KN_POOL_SPIN_US) before sleeping:
- * a model run is a stream of short jobs a few microseconds apart, and a
- * wake-up through the condition variable costs tens of microseconds
- * natively and more in a browser (Atomics.wait / notify between web
- * workers), which on squeezenet in WebAssembly ate the whole gain of a
- * second thread. An idle pool still sleeps: the watch ends after the
- * last job of a run. When a team runner
- * is installed (kn_threadpool_use_team: OpenMP, once oneDNN is loaded),
- * the same chunks run on its threads instead and the workers stay asleep. */
+ * The caller waits for the pieces to be finished, not for the workers to
+ * check in: a worker that wakes after the caller has taken every piece
+ * finds the job's word exhausted (or moved on to the next generation) and
+ * does nothing. Waiting for every worker to wake, as an earlier version
+ * did, made each parallel loop last at least one wake-up, and a wake-up
+ * of a web worker (Atomics.wait / notify) or of a thread the OS has
+ * descheduled on a busy machine can take longer than the loop's work.
+ *
+ * Between jobs a worker (and the caller waiting for pieces) first watches
+ * the word for a moment (KN_POOL_SPIN_US) before sleeping: a model run is
+ * a stream of short jobs a few microseconds apart, and a wake-up through
+ * the condition variable costs tens of microseconds natively and more in
+ * a browser. An idle pool still sleeps: the watch ends after the last job
+ * of a run. When a team runner is installed (kn_threadpool_use_team:
+ * OpenMP, once oneDNN is loaded), the same pieces run on its threads
+ * instead and the workers stay asleep. */
 #include "core/base/thread_pool.h"
 
 #include <pthread.h>
@@ -22,31 +29,61 @@
 
 #define KN_POOL_SPIN_US 50
 
+/* The job word: generation (32 bits) | pieces (16) | next piece (16). */
+#define JOB_GEN(w) ((uint32_t)((w) >> 32))
+#define JOB_PIECES(w) ((uint32_t)(((w) >> 16) & 0xFFFF))
+#define JOB_NEXT(w) ((uint32_t)((w)&0xFFFF))
+#define JOB_MAX_PIECES 0xFFFF
+
 struct kn_threadpool {
     int32_t threads;
     pthread_t *workers;
     pthread_mutex_t lock;
     pthread_cond_t wake;      /* workers wait here for a new generation */
-    pthread_cond_t done;      /* the caller waits here for workers to finish */
+    pthread_cond_t done;      /* the caller waits here for the last piece */
     pthread_mutex_t busy;     /* held by the session currently using the pool */
-    _Atomic uint64_t generation; /* changed under `lock`; read without it while watching */
-    atomic_int active;        /* workers still inside the current job */
+    _Atomic uint64_t job;     /* the job word; a new generation is stored under `lock` */
+    atomic_int finished;      /* pieces of the current job done */
+    atomic_int caller_asleep; /* the caller sleeps on `done`: the last piece signals */
     int stop;
-    /* the current job */
+    uint32_t generation;      /* the caller's, while it holds `busy` */
+    /* the current job: written before its word is published, read only by
+     * whoever has taken one of its pieces (so never while being rewritten:
+     * the next job is written only after every piece is finished) */
     kn_range_fn fn;
     void *ctx;
     int64_t n, chunk;
-    atomic_int_fast64_t next;
 };
 
-static void run_chunks(kn_threadpool *p)
+static void finish_piece(kn_threadpool *p, uint32_t pieces)
 {
+    if ((uint32_t)atomic_fetch_add(&p->finished, 1) + 1 != pieces)
+        return;
+    /* the last piece; the caller may already have moved on, in which case
+     * the signal finds nobody or a caller that re-checks its own job */
+    if (atomic_load(&p->caller_asleep)) {
+        pthread_mutex_lock(&p->lock);
+        pthread_cond_signal(&p->done);
+        pthread_mutex_unlock(&p->lock);
+    }
+}
+
+/* Takes and runs pieces of generation `gen` until none are left. */
+static void run_pieces(kn_threadpool *p, uint32_t gen)
+{
+    uint64_t w = atomic_load(&p->job);
     for (;;) {
-        int64_t begin = atomic_fetch_add(&p->next, p->chunk);
-        if (begin >= p->n)
-            break;
+        if (JOB_GEN(w) != gen || JOB_NEXT(w) >= JOB_PIECES(w))
+            return;
+        if (!atomic_compare_exchange_weak(&p->job, &w, w + 1))
+            continue;
+        /* piece JOB_NEXT(w) is ours: the job cannot finish (and its fields
+         * cannot be rewritten) before we finish it */
+        int64_t begin = (int64_t)JOB_NEXT(w) * p->chunk;
         int64_t end = begin + p->chunk < p->n ? begin + p->chunk : p->n;
         p->fn(p->ctx, begin, end);
+        finish_piece(p, JOB_PIECES(w));
+        w = atomic_load(&p->job);
     }
 }
 
@@ -57,24 +94,24 @@ static double now_us(void)
     return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec * 1e-3;
 }
 
-/* Watches *flag for up to KN_POOL_SPIN_US until it differs from `from`
- * (generation) or reaches it (active == 0): returns whether it did. */
-static int watch_for_change(const _Atomic uint64_t *flag, uint64_t from)
+/* Watches for up to KN_POOL_SPIN_US for a generation other than `seen`:
+ * returns whether one came. */
+static int watch_for_job(kn_threadpool *p, uint32_t seen)
 {
     double until = now_us() + KN_POOL_SPIN_US;
     for (int i = 1;; i++) {
-        if (atomic_load_explicit(flag, memory_order_acquire) != from)
+        if (JOB_GEN(atomic_load_explicit(&p->job, memory_order_acquire)) != seen)
             return 1;
         if (i % 64 == 0 && now_us() > until)
             return 0;
     }
 }
 
-static int watch_for_zero(const atomic_int *count)
+static int watch_for_finish(kn_threadpool *p, int pieces)
 {
     double until = now_us() + KN_POOL_SPIN_US;
     for (int i = 1;; i++) {
-        if (atomic_load_explicit(count, memory_order_acquire) == 0)
+        if (atomic_load_explicit(&p->finished, memory_order_acquire) == pieces)
             return 1;
         if (i % 64 == 0 && now_us() > until)
             return 0;
@@ -85,27 +122,27 @@ static _Atomic(kn_team_runner) team_runner;
 
 void kn_threadpool_use_team(kn_team_runner runner) { atomic_store(&team_runner, runner); }
 
-static void team_body(void *p) { run_chunks(p); }
+static void team_body(void *arg)
+{
+    kn_threadpool *p = arg;
+    run_pieces(p, JOB_GEN(atomic_load(&p->job)));
+}
 
 static void *worker_main(void *arg)
 {
     kn_threadpool *p = arg;
-    uint64_t seen = 0;
+    uint32_t seen = 0;
     pthread_mutex_lock(&p->lock);
     for (;;) {
-        while (!p->stop && atomic_load(&p->generation) == seen)
+        while (!p->stop && JOB_GEN(atomic_load(&p->job)) == seen)
             pthread_cond_wait(&p->wake, &p->lock);
         if (p->stop)
             break;
-        seen = atomic_load(&p->generation);
+        seen = JOB_GEN(atomic_load(&p->job));
         pthread_mutex_unlock(&p->lock);
-        run_chunks(p);
-        pthread_mutex_lock(&p->lock);
-        if (atomic_fetch_sub(&p->active, 1) == 1)
-            pthread_cond_signal(&p->done);
+        run_pieces(p, seen);
         /* the next job usually follows within microseconds */
-        pthread_mutex_unlock(&p->lock);
-        watch_for_change(&p->generation, seen);
+        watch_for_job(p, seen);
         pthread_mutex_lock(&p->lock);
     }
     pthread_mutex_unlock(&p->lock);
@@ -124,7 +161,9 @@ kn_threadpool *kn_threadpool_create(int32_t threads)
     pthread_mutex_init(&p->busy, NULL);
     pthread_cond_init(&p->wake, NULL);
     pthread_cond_init(&p->done, NULL);
-    atomic_init(&p->next, 0);
+    atomic_init(&p->job, 0);
+    atomic_init(&p->finished, 0);
+    atomic_init(&p->caller_asleep, 0);
     if (threads > 1) {
         p->workers = calloc((size_t)threads - 1, sizeof(pthread_t));
         if (!p->workers) {
@@ -177,39 +216,46 @@ void kn_parallel_for(kn_threadpool *p, int64_t n, int64_t grain, kn_range_fn fn,
     int64_t chunk = (n + (int64_t)p->threads * 4 - 1) / ((int64_t)p->threads * 4);
     if (chunk < grain)
         chunk = grain;
+    if (chunk < (n + JOB_MAX_PIECES - 1) / JOB_MAX_PIECES)
+        chunk = (n + JOB_MAX_PIECES - 1) / JOB_MAX_PIECES;
     /* then equal pieces: 1000 outputs with a grain of 832 would otherwise
      * split 832 + 168, and the second thread would idle most of the time */
     int64_t pieces = (n + chunk - 1) / chunk;
     chunk = (n + pieces - 1) / pieces;
+    pieces = (n + chunk - 1) / chunk;
+
+    /* the job fields are ours while `busy` is held and the previous job's
+     * pieces are all finished */
+    p->fn = fn;
+    p->ctx = ctx;
+    p->n = n;
+    p->chunk = chunk;
+    atomic_store(&p->finished, 0);
+    uint32_t gen = ++p->generation;
+    if (gen == 0) /* 0 is what a fresh worker has seen */
+        gen = ++p->generation;
+    uint64_t word = (uint64_t)gen << 32 | (uint64_t)pieces << 16;
+
     kn_team_runner team = atomic_load(&team_runner);
     if (team) {
-        /* the job fields are ours while `busy` is held */
-        p->fn = fn;
-        p->ctx = ctx;
-        p->n = n;
-        p->chunk = chunk;
-        atomic_store(&p->next, 0);
+        atomic_store(&p->job, word);
         team(team_body, p, (unsigned)p->threads, 0);
         pthread_mutex_unlock(&p->busy);
         return;
     }
     pthread_mutex_lock(&p->lock);
-    p->fn = fn;
-    p->ctx = ctx;
-    p->n = n;
-    p->chunk = chunk;
-    atomic_store(&p->next, 0);
-    atomic_store(&p->active, p->threads - 1);
-    atomic_fetch_add(&p->generation, 1);
+    atomic_store(&p->job, word);
     pthread_cond_broadcast(&p->wake);
     pthread_mutex_unlock(&p->lock);
 
-    run_chunks(p);
+    run_pieces(p, gen);
 
-    if (!watch_for_zero(&p->active)) {
+    if (!watch_for_finish(p, (int)pieces)) {
         pthread_mutex_lock(&p->lock);
-        while (atomic_load(&p->active) > 0)
+        atomic_store(&p->caller_asleep, 1);
+        while (atomic_load(&p->finished) < (int)pieces)
             pthread_cond_wait(&p->done, &p->lock);
+        atomic_store(&p->caller_asleep, 0);
         pthread_mutex_unlock(&p->lock);
     }
     pthread_mutex_unlock(&p->busy);
