@@ -55,7 +55,7 @@ static void describe(kn_cuda_device *dev)
     api->libs.cudaRuntimeGetVersion(&runtime);
     size_t lt = api->libs.cublasLtGetVersion(), dnn = api->libs.cudnnGetVersion();
     snprintf(dev->description, sizeof dev->description,
-             "%s (sm_%d%d, %d SMs), driver CUDA %d.%d, runtime CUDA %d.%d, cuBLASLt %zu.%zu.%zu, "
+             "%.200s (sm_%d%d, %d SMs), driver CUDA %d.%d, runtime CUDA %d.%d, cuBLASLt %zu.%zu.%zu, "
              "cuDNN %zu.%zu.%zu",
              name, dev->cc_major, dev->cc_minor, dev->sm_count, driver / 1000, driver % 1000 / 10,
              runtime / 1000, runtime % 1000 / 10, lt / 10000, lt / 100 % 100, lt % 100, dnn / 10000,

@@ -29,7 +29,7 @@ typedef struct kn_cuda_device {
     int n_modules;
     /* the epilogue kernels several families launch, found once at open */
     kn_cudaKernel bias_act, binary;
-    char description[320];
+    char description[640]; /* room for the longest numbers gcc can see */
 } kn_cuda_device;
 
 /* Why kn_backend_cuda is not available here (the loader's or the
