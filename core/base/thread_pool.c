@@ -238,17 +238,18 @@ void kn_parallel_for(kn_threadpool *p, int64_t n, int64_t grain, kn_range_fn fn,
 
     kn_team_runner team = atomic_load(&team_runner);
     if (team) {
+        /* The pool's own workers can still see the new generation while
+         * watching after an earlier job and take pieces too, so the wait
+         * below for every piece is needed on this path as well. */
         atomic_store(&p->job, word);
         team(team_body, p, (unsigned)p->threads, 0);
-        pthread_mutex_unlock(&p->busy);
-        return;
+    } else {
+        pthread_mutex_lock(&p->lock);
+        atomic_store(&p->job, word);
+        pthread_cond_broadcast(&p->wake);
+        pthread_mutex_unlock(&p->lock);
+        run_pieces(p, gen);
     }
-    pthread_mutex_lock(&p->lock);
-    atomic_store(&p->job, word);
-    pthread_cond_broadcast(&p->wake);
-    pthread_mutex_unlock(&p->lock);
-
-    run_pieces(p, gen);
 
     if (!watch_for_finish(p, (int)pieces)) {
         pthread_mutex_lock(&p->lock);
