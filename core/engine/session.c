@@ -559,6 +559,23 @@ static int check_input(const kn_session *s, int32_t index, int32_t dtype, const 
     return KN_OK;
 }
 
+/* Records input `index`'s binding: host memory (the session's copy or the
+ * caller's) or, with on_device, the caller's device memory. */
+static int record_binding(kn_session *s, int32_t index, int32_t dtype, const int64_t *dims,
+                          int32_t rank, const void *data, int on_device)
+{
+    bound_input *b = &s->inputs[index];
+    b->t.dtype = dtype;
+    b->t.rank = rank;
+    for (int32_t d = 0; d < rank; d++)
+        b->t.dims[d] = dims[d];
+    b->t.data = (void *)data;
+    b->bound = 1;
+    b->on_device = on_device;
+    s->device_inputs[index] = (uint8_t)on_device;
+    return KN_OK;
+}
+
 int kn_session_bind(kn_session *s, int32_t index, int32_t dtype, const int64_t *dims,
                     int32_t rank, const void *data, size_t nbytes, int copy, kn_err *err)
 {
@@ -599,15 +616,7 @@ int kn_session_bind(kn_session *s, int32_t index, int32_t dtype, const int64_t *
             memcpy(b->copy, data, nbytes);
         data = b->copy;
     }
-    b->t.dtype = dtype;
-    b->t.rank = rank;
-    for (int32_t d = 0; d < rank; d++)
-        b->t.dims[d] = dims[d];
-    b->t.data = (void *)data;
-    b->bound = 1;
-    b->on_device = 0;
-    s->device_inputs[index] = 0;
-    return KN_OK;
+    return record_binding(s, index, dtype, dims, rank, data, 0);
 }
 
 /* The device-memory calls need a session on a device: said in the
@@ -639,16 +648,7 @@ int kn_session_bind_device(kn_session *s, int32_t index, int32_t dtype, const in
     rc = check_input(s, index, dtype, dims, rank, data, nbytes, err);
     if (rc != KN_OK)
         return rc;
-    bound_input *b = &s->inputs[index];
-    b->t.dtype = dtype;
-    b->t.rank = rank;
-    for (int32_t d = 0; d < rank; d++)
-        b->t.dims[d] = dims[d];
-    b->t.data = (void *)data;
-    b->bound = 1;
-    b->on_device = 1;
-    s->device_inputs[index] = 1;
-    return KN_OK;
+    return record_binding(s, index, dtype, dims, rank, data, 1);
 }
 
 int kn_session_bind_output_device(kn_session *s, int32_t index, void *data, size_t cap,
