@@ -176,10 +176,9 @@ extern "C" {
 #define KILN_PRECISION_FP32 0
 /* bfloat16 products with float32 accumulation where the CPU has them. */
 #define KILN_PRECISION_BF16 1
-/* Device backends (cuda): matrix products and convolutions on float16
- * Tensor Cores, weights converted to float16 once at upload, activations
- * rounded to float16 per product, float32 accumulation; tensors between
- * nodes stay float32. Host backends compute float32 as with FP32. */
+/* Device backends (cuda): matrix products and convolutions may round their
+ * inputs to float16 for Tensor Cores, accumulating in float32; tensors
+ * between nodes stay float32. Host backends compute float32 as with FP32. */
 #define KILN_PRECISION_FP16 2
 /* Device backends (cuda): float32 tensors whose matrix products and
  * convolutions may use TF32 Tensor Cores (10-bit mantissa inputs, float32

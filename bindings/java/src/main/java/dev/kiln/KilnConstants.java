@@ -189,7 +189,7 @@ public final class KilnConstants {
     /** bfloat16 products with float32 accumulation where the CPU has them (oneDNN convolutions and matrix products) */
     public static final int PRECISION_BF16 = 1;
 
-    /** device backends: float16 Tensor Core products, weights converted at upload, float32 accumulation and tensors (host: float32) */
+    /** device backends: products and convolutions may round inputs to float16 for Tensor Cores, float32 accumulation and tensors (host: float32) */
     public static final int PRECISION_FP16 = 2;
 
     /** device backends: float32 tensors, TF32 Tensor Core products allowed (host: float32) */
