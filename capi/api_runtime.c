@@ -86,9 +86,10 @@ int32_t kiln_options_set_int(kiln_options *o, int32_t key, int32_t value)
     case KILN_OPT_KEEP_VALUES:
         return set_flag(&o->keep_values, value, "keep_values");
     case KILN_OPT_PRECISION:
-        if (value != KILN_PRECISION_FP32 && value != KILN_PRECISION_BF16)
+        if (value < KILN_PRECISION_FP32 || value > KILN_PRECISION_TF32)
             return kiln_fail(KILN_ERR_INVALID_ARGUMENT,
-                             "precision must be 0 (fp32) or 1 (bf16), got %d", (int)value);
+                             "precision must be 0 (fp32), 1 (bf16), 2 (fp16) or 3 (tf32), got %d",
+                             (int)value);
         o->precision = value;
         return KILN_OK;
     default:

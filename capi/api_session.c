@@ -13,6 +13,22 @@ static const kn_value *input_value(const kiln_session *s, int32_t index)
     return index >= 0 && index < g->n_inputs ? &g->values[g->inputs[index]] : NULL;
 }
 
+/* KILN_PRECISION_* to the kernels' KN_PRECISION_* (same values today; the
+ * switch keeps the public numbering free to differ). */
+static int32_t precision_for_kernels(int32_t p)
+{
+    switch (p) {
+    case KILN_PRECISION_BF16:
+        return KN_PRECISION_BF16;
+    case KILN_PRECISION_FP16:
+        return KN_PRECISION_FP16;
+    case KILN_PRECISION_TF32:
+        return KN_PRECISION_TF32;
+    default:
+        return KN_PRECISION_FP32;
+    }
+}
+
 int32_t kiln_session_create(kiln_model *model, const kiln_options *o, kiln_session **out)
 {
     KILN_CHECK_ARG(out, "out is NULL");
@@ -30,7 +46,7 @@ int32_t kiln_session_create(kiln_model *model, const kiln_options *o, kiln_sessi
         cfg.device = o->device;
         cfg.profile = o->profile;
         cfg.plan_cache = o->plan_cache;
-        cfg.precision = o->precision == KILN_PRECISION_BF16 ? KN_PRECISION_BF16 : KN_PRECISION_FP32;
+        cfg.precision = precision_for_kernels(o->precision);
     }
     if (o && o->keep_values) {
         if (kn_kept_values_create(model->core, &s->kept, &err) != KN_OK) {

@@ -148,7 +148,9 @@ extern "C" {
  * lets the oneDNN convolutions and matrix products compute float32 tensors
  * in bfloat16 where the CPU has bf16 instructions (AVX512-BF16, AMX): about
  * 3 significant digits per product, tensors and results stay float32; a
- * CPU without them computes float32 as before. Default KILN_PRECISION_FP32. */
+ * CPU without them computes float32 as before. FP16 and TF32 are for device
+ * backends (see their constants); the host computes them as float32.
+ * Default KILN_PRECISION_FP32 (on CUDA: TF32 off). */
 #define KILN_OPT_PRECISION 13
 
 /* ---- option keys for kiln_options_set_string ---- */
@@ -174,6 +176,14 @@ extern "C" {
 #define KILN_PRECISION_FP32 0
 /* bfloat16 products with float32 accumulation where the CPU has them. */
 #define KILN_PRECISION_BF16 1
+/* Device backends (cuda): matrix products and convolutions may round their
+ * inputs to float16 for Tensor Cores, accumulating in float32; tensors
+ * between nodes stay float32. Host backends compute float32 as with FP32. */
+#define KILN_PRECISION_FP16 2
+/* Device backends (cuda): float32 tensors whose matrix products and
+ * convolutions may use TF32 Tensor Cores (10-bit mantissa inputs, float32
+ * accumulation). FP32 keeps TF32 off. Host backends compute float32. */
+#define KILN_PRECISION_TF32 3
 
 /* ---- calibration methods (KILN_OPT_CALIB_METHOD) ---- */
 /* The largest magnitude seen. */

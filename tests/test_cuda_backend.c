@@ -214,9 +214,12 @@ static void gpu_release(const cuda_target *t, void *dev)
 
 /* Runs c on the GPU, with a stream of its own, and on the CPU, and compares
  * them (cuda_case_check). */
+static int32_t gpu_precision; /* KN_PRECISION_* the kernels are given */
+
 static void gpu_compare(kh_case *c, uint32_t const_mask, double tol, const char *what)
 {
     cuda_target t = {.device = gpu_or_skip(),
+                     .precision = gpu_precision,
                      .upload = gpu_upload,
                      .alloc = gpu_alloc,
                      .download = gpu_download,
@@ -337,6 +340,25 @@ Test(cuda_gpu, convolutions)
     // clang-format on
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
         conv_case(gpu_compare, &cases[i], 30 + 4 * (unsigned)i, 1e-4);
+}
+
+/* Tensor Core precisions against the CPU's float32: float16 inputs keep 11
+ * significant bits and TF32 ones 11 too (10 stored), so a product of K
+ * terms in [-1, 1) stays well within 1e-2 of max(1, |reference|). */
+Test(cuda_gpu, fp16_and_tf32_products_and_convolutions)
+{
+    static const int64_t pads1[] = {1, 1, 1, 1};
+    static const conv_spec conv = {.op = "Conv", .what = "Conv 3x3 pad 1 + bias", .pads = pads1,
+                                   .n_pads = 4, .x = {2, 16, 14, 14}, .w = {32, 16, 3, 3},
+                                   .rank = 4, .bias = 1};
+    static const int32_t precisions[] = {KN_PRECISION_FP16, KN_PRECISION_TF32};
+    for (int i = 0; i < 2; i++) {
+        gpu_precision = precisions[i];
+        fused_matmul_case(gpu_compare, "Relu", 18, 1e-2);
+        gemm_cases(gpu_compare, 1e-2);
+        conv_case(gpu_compare, &conv, 30, 1e-2);
+    }
+    gpu_precision = KN_PRECISION_FP32;
 }
 
 Test(cuda_gpu, pooling)

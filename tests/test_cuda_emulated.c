@@ -307,10 +307,13 @@ typedef struct fake_layout {
     int32_t batch;
 } fake_layout;
 
+/* What the last product and convolution asked cuBLASLt and cuDNN for. */
+static int last_compute_type = -1, last_conv_math = -1;
+
 static kn_cublasStatus fake_desc_create(kn_cublasLtMatmulDesc *d, kn_cublasComputeType c,
                                         kn_cudaDataType t)
 {
-    cr_assert_eq(c, KN_CUBLAS_COMPUTE_32F, "FP32 sessions compute in float32");
+    last_compute_type = (int)c;
     cr_assert_eq(t, KN_CUDA_R_32F);
     fake_desc *f = calloc(1, sizeof *f);
     f->epilogue = KN_CUBLASLT_EPILOGUE_DEFAULT;
@@ -516,7 +519,7 @@ static kn_cudnnStatus fake_conv_groups(kn_cudnnConvDesc d, int g)
 static kn_cudnnStatus fake_conv_math(kn_cudnnConvDesc d, kn_cudnnMathType m)
 {
     (void)d;
-    cr_assert_eq(m, KN_CUDNN_FMA_MATH, "FP32 sessions keep cuDNN to float32 math");
+    last_conv_math = (int)m;
     return 0;
 }
 static kn_cudnnStatus fake_algo(kn_cudnnHandle h, kn_cudnnTensorDesc x, kn_cudnnFilterDesc w,
@@ -772,10 +775,13 @@ static void host_release(const cuda_target *t, void *dev)
 
 /* The CUDA kernel for c, run on the emulated device, against the CPU
  * kernel; every kernel it launches must be one this double emulates. */
+static int32_t emulated_precision; /* KN_PRECISION_* the kernels are given */
+
 static void emulated_compare(kh_case *c, uint32_t const_mask, double tol, const char *what)
 {
     const cuda_target t = {.device = emulated_device(),
                            .stream = (void *)(uintptr_t)1,
+                           .precision = emulated_precision,
                            .upload = host_upload,
                            .alloc = host_alloc,
                            .download = host_download,
@@ -827,6 +833,37 @@ Test(cuda_emulated, convolutions)
     // clang-format on
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
         conv_case(emulated_compare, &cases[i], 41 + 4 * (unsigned)i, 1e-5);
+}
+
+/* The session's precision reaches cuBLASLt as the product's compute type
+ * and cuDNN as the convolution's math type: FP32 strict float32 (TF32
+ * off), TF32 and BF16 TF32 Tensor Cores, FP16 float16 Tensor Cores. The
+ * double computes float32 whatever it is told, so results still match. */
+Test(cuda_emulated, precision_picks_compute_and_math_types)
+{
+    static const int64_t pads1[] = {1, 1, 1, 1};
+    static const conv_spec conv = {.op = "Conv", .what = "Conv 3x3", .pads = pads1, .n_pads = 4,
+                                   .x = {1, 4, 6, 6}, .w = {8, 4, 3, 3}, .rank = 4, .bias = 1};
+    static const struct {
+        int32_t precision;
+        int compute, math;
+    } want[] = {
+        {KN_PRECISION_FP32, KN_CUBLAS_COMPUTE_32F, KN_CUDNN_FMA_MATH},
+        {KN_PRECISION_BF16, KN_CUBLAS_COMPUTE_32F_FAST_TF32, KN_CUDNN_DEFAULT_MATH},
+        {KN_PRECISION_FP16, KN_CUBLAS_COMPUTE_32F_FAST_16F, KN_CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION},
+        {KN_PRECISION_TF32, KN_CUBLAS_COMPUTE_32F_FAST_TF32, KN_CUDNN_DEFAULT_MATH},
+    };
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        emulated_precision = want[i].precision;
+        last_compute_type = last_conv_math = -1;
+        fused_matmul_case(emulated_compare, "Relu", 7, 1e-5);
+        conv_case(emulated_compare, &conv, 9, 1e-5);
+        cr_assert_eq(last_compute_type, want[i].compute, "precision %d: compute type %d",
+                     want[i].precision, last_compute_type);
+        cr_assert_eq(last_conv_math, want[i].math, "precision %d: math type %d",
+                     want[i].precision, last_conv_math);
+    }
+    emulated_precision = KN_PRECISION_FP32;
 }
 
 Test(cuda_emulated, pooling)

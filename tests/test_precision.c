@@ -74,14 +74,37 @@ Test(precision, bf16_within_its_accuracy)
     kiln_runtime_destroy(rt);
 }
 
+/* FP16 and TF32 are device-backend precisions: a CPU session computes them
+ * as float32, bit for bit (the host kernels must not read them as BF16). */
+Test(precision, device_precisions_are_fp32_on_the_cpu)
+{
+    static float x[ROWS * COLS_IN], fp32[ROWS * COLS_OUT], other[ROWS * COLS_OUT];
+    unsigned seed = 11;
+    for (int i = 0; i < ROWS * COLS_IN; i++) {
+        seed = seed * 1664525u + 1013904223u;
+        x[i] = (float)(seed >> 8) / 8388608.0f - 1.0f;
+    }
+    kiln_runtime *rt = kt_runtime(1);
+    kiln_model *m = kt_model(rt, "tests/data/models/bf16_mlp.onnx");
+    run_mlp(m, KILN_PRECISION_FP32, x, fp32);
+    const int32_t device_only[2] = {KILN_PRECISION_FP16, KILN_PRECISION_TF32};
+    for (int p = 0; p < 2; p++) {
+        run_mlp(m, device_only[p], x, other);
+        cr_assert(!memcmp(fp32, other, sizeof fp32), "precision %d differs from fp32 on the cpu",
+                  device_only[p]);
+    }
+    kiln_model_destroy(m);
+    kiln_runtime_destroy(rt);
+}
+
 Test(precision, bad_values_are_refused)
 {
     kiln_options *o = NULL;
     KT_OK(kiln_options_create(&o));
-    KT_FAILS(kiln_options_set_int(o, KILN_OPT_PRECISION, 2), KILN_ERR_INVALID_ARGUMENT);
+    KT_FAILS(kiln_options_set_int(o, KILN_OPT_PRECISION, 4), KILN_ERR_INVALID_ARGUMENT);
     KT_FAILS(kiln_options_set_int(o, KILN_OPT_PRECISION, -1), KILN_ERR_INVALID_ARGUMENT);
     char msg[256];
     kiln_last_error(msg, sizeof msg);
-    cr_assert(strstr(msg, "precision must be 0 (fp32) or 1 (bf16)"), "message: %s", msg);
+    cr_assert(strstr(msg, "precision must be 0 (fp32), 1 (bf16), 2 (fp16) or 3 (tf32)"), "message: %s", msg);
     kiln_options_destroy(o);
 }

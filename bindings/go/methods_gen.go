@@ -188,6 +188,10 @@ const (
 	PrecisionFp32 int32 = 0
 	// PrecisionBf16: bfloat16 products with float32 accumulation where the CPU has them (oneDNN convolutions and matrix products)
 	PrecisionBf16 int32 = 1
+	// PrecisionFp16: device backends: products and convolutions may round inputs to float16 for Tensor Cores, float32 accumulation and tensors (host: float32)
+	PrecisionFp16 int32 = 2
+	// PrecisionTf32: device backends: float32 tensors, TF32 Tensor Core products allowed (host: float32)
+	PrecisionTf32 int32 = 3
 )
 
 // InputCount wraps kiln_model_input_count: number of model inputs

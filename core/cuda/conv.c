@@ -13,11 +13,13 @@
  * The algorithm is cuDNN's heuristic first choice for the shapes, taken in
  * prepare, its workspace the kernel's scratch. At KN_PRECISION_FP32 cuDNN
  * is held to float32 FMA math (its default allows TF32 tensor cores, which
- * round the inputs to 10 mantissa bits); reduced precision allows them. */
+ * round the inputs to 10 mantissa bits); TF32, BF16 and FP16 sessions get
+ * Tensor Cores (core/cuda/cuda_precision.h). */
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/cuda/cuda_kernels.h"
+#include "core/cuda/cuda_precision.h"
 #include "core/cuda/cudnn_descs.h"
 
 typedef struct conv_state {
@@ -77,7 +79,7 @@ static int describe(kn_kctx *k, conv_state *st, const int64_t *xd, const int64_t
     if (rc == KN_OK)
         rc = kn_cudnn_check(dev, api->cudnnSetConvolutionGroupCount(st->d.conv, (int)group),
                             "setting the group count", k->err);
-    int math = k->precision == KN_PRECISION_FP32 ? KN_CUDNN_FMA_MATH : KN_CUDNN_DEFAULT_MATH;
+    int math = kn_cuda_conv_math(k->precision);
     if (rc == KN_OK)
         rc = kn_cudnn_check(dev, api->cudnnSetConvolutionMathType(st->d.conv, math),
                             "setting the math type", k->err);

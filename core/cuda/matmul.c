@@ -12,14 +12,14 @@
  *
  * The algorithm is chosen in prepare (cuBLASLt's heuristic for the
  * shapes) and its workspace is the kernel's scratch. With the session at
- * KN_PRECISION_FP32 products are exact float32; a session that allows
- * reduced float precision (BF16) gets TF32 tensor cores, which round the
- * inputs less than bfloat16 would. */
+ * KN_PRECISION_FP32 products are exact float32; TF32, BF16 and FP16
+ * sessions get Tensor Cores (core/cuda/cuda_precision.h). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/cuda/cuda_gemm.h"
+#include "core/cuda/cuda_precision.h"
 #include "core/cuda/cuda_kernels.h"
 
 enum { MM_MAX_WORKSPACE = 32 << 20 };
@@ -130,8 +130,7 @@ static int build(kn_kctx *k, mm_state *st, const mm_shape *s, int bias, int relu
 {
     const kn_cuda_device *dev = kn_cuda_dev(k);
     const kn_cuda_api *api = dev->api;
-    int compute =
-        k->precision == KN_PRECISION_FP32 ? KN_CUBLAS_COMPUTE_32F : KN_CUBLAS_COMPUTE_32F_FAST_TF32;
+    int compute = kn_cuda_compute_type(k->precision);
     int rc = kn_cublas_check(dev, api->cublasLtMatmulDescCreate(&st->desc, compute, KN_CUDA_R_32F),
                              "creating the product", k->err);
     int32_t op_first = s->trans_b ? KN_CUBLAS_OP_T : KN_CUBLAS_OP_N;

@@ -97,7 +97,8 @@ typedef struct kn_kctx {
     int32_t variant, n_variants;
     /* The float arithmetic the session allows (KN_PRECISION_*): a kernel
      * may compute float32 products in bfloat16 when told BF16 (oneDNN's
-     * fpmath mode); inputs and outputs stay float32 either way. */
+     * fpmath mode), a device kernel in float16 (FP16) or TF32 (TF32) on
+     * Tensor Cores; inputs and outputs stay float32 either way. */
     int32_t precision;
     /* A device backend's kernel (KN_MEMORY_DEVICE, core/kernel/backend.h):
      * its device context (memory.open) and the session's stream on it.
@@ -113,7 +114,9 @@ typedef struct kn_kctx {
     void *device, *stream;
 } kn_kctx;
 
-enum { KN_PRECISION_FP32 = 0, KN_PRECISION_BF16 = 1 };
+/* FP16 and TF32 concern device backends (Tensor Core products); host
+ * kernels test for BF16 alone, so they compute both as float32. */
+enum { KN_PRECISION_FP32 = 0, KN_PRECISION_BF16 = 1, KN_PRECISION_FP16 = 2, KN_PRECISION_TF32 = 3 };
 
 /* One kernel. Rows are written with designated initializers; a field left
  * out is 0: domain NULL is the default ai.onnx domain, until_version 0 means

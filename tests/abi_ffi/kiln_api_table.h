@@ -181,6 +181,8 @@ static const kiln_api_constant kiln_api_constants[] = {
     {"KILN_SOPT_DEVICE", "string_option", 4},
     {"KILN_PRECISION_FP32", "precision", 0},
     {"KILN_PRECISION_BF16", "precision", 1},
+    {"KILN_PRECISION_FP16", "precision", 2},
+    {"KILN_PRECISION_TF32", "precision", 3},
     {"KILN_CALIB_MINMAX", "calib_method", 1},
     {"KILN_CALIB_PERCENTILE", "calib_method", 2},
     {"KILN_CALIB_ENTROPY", "calib_method", 3},

@@ -90,7 +90,8 @@ void cuda_case_check(const cuda_target *t, kh_case *c, uint32_t const_mask, doub
                  .out = out_ptrs,
                  .err = &err,
                  .device = t->device,
-                 .stream = t->stream};
+                 .stream = t->stream,
+                 .precision = t->precision};
     int rc = def->prepare(&k);
     cr_assert_eq(rc, KN_OK, "%s: CUDA prepare returned %d: %s", what, rc, err.msg);
 

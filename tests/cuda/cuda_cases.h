@@ -15,6 +15,7 @@
  * that device's memory is filled, allocated, read back and freed. */
 typedef struct cuda_target {
     void *device, *stream;
+    int32_t precision; /* the kernel's kn_kctx.precision (0: KN_PRECISION_FP32) */
     /* device memory holding a copy of `bytes` host bytes */
     void *(*upload)(const struct cuda_target *t, const void *host, size_t bytes);
     /* device memory for an output or the kernel's scratch */

@@ -78,6 +78,8 @@ exports.OPTION = Object.freeze({
 exports.PRECISION = Object.freeze({
   FP32: 0,
   BF16: 1,
+  FP16: 2,
+  TF32: 3,
 });
 
 exports.STATUS = Object.freeze({

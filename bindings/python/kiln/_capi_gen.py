@@ -106,6 +106,8 @@ class CalibTensor(enum.IntEnum):
 class Precision(enum.IntEnum):
     FP32 = 0  # KILN_PRECISION_FP32: float32 throughout
     BF16 = 1  # KILN_PRECISION_BF16: bfloat16 products with float32 accumulation where the CPU has them (oneDNN convolutions and matrix products)
+    FP16 = 2  # KILN_PRECISION_FP16: device backends: products and convolutions may round inputs to float16 for Tensor Cores, float32 accumulation and tensors (host: float32)
+    TF32 = 3  # KILN_PRECISION_TF32: device backends: float32 tensors, TF32 Tensor Core products allowed (host: float32)
 
 
 # ---- handles: opaque structs; a handle is a pointer to one ----

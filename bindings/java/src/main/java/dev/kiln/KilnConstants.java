@@ -189,6 +189,12 @@ public final class KilnConstants {
     /** bfloat16 products with float32 accumulation where the CPU has them (oneDNN convolutions and matrix products) */
     public static final int PRECISION_BF16 = 1;
 
+    /** device backends: products and convolutions may round inputs to float16 for Tensor Cores, float32 accumulation and tensors (host: float32) */
+    public static final int PRECISION_FP16 = 2;
+
+    /** device backends: float32 tensors, TF32 Tensor Core products allowed (host: float32) */
+    public static final int PRECISION_TF32 = 3;
+
     /** the largest magnitude seen */
     public static final int CALIB_MINMAX = 1;
 
