@@ -156,7 +156,8 @@ extern "C" {
  * later runs with the same input shapes: one launch instead of one per
  * node. Inputs are staged through fixed host buffers; a new shape plans
  * and captures anew. Other plans run as usual; the profile names a replay
- * "graph replay (N steps)". Default 0. */
+ * "graph replay (N steps)", or says on the last step why the plan was not
+ * captured. Default 0. */
 #define KILN_OPT_DEVICE_GRAPH 14
 
 /* ---- option keys for kiln_options_set_string ---- */

@@ -158,6 +158,12 @@ Test(device_graph, a_plan_with_host_steps_runs_plainly_and_says_why)
                      "a host step runs between device steps");
     cr_expect_eq(gi.captures, 0);
     cr_expect_eq(kt_testdev_counts_now().graphs_captured, 0);
+    /* the profile says so on the last step */
+    int32_t n = 0;
+    KT_OK(kiln_session_profile_count(e.s, &n));
+    char name[256];
+    KT_OK(kiln_session_profile_name(e.s, n - 1, name, sizeof name, NULL));
+    cr_expect_str_eq(name, "sync testdev (no device graph: a host step runs between device steps)");
     close_env(&e);
 }
 
