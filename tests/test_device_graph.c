@@ -193,3 +193,25 @@ Test(device_graph, replays_allocate_nothing_and_do_not_grow)
     cr_expect_eq(after.queued, 0, "%lld operations left queued", (long long)after.queued);
     close_env(&e);
 }
+
+Test(device_graph, a_grown_arena_records_again)
+{
+    env e = open_env("tests/data/devices/mlp_device.onnx", "testdev", 1);
+    env plain = open_env("tests/data/devices/mlp_device.onnx", "testdev", 0);
+    float y[64 * 8], ref[64 * 8];
+    /* 3 rows, then 40 (the session's arenas grow and move), then 3 again:
+     * the 3-row recording points into the freed arenas and must not replay */
+    const int64_t rows[] = {3, 3, 40, 3, 3};
+    for (int i = 0; i < 5; i++) {
+        run_once(e.s, rows[i], i, y);
+        run_once(plain.s, rows[i], i, ref);
+        cr_expect_eq(memcmp(y, ref, (size_t)(rows[i] * 8) * sizeof(float)), 0,
+                     "run %d (%lld rows) differs from the plain run", i, (long long)rows[i]);
+    }
+    kt_testdev_counts c = kt_testdev_counts_now();
+    cr_expect_eq(c.graphs_captured, 3, "captures: %lld", (long long)c.graphs_captured);
+    cr_expect_eq(c.graph_launches, 2, "replays: %lld", (long long)c.graph_launches);
+    cr_expect_eq(c.graphs_live, 2, "a stale recording was kept");
+    close_env(&plain);
+    close_env(&e);
+}
