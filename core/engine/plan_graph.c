@@ -124,8 +124,7 @@ static int graph_state(kn_plan *p, kn_err *err)
             int64_t nb = kn_tensor_nbytes(&p->vals[g->inputs[i]]);
             gr->staging[i] = malloc(nb > 0 ? (size_t)nb : 1);
             if (!gr->staging[i])
-                return kn_fail(err, KN_ERR_OUT_OF_MEMORY, "out of memory staging input %d",
-                               (int)i);
+                return kn_fail(err, KN_ERR_OUT_OF_MEMORY, "out of memory staging input %d", (int)i);
         }
     }
     gr->checked = 1;
@@ -161,8 +160,7 @@ static int capture(kn_plan *p, kn_err *err)
         if (rc != KN_OK) {
             if (err->code == KN_OK)
                 kn_fail(err, rc, "kernel failed without a message");
-            kn_err_prefix(err, "capturing node '%s' (%s)", st->k.node->name,
-                          st->k.node->op_type);
+            kn_err_prefix(err, "capturing node '%s' (%s)", st->k.node->name, st->k.node->op_type);
         }
     }
     void *exec = NULL;
@@ -180,8 +178,8 @@ static int capture(kn_plan *p, kn_err *err)
     return KN_OK;
 }
 
-int kn_plan_execute_graph(kn_plan *p, const atomic_uint_fast64_t *cancel_target,
-                          uint64_t run_id, kn_err *err)
+int kn_plan_execute_graph(kn_plan *p, const atomic_uint_fast64_t *cancel_target, uint64_t run_id,
+                          kn_err *err)
 {
     if (!p->options.device_graph)
         return kn_plan_execute(p, cancel_target, run_id, err);
