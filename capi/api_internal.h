@@ -22,6 +22,7 @@ struct kiln_options {
     int32_t plan_cache;      /* KILN_OPT_PLAN_CACHE; 0 = the engine's default */
     int32_t keep_values;     /* KILN_OPT_KEEP_VALUES */
     int32_t precision;       /* KILN_OPT_PRECISION: KILN_PRECISION_* */
+    int32_t device_graph;    /* KILN_OPT_DEVICE_GRAPH: 0 or 1 */
     char *tuning_cache;      /* owned copy, or NULL */
     char *device;            /* KILN_SOPT_DEVICE: owned copy, or NULL (cpu) */
     /* Calibrators (kiln_calibrator_*): method, activations int8 symmetric,

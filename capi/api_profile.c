@@ -1,4 +1,6 @@
 /* Step profiling: what each executed step of the current plan cost. */
+#include <stdio.h>
+
 #include "api_internal.h"
 
 /* Finds the plan's step `index` (and its plan), or records why not. */
@@ -35,8 +37,24 @@ int32_t kiln_session_profile_name(const kiln_session *s, int32_t index, char *bu
                                   int32_t *needed)
 {
     const kn_step *st = NULL;
-    int32_t rc = profiled_step(s, index, &st, NULL);
-    return rc != KILN_OK ? rc : kiln_copy_string(st->k.node->name, buf, cap, needed);
+    const kn_plan *p = NULL;
+    int32_t rc = profiled_step(s, index, &st, &p);
+    if (rc != KILN_OK)
+        return rc;
+    /* replays of a captured device graph time the whole run on its last
+     * step (core/engine/plan_graph.c); a plan the option could not capture
+     * says why on that step */
+    kn_plan_graph_info gi = kn_plan_graph_status(p);
+    if ((gi.replays > 0 || gi.plain_reason) && index == p->n_steps - 1) {
+        char name[800];
+        if (gi.replays > 0)
+            snprintf(name, sizeof name, "graph replay (%d steps)", (int)gi.steps);
+        else
+            snprintf(name, sizeof name, "%.100s (no device graph: %.600s)", st->k.node->name,
+                     gi.plain_reason);
+        return kiln_copy_string(name, buf, cap, needed);
+    }
+    return kiln_copy_string(st->k.node->name, buf, cap, needed);
 }
 
 int32_t kiln_session_profile_op(const kiln_session *s, int32_t index, char *buf, int32_t cap,

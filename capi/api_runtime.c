@@ -92,6 +92,8 @@ int32_t kiln_options_set_int(kiln_options *o, int32_t key, int32_t value)
                              (int)value);
         o->precision = value;
         return KILN_OK;
+    case KILN_OPT_DEVICE_GRAPH:
+        return set_flag(&o->device_graph, value, "device_graph");
     default:
         return kiln_fail(KILN_ERR_INVALID_ARGUMENT, "unknown option key %d", (int)key);
     }

@@ -44,6 +44,7 @@ int32_t kiln_session_create(kiln_model *model, const kiln_options *o, kiln_sessi
         cfg.tune = o->tune;
         cfg.tuning_cache = o->tuning_cache;
         cfg.device = o->device;
+        cfg.device_graph = o->device_graph;
         cfg.profile = o->profile;
         cfg.plan_cache = o->plan_cache;
         cfg.precision = precision_for_kernels(o->precision);

@@ -152,6 +152,15 @@ extern "C" {
  * backends (see their constants); the host computes them as float32.
  * Default KILN_PRECISION_FP32 (on CUDA: TF32 off). */
 #define KILN_OPT_PRECISION 13
+/* Session: 1 = on a device (KILN_SOPT_DEVICE) whose backend can capture
+ * graphs, a plan made only of device work (no CPU node between device
+ * nodes) is recorded as one device graph on its first run and replayed on
+ * later runs with the same input shapes: one launch instead of one per
+ * node. Inputs are staged through fixed host buffers; a new shape plans
+ * and captures anew. Other plans run as usual; the profile names a replay
+ * "graph replay (N steps)", or says on the last step why the plan was not
+ * captured. Default 0. */
+#define KILN_OPT_DEVICE_GRAPH 14
 
 /* ---- option keys for kiln_options_set_string ---- */
 /* Session: path of the kernel tuning cache file, keyed inside by model and

@@ -27,7 +27,7 @@ static void usage(FILE *out)
             "usage: kiln bench MODEL [--threads N] [--warmup W] [--runs R]\n"
             "                  [--shape NAME=1x3x224x224]... [--input [NAME=]FILE]...\n"
             "                  [--optimize L] [--no-dnnl] [--bf16] [--tune] [--tuning-cache FILE]\n"
-            "                  [--profile [--top N]] [--json] [--device D]\n"
+            "                  [--profile [--top N]] [--json] [--device D [--device-graph]]\n"
             "                  [--set [NAME=]FILE[,[NAME=]FILE...]]... [--shapes-file F]\n\n"
             "Times model load + session creation and R runs on seeded random inputs\n"
             "(floats uniform in [-1, 1], integers in [0, 10), random bools), then reports\n"
@@ -47,6 +47,8 @@ static void usage(FILE *out)
             "  --tuning-cache F read and write kernel choices in file F\n"
             "  --device D       run the nodes device D's kernels accept there: cpu\n"
             "                   (default), NAME or NAME:INDEX (docs/devices.md)\n"
+            "  --device-graph   with --device: record a plan made only of device work\n"
+            "                   as one device graph and replay it (KILN_OPT_DEVICE_GRAPH)\n"
             "  --profile        also print time per op type and the 20 slowest steps\n"
             "                   (to stderr with --json)\n"
             "  --top N          with --profile: the N slowest steps (0: every step)\n"
@@ -69,6 +71,7 @@ typedef struct bench_args {
     int optimize, no_dnnl, bf16, tune, profile, top, top_given;
     const char *tuning_cache;
     const char *device;
+    int device_graph;
     shape_override *shapes;
     int shape_count;
     const char **input_files;
@@ -114,6 +117,8 @@ static int parse_args(int argc, char **argv, bench_args *a)
             a->bf16 = 1;
         } else if (strcmp(argv[i], "--tune") == 0) {
             a->tune = 1;
+        } else if (strcmp(argv[i], "--device-graph") == 0) {
+            a->device_graph = 1;
         } else if ((m = arg_value(argc, argv, &i, "--tuning-cache", NULL, &v)) != 0) {
             if (m < 0) {
                 cli_error("--tuning-cache needs a file name");
@@ -259,6 +264,8 @@ static kiln_options *bench_options(const bench_args *a)
         status = kiln_options_set_string(o, KILN_SOPT_TUNING_CACHE, a->tuning_cache);
     if (status == KILN_OK && a->device)
         status = kiln_options_set_string(o, KILN_SOPT_DEVICE, a->device);
+    if (status == KILN_OK)
+        status = kiln_options_set_int(o, KILN_OPT_DEVICE_GRAPH, a->device_graph);
     if (status != KILN_OK) {
         report_error("cannot set options", NULL, status);
         kiln_options_destroy(o);

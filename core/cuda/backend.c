@@ -62,6 +62,10 @@ const kn_backend kn_backend_cuda = {
             .stream_destroy = kn_cuda_stream_destroy,
             .stream_sync = kn_cuda_stream_sync,
             .describe = kn_cuda_device_describe,
+            .graph_begin = kn_cuda_graph_begin,
+            .graph_end = kn_cuda_graph_end,
+            .graph_launch = kn_cuda_graph_launch,
+            .graph_destroy = kn_cuda_graph_destroy,
         },
     .flags = KN_BACKEND_OPT_IN | KN_BACKEND_NOT_EAGER,
 };

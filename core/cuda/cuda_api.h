@@ -35,6 +35,9 @@ typedef KN_CU(int, enum cudaLibraryOption) kn_cudaLibraryOption;
 typedef struct CUstream_st *kn_cudaStream;
 typedef struct CUlib_st *kn_cudaLibrary;
 typedef struct CUkern_st *kn_cudaKernel;
+typedef struct CUgraph_st *kn_cudaGraph;
+typedef struct CUgraphExec_st *kn_cudaGraphExec;
+typedef KN_CU(int, enum cudaStreamCaptureMode) kn_cudaStreamCaptureMode;
 typedef struct kn_dim3 {
     unsigned int x, y, z;
 } kn_dim3_ours;
@@ -50,6 +53,7 @@ enum {
     KN_cudaMemcpyDeviceToHost = 2,
     KN_cudaMemcpyDeviceToDevice = 3,
     KN_cudaStreamNonBlocking = 1,
+    KN_cudaStreamCaptureModeThreadLocal = 1,
     KN_cudaDevAttrMultiProcessorCount = 16,
     KN_cudaDevAttrComputeCapabilityMajor = 75,
     KN_cudaDevAttrComputeCapabilityMinor = 76,
@@ -166,6 +170,13 @@ enum {
     X(kn_cudaError, cudaStreamCreateWithFlags, (kn_cudaStream * stream, unsigned int flags))     \
     X(kn_cudaError, cudaStreamDestroy, (kn_cudaStream stream))                                    \
     X(kn_cudaError, cudaStreamSynchronize, (kn_cudaStream stream))                                \
+    X(kn_cudaError, cudaStreamBeginCapture, (kn_cudaStream stream, kn_cudaStreamCaptureMode mode)) \
+    X(kn_cudaError, cudaStreamEndCapture, (kn_cudaStream stream, kn_cudaGraph * graph))           \
+    X(kn_cudaError, cudaGraphInstantiateWithFlags,                                                \
+      (kn_cudaGraphExec * exec, kn_cudaGraph graph, unsigned long long flags))                    \
+    X(kn_cudaError, cudaGraphLaunch, (kn_cudaGraphExec exec, kn_cudaStream stream))               \
+    X(kn_cudaError, cudaGraphExecDestroy, (kn_cudaGraphExec exec))                                \
+    X(kn_cudaError, cudaGraphDestroy, (kn_cudaGraph graph))                                       \
     X(kn_cudaError, cudaLibraryLoadData,                                                          \
       (kn_cudaLibrary * library, const void *code, kn_cudaJitOption *jit_options,                 \
        void **jit_values, unsigned int n_jit, kn_cudaLibraryOption *lib_options,                  \

@@ -232,6 +232,58 @@ int kn_cuda_stream_sync(void *handle, void *stream, kn_err *err)
                        : rc;
 }
 
+int kn_cuda_graph_begin(void *handle, void *stream, kn_err *err)
+{
+    kn_cuda_device *dev = handle;
+    int rc = kn_cuda_use(dev, err);
+    return rc == KN_OK ? kn_cuda_check(dev,
+                                       dev->api->cudaStreamBeginCapture(
+                                           stream, KN_cudaStreamCaptureModeThreadLocal),
+                                       "starting a stream capture", err)
+                       : rc;
+}
+
+int kn_cuda_graph_end(void *handle, void *stream, void **out, kn_err *err)
+{
+    kn_cuda_device *dev = handle;
+    *out = NULL;
+    int rc = kn_cuda_use(dev, err);
+    if (rc != KN_OK)
+        return rc;
+    /* always ended, also after a failed launch inside the capture: the
+     * stream then runs work as it is queued again */
+    kn_cudaGraph graph = NULL;
+    rc = kn_cuda_check(dev, dev->api->cudaStreamEndCapture(stream, &graph),
+                       "ending a stream capture", err);
+    if (rc != KN_OK)
+        return rc;
+    kn_cudaGraphExec exec = NULL;
+    rc = kn_cuda_check(dev, dev->api->cudaGraphInstantiateWithFlags(&exec, graph, 0),
+                       "instantiating a captured graph", err);
+    /* the executable graph is independent of the graph it was made from */
+    dev->api->cudaGraphDestroy(graph);
+    if (rc == KN_OK)
+        *out = exec;
+    return rc;
+}
+
+int kn_cuda_graph_launch(void *handle, void *graph, void *stream, kn_err *err)
+{
+    kn_cuda_device *dev = handle;
+    int rc = kn_cuda_use(dev, err);
+    return rc == KN_OK ? kn_cuda_check(dev, dev->api->cudaGraphLaunch(graph, stream),
+                                       "launching a captured graph", err)
+                       : rc;
+}
+
+void kn_cuda_graph_destroy(void *handle, void *graph)
+{
+    kn_cuda_device *dev = handle;
+    if (!dev || !graph || dev->api->cudaSetDevice(dev->index) != KN_cudaSuccess)
+        return;
+    dev->api->cudaGraphExecDestroy(graph);
+}
+
 const char *kn_cuda_device_describe(void *handle)
 {
     kn_cuda_device *dev = handle;

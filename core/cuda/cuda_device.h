@@ -47,6 +47,13 @@ void *kn_cuda_stream_create(void *dev, kn_err *err);
 void kn_cuda_stream_destroy(void *dev, void *stream);
 int kn_cuda_stream_sync(void *dev, void *stream, kn_err *err);
 const char *kn_cuda_device_describe(void *dev);
+/* Captured graphs (kn_backend_memory.graph_*): stream capture, thread-local
+ * mode, so another thread's CUDA calls are not caught in (or broken by) the
+ * recording. */
+int kn_cuda_graph_begin(void *dev, void *stream, kn_err *err);
+int kn_cuda_graph_end(void *dev, void *stream, void **graph, kn_err *err);
+int kn_cuda_graph_launch(void *dev, void *graph, void *stream, kn_err *err);
+void kn_cuda_graph_destroy(void *dev, void *graph);
 
 /* KN_OK when status is cudaSuccess, else KN_ERR_INTERNAL with "CUDA
  * device N: WHAT: the runtime's message". */

@@ -488,6 +488,7 @@ static void destroy_but_bump(kn_plan *p)
         if (p->steps[s].def->release)
             p->steps[s].def->release(&p->steps[s].k);
     kn_plan_release_raw(p);
+    kn_plan_release_graph(p); /* before the device memory its replays use */
     kn_plan_release_device(p);
     if (p->owns_arena)
         kn_aligned_free(p->arena);

@@ -93,6 +93,9 @@ typedef struct kn_plan_options {
      * arena. The plan keeps its own copy of the flags (plans are cached per
      * signature, and where each input lives is part of it). */
     const uint8_t *device_inputs;
+    /* 1 = capture the device work of a run as one graph and replay it on
+     * later runs (plan_graph.c), where the plan allows it. */
+    int device_graph;
 } kn_plan_options;
 
 typedef struct kn_step {
@@ -154,6 +157,9 @@ typedef struct kn_plan {
     /* Per value: its device tensor is the caller's memory (a graph input
      * bound on the device); NULL when no input is. */
     uint8_t *caller_device;
+    /* The captured device graph (options.device_graph; plan_graph.c);
+     * NULL until the first run asks for it. */
+    struct kn_plan_graph *graph;
 } kn_plan;
 
 /* Whether step s runs on a device backend (its data pointers, scratch
@@ -233,6 +239,25 @@ int kn_plan_layout_device(kn_plan *plan, int64_t max_arena, kn_err *err);
 void kn_plan_attach_device_arena(kn_plan *plan, void *arena);
 /* Gives back the plan's device constants (in kn_plan_destroy). */
 void kn_plan_release_device(kn_plan *plan);
+
+/* Captured device graphs (plan_graph.c). Runs the plan like
+ * kn_plan_execute (inputs bound first), but when options.device_graph is
+ * set and every step is device work (copies, device kernels, one sync at
+ * the end), the first run records the device work as one graph and later
+ * runs replay it: the host inputs are first copied into the plan's fixed
+ * staging buffers, which the recorded copies read. A plan that cannot be
+ * captured runs its steps plainly; kn_plan_graph_status says why. */
+int kn_plan_execute_graph(kn_plan *plan, const atomic_uint_fast64_t *cancel_target,
+                          uint64_t run_id, kn_err *err);
+/* Captures and replays so far, and why the plan runs plainly (NULL when it
+ * is captured, or has not run with the option). */
+typedef struct kn_plan_graph_info {
+    int64_t captures, replays;
+    int32_t steps; /* steps a replay stands for */
+    const char *plain_reason;
+} kn_plan_graph_info;
+kn_plan_graph_info kn_plan_graph_status(const kn_plan *plan);
+void kn_plan_release_graph(kn_plan *plan); /* in kn_plan_destroy */
 
 /* Points graph input i at data (the plan's shape for it is unchanged). */
 void kn_plan_bind_input(kn_plan *plan, int32_t input_index, const void *data);

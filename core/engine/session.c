@@ -27,7 +27,7 @@ struct kn_session {
     const kn_model *model;
     kn_threadpool *pool;
     int64_t max_arena;
-    int tune, profile, precision;
+    int tune, profile, precision, device_graph;
     const kn_tap *tap;
     char *tuning_cache;
     /* The plan of the last run (NULL if none), which the outputs belong to.
@@ -293,7 +293,8 @@ static int build_plan(kn_session *s, int from_bound, uint64_t run_id, kn_err *er
                          .value_inputs = s->eager ? NULL : s->value_inputs,
                          .recycle = recycle, .tap = s->tap,
                          .device = s->device.backend ? &s->device : NULL,
-                         .device_inputs = from_bound ? s->device_inputs : NULL};
+                         .device_inputs = from_bound ? s->device_inputs : NULL,
+                         .device_graph = s->device_graph};
     kn_plan *p = NULL;
     int rc = kn_plan_build(s->model, s->shapes, s->pool, &o, &p, err);
     s->plans_built += rc == KN_OK;
@@ -380,6 +381,7 @@ int kn_session_create(const kn_model *model, kn_threadpool *pool, const kn_sessi
     s->max_arena = cfg->max_arena;
     s->tune = cfg->tune;
     s->precision = cfg->precision;
+    s->device_graph = cfg->device_graph;
     s->profile = cfg->profile;
     s->tap = cfg->tap;
     s->tuning_cache = cfg->tuning_cache ? strdup(cfg->tuning_cache) : NULL;
@@ -790,7 +792,7 @@ int kn_session_run(kn_session *s, kn_err *err)
             else
                 kn_plan_bind_input(s->plan, i, s->inputs[i].t.data);
         }
-        rc = kn_plan_execute(s->plan, &s->cancel_target, id, err);
+        rc = kn_plan_execute_graph(s->plan, &s->cancel_target, id, err);
     }
     if (rc == KN_OK && s->device.backend)
         rc = copy_device_outputs(s, err);

@@ -24,6 +24,9 @@ typedef struct kn_session_config {
     /* "cpu" (or NULL), "NAME" or "NAME:INDEX": the device whose kernels
      * take the nodes they accept (core/engine/devices.h, plan_device.c) */
     const char *device;
+    /* 1 = capture each plan's device work as one graph on its first run
+     * and replay it on later runs with the same shapes (plan_graph.c) */
+    int device_graph;
 } kn_session_config;
 
 /* How many plans a session keeps unless told otherwise. */

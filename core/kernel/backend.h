@@ -70,6 +70,21 @@ typedef struct kn_backend_memory {
     /* The device's name and driver/library versions, for profiles, `kiln
      * info` and the tuning cache's key; may be NULL. */
     const char *(*describe)(void *dev);
+    /* Captured graphs (all four, or all NULL: not supported). graph_begin
+     * starts recording what is then queued on stream instead of running
+     * it; graph_end stops and turns the recording into *graph, an
+     * executable graph; graph_launch queues one replay of it on stream
+     * (stream_sync waits for it); graph_destroy frees it (NULL-safe). A
+     * replay repeats the recorded work with the very pointers it was
+     * recorded with, so captured work may read host memory only through
+     * buffers that stay put between replays (the session's fixed input
+     * staging buffers), and it must not allocate or pick kernels by
+     * values while recording. After a failed begin or end the stream is
+     * back to running work as it is queued. */
+    int (*graph_begin)(void *dev, void *stream, kn_err *err);
+    int (*graph_end)(void *dev, void *stream, void **graph, kn_err *err);
+    int (*graph_launch)(void *dev, void *graph, void *stream, kn_err *err);
+    void (*graph_destroy)(void *dev, void *graph);
 } kn_backend_memory;
 
 /* kn_backend.flags */

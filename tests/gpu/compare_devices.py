@@ -8,7 +8,9 @@ tools/export_models.py writes them):
      outputs as TensorProto files; every output is compared (max absolute
      error over the output's largest magnitude, and the share of elements
      off by more than the tolerance);
-  2. `kiln bench --json` on both devices: median latency;
+  2. `kiln bench --json` on both devices: median latency; on the GPU also
+     with --device-graph (one captured device graph replayed per run,
+     KILN_OPT_DEVICE_GRAPH) next to plain kernel launches;
   3. with --anchors (the JSON lines tests/gpu/torch_anchors.py printed),
      Kiln's CUDA latency next to PyTorch's eager one for the same model.
      Kiln runs float32 here and PyTorch float16, so the ratio is an upper
@@ -115,8 +117,10 @@ def kiln_run(kiln, model, inputs, out_dir, device):
     return done.returncode, done.stdout + done.stderr
 
 
-def kiln_bench(kiln, model, inputs, runs, device):
+def kiln_bench(kiln, model, inputs, runs, device, graph=False):
     cmd = [kiln, "bench", model, "--json", "--runs", str(runs), "--warmup", "5"]
+    if graph:
+        cmd += ["--device-graph"]
     for path in inputs:
         cmd += ["-i", path]
     cmd += ["--device", device] if device else ["--threads", str(os.cpu_count() or 1)]
@@ -212,8 +216,19 @@ def main():
             line += (f"; PyTorch FP16 eager {torch_ms:.2f} ms: Kiln / PyTorch = "
                      f"{gpu['median_ms'] / torch_ms:.2f}")
         print(line)
+        # the same runs replayed from a captured device graph (one launch per
+        # run instead of one per node); a plan with CPU steps runs plainly
+        graph, why_graph = kiln_bench(a.kiln, model, inputs, a.runs, "cuda", graph=True)
+        graph_ms = graph["median_ms"] if graph else None
+        if graph is None:
+            print(f"  kiln bench --device-graph failed:\n{why_graph[-1500:]}")
+            all_ok = False
+        else:
+            print(f"  latency: CUDA plain launches {gpu['median_ms']:.2f} ms, graph replay "
+                  f"{graph_ms:.2f} ms (plain / graph = {gpu['median_ms'] / graph_ms:.2f})")
         print(json.dumps({"model": name, "cpu_ms": cpu["median_ms"], "cuda_ms": gpu["median_ms"],
-                          "cuda_create_ms": gpu["create_ms"], "torch_fp16_eager_ms": torch_ms}))
+                          "cuda_graph_ms": graph_ms, "cuda_create_ms": gpu["create_ms"],
+                          "torch_fp16_eager_ms": torch_ms}))
     return 0 if all_ok else 1
 
 

@@ -16,7 +16,9 @@
 #   4. resnet50 and the BERT-base encoder exported by tools/export_models.py
 #      (needs the onnx package; skipped, saying so, without it) and run by
 #      tests/gpu/compare_devices.py through `kiln run --device cuda` against
-#      `kiln run` on the CPU, with both latencies next to PyTorch's.
+#      `kiln run` on the CPU, with both latencies next to PyTorch's, and the
+#      CUDA latency with plain launches against a captured graph's replay
+#      (`kiln bench --device cuda --device-graph`).
 #      KILN_GPU_MODELS=resnet50 limits the models (the BERT export is big).
 # KILN_GPU_CMAKE_ARGS adds configure options (e.g. -DKILN_CUDA_COMPRESS=OFF).
 # Prints everything to stdout; with $OUT set, also writes $OUT/gpu.log.

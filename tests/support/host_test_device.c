@@ -109,7 +109,18 @@ enum { QUEUE_CAP = 4096 };
 typedef struct stream {
     work q[QUEUE_CAP];
     int32_t n;
+    /* Between graph_begin and graph_end work goes here instead of q: it
+     * is recorded, not run. */
+    int capturing;
+    work cap[QUEUE_CAP];
+    int32_t n_cap;
 } stream;
+
+/* An "executable graph": the recorded work, replayed by queueing it again. */
+typedef struct graph {
+    int32_t n;
+    work q[];
+} graph;
 
 static void *stream_create(void *dev, kn_err *err)
 {
@@ -125,8 +136,11 @@ static void *stream_create(void *dev, kn_err *err)
 static int stream_sync(void *dev, void *st, kn_err *err)
 {
     (void)dev;
-    (void)err;
     stream *s = st;
+    /* As on a real device: waiting for a stream that is recording is an
+     * error, not a silent no-op that would hide a sync inside a capture. */
+    if (s->capturing)
+        return kn_fail(err, KN_ERR_INTERNAL, "testdev: stream_sync while capturing a graph");
     for (int32_t i = 0; i < s->n; i++)
         s->q[i].fn(&s->q[i]);
     counts.queued -= s->n;
@@ -139,6 +153,7 @@ static void stream_destroy(void *dev, void *st)
 {
     if (!st)
         return;
+    ((stream *)st)->capturing = 0;
     stream_sync(dev, st, NULL);
     counts.streams_live--;
     free(st);
@@ -149,6 +164,13 @@ static int enqueue(void *st, work w, kn_err *err)
     stream *s = st;
     if (!s)
         return kn_fail(err, KN_ERR_INTERNAL, "testdev: work queued without a stream");
+    if (s->capturing) {
+        if (s->n_cap == QUEUE_CAP)
+            return kn_fail(err, KN_ERR_LIMIT, "testdev: more than %d operations captured",
+                           QUEUE_CAP);
+        s->cap[s->n_cap++] = w;
+        return KN_OK;
+    }
     if (s->n == QUEUE_CAP)
         return kn_fail(err, KN_ERR_LIMIT,
                        "testdev: more than %d operations queued without "
@@ -191,6 +213,60 @@ static int dev_copy(void *dev, void *dst, const void *src, size_t bytes, int32_t
     counts.copies_on_device += direction == KN_COPY_ON_DEVICE;
     return enqueue(
         st, (work){.fn = run_copy, .p = {dst, (void *)src}, .n = {(int64_t)bytes, direction}}, err);
+}
+
+/* ---- captured graphs ---- */
+
+static int graph_begin(void *dev, void *st, kn_err *err)
+{
+    (void)dev;
+    stream *s = st;
+    if (s->capturing)
+        return kn_fail(err, KN_ERR_INTERNAL, "testdev: graph_begin while already capturing");
+    s->capturing = 1;
+    s->n_cap = 0;
+    return KN_OK;
+}
+
+static int graph_end(void *dev, void *st, void **out, kn_err *err)
+{
+    (void)dev;
+    stream *s = st;
+    *out = NULL;
+    if (!s->capturing)
+        return kn_fail(err, KN_ERR_INTERNAL, "testdev: graph_end without graph_begin");
+    s->capturing = 0;
+    graph *g = malloc(sizeof *g + (size_t)s->n_cap * sizeof(work));
+    if (!g)
+        return kn_fail(err, KN_ERR_OUT_OF_MEMORY, "testdev: out of memory");
+    g->n = s->n_cap;
+    memcpy(g->q, s->cap, (size_t)s->n_cap * sizeof(work));
+    counts.graphs_captured++;
+    counts.graphs_live++;
+    *out = g;
+    return KN_OK;
+}
+
+static int graph_launch(void *dev, void *gr, void *st, kn_err *err)
+{
+    (void)dev;
+    const graph *g = gr;
+    for (int32_t i = 0; i < g->n; i++) {
+        int rc = enqueue(st, g->q[i], err);
+        if (rc != KN_OK)
+            return rc;
+    }
+    counts.graph_launches++;
+    return KN_OK;
+}
+
+static void graph_destroy(void *dev, void *gr)
+{
+    (void)dev;
+    if (!gr)
+        return;
+    counts.graphs_live--;
+    free(gr);
 }
 
 static const char *describe(void *dev)
@@ -406,6 +482,10 @@ const kn_backend kt_host_test_device = {
                .stream_create = stream_create,
                .stream_destroy = stream_destroy,
                .stream_sync = stream_sync,
-               .describe = describe},
+               .describe = describe,
+               .graph_begin = graph_begin,
+               .graph_end = graph_end,
+               .graph_launch = graph_launch,
+               .graph_destroy = graph_destroy},
     .flags = KN_BACKEND_OPT_IN,
 };

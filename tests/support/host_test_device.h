@@ -8,7 +8,9 @@
  * in order, at stream_sync, so a sync the engine forgets gives wrong
  * results instead of passing by luck. It serves Relu, Add (same shape, or
  * a row broadcast over the last axis), MatMul (2-D) and Gemm (transA = 0)
- * on float32, and declines everything else. Opt-in, like a GPU backend:
+ * on float32, and declines everything else. It captures graphs: between
+ * graph_begin and graph_end queued work is recorded instead of run, and a
+ * launch queues the recording again. Opt-in, like a GPU backend:
  * nothing probes it unless a session names it. Two devices, 0 and 1. */
 #ifndef KILN_TEST_HOST_TEST_DEVICE_H
 #define KILN_TEST_HOST_TEST_DEVICE_H
@@ -36,6 +38,8 @@ typedef struct kt_testdev_counts {
     int64_t copies_to_device, copies_to_host, copies_on_device, syncs, kernels_run;
     int64_t streams_live;
     int64_t queued; /* operations waiting for a sync, on every stream */
+    /* captured graphs: made by graph_end, alive, replays queued */
+    int64_t graphs_captured, graphs_live, graph_launches;
 } kt_testdev_counts;
 
 void kt_testdev_reset(void);

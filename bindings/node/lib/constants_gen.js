@@ -73,6 +73,7 @@ exports.OPTION = Object.freeze({
   CALIB_SYMMETRIC: 11,
   KEEP_VALUES: 12,
   PRECISION: 13,
+  DEVICE_GRAPH: 14,
 });
 
 exports.PRECISION = Object.freeze({

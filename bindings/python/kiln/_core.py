@@ -34,7 +34,7 @@ MODEL_OPTIONS: Dict[str, int] = {
 SESSION_OPTIONS: Dict[str, int] = {
     "max_arena_mb": Option.MAX_ARENA_MB, "tune": Option.TUNE, "profile": Option.PROFILE,
     "plan_cache": Option.PLAN_CACHE, "keep_values": Option.KEEP_VALUES,
-    "precision": Option.PRECISION}
+    "precision": Option.PRECISION, "device_graph": Option.DEVICE_GRAPH}
 SESSION_STRING_OPTIONS: Dict[str, int] = {"tuning_cache": StringOption.TUNING_CACHE,
                                           "device": StringOption.DEVICE}
 

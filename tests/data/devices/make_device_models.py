@@ -24,6 +24,12 @@ the host for the CPU's node:
 
     x[N,8] -Relu-> r (device);  x -Sigmoid-> s (cpu);  y = Add(r, s) (device)
 
+mlp_device.onnx: an MLP made only of ops the test device serves, so a
+session on it runs every node on the device (captured device graphs,
+tests/test_device_graph.c):
+
+    x[N,16] -Gemm(W1,b1)-> a -Relu-> h -MatMul(W2)-> m -Add(b2)-> y (output)
+
 Fixed seed; run with /usr/bin/python3 (Debian's python3-onnx).
 """
 import os
@@ -72,6 +78,29 @@ def shared_input():
                            producer_name="kiln-tests"), "shared_input.onnx")
 
 
+def mlp_device():
+    rng = np.random.default_rng(20261204)
+    w1 = rng.standard_normal((16, 32)).astype(np.float32) * 0.25
+    b1 = rng.standard_normal(32).astype(np.float32) * 0.1
+    w2 = rng.standard_normal((32, 8)).astype(np.float32) * 0.25
+    b2 = rng.standard_normal(8).astype(np.float32) * 0.1
+    inits = [numpy_helper.from_array(a, name) for a, name in
+             ((w1, "W1"), (b1, "b1"), (w2, "W2"), (b2, "b2"))]
+    nodes = [
+        helper.make_node("Gemm", ["x", "W1", "b1"], ["a"], name="fc1"),
+        helper.make_node("Relu", ["a"], ["h"], name="relu1"),
+        helper.make_node("MatMul", ["h", "W2"], ["m"], name="fc2"),
+        helper.make_node("Add", ["m", "b2"], ["y"], name="bias2"),
+    ]
+    graph = helper.make_graph(
+        nodes, "mlp_device",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", 16])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["N", 8])],
+        inits)
+    save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)],
+                           producer_name="kiln-tests"), "mlp_device.onnx")
+
+
 def main():
     rng = np.random.default_rng(20261203)
     w1 = rng.standard_normal((16, 64)).astype(np.float32) * 0.25
@@ -100,6 +129,7 @@ def main():
                            producer_name="kiln-tests"), "mlp_split.onnx")
     if_outer()
     shared_input()
+    mlp_device()
 
 
 if __name__ == "__main__":

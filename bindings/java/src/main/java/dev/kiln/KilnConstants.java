@@ -171,6 +171,9 @@ public final class KilnConstants {
     /** session: float arithmetic kernels may use (KILN_PRECISION_*; default fp32) */
     public static final int OPT_PRECISION = 13;
 
+    /** session: 1 = capture a device-only plan as one device graph on its first run and replay it on later runs with the same shapes (default 0) */
+    public static final int OPT_DEVICE_GRAPH = 14;
+
     /** session: path of the kernel tuning cache file */
     public static final int SOPT_TUNING_CACHE = 1;
 
