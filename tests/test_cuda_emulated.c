@@ -35,6 +35,7 @@ Test(cuda_emulated, needs_the_cuda_backend)
 #include "core/cuda/cuda_fatbins.h"
 #include "core/cuda/device_params.h"
 #include "tests/cuda/cuda_cases.h"
+#include "tests/cuda/resize_cases.h"
 
 /* --- the double: runtime */
 
@@ -200,6 +201,12 @@ GATHER_DECL(1);
 GATHER_DECL(2);
 GATHER_DECL(4);
 GATHER_DECL(8);
+typedef void (*resize_fn)(const void *x, void *y, kn_cuda_resize p);
+void kn_resize_nearest_1(const void *, void *, kn_cuda_resize);
+void kn_resize_nearest_2(const void *, void *, kn_cuda_resize);
+void kn_resize_nearest_4(const void *, void *, kn_cuda_resize);
+void kn_resize_nearest_8(const void *, void *, kn_cuda_resize);
+void kn_resize_interp_f32(const void *, void *, kn_cuda_resize);
 
 #define ARG(i, type) (*(type *)args[i])
 static int host_kernel(const char *name, void **args)
@@ -218,6 +225,14 @@ static int host_kernel(const char *name, void **args)
                    {"kn_gather_2_i32", kn_gather_2_i32}, {"kn_gather_2_i64", kn_gather_2_i64},
                    {"kn_gather_4_i32", kn_gather_4_i32}, {"kn_gather_4_i64", kn_gather_4_i64},
                    {"kn_gather_8_i32", kn_gather_8_i32}, {"kn_gather_8_i64", kn_gather_8_i64}};
+    static const struct {
+        const char *name;
+        resize_fn fn;
+    } resizes[] = {{"kn_resize_nearest_1", kn_resize_nearest_1},
+                   {"kn_resize_nearest_2", kn_resize_nearest_2},
+                   {"kn_resize_nearest_4", kn_resize_nearest_4},
+                   {"kn_resize_nearest_8", kn_resize_nearest_8},
+                   {"kn_resize_interp_f32", kn_resize_interp_f32}};
     if (strcmp(name, "kn_unary_f32") == 0)
         kn_unary_f32(ARG(0, const float *), ARG(1, float *), ARG(2, int64_t), ARG(3, kn_cuda_act));
     else if (strcmp(name, "kn_binary_f32") == 0)
@@ -254,6 +269,11 @@ static int host_kernel(const char *name, void **args)
             if (strcmp(name, gathers[i].name) == 0) {
                 gathers[i].fn(ARG(0, const void *), ARG(1, const void *), ARG(2, void *),
                               ARG(3, int64_t), ARG(4, int64_t), ARG(5, int64_t), ARG(6, int64_t));
+                return 1;
+            }
+        for (size_t i = 0; i < sizeof resizes / sizeof resizes[0]; i++)
+            if (strcmp(name, resizes[i].name) == 0) {
+                resizes[i].fn(ARG(0, const void *), ARG(1, void *), ARG(2, kn_cuda_resize));
                 return 1;
             }
         return 0;
@@ -928,6 +948,12 @@ Test(cuda_emulated, elementwise_kernels)
 Test(cuda_emulated, comparisons_where_cast) { compare_where_cast_cases(emulated_compare); }
 
 Test(cuda_emulated, data_movement_kernels) { data_movement_cases(emulated_compare); }
+
+Test(cuda_emulated, resize_kernels)
+{
+    resize_cases(emulated_compare, 1e-5);
+    resize_declined_cases(emulated_device());
+}
 
 Test(cuda_emulated, row_kernels)
 {

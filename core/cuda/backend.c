@@ -15,6 +15,7 @@ extern const kn_op_def *const kn_cuda_elementwise_ops[],
     *const kn_cuda_tensor_ops[], *const kn_cuda_product_ops[],
                                      *const kn_cuda_conv_pool_ops[],
                                          *const kn_cuda_row_ops[], *const kn_cuda_attention_ops[];
+extern const kn_op_def *const kn_cuda_image_ops[];
 
 static const kn_op_def *const *const cuda_tables[] = {
     kn_cuda_elementwise_ops,
@@ -23,6 +24,7 @@ static const kn_op_def *const *const cuda_tables[] = {
     kn_cuda_conv_pool_ops,
     kn_cuda_row_ops,
     kn_cuda_attention_ops,
+    kn_cuda_image_ops,
     NULL,
 };
 

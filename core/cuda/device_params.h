@@ -97,4 +97,34 @@ typedef struct kn_cuda_chain_operands {
     int32_t full[KN_CUDA_CHAIN_OPERANDS];
 } kn_cuda_chain_operands;
 
+/* Resize: how output index o of an axis maps to input coordinates (the
+ * ONNX coordinate_transformation_mode), how nearest rounds, and the
+ * interpolation; an axis with moves[d] 0 reads input index o for output
+ * index o (an unresized N or C), so the kernel does no arithmetic there. */
+enum { KN_CUDA_RS_NEAREST = 0, KN_CUDA_RS_LINEAR, KN_CUDA_RS_CUBIC };
+enum {
+    KN_CUDA_CT_HALF_PIXEL = 0,
+    KN_CUDA_CT_HALF_PIXEL_SYMMETRIC,
+    KN_CUDA_CT_PYTORCH_HALF_PIXEL,
+    KN_CUDA_CT_ALIGN_CORNERS,
+    KN_CUDA_CT_ASYMMETRIC,
+    KN_CUDA_CT_TF_HALF_PIXEL_FOR_NN
+};
+enum {
+    KN_CUDA_NM_ROUND_PREFER_FLOOR = 0,
+    KN_CUDA_NM_ROUND_PREFER_CEIL,
+    KN_CUDA_NM_FLOOR,
+    KN_CUDA_NM_CEIL
+};
+typedef struct kn_cuda_resize {
+    int64_t n; /* output elements */
+    int32_t rank, mode, ctm, nearest_mode;
+    double cubic_a;
+    int64_t in_dims[KN_CUDA_MAX_DIMS], out_dims[KN_CUDA_MAX_DIMS], in_stride[KN_CUDA_MAX_DIMS];
+    /* scale[d] = output / input length; width[d] = scale[d] * in_dims[d],
+     * the real-valued output length some transforms divide by */
+    double scale[KN_CUDA_MAX_DIMS], width[KN_CUDA_MAX_DIMS];
+    int32_t moves[KN_CUDA_MAX_DIMS];
+} kn_cuda_resize;
+
 #endif

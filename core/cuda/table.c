@@ -33,6 +33,8 @@
 
 #define CUDA_ATTENTION_OPS(X) X(kiln_Attention)
 
+#define CUDA_IMAGE_OPS(X) X(Resize) X(Upsample)
+
 /* clang-format on */
 
 #define DECLARE(name) extern const kn_op_def kn_cuda_##name;
@@ -44,6 +46,7 @@ CUDA_PRODUCT_OPS(DECLARE)
 CUDA_CONV_POOL_OPS(DECLARE)
 CUDA_ROW_OPS(DECLARE)
 CUDA_ATTENTION_OPS(DECLARE)
+CUDA_IMAGE_OPS(DECLARE)
 
 /* elementwise.c */
 const kn_op_def *const kn_cuda_elementwise_ops[] = {CUDA_ELEMENTWISE_OPS(ENTRY) NULL};
@@ -57,3 +60,5 @@ const kn_op_def *const kn_cuda_conv_pool_ops[] = {CUDA_CONV_POOL_OPS(ENTRY) NULL
 const kn_op_def *const kn_cuda_row_ops[] = {CUDA_ROW_OPS(ENTRY) NULL};
 /* attention.c */
 const kn_op_def *const kn_cuda_attention_ops[] = {CUDA_ATTENTION_OPS(ENTRY) NULL};
+/* resize.c */
+const kn_op_def *const kn_cuda_image_ops[] = {CUDA_IMAGE_OPS(ENTRY) NULL};

@@ -1,0 +1,180 @@
+#include "tests/cuda/resize_cases.h"
+
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+
+extern const kn_backend kn_backend_cuda;
+
+typedef struct resize_spec {
+    const char *what, *mode, *ctm, *nearest; /* NULL: the attribute left out */
+    int64_t opset;
+    int32_t dtype, rank;
+    int64_t x[5];
+    int32_t n_values; /* scales (float) when scales, else sizes */
+    int scales;
+    float sc[5];
+    int64_t sz[5];
+    int32_t n_axes; /* opset 18 axes when not 0 */
+    int64_t axes[5];
+    float cubic_a; /* 0: left out */
+    int exclude_outside;
+} resize_spec;
+
+/* X of any dtype from the float fill: integers get small whole values. */
+static void *fill_x(int32_t dtype, int64_t n, unsigned seed)
+{
+    float *f = malloc((size_t)n * sizeof *f + 4);
+    fill(f, (size_t)n, seed);
+    if (dtype == KN_FLOAT)
+        return f;
+    void *x = malloc((size_t)n * 8 + 4);
+    for (int64_t i = 0; i < n; i++) {
+        int64_t v = (int64_t)(f[i] * 100);
+        switch (dtype) {
+        case KN_UINT8: ((uint8_t *)x)[i] = (uint8_t)(v + 100); break;
+        case KN_INT16: ((int16_t *)x)[i] = (int16_t)v; break;
+        default: ((int64_t *)x)[i] = v; break;
+        }
+    }
+    free(f);
+    return x;
+}
+
+/* Builds the node: inputs X, roi (omitted), scales, sizes at opset 11+;
+ * X, scales at opset 10 and Upsample 9. */
+static void build(kh_case *c, const resize_spec *s, const char *op, unsigned seed)
+{
+    int old = s->opset < 11;
+    kh_init(c, op, s->opset, old ? 2 : 4, 1);
+    kh_input(c, 0, s->dtype, s->x, s->rank, fill_x(s->dtype, kn_shape_numel(s->x, s->rank), seed));
+    if (s->mode)
+        kh_attr_string(c, "mode", s->mode);
+    if (s->ctm)
+        kh_attr_string(c, "coordinate_transformation_mode", s->ctm);
+    if (s->nearest)
+        kh_attr_string(c, "nearest_mode", s->nearest);
+    if (s->cubic_a != 0)
+        kh_attr_float(c, "cubic_coeff_a", s->cubic_a);
+    if (s->exclude_outside)
+        kh_attr_int(c, "exclude_outside", 1);
+    if (s->n_axes)
+        kh_attr_ints(c, "axes", s->axes, s->n_axes);
+    const int64_t n[] = {s->n_values};
+    if (s->scales)
+        kh_input(c, old ? 1 : 2, KN_FLOAT, n, 1, s->sc);
+    else
+        kh_input(c, 3, KN_INT64, n, 1, s->sz);
+}
+
+#define SC(...) .scales = 1, .sc = {__VA_ARGS__}
+#define SZ(...) .sz = {__VA_ARGS__}
+// clang-format off
+static const resize_spec CASES[] = {
+    {.what = "nearest half_pixel round_prefer_floor x2 x3", .mode = "nearest", .opset = 13,
+        .dtype = KN_FLOAT, .rank = 4, .x = {2, 3, 4, 5}, .n_values = 4, SC(1, 1, 2, 3)},
+    {.what = "nearest asymmetric floor, downscale", .mode = "nearest", .ctm = "asymmetric",
+        .nearest = "floor", .opset = 13, .dtype = KN_FLOAT, .rank = 4, .x = {2, 3, 8, 10},
+        .n_values = 4, SC(1, 1, 0.5f, 0.6f)},
+    {.what = "nearest align_corners round_prefer_ceil, sizes", .mode = "nearest",
+        .ctm = "align_corners", .nearest = "round_prefer_ceil", .opset = 13, .dtype = KN_FLOAT,
+        .rank = 4, .x = {2, 3, 4, 5}, .n_values = 4, SZ(2, 3, 7, 9)},
+    {.what = "nearest tf_half_pixel_for_nn ceil, int64", .mode = "nearest",
+        .ctm = "tf_half_pixel_for_nn", .nearest = "ceil", .opset = 13, .dtype = KN_INT64,
+        .rank = 4, .x = {1, 2, 5, 4}, .n_values = 4, SZ(1, 2, 9, 7)},
+    {.what = "nearest pytorch_half_pixel, uint8", .mode = "nearest",
+        .ctm = "pytorch_half_pixel", .opset = 13, .dtype = KN_UINT8, .rank = 3, .x = {2, 6, 7},
+        .n_values = 3, SC(1, 1.5f, 0.7f)},
+    {.what = "nearest half_pixel_symmetric, int16", .mode = "nearest",
+        .ctm = "half_pixel_symmetric", .opset = 19, .dtype = KN_INT16, .rank = 4,
+        .x = {1, 2, 5, 6}, .n_values = 4, SC(1, 1, 1.7f, 2.5f)},
+    {.what = "linear half_pixel x2", .mode = "linear", .opset = 13, .dtype = KN_FLOAT, .rank = 4,
+        .x = {2, 3, 4, 5}, .n_values = 4, SC(1, 1, 2, 2)},
+    {.what = "linear align_corners, sizes", .mode = "linear", .ctm = "align_corners",
+        .opset = 13, .dtype = KN_FLOAT, .rank = 4, .x = {2, 3, 4, 5}, .n_values = 4,
+        SZ(2, 3, 7, 11)},
+    {.what = "linear pytorch_half_pixel, downscale to one column", .mode = "linear",
+        .ctm = "pytorch_half_pixel", .opset = 13, .dtype = KN_FLOAT, .rank = 4,
+        .x = {2, 3, 6, 5}, .n_values = 4, SZ(2, 3, 3, 1)},
+    {.what = "linear half_pixel_symmetric", .mode = "linear", .ctm = "half_pixel_symmetric",
+        .opset = 19, .dtype = KN_FLOAT, .rank = 4, .x = {1, 2, 5, 6}, .n_values = 4,
+        SC(1, 1, 1.5f, 0.8f)},
+    {.what = "linear asymmetric channels-last (axes 1, 2)", .mode = "linear",
+        .ctm = "asymmetric", .opset = 18, .dtype = KN_FLOAT, .rank = 4, .x = {2, 5, 4, 3},
+        .n_values = 2, SZ(8, 7), .n_axes = 2, .axes = {1, 2}},
+    {.what = "linear half_pixel 5-D (trilinear)", .mode = "linear", .opset = 13,
+        .dtype = KN_FLOAT, .rank = 5, .x = {1, 2, 3, 4, 5}, .n_values = 5, SC(1, 1, 2, 1.5f, 2)},
+    {.what = "cubic half_pixel x2", .mode = "cubic", .opset = 13, .dtype = KN_FLOAT, .rank = 4,
+        .x = {1, 2, 6, 7}, .n_values = 4, SC(1, 1, 2, 2)},
+    {.what = "cubic align_corners a=-0.5, sizes", .mode = "cubic", .ctm = "align_corners",
+        .opset = 13, .dtype = KN_FLOAT, .rank = 4, .x = {1, 2, 8, 9}, .n_values = 4,
+        SZ(1, 2, 5, 13), .cubic_a = -0.5f},
+    {.what = "opset 10 nearest", .mode = "nearest", .opset = 10, .dtype = KN_FLOAT, .rank = 4,
+        .x = {1, 2, 3, 4}, .n_values = 4, SC(1, 1, 2, 2.5f)},
+    {.what = "opset 10 linear", .mode = "linear", .opset = 10, .dtype = KN_FLOAT, .rank = 4,
+        .x = {1, 2, 3, 4}, .n_values = 4, SC(1, 1, 2, 0.5f)},
+};
+// clang-format on
+
+void resize_cases(cuda_check_fn check, double tol)
+{
+    for (size_t i = 0; i < sizeof CASES / sizeof CASES[0]; i++) {
+        const resize_spec *s = &CASES[i];
+        kh_case c;
+        build(&c, s, "Resize", 300 + (unsigned)i);
+        /* scales and sizes are constants, as in exported models */
+        check(&c, 0xe, s->mode && strcmp(s->mode, "nearest") == 0 ? 0 : tol, s->what);
+        free(c.in[0].data);
+    }
+    const resize_spec up = {.what = "Upsample 9 linear",
+                            .mode = "linear",
+                            .opset = 9,
+                            .dtype = KN_FLOAT,
+                            .rank = 4,
+                            .x = {1, 2, 3, 4},
+                            .n_values = 4,
+                            SC(1, 1, 2, 3)};
+    kh_case c;
+    build(&c, &up, "Upsample", 350);
+    check(&c, 0x2, tol, up.what);
+    free(c.in[0].data);
+}
+
+void resize_declined_cases(void *device)
+{
+    // clang-format off
+    static const resize_spec declined[] = {
+        {.what = "tf_crop_and_resize", .mode = "linear", .ctm = "tf_crop_and_resize",
+            .opset = 13, .dtype = KN_FLOAT, .rank = 4, .x = {1, 1, 4, 4}, .n_values = 4,
+            SZ(1, 1, 3, 3)},
+        {.what = "linear on int64", .mode = "linear", .opset = 13, .dtype = KN_INT64, .rank = 4,
+            .x = {1, 1, 4, 4}, .n_values = 4, SC(1, 1, 2, 2)},
+        {.what = "exclude_outside", .mode = "cubic", .opset = 13, .dtype = KN_FLOAT, .rank = 4,
+            .x = {1, 1, 4, 4}, .n_values = 4, SC(1, 1, 2, 2), .exclude_outside = 1},
+    };
+    // clang-format on
+    for (size_t i = 0; i < sizeof declined / sizeof declined[0]; i++) {
+        kh_case c;
+        build(&c, &declined[i], "Resize", 400 + (unsigned)i);
+        kn_err err = {0};
+        kn_tensor in[4], out = {0}, *ins[4] = {NULL}, *outs[1] = {&out};
+        for (int32_t j = 0; j < c.n_in; j++)
+            if (c.in[j].data) {
+                in[j] = c.in[j];
+                ins[j] = &in[j];
+            }
+        kn_kctx k = {.node = &c.node,
+                     .opset = c.opset,
+                     .n_in = c.n_in,
+                     .n_out = 1,
+                     .in = ins,
+                     .out = outs,
+                     .err = &err,
+                     .device = device};
+        const kn_op_def *def =
+            kn_backend_kernel(&kn_backend_cuda, "", "Resize", c.opset, c.in[0].dtype);
+        cr_assert_not_null(def);
+        cr_assert_eq(def->prepare(&k), KN_ERR_DECLINE, "%s: not declined", declined[i].what);
+        free(c.in[0].data);
+    }
+}

@@ -1,0 +1,16 @@
+/* Resize and Upsample cases the CUDA backend's two suites run through
+ * their check (tests/cuda/cuda_cases.h): the nearest modes on float and on
+ * integer dtypes of 1, 2 and 8 bytes (exact), linear and cubic under each
+ * coordinate transform, by scales and by sizes, NCHW and channels-last
+ * (opset 18 axes), 5-D, opset 10 and Upsample (within tol). */
+#ifndef KN_TEST_CUDA_RESIZE_CASES_H
+#define KN_TEST_CUDA_RESIZE_CASES_H
+
+#include "tests/cuda/cuda_cases.h"
+
+void resize_cases(cuda_check_fn check, double tol);
+
+/* Nodes the CUDA kernel leaves to the CPU: its prepare declines them. */
+void resize_declined_cases(void *device);
+
+#endif
