@@ -384,3 +384,55 @@ Test(device_io_on_test_double, output_made_on_the_host_is_copied_to_the_device)
     cr_expect_eq(y_mem[79], 2.0f * fmaxf(x[79], 0.0f));
     close_env(&e);
 }
+
+/* A bound output made on the device goes from the device tensor straight
+ * into the caller's buffer: the run makes no copy device→host of it (in the
+ * profile and in the double's counts), while an output made on the host,
+ * and unbound outputs, keep theirs. Reading a bound output on the host
+ * still works: the read copies it over then, once per run. */
+Test(device_io_on_test_double, bound_output_made_on_the_device_skips_the_host_copy)
+{
+    env e = open_env("mlp_split.onnx", "testdev");
+    float y_want[Y_N], g_want[Y_N];
+    host_bound_run(e.s, y_want, g_want);
+    const int y_unbound = count_steps(e.s, "copy device→host", "y");
+    cr_expect_eq(y_unbound, 1, "unbound, y made on the device is copied to the host once");
+    kt_testdev_counts before = kt_testdev_counts_now();
+    KT_OK(kiln_session_run(e.s));
+    const int64_t to_host_unbound = kt_testdev_counts_now().copies_to_host - before.copies_to_host;
+
+    float y_mem[Y_N], g_mem[Y_N];
+    memset(y_mem, 0, sizeof y_mem);
+    memset(g_mem, 0, sizeof g_mem);
+    KT_OK(kiln_session_bind_output_device(e.s, 0, kt_testdev_address(y_mem), sizeof y_mem));
+    KT_OK(kiln_session_bind_output_device(e.s, 1, kt_testdev_address(g_mem), sizeof g_mem));
+    KT_OK(kiln_session_run(e.s)); /* a new signature: plans once */
+    cr_expect_eq(count_steps(e.s, "copy device→host", "y"), 0, "bound y still copied to the host");
+    before = kt_testdev_counts_now();
+    KT_OK(kiln_session_run(e.s));
+    kt_testdev_counts after = kt_testdev_counts_now();
+    cr_expect_eq(after.copies_to_host - before.copies_to_host, to_host_unbound - 1,
+                 "copies device→host per run: %lld bound, %lld unbound",
+                 (long long)(after.copies_to_host - before.copies_to_host),
+                 (long long)to_host_unbound);
+    cr_expect_eq(memcmp(y_mem, y_want, sizeof y_want), 0, "y in the device buffer differs");
+    cr_expect_eq(memcmp(g_mem, g_want, sizeof g_want), 0, "gate in the device buffer differs");
+
+    /* the host read fetches y once, then reads what it fetched */
+    float y_host[Y_N];
+    memset(y_host, 0, sizeof y_host);
+    KT_OK(kiln_session_output_copy(e.s, 0, y_host, sizeof y_host, NULL));
+    KT_OK(kiln_session_output_copy(e.s, 0, y_host, sizeof y_host, NULL));
+    kt_testdev_counts read = kt_testdev_counts_now();
+    cr_expect_eq(read.copies_to_host - after.copies_to_host, 1, "y fetched %lld times",
+                 (long long)(read.copies_to_host - after.copies_to_host));
+    cr_expect_eq(read.queued, 0);
+    cr_expect_eq(memcmp(y_host, y_want, sizeof y_want), 0, "y read on the host differs");
+
+    /* unbinding brings the copy back (the earlier plan, from the cache) */
+    KT_OK(kiln_session_bind_output_device(e.s, 0, NULL, 0));
+    KT_OK(kiln_session_bind_output_device(e.s, 1, NULL, 0));
+    KT_OK(kiln_session_run(e.s));
+    cr_expect_eq(count_steps(e.s, "copy device→host", "y"), 1);
+    close_env(&e);
+}

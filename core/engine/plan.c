@@ -407,7 +407,7 @@ int kn_plan_build(const kn_model *model, const kn_tensor *input_shapes, kn_threa
     if (o->eager || model != model->root)
         p->options.device = NULL;
     if (!p->options.device)
-        p->options.device_inputs = NULL;
+        p->options.device_inputs = p->options.device_outputs = NULL;
     p->threads = tp;
     p->n_values = g->n_values;
     p->bump = o->recycle ? o->recycle : kn_bump_create();
@@ -431,6 +431,14 @@ int kn_plan_build(const kn_model *model, const kn_tensor *input_shapes, kn_threa
         else
             rc = kn_fail(err, KN_ERR_OUT_OF_MEMORY, "out of memory planning");
         p->options.device_inputs = own;
+    }
+    if (rc == KN_OK && p->options.device_outputs) {
+        uint8_t *own = kn_bump_alloc(p->bump, (size_t)g->n_outputs + 1);
+        if (own)
+            memcpy(own, p->options.device_outputs, (size_t)g->n_outputs);
+        else
+            rc = kn_fail(err, KN_ERR_OUT_OF_MEMORY, "out of memory planning");
+        p->options.device_outputs = own;
     }
     if (rc == KN_OK)
         rc = init_values(p, input_shapes, o->eager, o->value_inputs, err);

@@ -93,6 +93,11 @@ typedef struct kn_plan_options {
      * arena. The plan keeps its own copy of the flags (plans are cached per
      * signature, and where each input lives is part of it). */
     const uint8_t *device_inputs;
+    /* Per graph output, or NULL: 1 = the caller has a buffer for it on the
+     * device (the session copies it there after the run), so the run makes
+     * no copy device→host of it; its host bytes are fetched only when read
+     * (kn_plan_fetch_output). Part of the signature like device_inputs. */
+    const uint8_t *device_outputs;
     /* 1 = capture the device work of a run as one graph and replay it on
      * later runs (plan_graph.c), where the plan allows it. */
     int device_graph;
@@ -157,6 +162,10 @@ typedef struct kn_plan {
     /* Per value: its device tensor is the caller's memory (a graph input
      * bound on the device); NULL when no input is. */
     uint8_t *caller_device;
+    /* Per value: a graph output left on the device (options.device_outputs)
+     * whose host bytes kn_plan_fetch_output brings over on request; NULL
+     * when none is. */
+    uint8_t *fetch_on_read;
     /* The captured device graph (options.device_graph; plan_graph.c);
      * NULL until the first run asks for it. */
     struct kn_plan_graph *graph;
@@ -266,5 +275,11 @@ void kn_plan_bind_input(kn_plan *plan, int32_t input_index, const void *data);
 void kn_plan_bind_device_input(kn_plan *plan, int32_t input_index, const void *data);
 /* Whether the plan takes graph input i on the device. */
 int kn_plan_input_on_device(const kn_plan *plan, int32_t input_index);
+/* Whether the plan was built for graph output i bound on the device. */
+int kn_plan_output_on_device(const kn_plan *plan, int32_t output_index);
+/* After a run: brings graph output i's bytes to its host tensor when the
+ * run left them only on the device (fetch_on_read), and waits for them;
+ * nothing otherwise. The caller fetches once per run. */
+int kn_plan_fetch_output(kn_plan *plan, int32_t output_index, kn_err *err);
 
 #endif

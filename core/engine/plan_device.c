@@ -18,7 +18,10 @@
  * A graph input the caller binds to device memory (options.device_inputs)
  * is placed like a device step's output that already exists: device steps
  * read the caller's buffer directly, and only a host step reading it gets a
- * copy device→host. */
+ * copy device→host. A graph output the caller binds to device memory
+ * (options.device_outputs) gets no copy device→host either: the session
+ * copies it on the device into the caller's buffer, and its host bytes are
+ * fetched only if the caller reads them there too (kn_plan_fetch_output). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -264,7 +267,7 @@ static void mark_device_only(placer *c)
 {
     kn_plan *p = c->p;
     for (int32_t v = 0; v < p->n_values; v++)
-        if (c->made_on_device[v] && !c->on_host[v])
+        if (c->made_on_device[v] && !c->on_host[v] && !(p->fetch_on_read && p->fetch_on_read[v]))
             p->kind[v] = KN_VAL_DEVICE;
         else if (p->caller_device[v] && c->on_host[v])
             p->kind[v] = KN_VAL_ARENA;
@@ -301,8 +304,21 @@ static int place(placer *c)
     for (int32_t s = 0; rc == KN_OK && s < p->n_steps; s++)
         rc = kn_step_on_device(&p->steps[s]) ? place_device_step(c, &p->steps[s])
                                              : place_host_step(c, &p->steps[s]);
+    const uint8_t *bound = p->options.device_outputs;
     for (int32_t i = 0; rc == KN_OK && i < g->n_outputs; i++)
-        rc = need_on_host(c, g->outputs[i]);
+        if (!bound || !bound[i])
+            rc = need_on_host(c, g->outputs[i]);
+    /* bound outputs no host step read and no unbound output shares: left on
+     * the device, with host room to fetch them into on request */
+    for (int32_t i = 0; rc == KN_OK && bound && i < g->n_outputs; i++) {
+        int32_t v = g->outputs[i];
+        if (!bound[i] || v < 0 || !c->made_on_device[v] || c->on_host[v])
+            continue;
+        if (!p->fetch_on_read && !(p->fetch_on_read = kn_bump_alloc(p->bump, (size_t)p->n_values)))
+            rc = oom(c->err);
+        else
+            p->fetch_on_read[v] = 1;
+    }
     if (rc == KN_OK && c->pending)
         rc = emit_transfer(c, &sync_def, 0, -1);
     if (rc == KN_OK)
@@ -483,4 +499,22 @@ void kn_plan_bind_device_input(kn_plan *p, int32_t input_index, const void *data
 int kn_plan_input_on_device(const kn_plan *p, int32_t input_index)
 {
     return p->options.device_inputs && p->options.device_inputs[input_index];
+}
+
+int kn_plan_output_on_device(const kn_plan *p, int32_t output_index)
+{
+    return p->options.device_outputs && p->options.device_outputs[output_index];
+}
+
+int kn_plan_fetch_output(kn_plan *p, int32_t output_index, kn_err *err)
+{
+    int32_t v = p->model->graph->outputs[output_index];
+    int64_t nb = kn_tensor_nbytes(&p->vals[v]);
+    if (!p->fetch_on_read || v < 0 || !p->fetch_on_read[v] || nb <= 0)
+        return KN_OK;
+    const kn_plan_device *dev = p->options.device;
+    const kn_backend_memory *m = &dev->backend->memory;
+    int rc = m->copy(dev->device, p->vals[v].data, p->dvals[v].data, (size_t)nb, KN_COPY_TO_HOST,
+                     dev->stream, err);
+    return rc == KN_OK ? m->stream_sync(dev->device, dev->stream, err) : rc;
 }

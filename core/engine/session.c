@@ -60,6 +60,8 @@ struct kn_session {
     bound_input *inputs;
     uint8_t *device_inputs;  /* per input: on_device, as plans take it */
     device_output *device_outputs; /* per graph output */
+    uint8_t *outputs_on_device;    /* per graph output: bound, as plans take it */
+    uint8_t *output_fetched;       /* per graph output: its host bytes are there this run */
     kn_tensor *shapes;       /* scratch for building a plan */
     int has_outputs;
     int eager;               /* the model needs values to plan: plan every run */
@@ -294,6 +296,7 @@ static int build_plan(kn_session *s, int from_bound, uint64_t run_id, kn_err *er
                          .recycle = recycle, .tap = s->tap,
                          .device = s->device.backend ? &s->device : NULL,
                          .device_inputs = from_bound ? s->device_inputs : NULL,
+                         .device_outputs = s->outputs_on_device,
                          .device_graph = s->device_graph};
     kn_plan *p = NULL;
     int rc = kn_plan_build(s->model, s->shapes, s->pool, &o, &p, err);
@@ -394,10 +397,13 @@ int kn_session_create(const kn_model *model, kn_threadpool *pool, const kn_sessi
     s->device_inputs = calloc(n ? (size_t)n : 1, 1);
     int32_t n_out = model->graph->n_outputs;
     s->device_outputs = calloc(n_out ? (size_t)n_out : 1, sizeof *s->device_outputs);
+    s->outputs_on_device = calloc(n_out ? (size_t)n_out : 1, 1);
+    s->output_fetched = calloc(n_out ? (size_t)n_out : 1, 1);
     pthread_mutex_init(&s->run_lock, NULL);
     atomic_init(&s->run_id, 0);
     atomic_init(&s->cancel_target, 0);
-    int rc = (!s->inputs || !s->shapes || !s->device_inputs || !s->device_outputs || !s->cached ||
+    int rc = (!s->inputs || !s->shapes || !s->device_inputs || !s->device_outputs ||
+              !s->outputs_on_device || !s->output_fetched || !s->cached ||
               !s->last_used || !s->keys ||
               (cfg->tuning_cache && !s->tuning_cache))
                  ? kn_fail(err, KN_ERR_OUT_OF_MEMORY, "out of memory creating a session")
@@ -433,6 +439,8 @@ void kn_session_destroy(kn_session *s)
     free(s->inputs);
     free(s->device_inputs);
     free(s->device_outputs);
+    free(s->outputs_on_device);
+    free(s->output_fetched);
     free(s->shapes);
     free(s->tuning_cache);
     pthread_mutex_destroy(&s->run_lock);
@@ -679,6 +687,7 @@ int kn_session_bind_output_device(kn_session *s, int32_t index, void *data, size
         return kn_fail(err, KN_ERR_BUFFER_TOO_SMALL, "output '%s' needs %lld bytes, the device "
                        "buffer has %zu", v->name, (long long)need, cap);
     s->device_outputs[index] = (device_output){.data = data, .cap = data ? cap : 0};
+    s->outputs_on_device[index] = data != NULL;
     return KN_OK;
 }
 
@@ -731,6 +740,9 @@ static int plan_fits(const kn_session *s, const kn_plan *p)
         if (kn_plan_input_on_device(p, i) != s->inputs[i].on_device)
             return 0;
     }
+    for (int32_t i = 0; i < g->n_outputs; i++)
+        if (kn_plan_output_on_device(p, i) != s->outputs_on_device[i])
+            return 0;
     return 1;
 }
 
@@ -804,6 +816,7 @@ int kn_session_run(kn_session *s, kn_err *err)
         s->device.backend->memory.stream_sync(s->device.device, s->device.stream, &ignored);
     }
     s->has_outputs = rc == KN_OK;
+    memset(s->output_fetched, 0, (size_t)g->n_outputs);
     if (s->tap && s->tap->run_end)
         s->tap->run_end(s->tap->ctx, rc == KN_OK);
     atomic_fetch_add(&s->run_id, 1); /* even: idle */
@@ -822,7 +835,20 @@ const kn_tensor *kn_session_output(const kn_session *s, int32_t index)
 {
     if (!s->has_outputs || !s->plan || index < 0 || index >= s->model->graph->n_outputs)
         return NULL;
-    return &s->plan->vals[s->model->graph->outputs[index]];
+    /* An output bound on the device was not copied to the host by the run;
+     * the first read brings it over. That changes no state the caller sees,
+     * so this stays a const accessor; the run lock keeps two readers (or a
+     * run) from racing on it. */
+    kn_session *w = (kn_session *)s;
+    pthread_mutex_lock(&w->run_lock);
+    int rc = KN_OK;
+    if (!w->output_fetched[index]) {
+        kn_err err = {0};
+        rc = kn_plan_fetch_output(w->plan, index, &err);
+        w->output_fetched[index] = rc == KN_OK;
+    }
+    pthread_mutex_unlock(&w->run_lock);
+    return rc == KN_OK ? &s->plan->vals[s->model->graph->outputs[index]] : NULL;
 }
 
 const kn_plan *kn_session_plan(const kn_session *s) { return s->plan; }

@@ -57,7 +57,9 @@ void *kn_session_device_stream(const kn_session *s);
 int kn_session_run(kn_session *s, kn_err *err);
 void kn_session_cancel(kn_session *s);
 
-/* Output tensor after a successful run, NULL before. */
+/* Output tensor after a successful run, NULL before. An output bound on
+ * the device has no host copy after the run; the first call for it after
+ * each run copies it over (and waits), and NULL means that copy failed. */
 const kn_tensor *kn_session_output(const kn_session *s, int32_t index);
 /* The current plan (NULL if none could be built yet). */
 const kn_plan *kn_session_plan(const kn_session *s);
