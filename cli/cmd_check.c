@@ -23,7 +23,7 @@ static void usage(FILE *out)
 {
     fprintf(out,
             "usage: kiln check DIR... [--threads N] [--quiet] [--verbose] [--filter SUBSTR]\n"
-            "                  [--allow-failures] [--skip-list FILE]\n\n"
+            "                  [--allow-failures] [--skip-list FILE] [--device D]\n\n"
             "Runs ONNX backend test cases. A DIR holding model.onnx is one case; otherwise\n"
             "each sub-folder (by name) holding model.onnx is. For every test_data_set_*,\n"
             "input_K.pb binds to model input K and output_K.pb must match output K: same\n"
@@ -40,7 +40,11 @@ static void usage(FILE *out)
             "  --allow-failures   exit 0 even if cases failed (for reports)\n"
             "  --skip-list FILE   cases not to run, one per line: NAME REASON (for\n"
             "                     random-valued cases no runtime can reproduce); each is\n"
-            "                     reported as SKIP with its reason\n",
+            "                     reported as SKIP with its reason\n"
+            "  --device D         run each case on device D (NAME or NAME:INDEX,\n"
+            "                     docs/devices.md): nodes D's kernels decline run on the\n"
+            "                     CPU; a passing case that had some says which ops, and\n"
+            "                     the summary counts the cases run wholly on D\n",
             ATOL, RTOL);
 }
 
@@ -49,7 +53,8 @@ typedef struct check_args {
     int dir_count;
     int threads, quiet, verbose, allow_failures;
     const char *filter;
-    char *skip_list; /* contents of --skip-list FILE, NUL-terminated */
+    const char *device; /* --device, or NULL: the CPU */
+    char *skip_list;    /* contents of --skip-list FILE, NUL-terminated */
 } check_args;
 
 /* The reason a case is listed in the skip list, copied into buf; NULL if
@@ -94,6 +99,12 @@ static int parse_args(int argc, char **argv, check_args *a)
                 cli_error("--threads needs a positive number");
                 return -1;
             }
+        } else if ((m = arg_value(argc, argv, &i, "--device", NULL, &v)) != 0) {
+            if (m < 0 || !*v) {
+                cli_error("--device needs a device: NAME or NAME:INDEX");
+                return -1;
+            }
+            a->device = v;
         } else if ((m = arg_value(argc, argv, &i, "--filter", NULL, &v)) != 0) {
             if (m < 0)
                 return -1;
@@ -130,6 +141,8 @@ typedef struct case_result {
     verdict verdict;
     double max_abs_diff;
     char reason[1600];
+    /* --device: ops of the steps that ran on the CPU instead ("" if none) */
+    char fallback[256];
 } case_result;
 
 /* Prefix for messages about one data set; empty when the case has only one,
@@ -352,11 +365,60 @@ static int run_set(const kiln_model *model, kiln_session *session, const data_se
     return 0;
 }
 
-static void run_case(kiln_runtime *runtime, const char *dir, case_result *r)
+/* A session on device (NULL: the CPU), profiling when on a device: the
+ * profile says which steps ran where. */
+static int32_t create_session(kiln_model *model, const char *device, kiln_session **out)
+{
+    if (!device)
+        return kiln_session_create(model, NULL, out);
+    kiln_options *o = NULL;
+    int32_t status = kiln_options_create(&o);
+    if (status == KILN_OK)
+        status = kiln_options_set_string(o, KILN_SOPT_DEVICE, device);
+    if (status == KILN_OK)
+        status = kiln_options_set_int(o, KILN_OPT_PROFILE, 1);
+    if (status == KILN_OK)
+        status = kiln_session_create(model, o, out);
+    kiln_options_destroy(o);
+    return status;
+}
+
+/* The op types of the steps of the session's plan that ran on a host
+ * backend rather than on `device` (copies and syncs aside), each once,
+ * comma-separated into buf. */
+static void host_steps(const kiln_session *session, const char *device, char *buf, size_t cap)
+{
+    size_t name_len = strcspn(device, ":"), used = 0;
+    int32_t n = 0;
+    buf[0] = '\0';
+    if (kiln_session_profile_count(session, &n) != KILN_OK) {
+        snprintf(buf, cap, "(no profile)");
+        return;
+    }
+    for (int32_t i = 0; i < n; i++) {
+        char kernel[64] = "", op[64] = "";
+        kiln_session_profile_kernel(session, i, kernel, sizeof kernel, NULL);
+        kiln_session_profile_op(session, i, op, sizeof op, NULL);
+        if ((strlen(kernel) == name_len && strncmp(kernel, device, name_len) == 0) ||
+            strcmp(op, "Copy") == 0 || strcmp(op, "Sync") == 0)
+            continue;
+        /* each op once: search the list so far as ", op," */
+        char key[80];
+        snprintf(key, sizeof key, ", %s,", op);
+        char list[300];
+        snprintf(list, sizeof list, ", %s,", buf);
+        if (strstr(list, key) || used + strlen(op) + 3 >= cap)
+            continue;
+        used += (size_t)snprintf(buf + used, cap - used, "%s%s", used ? ", " : "", op);
+    }
+}
+
+static void run_case(kiln_runtime *runtime, const char *dir, const char *device, case_result *r)
 {
     r->verdict = PASS;
     r->max_abs_diff = 0;
     r->reason[0] = '\0';
+    r->fallback[0] = '\0';
 
     /* The model first, for the kinds its .pb files hold (tensor, sequence,
      * optional); but a case whose data the API cannot express is a SKIP
@@ -385,10 +447,12 @@ static void run_case(kiln_runtime *runtime, const char *dir, case_result *r)
     if (status != KILN_OK) {
         snprintf(r->reason, sizeof r->reason, "load: %s", load_error);
         r->verdict = FAIL;
-    } else if ((status = kiln_session_create(model, NULL, &session)) != KILN_OK)
+    } else if ((status = create_session(model, device, &session)) != KILN_OK)
         fail(r, "", "session", status);
     for (int i = 0; r->verdict == PASS && i < set_count; i++)
         run_set(model, session, &sets[i], set_count, r);
+    if (device && r->verdict == PASS)
+        host_steps(session, device, r->fallback, sizeof r->fallback);
 
     kiln_session_destroy(session);
     kiln_model_destroy(model);
@@ -404,6 +468,8 @@ static void print_result(const char *name, const case_result *r, const check_arg
     printf("%s %s", labels[r->verdict], name);
     if (r->verdict != PASS)
         printf(": %s", r->reason);
+    if (r->verdict == PASS && r->fallback[0])
+        printf(" [on the CPU: %s]", r->fallback);
     if (a->verbose && r->verdict != SKIP)
         printf(" [max abs err %.3g]", r->max_abs_diff);
     printf("\n");
@@ -434,7 +500,7 @@ int cmd_check(int argc, char **argv)
         return EXIT_FAIL;
     }
 
-    int counts[3] = {0, 0, 0}, bad_dir = 0;
+    int counts[3] = {0, 0, 0}, bad_dir = 0, fell_back = 0;
     case_result result;
     /* Every folder's cases are listed first, so the progress line can show
      * the total. */
@@ -469,9 +535,10 @@ int cmd_check(int argc, char **argv)
                     result.verdict = SKIP;
                     snprintf(result.reason, sizeof result.reason, "%s", why);
                 } else {
-                    run_case(runtime, cases[d][i], &result);
+                    run_case(runtime, cases[d][i], a.device, &result);
                 }
                 counts[result.verdict]++;
+                fell_back += result.verdict == PASS && result.fallback[0];
                 progress_clear(&bar);
                 print_result(name, &result, &a);
             }
@@ -483,6 +550,9 @@ int cmd_check(int argc, char **argv)
     free(cases);
     free(case_count);
     printf("%d passed, %d failed, %d skipped\n", counts[PASS], counts[FAIL], counts[SKIP]);
+    if (a.device)
+        printf("device %s: %d passed wholly on it, %d passed with a fallback to the CPU\n",
+               a.device, counts[PASS] - fell_back, fell_back);
     kiln_runtime_destroy(runtime);
     free(a.dirs);
     free(a.skip_list);

@@ -20,6 +20,9 @@
 #      CUDA latency with plain launches against a captured graph's replay
 #      (`kiln bench --device cuda --device-graph`).
 #      KILN_GPU_MODELS=resnet50 limits the models (the BERT export is big).
+#   5. ONNX's node test cases of the ops the CUDA backend serves, through
+#      `kiln check --device cuda` (docs/conformance.md), time-boxed: pass /
+#      fail counts, the cases that fell back to the CPU and their ops.
 # KILN_GPU_CMAKE_ARGS adds configure options (e.g. -DKILN_CUDA_COMPRESS=OFF).
 # Prints everything to stdout; with $OUT set, also writes $OUT/gpu.log.
 #   usage: tests/gpu/run.sh [BUILD_DIR]     (default build-gpu)
@@ -95,6 +98,28 @@ if [ $built = 1 ]; then
     echo "models: export failed (no onnx package for this Python?), not compared:"
     tail -5 "$build/export.log"
   fi
+fi
+
+echo "== 5. ONNX node cases on the GPU (kiln check --device cuda)"
+node=/usr/share/libonnx-testdata/data/node
+[ -d "$node" ] || node=$src/../shared/onnx-tests/node
+[ -d "$node" ] || node=$("$py" -c 'import onnx, os; print(os.path.join(os.path.dirname(onnx.__file__), "backend/test/data/node"))' 2>/dev/null)
+if [ $built = 1 ] && [ -d "$node" ]; then
+  cases=()
+  for op in relu sigmoid tanh add mul div matmul gemm conv maxpool averagepool globalaveragepool \
+            softmax layer_normalization reduce_mean reduce_sum transpose concat gather slice \
+            resize upsample where cast; do
+    for d in "$node"/test_"$op"*; do [ -f "$d/model.onnx" ] && cases+=("$d"); done
+  done
+  echo "${#cases[@]} cases from $node"
+  timeout 150 "$build/kiln" check --device cuda --allow-failures "${cases[@]}" >"$build/check.log" 2>&1
+  rc=$?
+  [ $rc = 124 ] && echo "kiln check: stopped after 150 s; the counts below are partial"
+  grep -E '^FAIL|on the CPU' "$build/check.log" | head -40
+  grep -E '^[0-9]+ passed|^device ' "$build/check.log" ||
+    echo "$(grep -c '^PASS' "$build/check.log") passed, $(grep -c '^FAIL' "$build/check.log") failed so far"
+else
+  echo "node cases: none found (no libonnx-testdata, shared/onnx-tests or onnx package), skipped"
 fi
 
 echo "== tests/gpu/run.sh: $([ $status = 0 ] && echo PASS || echo FAIL) in $(($(date +%s) - start)) s"
