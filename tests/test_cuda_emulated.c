@@ -14,6 +14,7 @@
 #include <criterion/criterion.h>
 #include <math.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -35,6 +36,9 @@ Test(cuda_emulated, needs_the_cuda_backend)
 #include "core/cuda/cuda_fatbins.h"
 #include "core/cuda/device_params.h"
 #include "tests/cuda/cuda_cases.h"
+#include "core/engine/registry.h"
+#include "test_support.h"
+#include "tests/cuda/model_coverage.h"
 #include "tests/cuda/resize_cases.h"
 
 /* --- the double: runtime */
@@ -955,21 +959,170 @@ Test(cuda_emulated, resize_kernels)
     resize_declined_cases(emulated_device());
 }
 
-Test(cuda_emulated, row_kernels)
-{
-    row_cases(emulated_compare, 13, 1e-6);
+/* --- whole models: a device backend named "cuda" made of the CUDA
+ * backend's kernel tables over this emulated device, with host memory as
+ * its "device" memory. Sessions on it are planned as on a GPU: every node
+ * offered to its CUDA kernel's prepare first. */
 
-    kh_case c;
-    const int64_t img[] = {2, 3, 5, 5}, nhwc[] = {2, 5, 5, 3};
-    kh_init(&c, "GlobalAveragePool", 1, 1, 1);
-    rand_input(&c, 0, img, 4, 131);
-    emulated_compare(&c, 0, 1e-6, "GlobalAveragePool");
-    free_inputs(&c);
-    kh_init(&c, "NhwcGlobalAveragePool", 1, 1, 1);
-    c.node.domain = "kiln";
-    rand_input(&c, 0, nhwc, 4, 132);
-    emulated_compare(&c, 0, 1e-6, "NhwcGlobalAveragePool");
-    free_inputs(&c);
+static void *emu_open(int32_t index, kn_err *err)
+{
+    if (index != 0) {
+        kn_fail(err, KN_ERR_INVALID_ARGUMENT, "the emulated CUDA device has only device 0");
+        return NULL;
+    }
+    return emulated_device();
+}
+static void emu_close(void *dev) { (void)dev; }
+static void *emu_alloc(void *dev, size_t bytes, kn_err *err)
+{
+    (void)dev;
+    void *p = aligned_alloc(256, bytes ? (bytes + 255) & ~(size_t)255 : 256);
+    if (!p)
+        kn_fail(err, KN_ERR_OUT_OF_MEMORY, "emulated CUDA device: out of memory");
+    return p;
+}
+static void emu_free(void *dev, void *ptr)
+{
+    (void)dev;
+    free(ptr);
+}
+static int emu_copy(void *dev, void *dst, const void *src, size_t bytes, int32_t direction,
+                    void *stream, kn_err *err)
+{
+    (void)dev, (void)direction, (void)stream, (void)err;
+    memmove(dst, src, bytes);
+    return KN_OK;
+}
+static void *emu_stream_create(void *dev, kn_err *err)
+{
+    (void)dev, (void)err;
+    return (void *)(uintptr_t)1;
+}
+static void emu_stream_destroy(void *dev, void *stream) { (void)dev, (void)stream; }
+static int emu_stream_sync(void *dev, void *stream, kn_err *err)
+{
+    (void)dev, (void)stream, (void)err;
+    return KN_OK;
+}
+static const char *emu_describe(void *dev)
+{
+    (void)dev;
+    return "emulated CUDA device (test double)";
+}
+static int emu_available(void) { return 1; }
+
+static kn_backend emulated_cuda;
+static const kn_backend *const with_emulated_cuda[] = {&emulated_cuda, &kn_backend_dnnl,
+                                                       &kn_backend_cpu, NULL};
+
+static void plug_emulated_cuda(void)
+{
+    emulated_cuda = kn_backend_cuda; /* name, kernel tables, passes, flags */
+    emulated_cuda.available = emu_available;
+    emulated_cuda.memory = (kn_backend_memory){.kind = KN_MEMORY_DEVICE,
+                                               .open = emu_open,
+                                               .close = emu_close,
+                                               .alloc = emu_alloc,
+                                               .free = emu_free,
+                                               .copy = emu_copy,
+                                               .stream_create = emu_stream_create,
+                                               .stream_destroy = emu_stream_destroy,
+                                               .stream_sync = emu_stream_sync,
+                                               .describe = emu_describe};
+    kn_backends_override_for_testing(with_emulated_cuda);
+}
+
+static void kn_backends_restore(void) { kn_backends_override_for_testing(NULL); }
+
+static const char *models_dir(void)
+{
+    const char *env = getenv("KILN_MODELS_DIR");
+    return env && env[0] ? env : KILN_BINARY_DIR "/models";
+}
+
+/* The CNN benchmark models exported by tools/export_models.py (the
+ * export_models ctest puts them in BUILD/models) run every node on the GPU
+ * and copy nothing back to the host but their outputs; the transformer
+ * ones (bert_encoder, vit_b_16), when exported there too, have their CPU
+ * nodes listed. */
+Test(cuda_emulated, benchmark_models_run_wholly_on_the_device, .fini = kn_backends_restore)
+{
+    static const struct {
+        const char *name;
+        int must_be_whole;
+    } models[] = {{"resnet50", 1},     {"mobilenet_v2", 1},  {"squeezenet1_1", 1},
+                  {"efficientnet_b0", 1}, {"bert_encoder", 0}, {"vit_b_16", 0}};
+    plug_emulated_cuda();
+    int found = 0;
+    for (size_t i = 0; i < sizeof models / sizeof models[0]; i++) {
+        char path[1200], input[1200];
+        snprintf(path, sizeof path, "%s/%s/model.onnx", models_dir(), models[i].name);
+        snprintf(input, sizeof input, "%s/%s/input_0.pb", models_dir(), models[i].name);
+        model_coverage c;
+        if (cuda_model_coverage(path, input, &c) != 0) {
+            cr_log_info("%s: absent (%s), not checked", models[i].name, path);
+            continue;
+        }
+        found += models[i].must_be_whole;
+        cr_log_info("%s: %d of %d steps on the device; on the CPU: %s; copied back mid-run: %s",
+                    models[i].name, c.device_steps, c.steps, c.host_steps ? c.host_ops : "none",
+                    c.bounces ? c.bounced : "none");
+        if (!models[i].must_be_whole)
+            continue;
+        cr_expect_eq(c.host_steps, 0, "%s: nodes left on the CPU: %s", models[i].name,
+                     c.host_ops);
+        cr_expect_eq(c.bounces, 0, "%s: values copied back to the host mid-run: %s",
+                     models[i].name, c.bounced);
+    }
+    if (!found)
+        cr_skip_test("no CNN benchmark model in %s (the export_models ctest writes them; it "
+                     "needs python3-torch)", models_dir());
+}
+
+/* The convolutional test models of tests/data (float; the QDQ ones are
+ * int8 graphs the backend leaves to the CPU) on the emulated device. Each
+ * runs its nodes on the GPU but for the forms cuDNN cannot take, which the
+ * table names; a model made wholly of served forms must stay whole. */
+Test(cuda_emulated, cnn_test_models_run_on_the_device, .fini = kn_backends_restore)
+{
+    static const struct {
+        const char *path;
+        int on_cpu; /* steps left to the CPU backends, and why */
+    } models[] = {
+        {"models/layout_dense.onnx", 0},
+        {"models/layout_keras.onnx", 0},
+        /* a Conv with pads 1,0,3,2 (cuDNN pads both sides alike) and a
+         * MaxPool whose ceil_mode adds a window */
+        {"models/layout_stack.onnx", 2},
+        {"models/layout_stops.onnx", 0},
+        {"models/opt_conv_acts.onnx", 1}, /* a Conv with pads 0,1,2,1 */
+        {"models/opt_conv_bn.onnx", 0},
+        {"models/opt_conv_clip_silu.onnx", 0},
+        /* a conv whose residual only broadcasts ([N, 1, 1, C]) in NHWC */
+        {"models/opt_conv_residual.onnx", 1},
+        {"models/opt_conv_residual_inplace.onnx", 0},
+        {"models/opt_horizontal_conv.onnx", 0},
+        {"models/opt_kiln_fusedconv.onnx", 0},
+        /* a Conv with pads 1,0,0,1 and a reflect Pad (no CUDA kernel) */
+        {"models/opt_pad_fold.onnx", 2},
+        {"quant_nets/mnist_cnn.onnx", 0},
+        {"quant_nets/mnist_vit.onnx", 0},
+    };
+    plug_emulated_cuda();
+    for (size_t i = 0; i < sizeof models / sizeof models[0]; i++) {
+        char rel[256];
+        snprintf(rel, sizeof rel, "tests/data/%s", models[i].path);
+        model_coverage c;
+        cr_assert_eq(cuda_model_coverage(kt_src_path(rel), NULL, &c), 0, "%s is missing", rel);
+        cr_log_info("%s: %d of %d steps on the device; on the CPU: %s; copied back mid-run: %s",
+                    models[i].path, c.device_steps, c.steps, c.host_steps ? c.host_ops : "none",
+                    c.bounces ? c.bounced : "none");
+        cr_expect_eq(c.host_steps, models[i].on_cpu, "%s: %d steps on the CPU, expected %d: %s",
+                     models[i].path, c.host_steps, models[i].on_cpu, c.host_ops);
+        if (models[i].on_cpu == 0)
+            cr_expect_eq(c.bounces, 0, "%s: copied back mid-run: %s", models[i].path,
+                         c.bounced);
+    }
 }
 
 #endif

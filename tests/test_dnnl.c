@@ -242,6 +242,44 @@ Test(dnnl_conv, nhwc_cpu_one_pixel)
     dt_free_inputs(&ref);
 }
 
+/* A residual Z that only broadcasts to Y ([N, 1, 1, C]: the layout pass
+ * folds an Add of a pooled value into the conv, as in
+ * tests/data/models/opt_conv_residual.onnx). oneDNN's kernel declines it;
+ * the CPU fallback adds it after the conv and gives what the same node
+ * with Z spelled out at Y's shape gives (it used to refuse the node, and
+ * with it the whole session). */
+Test(dnnl_conv, nhwc_broadcast_residual)
+{
+    static const int64_t pads[] = {1, 1, 1, 1};
+    const int64_t x[] = {2, 5, 6, 4}, w[] = {8, 4, 3, 3}, b[] = {8}, zb[] = {2, 1, 1, 8},
+                  zf[] = {2, 5, 6, 8};
+    kh_case c;
+    kh_init(&c, "NhwcConv", 1, 4, 1);
+    c.node.domain = "kiln";
+    kh_attr_ints(&c, "pads", pads, 4);
+    kh_attr_string(&c, "activation", "Relu");
+    dt_input(&c, 0, x, 4, 71);
+    dt_input(&c, 1, w, 4, 72);
+    dt_input(&c, 2, b, 1, 73);
+    dt_input(&c, 3, zb, 4, 74);
+    float *got = NULL, *want = NULL, *full = malloc(sizeof(float) * 2 * 5 * 6 * 8);
+    const float *z = c.in[3].data;
+    for (int64_t i = 0; i < 2 * 5 * 6 * 8; i++)
+        full[i] = z[i / (5 * 6 * 8) * 8 + i % 8];
+    kn_tensor gd, wd;
+    cr_assert_eq(dt_run(&c, &kn_backend_cpu, 0x6, 1, &got, &gd), KN_OK, "%s", c.err.msg);
+    kh_case f = c;
+    f.node.attrs = f.attrs;
+    kh_input(&f, 3, KN_FLOAT, zf, 4, full);
+    cr_assert_eq(dt_run(&f, &kn_backend_cpu, 0x6, 1, &want, &wd), KN_OK, "%s", f.err.msg);
+    cr_assert(kn_shape_equal(gd.dims, 4, zf, 4));
+    dt_assert_close(got, want, 2 * 5 * 6 * 8, 1e-6, "broadcast Z vs the same Z spelled out");
+    free(got);
+    free(want);
+    free(full);
+    dt_free_inputs(&c);
+}
+
 /* A kiln.NhwcConv case: X [1, h, w, c] NHWC, W [o, c, 3, 3], B [o],
  * pads 1, activation act. */
 static void nhwc_3x3_case(kh_case *c, int64_t h, int64_t w, int64_t ci, int64_t co,

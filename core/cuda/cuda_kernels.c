@@ -80,6 +80,15 @@ int kn_cuda_shapes_from_cpu(kn_kctx *k)
     int rc = def->prepare(&host);
     if (def->release)
         def->release(&host);
+    /* What the CPU kernel cannot shape (a form only oneDNN's kernel takes,
+     * or a broken node) goes to the host backends, which serve it or name
+     * the problem: a GPU session must never fail where a CPU one runs. A
+     * value the shapes depend on (NEEDS_VALUE) and running out of memory
+     * are the planner's to handle. */
+    if (rc != KN_OK && rc != KN_ERR_NEEDS_VALUE && rc != KN_ERR_OUT_OF_MEMORY) {
+        memset(k->err, 0, sizeof *k->err);
+        return KN_ERR_DECLINE;
+    }
     return rc;
 }
 

@@ -26,6 +26,10 @@ typedef struct nhwc_state {
     int has_qz;                 /* NhwcQLinearConv with Z (input 9) */
     int is_conv;
     int one_pixel;               /* H = W = 1 in and out: NHWC is NCHW, nothing to transpose */
+    /* NhwcConv's Z broadcast to Y (a squeeze-and-excitation gate added as a
+     * residual): Z's element strides along Y's dims, 0 where it repeats */
+    int z_broadcast;
+    int64_t z_strides[4];
     kn_activation act;
 } nhwc_state;
 
@@ -120,9 +124,23 @@ static int nhwc_prepare(kn_kctx *k, const char *op, int64_t opset)
     plan_perm(&st->to_nhwc, st->y.dims, nchw_to_nhwc, y->dims, kn_dtype_size(y->dtype));
     const kn_tensor *z = st->is_conv && k->n_in > 3 ? k->in[3] : NULL;
     if (z && !kn_shape_equal(z->dims, z->rank, y->dims, y->rank)) {
-        nhwc_release(k);
-        return kn_fail(k->err, KN_ERR_SHAPE, "%s: residual Z does not have Y's shape",
-                       k->node->op_type);
+        /* the layout pass folds an Add whose other side broadcasts (oneDNN
+         * takes it as a binary post-op); here it is added after the conv */
+        int64_t step = 1;
+        int fits = z->rank <= 4;
+        for (int32_t d = 3; fits && d >= 0; d--) {
+            int32_t zd = d - (4 - z->rank);
+            int64_t n = zd >= 0 ? z->dims[zd] : 1;
+            fits = n == y->dims[d] || n == 1;
+            st->z_strides[d] = n == 1 ? 0 : step;
+            step *= n;
+        }
+        if (!fits) {
+            nhwc_release(k);
+            return kn_fail(k->err, KN_ERR_SHAPE, "%s: residual Z does not broadcast to Y's shape",
+                           k->node->op_type);
+        }
+        st->z_broadcast = 1;
     }
     st->one_pixel = x->dims[1] == 1 && x->dims[2] == 1 && y->dims[1] == 1 && y->dims[2] == 1;
     st->x_off = kn_align_up(st->ik.scratch_bytes, 64);
@@ -134,6 +152,18 @@ static int nhwc_prepare(kn_kctx *k, const char *op, int64_t opset)
             ? st->ik.scratch_bytes
             : st->z_off + (st->has_qz ? kn_align_up((size_t)kn_tensor_nbytes(&st->z), 64) : 0);
     return KN_OK;
+}
+
+/* y += z over Y's 4 dims, z read with the given strides. */
+static void add_broadcast(float *y, const int64_t *dims, const float *z, const int64_t *zs)
+{
+    for (int64_t a = 0; a < dims[0]; a++)
+        for (int64_t b = 0; b < dims[1]; b++)
+            for (int64_t c = 0; c < dims[2]; c++) {
+                const float *zr = z + a * zs[0] + b * zs[1] + c * zs[2];
+                for (int64_t d = 0; d < dims[3]; d++)
+                    *y++ += zr[d * zs[3]];
+            }
 }
 
 static int nhwc_run(kn_kctx *k)
@@ -161,6 +191,10 @@ static int nhwc_run(kn_kctx *k)
     if (!st->one_pixel)
         kn_strided_run(&st->to_nhwc, st->y.data, y, k->threads);
     const kn_tensor *z = st->is_conv && k->n_in > 3 ? k->in[3] : NULL;
+    if (z && st->z_broadcast) {
+        add_broadcast(y, k->out[0]->dims, z->data, st->z_strides);
+        z = NULL;
+    }
     if (!z && st->act.kind == KN_ACT_NONE)
         return KN_OK;
     /* the vector epilogue: the scalar definition (kn_act_ref) took ~15 ns

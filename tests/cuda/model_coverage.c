@@ -1,0 +1,129 @@
+#include "tests/cuda/model_coverage.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "api_helpers.h"
+
+static void append(char *list, size_t cap, const char *item)
+{
+    size_t used = strlen(list);
+    if (used + strlen(item) + 3 < cap)
+        snprintf(list + used, cap - used, "%s%s", used ? ", " : "", item);
+}
+
+/* Whether the profile line `name` ("copy device→host (N bytes) 'v'")
+ * copies one of the model's outputs. */
+static int copies_an_output(const kiln_model *m, const char *name)
+{
+    int32_t n = 0;
+    KT_OK(kiln_model_output_count(m, &n));
+    for (int32_t i = 0; i < n; i++) {
+        char out[256], quoted[260];
+        KT_OK(kiln_model_output_name(m, i, out, sizeof out, NULL));
+        snprintf(quoted, sizeof quoted, "'%s'", out);
+        size_t ln = strlen(name), lq = strlen(quoted);
+        if (ln >= lq && strcmp(name + ln - lq, quoted) == 0)
+            return 1;
+    }
+    return 0;
+}
+
+/* Zeros for every input at its declared shape, open dims as 1. */
+static void bind_zeros(const kiln_model *m, kiln_session *s)
+{
+    int32_t n = 0;
+    KT_OK(kiln_model_input_count(m, &n));
+    for (int32_t i = 0; i < n; i++) {
+        int32_t dtype = 0, rank = 0;
+        int64_t dims[8];
+        KT_OK(kiln_model_input_dtype(m, i, &dtype));
+        KT_OK(kiln_model_input_shape(m, i, dims, 8, &rank));
+        size_t count = 1;
+        for (int32_t d = 0; d < rank; d++)
+            count *= (size_t)(dims[d] = dims[d] > 0 ? dims[d] : 1);
+        size_t bytes = count * 8; /* room for any numeric dtype */
+        void *zeros = calloc(1, bytes);
+        cr_assert_eq(dtype, KILN_DTYPE_FLOAT, "input %d: only float inputs are made up here", i);
+        KT_OK(kiln_session_set_input_at(s, i, dtype, dims, rank, zeros, count * 4,
+                                        KILN_INPUT_COPY));
+        free(zeros);
+    }
+    KT_OK(kiln_session_run(s));
+}
+
+/* Binds input 0 from a TensorProto file (zeros when there is none) and
+ * runs once: a model whose shapes are not all declared plans at its first
+ * run. */
+static void run_once(const kiln_model *m, kiln_session *s, const char *input_pb)
+{
+    size_t size = 0;
+    void *bytes = input_pb ? kt_read_file(input_pb, &size) : NULL;
+    if (!bytes) {
+        bind_zeros(m, s);
+        return;
+    }
+    kiln_tensor *t = NULL;
+    KT_OK(kiln_tensor_decode(bytes, size, &t));
+    free(bytes);
+    int32_t dtype = 0, rank = 0;
+    int64_t dims[8];
+    const void *data = NULL;
+    size_t nbytes = 0;
+    KT_OK(kiln_tensor_info(t, &dtype, dims, 8, &rank));
+    KT_OK(kiln_tensor_data(t, &data, &nbytes));
+    KT_OK(kiln_session_set_input_at(s, 0, dtype, dims, rank, data, nbytes, 0));
+    KT_OK(kiln_session_run(s));
+    kiln_tensor_destroy(t);
+}
+
+int cuda_model_coverage(const char *path, const char *input_pb, model_coverage *out)
+{
+    memset(out, 0, sizeof *out);
+    if (access(path, R_OK) != 0)
+        return -1;
+    kiln_runtime *rt = kt_runtime(1);
+    kiln_options *o = NULL;
+    kiln_model *m = NULL;
+    kiln_session *s = NULL;
+    KT_OK(kiln_options_create(&o));
+    KT_OK(kiln_options_set_string(o, KILN_SOPT_DEVICE, "cuda"));
+    KT_OK(kiln_options_set_int(o, KILN_OPT_PROFILE, 1));
+    KT_OK(kiln_model_load_file(rt, path, o, &m));
+    KT_OK(kiln_session_create(m, o, &s));
+    int32_t n = 0;
+    if (kiln_session_profile_count(s, &n) != KILN_OK) {
+        run_once(m, s, input_pb);
+        KT_OK(kiln_session_profile_count(s, &n));
+    }
+    for (int32_t i = 0; i < n; i++) {
+        char kernel[64], op[64], name[256], item[400];
+        KT_OK(kiln_session_profile_kernel(s, i, kernel, sizeof kernel, NULL));
+        KT_OK(kiln_session_profile_op(s, i, op, sizeof op, NULL));
+        KT_OK(kiln_session_profile_name(s, i, name, sizeof name, NULL));
+        if (strcmp(op, "Sync") == 0)
+            continue;
+        if (strcmp(op, "Copy") == 0) {
+            if (strstr(name, "device→host") && !copies_an_output(m, name)) {
+                out->bounces++;
+                append(out->bounced, sizeof out->bounced, name);
+            }
+            continue;
+        }
+        out->steps++;
+        if (strcmp(kernel, "cuda") == 0) {
+            out->device_steps++;
+            continue;
+        }
+        out->host_steps++;
+        snprintf(item, sizeof item, "%s (%s on %s)", name, op, kernel);
+        append(out->host_ops, sizeof out->host_ops, item);
+    }
+    kiln_session_destroy(s);
+    kiln_model_destroy(m);
+    kiln_options_destroy(o);
+    kiln_runtime_destroy(rt);
+    return 0;
+}

@@ -1,0 +1,23 @@
+/* Whole-model coverage of the CUDA backend without a GPU: a model is
+ * loaded and planned as a `--device cuda` session plans it (the same
+ * optimizer, the same partitioning, each node offered to the CUDA kernel's
+ * own prepare first) on a device backend whose kernels are the CUDA
+ * backend's tables, and the plan's profile says which steps stayed on the
+ * CPU and which values cross back to the host. */
+#ifndef KN_TEST_CUDA_MODEL_COVERAGE_H
+#define KN_TEST_CUDA_MODEL_COVERAGE_H
+
+typedef struct model_coverage {
+    int steps, device_steps;
+    int host_steps;          /* nodes a CUDA kernel declined or has no kernel for */
+    char host_ops[1024];     /* "name (Op), ..." of those */
+    int bounces;             /* copies device→host of values that are not graph outputs */
+    char bounced[1024];      /* their profile names */
+} model_coverage;
+
+/* Plans the model at path (input 0 from input_pb, a TensorProto file, when
+ * the plan needs a run to exist) with device "cuda", which must name the
+ * backend the caller plugged in. 0 on success; -1 when the file is absent. */
+int cuda_model_coverage(const char *path, const char *input_pb, model_coverage *out);
+
+#endif
