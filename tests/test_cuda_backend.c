@@ -42,7 +42,7 @@ Test(cuda_backend, without_nvcc_it_is_never_available)
 #include "core/cuda/cuda_device.h"
 #include "core/cuda/cuda_fatbins.h"
 #include "tests/cuda/cuda_cases.h"
-#include "tests/cuda/resize_cases.h"
+#include "tests/cuda/image_cases.h"
 
 extern const kn_backend kn_backend_cuda;
 
@@ -294,6 +294,8 @@ Test(cuda_gpu, comparisons_where_cast) { compare_where_cast_cases(gpu_compare); 
 Test(cuda_gpu, data_movement) { data_movement_cases(gpu_compare); }
 
 Test(cuda_gpu, resize) { resize_cases(gpu_compare, 1e-5); }
+
+Test(cuda_gpu, pad) { pad_cases(gpu_compare); }
 
 Test(cuda_gpu, matmul_shapes)
 {

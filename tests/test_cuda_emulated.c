@@ -39,7 +39,7 @@ Test(cuda_emulated, needs_the_cuda_backend)
 #include "core/engine/registry.h"
 #include "test_support.h"
 #include "tests/cuda/model_coverage.h"
-#include "tests/cuda/resize_cases.h"
+#include "tests/cuda/image_cases.h"
 
 /* --- the double: runtime */
 
@@ -211,6 +211,11 @@ void kn_resize_nearest_2(const void *, void *, kn_cuda_resize);
 void kn_resize_nearest_4(const void *, void *, kn_cuda_resize);
 void kn_resize_nearest_8(const void *, void *, kn_cuda_resize);
 void kn_resize_interp_f32(const void *, void *, kn_cuda_resize);
+typedef void (*pad_fn)(const void *x, void *y, kn_cuda_pad p);
+void kn_pad_1(const void *, void *, kn_cuda_pad);
+void kn_pad_2(const void *, void *, kn_cuda_pad);
+void kn_pad_4(const void *, void *, kn_cuda_pad);
+void kn_pad_8(const void *, void *, kn_cuda_pad);
 
 #define ARG(i, type) (*(type *)args[i])
 static int host_kernel(const char *name, void **args)
@@ -237,6 +242,11 @@ static int host_kernel(const char *name, void **args)
                    {"kn_resize_nearest_4", kn_resize_nearest_4},
                    {"kn_resize_nearest_8", kn_resize_nearest_8},
                    {"kn_resize_interp_f32", kn_resize_interp_f32}};
+    static const struct {
+        const char *name;
+        pad_fn fn;
+    } pads[] = {{"kn_pad_1", kn_pad_1}, {"kn_pad_2", kn_pad_2}, {"kn_pad_4", kn_pad_4},
+                {"kn_pad_8", kn_pad_8}};
     if (strcmp(name, "kn_unary_f32") == 0)
         kn_unary_f32(ARG(0, const float *), ARG(1, float *), ARG(2, int64_t), ARG(3, kn_cuda_act));
     else if (strcmp(name, "kn_binary_f32") == 0)
@@ -278,6 +288,11 @@ static int host_kernel(const char *name, void **args)
         for (size_t i = 0; i < sizeof resizes / sizeof resizes[0]; i++)
             if (strcmp(name, resizes[i].name) == 0) {
                 resizes[i].fn(ARG(0, const void *), ARG(1, void *), ARG(2, kn_cuda_resize));
+                return 1;
+            }
+        for (size_t i = 0; i < sizeof pads / sizeof pads[0]; i++)
+            if (strcmp(name, pads[i].name) == 0) {
+                pads[i].fn(ARG(0, const void *), ARG(1, void *), ARG(2, kn_cuda_pad));
                 return 1;
             }
         return 0;
@@ -959,6 +974,8 @@ Test(cuda_emulated, resize_kernels)
     resize_declined_cases(emulated_device());
 }
 
+Test(cuda_emulated, pad_kernels) { pad_cases(emulated_compare); }
+
 /* --- whole models: a device backend named "cuda" made of the CUDA
  * backend's kernel tables over this emulated device, with host memory as
  * its "device" memory. Sessions on it are planned as on a GPU: every node
@@ -1103,8 +1120,7 @@ Test(cuda_emulated, cnn_test_models_run_on_the_device, .fini = kn_backends_resto
         {"models/opt_conv_residual_inplace.onnx", 0},
         {"models/opt_horizontal_conv.onnx", 0},
         {"models/opt_kiln_fusedconv.onnx", 0},
-        /* a Conv with pads 1,0,0,1 and a reflect Pad (no CUDA kernel) */
-        {"models/opt_pad_fold.onnx", 2},
+        {"models/opt_pad_fold.onnx", 1}, /* a Conv with pads 1,0,0,1 */
         {"quant_nets/mnist_cnn.onnx", 0},
         {"quant_nets/mnist_vit.onnx", 0},
     };

@@ -127,4 +127,18 @@ typedef struct kn_cuda_resize {
     int32_t moves[KN_CUDA_MAX_DIMS];
 } kn_cuda_resize;
 
+/* Pad: output element (o_0 .. o_r-1) reads input index o_d - begin[d]
+ * along each axis, or, outside the input, the constant (mode constant) or
+ * the index the mode maps it to: the nearest edge, the reflection without
+ * repeating the edge, or the wrapped one. value holds the constant's bytes
+ * (little-endian, the element's size). */
+enum { KN_CUDA_PAD_CONSTANT = 0, KN_CUDA_PAD_REFLECT, KN_CUDA_PAD_EDGE, KN_CUDA_PAD_WRAP };
+typedef struct kn_cuda_pad {
+    int64_t n; /* output elements */
+    int32_t rank, mode;
+    int64_t in_dims[KN_CUDA_MAX_DIMS], out_dims[KN_CUDA_MAX_DIMS], begin[KN_CUDA_MAX_DIMS];
+    int64_t in_stride[KN_CUDA_MAX_DIMS];
+    uint64_t value;
+} kn_cuda_pad;
+
 #endif

@@ -33,7 +33,7 @@
 
 #define CUDA_ATTENTION_OPS(X) X(kiln_Attention)
 
-#define CUDA_IMAGE_OPS(X) X(Resize) X(Upsample)
+#define CUDA_IMAGE_OPS(X) X(Resize) X(Upsample) X(Pad)
 
 /* clang-format on */
 
@@ -60,5 +60,5 @@ const kn_op_def *const kn_cuda_conv_pool_ops[] = {CUDA_CONV_POOL_OPS(ENTRY) NULL
 const kn_op_def *const kn_cuda_row_ops[] = {CUDA_ROW_OPS(ENTRY) NULL};
 /* attention.c */
 const kn_op_def *const kn_cuda_attention_ops[] = {CUDA_ATTENTION_OPS(ENTRY) NULL};
-/* resize.c */
+/* resize.c, pad.c */
 const kn_op_def *const kn_cuda_image_ops[] = {CUDA_IMAGE_OPS(ENTRY) NULL};

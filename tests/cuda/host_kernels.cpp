@@ -3,6 +3,7 @@
 #include "tests/cuda/host_shim.h"
 
 #include "core/cuda/elementwise.cu"
+#include "core/cuda/pad.cu"
 #include "core/cuda/resize.cu"
 #include "core/cuda/rows.cu"
 #include "core/cuda/tensor.cu"

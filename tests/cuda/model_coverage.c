@@ -47,8 +47,8 @@ static void bind_zeros(const kiln_model *m, kiln_session *s)
         size_t bytes = count * 8; /* room for any numeric dtype */
         void *zeros = calloc(1, bytes);
         cr_assert_eq(dtype, KILN_DTYPE_FLOAT, "input %d: only float inputs are made up here", i);
-        KT_OK(kiln_session_set_input_at(s, i, dtype, dims, rank, zeros, count * 4,
-                                        KILN_INPUT_COPY));
+        KT_OK(
+            kiln_session_set_input_at(s, i, dtype, dims, rank, zeros, count * 4, KILN_INPUT_COPY));
         free(zeros);
     }
     KT_OK(kiln_session_run(s));

@@ -9,10 +9,10 @@
 
 typedef struct model_coverage {
     int steps, device_steps;
-    int host_steps;          /* nodes a CUDA kernel declined or has no kernel for */
-    char host_ops[1024];     /* "name (Op), ..." of those */
-    int bounces;             /* copies device→host of values that are not graph outputs */
-    char bounced[1024];      /* their profile names */
+    int host_steps;      /* nodes a CUDA kernel declined or has no kernel for */
+    char host_ops[1024]; /* "name (Op), ..." of those */
+    int bounces;         /* copies device→host of values that are not graph outputs */
+    char bounced[1024];  /* their profile names */
 } model_coverage;
 
 /* Plans the model at path (input 0 from input_pb, a TensorProto file, when

@@ -1,6 +1,7 @@
-#include "tests/cuda/resize_cases.h"
+#include "tests/cuda/image_cases.h"
 
 #include <criterion/criterion.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -138,6 +139,55 @@ void resize_cases(cuda_check_fn check, double tol)
     build(&c, &up, "Upsample", 350);
     check(&c, 0x2, tol, up.what);
     free(c.in[0].data);
+}
+
+void pad_cases(cuda_check_fn check)
+{
+    static const char *const modes[] = {"constant", "reflect", "edge", "wrap"};
+    static const int64_t pads[] = {0, 1, 2, 3, 0, 2, 1, 4}; /* begins, then ends */
+    static const int64_t crop[] = {0, -1, 2, 1, 0, 1, -2, 3};
+    static const int64_t axes[] = {-1, 1}, axes_pads[] = {3, 1, 2, 4};
+    static const float value = 2.5f;
+    static const int64_t four[] = {4}, eight[] = {8}, two[] = {2};
+    const int64_t x[] = {2, 3, 4, 5};
+    for (int m = 0; m < 4; m++)
+        for (int negative = 0; negative < 2; negative++) {
+            kh_case c;
+            kh_init(&c, "Pad", 19, 3, 1);
+            kh_attr_string(&c, "mode", modes[m]);
+            rand_input(&c, 0, x, 4, 500 + (unsigned)m);
+            kh_input(&c, 1, KN_INT64, eight, 1, negative ? crop : pads);
+            if (m == 0)
+                kh_input(&c, 2, KN_FLOAT, NULL, 0, &value);
+            char what[64];
+            snprintf(what, sizeof what, "Pad %s%s", modes[m], negative ? ", negative pads" : "");
+            check(&c, 0x6, 0, what);
+            free(c.in[0].data);
+        }
+    /* opset 18's axes, on int64 */
+    kh_case c;
+    kh_init(&c, "Pad", 18, 4, 1);
+    kh_attr_string(&c, "mode", "reflect");
+    int64_t *xi = malloc(sizeof(int64_t) * 120);
+    for (int i = 0; i < 120; i++)
+        xi[i] = i * 7 - 300;
+    kh_input(&c, 0, KN_INT64, x, 4, xi);
+    kh_input(&c, 1, KN_INT64, four, 1, axes_pads);
+    kh_input(&c, 3, KN_INT64, two, 1, axes);
+    check(&c, 0xe, 0, "Pad reflect with axes, int64");
+    free(xi);
+    /* opset 2's attributes, on uint8 with a constant */
+    static const int64_t pads2[] = {1, 0, 2, 2, 1, 1};
+    kh_init(&c, "Pad", 2, 1, 1);
+    kh_attr_ints(&c, "pads", pads2, 6);
+    kh_attr_float(&c, "value", 7);
+    const int64_t x3[] = {3, 4, 5};
+    uint8_t *xu = malloc(60);
+    for (int i = 0; i < 60; i++)
+        xu[i] = (uint8_t)(i * 13);
+    kh_input(&c, 0, KN_UINT8, x3, 3, xu);
+    check(&c, 0, 0, "Pad opset 2, uint8");
+    free(xu);
 }
 
 void resize_declined_cases(void *device)

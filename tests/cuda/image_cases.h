@@ -1,0 +1,19 @@
+/* The image family's cases the CUDA backend's two suites run through their
+ * check (tests/cuda/cuda_cases.h). Resize and Upsample: the nearest modes
+ * on float and on integer dtypes of 1, 2 and 8 bytes (exact), linear and
+ * cubic under each coordinate transform, by scales and by sizes, NCHW and
+ * channels-last (opset 18 axes), 5-D, opset 10 and Upsample (within tol).
+ * Pad: each mode, negative pads, axes, a constant value, opset 2's
+ * attributes, on float, int64 and uint8 (exact). */
+#ifndef KN_TEST_CUDA_IMAGE_CASES_H
+#define KN_TEST_CUDA_IMAGE_CASES_H
+
+#include "tests/cuda/cuda_cases.h"
+
+void resize_cases(cuda_check_fn check, double tol);
+void pad_cases(cuda_check_fn check);
+
+/* Nodes the CUDA kernel leaves to the CPU: its prepare declines them. */
+void resize_declined_cases(void *device);
+
+#endif
