@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "core/kernel/backend.h"
 #include "kernel_harness.h"
@@ -1134,6 +1135,63 @@ Test(cuda_emulated, cnn_test_models_run_on_the_device, .fini = kn_backends_resto
                          c.bounced);
     }
 }
+
+#ifdef KILN_CUDA_HOST_KERNELS
+/* The same models run end to end on the emulated device (Kiln's kernels
+ * compiled for the host, the doubles of cuBLASLt and cuDNN) agree with the
+ * CPU: the partitioning, copies, uploaded weights and every kernel's
+ * arguments together, as on a GPU. */
+Test(cuda_emulated, cnn_test_models_match_the_cpu, .fini = kn_backends_restore)
+{
+    static const char *const models[] = {
+        "models/layout_dense.onnx",        "models/layout_keras.onnx",
+        "models/layout_stack.onnx",        "models/layout_stops.onnx",
+        "models/opt_conv_acts.onnx",       "models/opt_conv_bn.onnx",
+        "models/opt_conv_clip_silu.onnx",  "models/opt_conv_residual.onnx",
+        "models/opt_conv_residual_inplace.onnx", "models/opt_horizontal_conv.onnx",
+        "models/opt_kiln_fusedconv.onnx",  "models/opt_pad_fold.onnx",
+        "quant_nets/mnist_cnn.onnx",       "quant_nets/mnist_vit.onnx",
+    };
+    plug_emulated_cuda();
+    for (size_t i = 0; i < sizeof models / sizeof models[0]; i++) {
+        char rel[256];
+        snprintf(rel, sizeof rel, "tests/data/%s", models[i]);
+        int before = unemulated_launches;
+        double d = cuda_model_difference(kt_src_path(rel), NULL);
+        cr_log_info("%s: worst relative difference %.2e", models[i], d);
+        cr_expect_eq(unemulated_launches, before, "%s: launched a kernel the double lacks",
+                     models[i]);
+        cr_expect_leq(d, 1e-4, "%s: device and CPU differ by %.3g", models[i], d);
+    }
+}
+
+/* The smaller exported benchmark CNNs end to end on the emulated device,
+ * on their own input_0.pb, against the CPU (resnet50 agrees within 1.9e-5
+ * too, but its 4 GFLOP through the doubles' plain loops take half a minute
+ * here; the transformers longer still). */
+Test(cuda_emulated, benchmark_models_match_the_cpu, .fini = kn_backends_restore, .timeout = 600)
+{
+    static const char *const models[] = {"squeezenet1_1", "mobilenet_v2", "efficientnet_b0"};
+    plug_emulated_cuda();
+    int found = 0;
+    for (size_t i = 0; i < sizeof models / sizeof models[0]; i++) {
+        char path[1200], input[1200];
+        snprintf(path, sizeof path, "%s/%s/model.onnx", models_dir(), models[i]);
+        snprintf(input, sizeof input, "%s/%s/input_0.pb", models_dir(), models[i]);
+        if (access(path, R_OK) != 0)
+            continue;
+        found++;
+        int before = unemulated_launches;
+        double d = cuda_model_difference(path, input);
+        cr_log_info("%s: worst relative difference %.2e", models[i], d);
+        cr_expect_eq(unemulated_launches, before, "%s: launched a kernel the double lacks",
+                     models[i]);
+        cr_expect_leq(d, 1e-4, "%s: device and CPU differ by %.3g", models[i], d);
+    }
+    if (!found)
+        cr_skip_test("no benchmark model in %s", models_dir());
+}
+#endif
 
 #endif
 

@@ -1,11 +1,13 @@
 #include "tests/cuda/model_coverage.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "api_helpers.h"
+#include "tests/cuda/cuda_cases.h"
 
 static void append(char *list, size_t cap, const char *item)
 {
@@ -126,4 +128,106 @@ int cuda_model_coverage(const char *path, const char *input_pb, model_coverage *
     kiln_options_destroy(o);
     kiln_runtime_destroy(rt);
     return 0;
+}
+
+/* Binds every input: input 0 from input_pb when there is one, float inputs
+ * to seeded values at their declared shape (open dims 1) otherwise. */
+static void bind_inputs(const kiln_model *m, kiln_session *s, const char *input_pb)
+{
+    size_t size = 0;
+    void *bytes = input_pb ? kt_read_file(input_pb, &size) : NULL;
+    int32_t n = 0;
+    KT_OK(kiln_model_input_count(m, &n));
+    for (int32_t i = 0; i < n; i++) {
+        if (i == 0 && bytes) {
+            kiln_tensor *t = NULL;
+            KT_OK(kiln_tensor_decode(bytes, size, &t));
+            int32_t dtype = 0, rank = 0;
+            int64_t dims[8];
+            const void *data = NULL;
+            size_t nbytes = 0;
+            KT_OK(kiln_tensor_info(t, &dtype, dims, 8, &rank));
+            KT_OK(kiln_tensor_data(t, &data, &nbytes));
+            KT_OK(
+                kiln_session_set_input_at(s, 0, dtype, dims, rank, data, nbytes, KILN_INPUT_COPY));
+            kiln_tensor_destroy(t);
+            continue;
+        }
+        int32_t dtype = 0, rank = 0;
+        int64_t dims[8];
+        KT_OK(kiln_model_input_dtype(m, i, &dtype));
+        KT_OK(kiln_model_input_shape(m, i, dims, 8, &rank));
+        cr_assert_eq(dtype, KILN_DTYPE_FLOAT, "input %d: only float inputs are made up here", i);
+        size_t count = 1;
+        for (int32_t d = 0; d < rank; d++)
+            count *= (size_t)(dims[d] = dims[d] > 0 ? dims[d] : 1);
+        float *x = malloc(count * sizeof *x + 4);
+        fill(x, count, 1000 + (unsigned)i);
+        KT_OK(kiln_session_set_input_at(s, i, dtype, dims, rank, x, count * sizeof *x,
+                                        KILN_INPUT_COPY));
+        free(x);
+    }
+    free(bytes);
+}
+
+/* Output k of a run on device (NULL: the CPU), malloc'd; *n elements. */
+static float *run_on(kiln_runtime *rt, const char *path, const char *device, const char *input_pb,
+                     int32_t k, int64_t *n)
+{
+    kiln_options *o = NULL;
+    kiln_model *m = NULL;
+    kiln_session *s = NULL;
+    KT_OK(kiln_options_create(&o));
+    if (device)
+        KT_OK(kiln_options_set_string(o, KILN_SOPT_DEVICE, device));
+    KT_OK(kiln_model_load_file(rt, path, o, &m));
+    KT_OK(kiln_session_create(m, o, &s));
+    bind_inputs(m, s, input_pb);
+    KT_OK(kiln_session_run(s));
+    size_t need = 0;
+    kiln_session_output_copy(s, k, NULL, 0, &need);
+    float *y = malloc(need + 4);
+    KT_OK(kiln_session_output_copy(s, k, y, need, NULL));
+    *n = (int64_t)(need / sizeof(float));
+    kiln_session_destroy(s);
+    kiln_model_destroy(m);
+    kiln_options_destroy(o);
+    return y;
+}
+
+double cuda_model_difference(const char *path, const char *input_pb)
+{
+    kiln_runtime *rt = kt_runtime(1);
+    kiln_model *m = NULL;
+    KT_OK(kiln_model_load_file(rt, path, NULL, &m));
+    int32_t outputs = 0;
+    KT_OK(kiln_model_output_count(m, &outputs));
+    double worst = 0;
+    for (int32_t k = 0; k < outputs; k++) {
+        int32_t dtype = 0;
+        KT_OK(kiln_model_output_dtype(m, k, &dtype));
+        if (dtype != KILN_DTYPE_FLOAT)
+            continue;
+        int64_t n_dev = 0, n_cpu = 0;
+        float *dev = run_on(rt, path, "cuda", input_pb, k, &n_dev);
+        float *cpu = run_on(rt, path, NULL, input_pb, k, &n_cpu);
+        cr_assert_eq(n_dev, n_cpu, "output %d: %lld elements on the device, %lld on the CPU", k,
+                     (long long)n_dev, (long long)n_cpu);
+        double scale = 1, diff = 0;
+        for (int64_t i = 0; i < n_cpu; i++)
+            scale = fmax(scale, fabs((double)cpu[i]));
+        for (int64_t i = 0; i < n_cpu; i++)
+            diff = fmax(diff, fabs((double)dev[i] - (double)cpu[i]));
+        if (isnan(diff) || diff != diff)
+            diff = INFINITY;
+        for (int64_t i = 0; i < n_cpu; i++)
+            if (isnan(dev[i]) != isnan(cpu[i]))
+                diff = INFINITY;
+        worst = fmax(worst, diff / scale);
+        free(dev);
+        free(cpu);
+    }
+    kiln_model_destroy(m);
+    kiln_runtime_destroy(rt);
+    return worst;
 }

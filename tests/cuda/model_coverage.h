@@ -20,4 +20,10 @@ typedef struct model_coverage {
  * backend the caller plugged in. 0 on success; -1 when the file is absent. */
 int cuda_model_coverage(const char *path, const char *input_pb, model_coverage *out);
 
+/* Runs the model once with device "cuda" and once on the CPU, on the same
+ * inputs (input 0 from input_pb when given, else every float input filled
+ * with seeded values in [-1, 1)), and returns the largest difference over
+ * every output, relative to max(1, the CPU output's largest magnitude). */
+double cuda_model_difference(const char *path, const char *input_pb);
+
 #endif
