@@ -4,6 +4,7 @@
 
 #include "core/cuda/elementwise.cu"
 #include "core/cuda/pad.cu"
+#include "core/cuda/pool.cu"
 #include "core/cuda/resize.cu"
 #include "core/cuda/rows.cu"
 #include "core/cuda/tensor.cu"

@@ -190,6 +190,62 @@ void pad_cases(cuda_check_fn check)
     free(xu);
 }
 
+typedef struct window_spec {
+    const char *op, *what, *auto_pad;
+    int64_t x[5];
+    int32_t rank, nsp;
+    int64_t kernel[3], strides[3], pads[6], dilations[3];
+    int ceil_mode, has_pads, has_dilations;
+} window_spec;
+
+void pool_window_cases(cuda_check_fn check, double tol)
+{
+    // clang-format off
+    static const window_spec cases[] = {
+        {.op = "MaxPool", .what = "MaxPool ceil_mode adds a window", .x = {2, 3, 10, 9}, .rank = 4,
+            .nsp = 2, .kernel = {3, 3}, .strides = {2, 2}, .ceil_mode = 1},
+        {.op = "MaxPool", .what = "MaxPool asymmetric pads", .x = {2, 3, 8, 7}, .rank = 4,
+            .nsp = 2, .kernel = {3, 2}, .strides = {1, 2}, .pads = {0, 1, 2, 0}, .has_pads = 1},
+        {.op = "MaxPool", .what = "MaxPool dilations", .x = {1, 2, 11, 10}, .rank = 4, .nsp = 2,
+            .kernel = {3, 3}, .strides = {1, 1}, .dilations = {2, 3}, .has_dilations = 1},
+        {.op = "MaxPool", .what = "MaxPool SAME_LOWER, stride 2", .auto_pad = "SAME_LOWER",
+            .x = {1, 3, 8, 8}, .rank = 4, .nsp = 2, .kernel = {2, 2}, .strides = {2, 2}},
+        {.op = "MaxPool", .what = "MaxPool 1-D asymmetric", .x = {2, 4, 15}, .rank = 3, .nsp = 1,
+            .kernel = {4}, .strides = {3}, .pads = {2, 0}, .has_pads = 1},
+        {.op = "MaxPool", .what = "MaxPool 3-D ceil_mode", .x = {1, 2, 5, 6, 7}, .rank = 5,
+            .nsp = 3, .kernel = {2, 2, 2}, .strides = {2, 2, 2}, .ceil_mode = 1},
+        {.op = "NhwcMaxPool", .what = "NhwcMaxPool ceil_mode", .x = {2, 10, 9, 5}, .rank = 4,
+            .nsp = 2, .kernel = {3, 3}, .strides = {2, 2}, .ceil_mode = 1},
+        {.op = "AveragePool", .what = "AveragePool asymmetric pads", .x = {2, 3, 8, 7},
+            .rank = 4, .nsp = 2, .kernel = {3, 3}, .strides = {2, 1}, .pads = {1, 0, 0, 2},
+            .has_pads = 1},
+        {.op = "NhwcAveragePool", .what = "NhwcAveragePool ceil_mode", .x = {2, 10, 9, 5},
+            .rank = 4, .nsp = 2, .kernel = {3, 3}, .strides = {2, 2}, .ceil_mode = 1},
+    };
+    // clang-format on
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const window_spec *s = &cases[i];
+        int nhwc = strncmp(s->op, "Nhwc", 4) == 0;
+        kh_case c;
+        kh_init(&c, s->op, nhwc ? 1 : 19, 1, 1);
+        if (nhwc)
+            c.node.domain = "kiln";
+        kh_attr_ints(&c, "kernel_shape", s->kernel, s->nsp);
+        kh_attr_ints(&c, "strides", s->strides, s->nsp);
+        if (s->has_pads)
+            kh_attr_ints(&c, "pads", s->pads, 2 * s->nsp);
+        if (s->has_dilations)
+            kh_attr_ints(&c, "dilations", s->dilations, s->nsp);
+        if (s->ceil_mode)
+            kh_attr_int(&c, "ceil_mode", 1);
+        if (s->auto_pad)
+            kh_attr_string(&c, "auto_pad", s->auto_pad);
+        rand_input(&c, 0, s->x, s->rank, 600 + (unsigned)i);
+        check(&c, 0, strstr(s->op, "Max") ? 0 : tol, s->what);
+        free_inputs(&c);
+    }
+}
+
 void resize_declined_cases(void *device)
 {
     // clang-format off
