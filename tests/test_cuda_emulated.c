@@ -12,6 +12,7 @@
  * the bias + activation epilogue, written again below from its definition;
  * tests/gpu/run.sh runs all of them on a GPU. */
 #include <criterion/criterion.h>
+#include <dirent.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -1172,6 +1173,58 @@ Test(cuda_emulated, cnn_test_models_match_the_cpu, .fini = kn_backends_restore)
                      models[i]);
         cr_expect_leq(d, 1e-4, "%s: device and CPU differ by %.3g", models[i], d);
     }
+}
+
+/* ONNX's own node test cases (libonnx-testdata), each run with device
+ * cuda on the emulated device and on the CPU from its first data set: the
+ * nodes the CUDA kernels take must give the CPU's results (floats within
+ * 1e-4 of max(1, |CPU|), other types exactly), and a device session must
+ * run wherever the CPU's does. Left out: random-valued ops, and 3-D
+ * convolutions and pooling, which the cuDNN double does not emulate. */
+Test(cuda_emulated, onnx_node_cases_match_the_cpu, .fini = kn_backends_restore, .timeout = 600)
+{
+    /* Debian's suite (opsets up to 17) and the newer one beside the
+     * checkout when present (tests/conformance/run_conformance.sh) */
+    const char *roots[] = {"/usr/share/libonnx-testdata/data/node",
+                           KILN_SOURCE_DIR "/../shared/onnx-tests/node"};
+    plug_emulated_cuda();
+    int compared = 0, on_device = 0, bad = 0;
+    for (int r = 0; r < 2; r++) {
+    const char *root = roots[r];
+    DIR *d = opendir(root);
+    if (!d) {
+        cr_log_info("%s is absent, not run", root);
+        continue;
+    }
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        const char *name = e->d_name;
+        if (strncmp(name, "test_", 5) != 0 || strstr(name, "_3d") || strstr(name, "bernoulli") ||
+            strstr(name, "dropout") || strstr(name, "random"))
+            continue;
+        char dir[1200], why[512];
+        snprintf(dir, sizeof dir, "%s/%s", root, name);
+        double diff = 0;
+        int steps = 0, before = unemulated_launches;
+        if (!cuda_case_difference(dir, &diff, &steps, why, sizeof why))
+            continue;
+        compared++;
+        on_device += steps > 0;
+        if (diff > 1e-4 || unemulated_launches != before) {
+            bad++;
+            cr_log_error("%s: %d device steps, difference %.3g%s%s%s", name, steps, diff,
+                         why[0] ? ": " : "", why,
+                         unemulated_launches != before ? " (a launch the double lacks)" : "");
+        }
+    }
+    closedir(d);
+    }
+    if (compared == 0)
+        cr_skip_test("no ONNX node cases here (libonnx-testdata)");
+    cr_log_info("%d node cases compared, %d with nodes on the device, %d differ", compared,
+                on_device, bad);
+    cr_expect_gt(on_device, 100);
+    cr_expect_eq(bad, 0, "%d of %d node cases differ on the device", bad, compared);
 }
 
 /* The smaller exported benchmark CNNs end to end on the emulated device,

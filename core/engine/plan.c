@@ -179,6 +179,12 @@ static int prepare_kernel(kn_plan *p, const kn_tune_candidate *c, kn_kctx *k, in
     int on_device = c->backend->memory.kind == KN_MEMORY_DEVICE;
     k->device = on_device ? p->options.device->device : NULL;
     k->stream = on_device ? p->options.device->stream : NULL;
+    /* A device kernel that does not take packed sub-byte values leaves such
+     * a node to the host backends, which may (the rule below is for the
+     * last kernel a node has, so a device session runs what a CPU one does). */
+    for (int32_t j = 0; on_device && j < k->n_in; j++)
+        if (k->in[j] && kn_dtype_is_packed(k->in[j]->dtype) && !(def->flags & KN_OP_PACKED))
+            return KN_ERR_DECLINE;
     for (int32_t j = 0; rc == KN_OK && j < k->n_in; j++)
         if (k->in[j])
             rc = refuse_packed(def, k, k->in[j]->dtype, "input", j, err);
@@ -193,6 +199,14 @@ static int prepare_kernel(kn_plan *p, const kn_tune_candidate *c, kn_kctx *k, in
     if (rc == KN_OK && bad)
         rc = kn_fail(err, KN_ERR_INVALID_MODEL, "attribute '%s' has the wrong type (%d)",
                      bad->name, (int)bad->type);
+    for (int32_t j = 0; rc == KN_OK && on_device && !(def->flags & KN_OP_PACKED) && j < k->n_out;
+         j++)
+        if (k->out[j] && kn_dtype_is_packed(k->out[j]->dtype)) {
+            if (def->release)
+                def->release(k);
+            *prepared = 0;
+            rc = KN_ERR_DECLINE;
+        }
     return rc;
 }
 

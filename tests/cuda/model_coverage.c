@@ -231,3 +231,156 @@ double cuda_model_difference(const char *path, const char *input_pb)
     kiln_runtime_destroy(rt);
     return worst;
 }
+
+typedef struct case_inputs {
+    int32_t n;
+    kiln_tensor *t[16];
+} case_inputs;
+
+static void free_case_inputs(case_inputs *in)
+{
+    for (int32_t i = 0; i < in->n; i++)
+        kiln_tensor_destroy(in->t[i]);
+    in->n = 0;
+}
+
+/* Runs a session on device (NULL: the CPU) over the inputs; KILN_OK or the
+ * failing call's status with its message in why. */
+static int32_t run_case_on(kiln_model *m, const char *device, const case_inputs *in,
+                           kiln_session **out, char *why, size_t why_cap)
+{
+    kiln_options *o = NULL;
+    int32_t rc = kiln_options_create(&o);
+    if (rc == KILN_OK && device)
+        rc = kiln_options_set_string(o, KILN_SOPT_DEVICE, device);
+    if (rc == KILN_OK)
+        rc = kiln_options_set_int(o, KILN_OPT_PROFILE, 1);
+    if (rc == KILN_OK)
+        rc = kiln_session_create(m, o, out);
+    kiln_options_destroy(o);
+    for (int32_t i = 0; rc == KILN_OK && i < in->n; i++) {
+        int32_t dtype = 0, rank = 0;
+        int64_t dims[16];
+        const void *data = NULL;
+        size_t nbytes = 0;
+        kiln_tensor_info(in->t[i], &dtype, dims, 16, &rank);
+        kiln_tensor_data(in->t[i], &data, &nbytes);
+        rc = kiln_session_set_input_at(*out, i, dtype, dims, rank, data, nbytes, KILN_INPUT_COPY);
+    }
+    if (rc == KILN_OK)
+        rc = kiln_session_run(*out);
+    if (rc != KILN_OK)
+        kiln_last_error(why, why_cap);
+    return rc;
+}
+
+/* The difference of output k between two sessions, as documented above. */
+static double output_difference(const kiln_session *dev, const kiln_session *cpu, int32_t k)
+{
+    int32_t dtype = 0, rank = 0;
+    int64_t dims[16];
+    if (kiln_session_output_info(cpu, k, &dtype, dims, 16, &rank) != KILN_OK ||
+        dtype == KILN_DTYPE_STRING)
+        return 0;
+    size_t nd = 0, nc = 0;
+    kiln_session_output_copy(dev, k, NULL, 0, &nd);
+    kiln_session_output_copy(cpu, k, NULL, 0, &nc);
+    if (nd != nc)
+        return INFINITY;
+    unsigned char *a = malloc(nd + 8), *b = malloc(nc + 8);
+    double diff = 0;
+    if (kiln_session_output_copy(dev, k, a, nd, NULL) != KILN_OK ||
+        kiln_session_output_copy(cpu, k, b, nc, NULL) != KILN_OK) {
+        diff = INFINITY;
+    } else if (dtype == KILN_DTYPE_FLOAT) {
+        const float *x = (const float *)a, *y = (const float *)b;
+        size_t n = nc / sizeof(float);
+        double scale = 1;
+        for (size_t i = 0; i < n; i++)
+            scale = isfinite(y[i]) ? fmax(scale, fabs((double)y[i])) : scale;
+        for (size_t i = 0; i < n; i++) {
+            if (isnan(x[i]) != isnan(y[i]) || (isinf(y[i]) && x[i] != y[i]))
+                diff = INFINITY;
+            else if (isfinite(y[i]))
+                diff = fmax(diff, fabs((double)x[i] - (double)y[i]) / scale);
+        }
+    } else {
+        diff = memcmp(a, b, nc) == 0 ? 0 : INFINITY;
+    }
+    free(a);
+    free(b);
+    return diff;
+}
+
+int cuda_case_difference(const char *dir, double *diff, int *device_steps, char *why,
+                         size_t why_cap)
+{
+    char path[1200];
+    *diff = 0;
+    *device_steps = 0;
+    why[0] = '\0';
+    snprintf(path, sizeof path, "%s/model.onnx", dir);
+    kiln_runtime *rt = kt_runtime(1);
+    kiln_model *m = NULL;
+    case_inputs in = {0};
+    int ran = 0;
+    if (kiln_model_load_file(rt, path, NULL, &m) != KILN_OK)
+        goto done;
+    KT_OK(kiln_model_input_count(m, &in.n));
+    if (in.n > 16)
+        goto done;
+    for (int32_t i = 0; i < in.n; i++) {
+        int32_t kind = -1, dtype = 0;
+        size_t size = 0;
+        snprintf(path, sizeof path, "%s/test_data_set_0/input_%d.pb", dir, (int)i);
+        void *bytes = kt_read_file(path, &size);
+        kiln_model_input_kind(m, i, &kind);
+        int32_t rc = bytes && kind == KILN_KIND_TENSOR ? kiln_tensor_decode(bytes, size, &in.t[i])
+                                                       : KILN_ERR_UNSUPPORTED;
+        free(bytes);
+        int64_t dims[16];
+        int32_t rank = 0;
+        if (rc == KILN_OK)
+            rc = kiln_tensor_info(in.t[i], &dtype, dims, 16, &rank);
+        if (rc != KILN_OK || dtype == KILN_DTYPE_STRING) {
+            if (rc == KILN_OK)
+                kiln_tensor_destroy(in.t[i]);
+            in.n = i;
+            goto done;
+        }
+    }
+    kiln_session *cpu = NULL, *dev = NULL;
+    char cpu_why[512];
+    if (run_case_on(m, NULL, &in, &cpu, cpu_why, sizeof cpu_why) != KILN_OK) {
+        kiln_session_destroy(cpu);
+        goto done;
+    }
+    ran = 1;
+    if (run_case_on(m, "cuda", &in, &dev, why, why_cap) != KILN_OK) {
+        *diff = INFINITY;
+    } else {
+        int32_t outputs = 0, steps = 0;
+        KT_OK(kiln_model_output_count(m, &outputs));
+        for (int32_t k = 0; k < outputs; k++) {
+            int32_t kind = -1;
+            kiln_model_output_kind(m, k, &kind);
+            if (kind == KILN_KIND_TENSOR)
+                *diff = fmax(*diff, output_difference(dev, cpu, k));
+        }
+        if (kiln_session_profile_count(dev, &steps) == KILN_OK)
+            for (int32_t i = 0; i < steps; i++) {
+                char kernel[64], op[64];
+                KT_OK(kiln_session_profile_kernel(dev, i, kernel, sizeof kernel, NULL));
+                KT_OK(kiln_session_profile_op(dev, i, op, sizeof op, NULL));
+                *device_steps += strcmp(kernel, "cuda") == 0 && strcmp(op, "Copy") != 0 &&
+                                 strcmp(op, "Sync") != 0;
+            }
+    }
+    kiln_session_destroy(dev);
+    kiln_session_destroy(cpu);
+done:
+    free_case_inputs(&in);
+    kiln_model_destroy(m);
+    kiln_runtime_destroy(rt);
+    return ran;
+}

@@ -7,6 +7,8 @@
 #ifndef KN_TEST_CUDA_MODEL_COVERAGE_H
 #define KN_TEST_CUDA_MODEL_COVERAGE_H
 
+#include <stddef.h>
+
 typedef struct model_coverage {
     int steps, device_steps;
     int host_steps;      /* nodes a CUDA kernel declined or has no kernel for */
@@ -25,5 +27,16 @@ int cuda_model_coverage(const char *path, const char *input_pb, model_coverage *
  * with seeded values in [-1, 1)), and returns the largest difference over
  * every output, relative to max(1, the CPU output's largest magnitude). */
 double cuda_model_difference(const char *path, const char *input_pb);
+
+/* One ONNX backend test case (DIR/model.onnx with DIR/test_data_set_0's
+ * input_K.pb) run with device "cuda" and on the CPU. Returns 0 when the
+ * case cannot be run this way (an input that is not a plain numeric
+ * tensor, or the CPU fails it), else 1 with *diff the largest difference
+ * over the outputs (relative to max(1, |CPU|) for float, 0 or infinity for
+ * exact types) and *device_steps the steps that ran on the device; a device
+ * session that fails where the CPU's ran gives infinity and its message in
+ * why. */
+int cuda_case_difference(const char *dir, double *diff, int *device_steps, char *why,
+                         size_t why_cap);
 
 #endif
