@@ -37,11 +37,11 @@ Test(cuda_emulated, needs_the_cuda_backend)
 #include "core/cuda/cuda_device.h"
 #include "core/cuda/cuda_fatbins.h"
 #include "core/cuda/device_params.h"
-#include "tests/cuda/cuda_cases.h"
 #include "core/engine/registry.h"
 #include "test_support.h"
-#include "tests/cuda/model_coverage.h"
+#include "tests/cuda/cuda_cases.h"
 #include "tests/cuda/image_cases.h"
+#include "tests/cuda/model_coverage.h"
 
 /* --- the double: runtime */
 
@@ -248,7 +248,9 @@ static int host_kernel(const char *name, void **args)
     static const struct {
         const char *name;
         pad_fn fn;
-    } pads[] = {{"kn_pad_1", kn_pad_1}, {"kn_pad_2", kn_pad_2}, {"kn_pad_4", kn_pad_4},
+    } pads[] = {{"kn_pad_1", kn_pad_1},
+                {"kn_pad_2", kn_pad_2},
+                {"kn_pad_4", kn_pad_4},
                 {"kn_pad_8", kn_pad_8}};
     if (strcmp(name, "kn_unary_f32") == 0)
         kn_unary_f32(ARG(0, const float *), ARG(1, float *), ARG(2, int64_t), ARG(3, kn_cuda_act));
@@ -1141,8 +1143,7 @@ Test(cuda_emulated, cnn_test_models_run_on_the_device, .fini = kn_backends_resto
         cr_expect_eq(c.host_steps, models[i].on_cpu, "%s: %d steps on the CPU, expected %d: %s",
                      models[i].path, c.host_steps, models[i].on_cpu, c.host_ops);
         if (models[i].on_cpu == 0)
-            cr_expect_eq(c.bounces, 0, "%s: copied back mid-run: %s", models[i].path,
-                         c.bounced);
+            cr_expect_eq(c.bounces, 0, "%s: copied back mid-run: %s", models[i].path, c.bounced);
     }
 }
 
@@ -1154,13 +1155,20 @@ Test(cuda_emulated, cnn_test_models_run_on_the_device, .fini = kn_backends_resto
 Test(cuda_emulated, cnn_test_models_match_the_cpu, .fini = kn_backends_restore)
 {
     static const char *const models[] = {
-        "models/layout_dense.onnx",        "models/layout_keras.onnx",
-        "models/layout_stack.onnx",        "models/layout_stops.onnx",
-        "models/opt_conv_acts.onnx",       "models/opt_conv_bn.onnx",
-        "models/opt_conv_clip_silu.onnx",  "models/opt_conv_residual.onnx",
-        "models/opt_conv_residual_inplace.onnx", "models/opt_horizontal_conv.onnx",
-        "models/opt_kiln_fusedconv.onnx",  "models/opt_pad_fold.onnx",
-        "quant_nets/mnist_cnn.onnx",       "quant_nets/mnist_vit.onnx",
+        "models/layout_dense.onnx",
+        "models/layout_keras.onnx",
+        "models/layout_stack.onnx",
+        "models/layout_stops.onnx",
+        "models/opt_conv_acts.onnx",
+        "models/opt_conv_bn.onnx",
+        "models/opt_conv_clip_silu.onnx",
+        "models/opt_conv_residual.onnx",
+        "models/opt_conv_residual_inplace.onnx",
+        "models/opt_horizontal_conv.onnx",
+        "models/opt_kiln_fusedconv.onnx",
+        "models/opt_pad_fold.onnx",
+        "quant_nets/mnist_cnn.onnx",
+        "quant_nets/mnist_vit.onnx",
     };
     plug_emulated_cuda();
     for (size_t i = 0; i < sizeof models / sizeof models[0]; i++) {
@@ -1190,34 +1198,34 @@ Test(cuda_emulated, onnx_node_cases_match_the_cpu, .fini = kn_backends_restore, 
     plug_emulated_cuda();
     int compared = 0, on_device = 0, bad = 0;
     for (int r = 0; r < 2; r++) {
-    const char *root = roots[r];
-    DIR *d = opendir(root);
-    if (!d) {
-        cr_log_info("%s is absent, not run", root);
-        continue;
-    }
-    struct dirent *e;
-    while ((e = readdir(d)) != NULL) {
-        const char *name = e->d_name;
-        if (strncmp(name, "test_", 5) != 0 || strstr(name, "_3d") || strstr(name, "bernoulli") ||
-            strstr(name, "dropout") || strstr(name, "random"))
+        const char *root = roots[r];
+        DIR *d = opendir(root);
+        if (!d) {
+            cr_log_info("%s is absent, not run", root);
             continue;
-        char dir[1200], why[512];
-        snprintf(dir, sizeof dir, "%s/%s", root, name);
-        double diff = 0;
-        int steps = 0, before = unemulated_launches;
-        if (!cuda_case_difference(dir, &diff, &steps, why, sizeof why))
-            continue;
-        compared++;
-        on_device += steps > 0;
-        if (diff > 1e-4 || unemulated_launches != before) {
-            bad++;
-            cr_log_error("%s: %d device steps, difference %.3g%s%s%s", name, steps, diff,
-                         why[0] ? ": " : "", why,
-                         unemulated_launches != before ? " (a launch the double lacks)" : "");
         }
-    }
-    closedir(d);
+        struct dirent *e;
+        while ((e = readdir(d)) != NULL) {
+            const char *name = e->d_name;
+            if (strncmp(name, "test_", 5) != 0 || strstr(name, "_3d") ||
+                strstr(name, "bernoulli") || strstr(name, "dropout") || strstr(name, "random"))
+                continue;
+            char dir[1200], why[512];
+            snprintf(dir, sizeof dir, "%s/%s", root, name);
+            double diff = 0;
+            int steps = 0, before = unemulated_launches;
+            if (!cuda_case_difference(dir, &diff, &steps, why, sizeof why))
+                continue;
+            compared++;
+            on_device += steps > 0;
+            if (diff > 1e-4 || unemulated_launches != before) {
+                bad++;
+                cr_log_error("%s: %d device steps, difference %.3g%s%s%s", name, steps, diff,
+                             why[0] ? ": " : "", why,
+                             unemulated_launches != before ? " (a launch the double lacks)" : "");
+            }
+        }
+        closedir(d);
     }
     if (compared == 0)
         cr_skip_test("no ONNX node cases here (libonnx-testdata)");
