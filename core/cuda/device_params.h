@@ -144,13 +144,16 @@ typedef struct kn_cuda_pad {
 /* Pooling windows cuDNN cannot take (asymmetric pads, a ceil_mode window,
  * dilations), done directly: output position o along spatial dim d reads
  * input positions o * stride - pad + t * dilation, t < kernel, those inside
- * the input. NCHW, or channels-last when nhwc. */
-enum { KN_CUDA_POOL_MAX = 0, KN_CUDA_POOL_AVERAGE_EXCLUDE_PAD };
+ * the input. NCHW, or channels-last when nhwc. With count_include_pad an
+ * average divides by the taps inside the input and its pads (ONNX's rule:
+ * a ceil_mode window running past the end padding counts short). */
+enum { KN_CUDA_POOL_MAX = 0, KN_CUDA_POOL_AVERAGE_EXCLUDE_PAD, KN_CUDA_POOL_AVERAGE_INCLUDE_PAD };
 typedef struct kn_cuda_pool {
     int64_t n; /* output elements */
     int32_t nsp, mode, nhwc;
     int64_t batch, channels;
     int64_t in[3], out[3], kernel[3], stride[3], pad[3], dilation[3];
+    int64_t pad_end[3]; /* count_include_pad: padding counts up to here */
 } kn_cuda_pool;
 
 #endif

@@ -2,9 +2,8 @@
  * unit dim), and kiln.NhwcMaxPool / NhwcAveragePool (2-D, channels-last).
  * AveragePool's count_include_pad picks cuDNN's mode. The windows cuDNN
  * cannot describe (dilations, asymmetric pads, a ceil_mode that adds a
- * window: cuDNN rounds down) go to Kiln's own kernel (pool.cu), for MaxPool
- * and for AveragePool without count_include_pad; MaxPool's Indices output
- * and the rest are declined to the next backend. */
+ * window: cuDNN rounds down) go to Kiln's own kernel (pool.cu); MaxPool's
+ * Indices output is declined to the next backend. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -33,8 +32,6 @@ static int direct_prepare(kn_kctx *k, int nhwc, int is_max)
 {
     const kn_tensor *x = k->in[0];
     int32_t nsp = x->rank - 2, n_kernel = 0, n_pads = 0, n_strides = 0, n_dil = 0;
-    if (!is_max && kn_attr_int(k->node, "count_include_pad", 0) != 0)
-        return KN_ERR_DECLINE; /* whose divisor cuDNN's rule and ONNX's differ on at the edge */
     const int64_t *kernel = kn_attr_ints(k->node, "kernel_shape", &n_kernel);
     const int64_t *pads = kn_attr_ints(k->node, "pads", &n_pads);
     const int64_t *strides = kn_attr_ints(k->node, "strides", &n_strides);
@@ -52,7 +49,11 @@ static int direct_prepare(kn_kctx *k, int nhwc, int is_max)
     kn_cuda_nchw_dims(y, nhwc, yd);
     kn_cuda_pool p = {.n = kn_tensor_numel(y),
                       .nsp = nsp,
-                      .mode = is_max ? KN_CUDA_POOL_MAX : KN_CUDA_POOL_AVERAGE_EXCLUDE_PAD,
+                      .mode = is_max ? KN_CUDA_POOL_MAX
+                              : kn_attr_int(k->node, "count_include_pad", 0) != 0 &&
+                                      (nhwc || k->opset >= 7)
+                                  ? KN_CUDA_POOL_AVERAGE_INCLUDE_PAD
+                                  : KN_CUDA_POOL_AVERAGE_EXCLUDE_PAD,
                       .nhwc = nhwc,
                       .batch = xd[0],
                       .channels = xd[1]};
@@ -63,12 +64,15 @@ static int direct_prepare(kn_kctx *k, int nhwc, int is_max)
         p.kernel[d] = kernel[d];
         p.stride[d] = n_strides ? strides[d] : 1;
         p.dilation[d] = n_dil ? dil[d] : 1;
-        p.pad[d] = n_pads && strcmp(auto_pad, "NOTSET") == 0 ? pads[d] : 0;
+        int explicit_pads = n_pads && strcmp(auto_pad, "NOTSET") == 0;
+        p.pad[d] = explicit_pads ? pads[d] : 0;
+        p.pad_end[d] = explicit_pads ? pads[nsp + d] : 0;
         if (same) {
             int64_t span = (kernel[d] - 1) * p.dilation[d] + 1;
             int64_t total = (p.out[d] - 1) * p.stride[d] + span - p.in[d];
             total = total < 0 ? 0 : total;
             p.pad[d] = auto_pad[5] == 'U' ? total / 2 : total - total / 2;
+            p.pad_end[d] = total - p.pad[d];
         }
     }
     pool_state *st = calloc(1, sizeof *st);

@@ -51,6 +51,14 @@ extern "C" __global__ void kn_pool_f32(const float *x, float *y, kn_cuda_pool p)
             if (d < 0)
                 break;
         }
+        if (p.mode == KN_CUDA_POOL_AVERAGE_INCLUDE_PAD) {
+            count = 1;
+            for (int d = 0; d < p.nsp; d++) {
+                int64_t room = p.in[d] + p.pad_end[d] - (o[d] * p.stride[d] - p.pad[d]);
+                int64_t taps = (room + p.dilation[d] - 1) / p.dilation[d];
+                count *= taps < p.kernel[d] ? taps : p.kernel[d];
+            }
+        }
         y[e] = p.mode == KN_CUDA_POOL_MAX ? best : count ? sum / (float)count : 0.0f;
     }
 }

@@ -195,7 +195,7 @@ typedef struct window_spec {
     int64_t x[5];
     int32_t rank, nsp;
     int64_t kernel[3], strides[3], pads[6], dilations[3];
-    int ceil_mode, has_pads, has_dilations;
+    int ceil_mode, has_pads, has_dilations, include_pad;
 } window_spec;
 
 void pool_window_cases(cuda_check_fn check, double tol)
@@ -221,6 +221,12 @@ void pool_window_cases(cuda_check_fn check, double tol)
             .has_pads = 1},
         {.op = "NhwcAveragePool", .what = "NhwcAveragePool ceil_mode", .x = {2, 10, 9, 5},
             .rank = 4, .nsp = 2, .kernel = {3, 3}, .strides = {2, 2}, .ceil_mode = 1},
+        {.op = "AveragePool", .what = "AveragePool count_include_pad, asymmetric, ceil_mode",
+            .x = {2, 3, 9, 8}, .rank = 4, .nsp = 2, .kernel = {3, 3}, .strides = {2, 2},
+            .pads = {1, 0, 0, 1}, .has_pads = 1, .ceil_mode = 1, .include_pad = 1},
+        {.op = "NhwcAveragePool", .what = "NhwcAveragePool count_include_pad, SAME_UPPER",
+            .auto_pad = "SAME_UPPER", .x = {1, 7, 6, 4}, .rank = 4, .nsp = 2, .kernel = {2, 3},
+            .strides = {2, 2}, .include_pad = 1},
     };
     // clang-format on
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -240,6 +246,8 @@ void pool_window_cases(cuda_check_fn check, double tol)
             kh_attr_int(&c, "ceil_mode", 1);
         if (s->auto_pad)
             kh_attr_string(&c, "auto_pad", s->auto_pad);
+        if (s->include_pad)
+            kh_attr_int(&c, "count_include_pad", 1);
         rand_input(&c, 0, s->x, s->rank, 600 + (unsigned)i);
         check(&c, 0, strstr(s->op, "Max") ? 0 : tol, s->what);
         free_inputs(&c);

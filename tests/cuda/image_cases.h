@@ -6,8 +6,8 @@
  * Pad: each mode, negative pads, axes, a constant value, opset 2's
  * attributes, on float, int64 and uint8 (exact). And the pooling windows
  * cuDNN cannot describe, which pool.c gives Kiln's own kernel: ceil_mode,
- * asymmetric pads, dilations, SAME_LOWER, 1-D and 3-D, NHWC (exact for
- * MaxPool, within tol for AveragePool). */
+ * asymmetric pads, dilations, SAME pads, count_include_pad, 1-D and 3-D,
+ * NHWC (exact for MaxPool, within tol for AveragePool). */
 #ifndef KN_TEST_CUDA_IMAGE_CASES_H
 #define KN_TEST_CUDA_IMAGE_CASES_H
 
