@@ -299,6 +299,8 @@ Test(cuda_gpu, pad) { pad_cases(gpu_compare); }
 
 Test(cuda_gpu, pooling_windows_cudnn_cannot_take) { pool_window_cases(gpu_compare, 1e-5); }
 
+Test(cuda_gpu, convolutions_with_uneven_pads) { uneven_pad_conv_cases(gpu_compare, 1e-4); }
+
 Test(cuda_gpu, matmul_shapes)
 {
     matmul_cases(gpu_compare, 1e-4);

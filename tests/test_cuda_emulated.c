@@ -990,6 +990,8 @@ Test(cuda_emulated, pooling_windows_cudnn_cannot_take)
     pool_window_cases(emulated_compare, 1e-6);
 }
 
+Test(cuda_emulated, convolutions_with_uneven_pads) { uneven_pad_conv_cases(emulated_compare, 1e-5); }
+
 /* --- whole models: a device backend named "cuda" made of the CUDA
  * backend's kernel tables over this emulated device, with host memory as
  * its "device" memory. Sessions on it are planned as on a GPU: every node
@@ -1116,10 +1118,9 @@ Test(cuda_emulated, cnn_test_models_run_on_the_device, .fini = kn_backends_resto
     } models[] = {
         {"models/layout_dense.onnx", 0},
         {"models/layout_keras.onnx", 0},
-        /* a Conv with pads 1,0,3,2 (cuDNN pads both sides alike) */
-        {"models/layout_stack.onnx", 1},
+        {"models/layout_stack.onnx", 0},
         {"models/layout_stops.onnx", 0},
-        {"models/opt_conv_acts.onnx", 1}, /* a Conv with pads 0,1,2,1 */
+        {"models/opt_conv_acts.onnx", 0},
         {"models/opt_conv_bn.onnx", 0},
         {"models/opt_conv_clip_silu.onnx", 0},
         /* a conv whose residual only broadcasts ([N, 1, 1, C]) in NHWC */
@@ -1127,7 +1128,7 @@ Test(cuda_emulated, cnn_test_models_run_on_the_device, .fini = kn_backends_resto
         {"models/opt_conv_residual_inplace.onnx", 0},
         {"models/opt_horizontal_conv.onnx", 0},
         {"models/opt_kiln_fusedconv.onnx", 0},
-        {"models/opt_pad_fold.onnx", 1}, /* a Conv with pads 1,0,0,1 */
+        {"models/opt_pad_fold.onnx", 0},
         {"quant_nets/mnist_cnn.onnx", 0},
         {"quant_nets/mnist_vit.onnx", 0},
     };

@@ -23,8 +23,8 @@
 #define CUDA_PRODUCT_OPS(X) X(MatMul) X(Gemm) X(kiln_FusedMatMul) X(kiln_FusedGemm)
 
 #define CUDA_CONV_POOL_OPS(X)                                                                      \
-    X(Conv) X(kiln_FusedConv) X(kiln_NhwcConv) X(MaxPool) X(AveragePool) X(kiln_NhwcMaxPool)       \
-    X(kiln_NhwcAveragePool)
+    X(padded_Conv) X(padded_FusedConv) X(padded_NhwcConv) X(MaxPool) X(AveragePool)              \
+    X(kiln_NhwcMaxPool) X(kiln_NhwcAveragePool)
 
 #define CUDA_ROW_OPS(X)                                                                            \
     X(Softmax) X(LogSoftmax) X(LayerNormalization) X(kiln_LayerNormalization) X(ReduceMean)        \
@@ -54,7 +54,7 @@ const kn_op_def *const kn_cuda_elementwise_ops[] = {CUDA_ELEMENTWISE_OPS(ENTRY) 
 const kn_op_def *const kn_cuda_tensor_ops[] = {CUDA_TENSOR_OPS(ENTRY) NULL};
 /* matmul.c */
 const kn_op_def *const kn_cuda_product_ops[] = {CUDA_PRODUCT_OPS(ENTRY) NULL};
-/* conv.c, pool.c */
+/* conv_pads.c over conv.c, pool.c */
 const kn_op_def *const kn_cuda_conv_pool_ops[] = {CUDA_CONV_POOL_OPS(ENTRY) NULL};
 /* rows.c */
 const kn_op_def *const kn_cuda_row_ops[] = {CUDA_ROW_OPS(ENTRY) NULL};

@@ -254,6 +254,38 @@ void pool_window_cases(cuda_check_fn check, double tol)
     }
 }
 
+void uneven_pad_conv_cases(cuda_check_fn check, double tol)
+{
+    static const int64_t p0121[] = {0, 1, 2, 1}, p1001[] = {1, 0, 0, 1}, p1032[] = {1, 0, 3, 2},
+                         p20[] = {2, 0}, s2[] = {2, 2}, s1x2[] = {1, 2}, s3[] = {3};
+    // clang-format off
+    const conv_spec cases[] = {
+        {.op = "Conv", .what = "Conv pads 0,1,2,1", .pads = p0121, .n_pads = 4,
+            .x = {2, 4, 7, 7}, .w = {6, 4, 3, 3}, .rank = 4, .bias = 1},
+        {.op = "FusedConv", .activation = "Relu", .what = "FusedConv pads 1,0,0,1 stride 2 + Z",
+            .pads = p1001, .n_pads = 4, .strides = s2, .n_strides = 2, .x = {2, 4, 9, 8},
+            .w = {6, 4, 3, 3}, .z = {2, 6, 4, 4}, .rank = 4, .z_rank = 4, .bias = 1},
+        {.op = "NhwcConv", .activation = "Sigmoid", .what = "NhwcConv pads 1,0,3,2 grouped",
+            .group = 2, .pads = p1032, .n_pads = 4, .strides = s1x2, .n_strides = 2,
+            .x = {1, 6, 7, 4}, .w = {6, 2, 3, 2}, .rank = 4, .bias = 1},
+        {.op = "Conv", .what = "Conv 1-D pads 2,0 stride 3", .pads = p20, .n_pads = 2,
+            .strides = s3, .n_strides = 1, .x = {2, 3, 16}, .w = {5, 3, 4}, .rank = 3},
+    };
+    // clang-format on
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        conv_case(check, &cases[i], 700 + 4 * (unsigned)i, tol);
+    /* SAME_UPPER with a stride: 1 row of padding at the end only */
+    static const int64_t x[] = {1, 3, 8, 8}, w[] = {4, 3, 3, 3};
+    kh_case c;
+    kh_init(&c, "Conv", 11, 2, 1);
+    kh_attr_string(&c, "auto_pad", "SAME_UPPER");
+    kh_attr_ints(&c, "strides", s2, 2);
+    rand_input(&c, 0, x, 4, 720);
+    rand_input(&c, 1, w, 4, 721);
+    check(&c, 0x2, tol, "Conv SAME_UPPER stride 2");
+    free_inputs(&c);
+}
+
 void resize_declined_cases(void *device)
 {
     // clang-format off

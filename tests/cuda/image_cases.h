@@ -16,6 +16,9 @@
 void resize_cases(cuda_check_fn check, double tol);
 void pad_cases(cuda_check_fn check);
 void pool_window_cases(cuda_check_fn check, double tol);
+/* Convolutions whose pads differ on the two sides of a dim (conv_pads.c):
+ * Conv, FusedConv with Z, grouped NhwcConv, 1-D, and SAME_UPPER. */
+void uneven_pad_conv_cases(cuda_check_fn check, double tol);
 
 /* Nodes the CUDA kernel leaves to the CPU: its prepare declines them. */
 void resize_declined_cases(void *device);
