@@ -21,6 +21,7 @@
  *
  * the same formula in double, once per element; the graph it replaces
  * rounded the convolution's result to 8 bits first. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -272,6 +273,82 @@ static void qconv_fused_row(const qconv_job *j, int64_t m, const int32_t *acc, i
     }
 }
 
+/* Round half to even and clamp, without branches so that the loops below
+ * vectorize: equal to quant_saturate for finite v (lo, hi: y's range less
+ * its zero point, integers, so a clamped value rounds to itself). */
+static inline int32_t requant_clamped(double v, double lo, double hi)
+{
+    v = v < lo ? lo : v;
+    v = v > hi ? hi : v;
+    return (int32_t)quant_rint(v);
+}
+
+/* The plain requantization of len accumulators: (acc + b) mult. */
+static void requant_row(const int32_t *restrict acc, int64_t len, double b, double mult, double lo,
+                        double hi, int32_t *restrict q)
+{
+    for (int64_t i = 0; i < len; i++)
+        q[i] = requant_clamped(((double)acc[i] + b) * mult, lo, hi);
+}
+
+/* kiln.QFusedConv's epilogue for an activation that is a clamp (none, Relu,
+ * Clip): the reference's arithmetic (qconv_fused_row) step by step, the
+ * real value rounded to float before the activation as there. zq: the
+ * residual less its zero point, or NULL. */
+static void requant_clamp_row(const int32_t *restrict acc, const int32_t *restrict zq, int64_t len,
+                              double b, double step, double zs, float act_lo, float act_hi,
+                              double ys, double lo, double hi, int32_t *restrict q)
+{
+    for (int64_t i = 0; i < len; i++) {
+        double real = ((double)acc[i] + b) * step;
+        if (zq)
+            real += (double)zq[i] * zs;
+        float f = (float)real;
+        f = f < act_lo ? act_lo : f;
+        f = f > act_hi ? act_hi : f;
+        q[i] = requant_clamped((double)f / ys, lo, hi);
+    }
+}
+
+/* n 8-bit values of type T less z, as int32 (the residual). */
+#define KN_Z_ROW(T, SFX)                                                                           \
+    static void z_row_##SFX(const T *restrict z, int32_t zz, int64_t n, int32_t *restrict dst)    \
+    {                                                                                              \
+        for (int64_t i = 0; i < n; i++)                                                            \
+            dst[i] = z[i] - zz;                                                                    \
+    }
+KN_Z_ROW(uint8_t, u8)
+KN_Z_ROW(int8_t, s8)
+
+/* q + zp into 8-bit y of type T (q within y's range less zp). */
+#define KN_STORE_ROW(T, SFX)                                                                       \
+    static void store_row_##SFX(T *restrict y, const int32_t *restrict q, int32_t zp, int64_t n)  \
+    {                                                                                              \
+        for (int64_t i = 0; i < n; i++)                                                            \
+            y[i] = (T)(q[i] + zp);                                                                 \
+    }
+KN_STORE_ROW(uint8_t, u8)
+KN_STORE_ROW(int8_t, s8)
+
+/* The activation as a clamp [lo, hi] when it is one. */
+static int act_clamp(const kn_activation *a, int fused, float *lo, float *hi)
+{
+    *lo = -INFINITY;
+    *hi = INFINITY;
+    if (!fused || a->kind == KN_ACT_NONE)
+        return 1;
+    if (a->kind == KN_ACT_RELU) {
+        *lo = 0.0f;
+        return 1;
+    }
+    if (a->kind == KN_ACT_CLIP && a->alpha <= a->beta) {
+        *lo = a->alpha;
+        *hi = a->beta;
+        return 1;
+    }
+    return 0;
+}
+
 /* Output channels [begin, end) of one image. */
 static void qconv_requant(void *ctx, int64_t begin, int64_t end)
 {
@@ -280,20 +357,52 @@ static void qconv_requant(void *ctx, int64_t begin, int64_t end)
     int64_t n_ws = kn_tensor_numel(j->ws);
     float xs = quant_scale_at(j->xs, 0), ys = quant_scale_at(j->ys, 0);
     size_t es = kn_dtype_size(j->s->y_dtype);
-    int32_t q[KN_CHUNK];
+    int32_t q[KN_CHUNK], zq[KN_CHUNK];
+    float act_lo, act_hi;
+    int clamp = act_clamp(&j->s->act, j->s->fused, &act_lo, &act_hi);
+    double zs = j->z ? (double)quant_scale_at(j->zs, 0) : 0.0;
+    double lo = (double)(j->s->lo - j->y_zp), hi = (double)(j->s->hi - j->y_zp);
     for (int64_t m = begin; m < end; m++) {
-        double mult = (double)(xs * quant_scale_at(j->ws, n_ws == 1 ? 0 : m) / ys);
+        float wsm = quant_scale_at(j->ws, n_ws == 1 ? 0 : m);
+        double mult = (double)(xs * wsm / ys);
+        double step = (double)xs * wsm;
         int64_t b = j->bias ? j->bias[m] : 0;
         const int32_t *acc = j->acc + m * c->out_size;
+        /* finite scales: the vector loops; else the reference's NaN and
+         * infinity handling, element by element */
+        int fast = clamp && isfinite(mult) && isfinite(step) && isfinite(zs) && ys != 0.0f;
         for (int64_t i0 = 0; i0 < c->out_size; i0 += KN_CHUNK) {
             int64_t len = c->out_size - i0 < KN_CHUNK ? c->out_size - i0 : KN_CHUNK;
-            if (j->s->fused)
-                qconv_fused_row(j, m, acc + i0, b, i0, len, q);
+            char *y = j->y + (size_t)(m * c->out_size + i0) * es;
+            if (!fast) {
+                if (j->s->fused)
+                    qconv_fused_row(j, m, acc + i0, b, i0, len, q);
+                else
+                    for (int64_t i = 0; i < len; i++)
+                        q[i] = quant_saturate((double)(acc[i0 + i] + b) * mult, j->y_zp, j->s->lo,
+                                              j->s->hi);
+                kn_convert(KN_INT32, q, j->s->y_dtype, y, len);
+                continue;
+            }
+            if (!j->s->fused) {
+                requant_row(acc + i0, len, (double)b, mult, lo, hi, q);
+            } else {
+                const int32_t *zrow = NULL;
+                if (j->z) {
+                    size_t at = (size_t)(m * c->out_size + i0);
+                    if (j->z_dtype == KN_INT8)
+                        z_row_s8((const int8_t *)j->z + at, j->z_zp, len, zq);
+                    else
+                        z_row_u8((const uint8_t *)j->z + at, j->z_zp, len, zq);
+                    zrow = zq;
+                }
+                requant_clamp_row(acc + i0, zrow, len, (double)b, step, zs, act_lo, act_hi, ys, lo,
+                                  hi, q);
+            }
+            if (j->s->y_dtype == KN_UINT8)
+                store_row_u8((uint8_t *)y, q, j->y_zp, len);
             else
-                for (int64_t i = 0; i < len; i++)
-                    q[i] = quant_saturate((double)(acc[i0 + i] + b) * mult, j->y_zp, j->s->lo,
-                                          j->s->hi);
-            kn_convert(KN_INT32, q, j->s->y_dtype, j->y + (size_t)(m * c->out_size + i0) * es, len);
+                store_row_s8((int8_t *)y, q, j->y_zp, len);
         }
     }
 }

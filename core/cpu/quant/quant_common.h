@@ -134,8 +134,12 @@ void quant_mm_run(const quant_mm *mm, const void *a, const void *b, const kn_ten
                   const kn_tensor *b_zp, int32_t *acc, void *scratch, kn_threadpool *pool);
 void quant_mm_release(quant_mm *mm);
 
-/* ---- integer convolution (integer_ops.c) ---- */
+/* ---- integer convolution (integer_ops.c, quant_depthwise.c) ---- */
 
+/* Unlike quant_mm, the convolution multiplies in integers: operands minus
+ * their zero points as int16, on the packed pairwise GEMM of
+ * core/simd/qgemm.h (weights packed once), or channel by channel for
+ * depthwise convolutions (quant_depthwise.c). */
 typedef struct quant_conv {
     kn_window win;
     int32_t x_dtype, w_dtype;
@@ -143,11 +147,12 @@ typedef struct quant_conv {
     int64_t kdim;                  /* GEMM depth: cg * kernel volume */
     int64_t in_size, out_size;     /* spatial element counts */
     int pointwise;                 /* 1x1, stride 1, no padding: no im2col */
+    int depthwise;                 /* quant_dw_fits: channel by channel */
     int64_t block;                 /* output columns per block */
-    int32_t tasks;                 /* blocks in parallel, one scratch slot each */
-    size_t w_bytes, x_bytes;       /* scratch: weights and image as float */
-    size_t col_bytes, tmp_bytes, ws_bytes, slot_bytes; /* per slot */
-    float *w_const;                /* W - w_zp when both are constants (owned), or NULL */
+    int32_t tasks;                 /* blocks (channels) in parallel, one scratch slot each */
+    size_t w_bytes, x_bytes;       /* scratch: weights (packed, and W - w_zp), image as int16 */
+    size_t col_bytes, pack_bytes, slot_bytes; /* per slot: im2col block, packed block */
+    int16_t *w_const;              /* weights prepared once (owned), or NULL */
 } quant_conv;
 
 /* Validates X [N, C, spatial], W [M, C/group, kernel] and the window
@@ -156,15 +161,23 @@ typedef struct quant_conv {
  * channel). */
 int quant_conv_prepare(kn_kctx *k, quant_conv *c, const kn_tensor *x, const kn_tensor *w,
                        kn_tensor *y);
-/* After the zero points are checked: converts constant weights once. */
+/* After the zero points are checked: prepares constant weights once. */
 int quant_conv_const_weights(kn_kctx *k, quant_conv *c, const kn_tensor *w, const kn_tensor *w_zp);
 size_t quant_conv_scratch(const quant_conv *c);
-/* Converts W - w_zp into scratch, once per run before the images, unless
+/* Prepares W - w_zp into scratch, once per run before the images, unless
  * quant_conv_const_weights did it already. */
 void quant_conv_weights(const quant_conv *c, const void *w, const kn_tensor *w_zp, void *scratch);
 /* acc[M x out_size] = conv(X[n] - x_zp, W - w_zp) for image n. */
 void quant_conv_image(const quant_conv *c, int64_t n, const void *x, const kn_tensor *x_zp,
                       int32_t *acc, void *scratch, kn_threadpool *pool);
 void quant_conv_release(quant_conv *c);
+
+/* Depthwise (quant_depthwise.c): whether c qualifies, the int16 copy of
+ * one padded channel it needs, and one channel's int32 result
+ * (out_size values) from its 8-bit plane x and its taps w (W - w_zp). */
+int quant_dw_fits(const quant_conv *c);
+size_t quant_dw_plane_bytes(const quant_conv *c);
+void quant_dw_channel(const quant_conv *c, const void *x, int32_t zx, const int16_t *w,
+                      int32_t *acc, int16_t *plane);
 
 #endif
