@@ -76,6 +76,8 @@ async function compareInPage({ model, runs, profile, budgetMs }) {
       const byOp = {};
       for (const p of s.session.profile()) byOp[p.op] = (byOp[p.op] ?? 0) + p.totalMs / Math.max(1, p.runs);
       out[s.name].byOp = Object.entries(byOp).sort((a, b) => b[1] - a[1]);
+      out[s.name].slowest = s.session.profile().map((p) => ({ op: p.op, name: p.name, ms: p.totalMs / Math.max(1, p.runs) }))
+        .sort((a, b) => b.ms - a.ms).slice(0, 12);
     }
     s.m.dispose();
   }
@@ -120,6 +122,8 @@ try {
           console.log(`  ${kind}: ${total.toFixed(1)} ms in steps`);
           for (const [op, ms] of r[kind].byOp.slice(0, 10))
             console.log(`    ${op.padEnd(28)} ${pad(ms.toFixed(2), 8)} ms ${pad((100 * ms / total).toFixed(1), 5)} %`);
+          console.log('    slowest steps:');
+          for (const st of r[kind].slowest) console.log(`      ${st.op.padEnd(22)} ${pad(st.ms.toFixed(2), 7)} ms  ${st.name}`);
         }
       }
     } catch (e) {

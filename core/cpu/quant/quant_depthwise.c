@@ -3,12 +3,16 @@
  * would use a quarter of the integer micro-kernel, so each channel is
  * computed directly instead, in int32 over an int16 copy of its plane.
  *
- * The copy holds the plane minus its zero point with the padding
- * written as 0 (the zero point, as the spec pads), and its columns split
- * by phase of the horizontal stride (column c at (c % sw) * phase + c /
- * sw): the tap at column offset j then reads a contiguous run for
- * consecutive outputs, and the inner loop (int16 times a constant tap,
- * added into int32) vectorizes for stride 2 as for stride 1. */
+ * The copy holds the plane minus its zero point with the padding written
+ * as 0 (the zero point, as the spec pads), split by the phases of the
+ * strides: sub-plane (qi, qj) holds padded rows qi, qi + sh, ... and
+ * columns qj, qj + sw, ..., each row `pitch` = ow + (kw - 1) / sw long.
+ * Tap (i, j) then reads sub-plane (i % sh, j % sw) from row i / sh,
+ * column j / sw on, and output (oy, ox) sits at oy * pitch + ox for every
+ * tap: one long contiguous multiply-add per tap over all output rows at
+ * once (the few columns past ow are computed and dropped), which
+ * vectorizes for any stride, and short rows (7 or 14 wide) do not end in
+ * scalar tails every few elements. */
 #include <string.h>
 
 #include "core/base/alloc.h"
@@ -18,77 +22,103 @@ int quant_dw_fits(const quant_conv *c)
 {
     const kn_window *w = &c->win;
     return c->cg == 1 && c->mg == 1 && w->kernel[0] == 1 && w->in[0] == 1 && w->out[0] == 1 &&
-           w->dilation[1] == 1 && w->dilation[2] == 1 && w->stride[2] <= 4 &&
+           w->dilation[1] == 1 && w->dilation[2] == 1 && w->stride[1] <= 4 && w->stride[2] <= 4 &&
            kn_window_kvol(w) <= 1024; /* 1024 products of 255 x 255 stay in int32 */
 }
 
-/* Padded rows and phase length of one channel's copy. */
-static void dw_geometry(const kn_window *w, int64_t *rows, int64_t *phase)
+typedef struct dw_geometry {
+    int64_t rows, pitch;   /* of one sub-plane */
+    int64_t sub;           /* elements of one sub-plane, with its slack */
+    int64_t wide;          /* oh * pitch: the outputs with their dropped columns */
+} dw_geometry;
+
+static dw_geometry dw_shape(const kn_window *w)
 {
-    *rows = (w->out[1] - 1) * w->stride[1] + w->kernel[1];
-    int64_t cols = (w->out[2] - 1) * w->stride[2] + w->kernel[2];
-    *phase = (cols + w->stride[2] - 1) / w->stride[2];
+    dw_geometry g;
+    g.rows = w->out[1] + (w->kernel[1] - 1) / w->stride[1];
+    g.pitch = w->out[2] + (w->kernel[2] - 1) / w->stride[2];
+    /* the last tap's run starts (kw - 1) / sw past its row and is
+     * oh * pitch long */
+    g.sub = g.rows * g.pitch + g.pitch;
+    g.wide = w->out[1] * g.pitch;
+    return g;
 }
 
 size_t quant_dw_plane_bytes(const quant_conv *c)
 {
-    int64_t rows, phase;
-    dw_geometry(&c->win, &rows, &phase);
-    return kn_align_up((size_t)(rows * phase * c->win.stride[2]) * sizeof(int16_t), 64);
+    const kn_window *w = &c->win;
+    dw_geometry g = dw_shape(w);
+    return kn_align_up((size_t)(g.sub * w->stride[1] * w->stride[2]) * sizeof(int16_t), 64) +
+           kn_align_up((size_t)g.wide * sizeof(int32_t), 64);
 }
 
-/* x (one channel, 8-bit of type T) minus zx into the padded, phase-split
- * copy. */
+/* x (one channel, 8-bit of type T) minus zx into the sub-planes. */
 #define KN_DW_COPY(T, SFX)                                                                          \
-    static void dw_copy_##SFX(const kn_window *w, const T *x, int32_t zx, int16_t *dst)          \
+    static void dw_copy_##SFX(const kn_window *w, const dw_geometry *g, const T *x, int32_t zx,   \
+                              int16_t *dst)                                                        \
     {                                                                                              \
-        int64_t rows, phase;                                                                       \
-        dw_geometry(w, &rows, &phase);                                                             \
-        const int64_t sw = w->stride[2], len = sw * phase, ih = w->in[1], iw = w->in[2];           \
-        const int64_t top = w->pad_begin[1], left = w->pad_begin[2];                               \
-        for (int64_t r = 0; r < rows; r++) {                                                       \
-            int16_t *d = dst + r * len;                                                            \
-            int64_t ir = r - top;                                                                  \
-            if (ir < 0 || ir >= ih) {                                                              \
-                memset(d, 0, (size_t)len * sizeof *d);                                             \
-                continue;                                                                          \
-            }                                                                                      \
-            const T *s = x + ir * iw;                                                              \
-            for (int64_t q = 0; q < sw; q++) {                                                     \
-                int16_t *dq = d + q * phase;                                                       \
-                for (int64_t i = 0; i < phase; i++) {                                              \
-                    int64_t ic = i * sw + q - left;                                                \
-                    dq[i] = ic >= 0 && ic < iw ? (int16_t)(s[ic] - zx) : 0;                        \
+        const int64_t sh = w->stride[1], sw = w->stride[2], ih = w->in[1], iw = w->in[2];          \
+        for (int64_t qi = 0; qi < sh; qi++)                                                        \
+            for (int64_t qj = 0; qj < sw; qj++) {                                                  \
+                int16_t *sub = dst + (qi * sw + qj) * g->sub;                                      \
+                /* columns c whose input column c sw + qj - left is inside */                      \
+                int64_t first = qj - w->pad_begin[2];                                              \
+                int64_t lo = first >= 0 ? 0 : (-first + sw - 1) / sw;                              \
+                int64_t hi = iw - first > 0 ? (iw - first + sw - 1) / sw : 0;                      \
+                lo = lo < g->pitch ? lo : g->pitch;                                                \
+                hi = hi < g->pitch ? hi : g->pitch;                                                \
+                hi = hi > lo ? hi : lo;                                                            \
+                for (int64_t r = 0; r < g->rows; r++) {                                            \
+                    int16_t *d = sub + r * g->pitch;                                               \
+                    int64_t ir = r * sh + qi - w->pad_begin[1];                                    \
+                    if (ir < 0 || ir >= ih) {                                                      \
+                        memset(d, 0, (size_t)g->pitch * sizeof *d);                                \
+                        continue;                                                                  \
+                    }                                                                              \
+                    const T *s = x + ir * iw + first;                                              \
+                    for (int64_t c = 0; c < lo; c++)                                               \
+                        d[c] = 0;                                                                  \
+                    if (sw == 1)                                                                   \
+                        for (int64_t c = lo; c < hi; c++)                                          \
+                            d[c] = (int16_t)(s[c] - zx);                                           \
+                    else                                                                           \
+                        for (int64_t c = lo; c < hi; c++)                                          \
+                            d[c] = (int16_t)(s[c * sw] - zx);                                      \
+                    for (int64_t c = hi; c < g->pitch; c++)                                        \
+                        d[c] = 0;                                                                  \
                 }                                                                                  \
+                memset(sub + g->rows * g->pitch, 0, (size_t)(g->sub - g->rows * g->pitch) * 2);    \
             }                                                                                      \
-        }                                                                                          \
     }
 KN_DW_COPY(uint8_t, u8)
 KN_DW_COPY(int8_t, s8)
+
+/* acc[i] += t * s[i] over n elements. */
+static void dw_tap(int32_t *restrict acc, const int16_t *restrict s, int32_t t, int64_t n)
+{
+    for (int64_t i = 0; i < n; i++)
+        acc[i] += t * s[i];
+}
 
 void quant_dw_channel(const quant_conv *c, const void *x, int32_t zx, const int16_t *w,
                       int32_t *acc, int16_t *plane)
 {
     const kn_window *win = &c->win;
+    dw_geometry g = dw_shape(win);
     if (c->x_dtype == KN_UINT8)
-        dw_copy_u8(win, x, zx, plane);
+        dw_copy_u8(win, &g, x, zx, plane);
     else
-        dw_copy_s8(win, x, zx, plane);
-    int64_t rows, phase;
-    dw_geometry(win, &rows, &phase);
-    const int64_t sh = win->stride[1], sw = win->stride[2], len = sw * phase;
+        dw_copy_s8(win, &g, x, zx, plane);
+    const int64_t sh = win->stride[1], sw = win->stride[2];
     const int64_t kh = win->kernel[1], kw = win->kernel[2], oh = win->out[1], ow = win->out[2];
-    for (int64_t oy = 0; oy < oh; oy++) {
-        int32_t *restrict a = acc + oy * ow;
-        memset(a, 0, (size_t)ow * sizeof *a);
-        for (int64_t i = 0; i < kh; i++) {
-            const int16_t *row = plane + (oy * sh + i) * len;
-            for (int64_t j = 0; j < kw; j++) {
-                const int32_t t = w[i * kw + j];
-                const int16_t *restrict s = row + (j % sw) * phase + j / sw;
-                for (int64_t ox = 0; ox < ow; ox++)
-                    a[ox] += t * s[ox];
-            }
+    int32_t *wide = (int32_t *)((char *)plane +
+                                kn_align_up((size_t)(g.sub * sh * sw) * sizeof(int16_t), 64));
+    memset(wide, 0, (size_t)g.wide * sizeof *wide);
+    for (int64_t i = 0; i < kh; i++)
+        for (int64_t j = 0; j < kw; j++) {
+            const int16_t *sub = plane + ((i % sh) * sw + j % sw) * g.sub;
+            dw_tap(wide, sub + (i / sh) * g.pitch + j / sw, w[i * kw + j], g.wide);
         }
-    }
+    for (int64_t oy = 0; oy < oh; oy++)
+        memcpy(acc + oy * ow, wide + oy * g.pitch, (size_t)ow * sizeof *acc);
 }
