@@ -883,6 +883,53 @@ Test(integer, qfusedconv_clamp_epilogue)
     }
 }
 
+/* Requantization at exact ties (s_x s_w / s_y = 0.5: every odd sum is one)
+ * rounds half to even, in QLinearConv and in kiln.QFusedConv with a
+ * residual: the float loops hand these elements to the double reference. */
+Test(integer, requant_ties_round_to_even)
+{
+    enum { C = 3, HW = 300 };
+    uint8_t x[C * HW], zres[HW];
+    for (int i = 0; i < C * HW; i++)
+        x[i] = (uint8_t)rand_int(0, 255);
+    for (int i = 0; i < HW; i++)
+        zres[i] = (uint8_t)rand_int(0, 255);
+    int8_t w[C] = {1, -1, 1}, wzp = 0;
+    float xs = 1.0f, ws = 1.0f, ys = 2.0f, zs = 1.0f;
+    uint8_t xz = 0, yz = 0, zz = 100;
+    int32_t bias = 1;
+    for (int fused = 0; fused < 2; fused++) {
+        kh_init(&c, fused ? "QFusedConv" : "QLinearConv", fused ? 1 : 10, fused ? 12 : 9, 1);
+        kh_input(&c, 0, KN_UINT8, DIMS(1, C, 1, HW), x);
+        kh_input(&c, 1, KN_FLOAT, NULL, 0, &xs);
+        kh_input(&c, 2, KN_UINT8, NULL, 0, &xz);
+        kh_input(&c, 3, KN_INT8, DIMS(1, C, 1, 1), w);
+        kh_input(&c, 4, KN_FLOAT, NULL, 0, &ws);
+        kh_input(&c, 5, KN_INT8, NULL, 0, &wzp);
+        kh_input(&c, 6, KN_FLOAT, NULL, 0, &ys);
+        kh_input(&c, 7, KN_UINT8, NULL, 0, &yz);
+        kh_input(&c, 8, KN_INT32, DIMS(1), &bias);
+        if (fused) {
+            kh_input(&c, 9, KN_UINT8, DIMS(1, 1, 1, HW), zres);
+            kh_input(&c, 10, KN_FLOAT, NULL, 0, &zs);
+            kh_input(&c, 11, KN_UINT8, NULL, 0, &zz);
+        }
+        cr_assert_eq(run_direct(&c, fused ? "kiln" : "", NULL, 1), KN_OK, "%s", c.err.msg);
+        const uint8_t *y = c.out[0].data;
+        int ties = 0;
+        for (int i = 0; i < HW; i++) {
+            int sum = x[i] - x[HW + i] + x[2 * HW + i] + bias + (fused ? zres[i] - zz : 0);
+            ties += sum % 2 != 0;
+            double q = nearbyint(sum / 2.0);
+            uint8_t want = (uint8_t)(q < 0 ? 0 : q > 255 ? 255 : q);
+            cr_assert_eq(y[i], want, "%s [%d]: sum %d gave %u, want %u", fused ? "fused" : "plain",
+                         i, sum, y[i], want);
+        }
+        cr_assert_gt(ties, 50);
+        kh_free(&c);
+    }
+}
+
 /* ---- NonZero, Unique, Compress -------------------------------------------- */
 
 Test(valuedep, nonzero)

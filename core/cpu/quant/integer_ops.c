@@ -337,7 +337,8 @@ int quant_conv_prepare(kn_kctx *k, quant_conv *c, const kn_tensor *x, const kn_t
                  kn_align_up((size_t)(cout * c->kdim) * sizeof(int16_t), 64);
     c->col_bytes = pointwise ? 0 : kn_align_up((size_t)(c->kdim * c->block) * sizeof(int16_t), 64);
     c->pack_bytes = kn_align_up(kn_qgemm_packed_b_len(c->kdim, c->block) * sizeof(int16_t), 64);
-    c->slot_bytes = c->col_bytes + c->pack_bytes;
+    c->tile_bytes = kn_align_up((size_t)(KN_QGEMM_MR * c->block) * sizeof(int32_t), 64);
+    c->slot_bytes = c->col_bytes + c->pack_bytes + c->tile_bytes;
     return KN_OK;
 }
 
@@ -410,6 +411,7 @@ typedef struct conv_job {
     const char *x8;    /* the image itself (depthwise) */
     int32_t zx;
     int32_t *acc;
+    const quant_epilogue *ep;
     char *slots;
 } conv_job;
 
@@ -429,16 +431,31 @@ static void conv_item(const conv_job *j, int64_t item, char *slot)
         ldb = c1 - c0;
     }
     int16_t *pb = (int16_t *)(slot + c->col_bytes);
-    kn_qgemm_pack_b(c->kdim, c1 - c0, bmat, ldb, pb);
-    kn_qgemm_packed(c->mg, c1 - c0, c->kdim, j->w + (size_t)g * kn_qgemm_packed_a_len(c->mg, c->kdim),
-                    pb, j->acc + g * c->mg * c->out_size + c0, c->out_size);
+    int64_t n = c1 - c0;
+    kn_qgemm_pack_b(c->kdim, n, bmat, ldb, pb);
+    const int16_t *pa = j->w + (size_t)g * kn_qgemm_packed_a_len(c->mg, c->kdim);
+    if (!j->ep) {
+        kn_qgemm_packed(c->mg, n, c->kdim, pa, pb, j->acc + g * c->mg * c->out_size + c0,
+                        c->out_size);
+        return;
+    }
+    /* one panel of rows at a time, handed on while it is in L1 */
+    int32_t *tile = (int32_t *)(slot + c->col_bytes + c->pack_bytes);
+    size_t panel = kn_qgemm_packed_a_len(KN_QGEMM_MR, c->kdim);
+    for (int64_t m0 = 0; m0 < c->mg; m0 += KN_QGEMM_MR) {
+        int64_t rows = c->mg - m0 < KN_QGEMM_MR ? c->mg - m0 : KN_QGEMM_MR;
+        kn_qgemm_packed(rows, n, c->kdim, pa + (size_t)(m0 / KN_QGEMM_MR) * panel, pb, tile, n);
+        for (int64_t r = 0; r < rows; r++)
+            j->ep->row(j->ep->ctx, g * c->mg + m0 + r, c0, tile + r * n, n);
+    }
 }
 
 static void dw_item(const conv_job *j, int64_t ch, char *slot)
 {
     const quant_conv *c = j->c;
-    quant_dw_channel(c, j->x8 + (size_t)(ch * c->in_size), /* 8-bit */ j->zx, j->w + ch * c->kdim,
-                     j->acc + ch * c->out_size, (int16_t *)slot);
+    quant_dw_channel(c, ch, j->x8 + (size_t)(ch * c->in_size), /* 8-bit */ j->zx,
+                     j->w + ch * c->kdim, j->acc ? j->acc + ch * c->out_size : NULL, j->ep,
+                     (int16_t *)slot);
 }
 
 static int64_t conv_items(const quant_conv *c)
@@ -471,7 +488,7 @@ KN_WIDEN_X(uint8_t, u8)
 KN_WIDEN_X(int8_t, s8)
 
 void quant_conv_image(const quant_conv *c, int64_t n, const void *x, const kn_tensor *x_zp,
-                      int32_t *acc, void *scratch, kn_threadpool *pool)
+                      int32_t *acc, const quant_epilogue *ep, void *scratch, kn_threadpool *pool)
 {
     int64_t plane = c->cin * c->in_size;
     const char *xn = (const char *)x + (size_t)(n * plane); /* 8-bit */
@@ -483,7 +500,7 @@ void quant_conv_image(const quant_conv *c, int64_t n, const void *x, const kn_te
         else
             widen_x_s8((const int8_t *)xn, z, xs, plane);
     }
-    conv_job j = {c, c->w_const ? c->w_const : scratch, xs, xn, z, acc,
+    conv_job j = {c, c->w_const ? c->w_const : scratch, xs, xn, z, acc, acc ? NULL : ep,
                   (char *)scratch + c->w_bytes + c->x_bytes};
     /* one task per slot; with a single slot the items run on this thread */
     kn_parallel_for(pool, c->tasks, 1, conv_task, &j);
@@ -569,7 +586,7 @@ static int convinteger_run(kn_kctx *k)
     quant_conv_weights(c, k->in[1]->data, kn_input(k, 3), k->scratch);
     for (int64_t n = 0; n < c->batch; n++)
         quant_conv_image(c, n, k->in[0]->data, kn_input(k, 2), y + n * c->cout * c->out_size,
-                         k->scratch, k->threads);
+                         NULL, k->scratch, k->threads);
     return KN_OK;
 }
 

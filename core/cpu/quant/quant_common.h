@@ -151,7 +151,8 @@ typedef struct quant_conv {
     int64_t block;                 /* output columns per block */
     int32_t tasks;                 /* blocks (channels) in parallel, one scratch slot each */
     size_t w_bytes, x_bytes;       /* scratch: weights (packed, and W - w_zp), image as int16 */
-    size_t col_bytes, pack_bytes, slot_bytes; /* per slot: im2col block, packed block */
+    size_t col_bytes, pack_bytes, tile_bytes, slot_bytes; /* per slot: im2col block, packed
+                                                              block, rows for the epilogue */
     int16_t *w_const;              /* weights prepared once (owned), or NULL */
 } quant_conv;
 
@@ -167,17 +168,28 @@ size_t quant_conv_scratch(const quant_conv *c);
 /* Prepares W - w_zp into scratch, once per run before the images, unless
  * quant_conv_const_weights did it already. */
 void quant_conv_weights(const quant_conv *c, const void *w, const kn_tensor *w_zp, void *scratch);
-/* acc[M x out_size] = conv(X[n] - x_zp, W - w_zp) for image n. */
+/* What a convolution's caller does with finished int32 results: row(ctx,
+ * m, col, acc, len) gets output channel m's columns [col, col + len) while
+ * they are still in cache (QLinearConv requantizes them there), from any
+ * of the pool's threads, each element once. */
+typedef struct quant_epilogue {
+    void (*row)(void *ctx, int64_t m, int64_t col, const int32_t *acc, int64_t len);
+    void *ctx;
+} quant_epilogue;
+
+/* conv(X[n] - x_zp, W - w_zp) for image n: into acc[M x out_size], or
+ * (acc NULL) through ep. */
 void quant_conv_image(const quant_conv *c, int64_t n, const void *x, const kn_tensor *x_zp,
-                      int32_t *acc, void *scratch, kn_threadpool *pool);
+                      int32_t *acc, const quant_epilogue *ep, void *scratch, kn_threadpool *pool);
 void quant_conv_release(quant_conv *c);
 
-/* Depthwise (quant_depthwise.c): whether c qualifies, the int16 copy of
- * one padded channel it needs, and one channel's int32 result
- * (out_size values) from its 8-bit plane x and its taps w (W - w_zp). */
+/* Depthwise (quant_depthwise.c): whether c qualifies, the scratch one
+ * channel needs, and channel ch's int32 result (out_size values, into acc
+ * or through ep as quant_conv_image) from its 8-bit plane x and its taps
+ * w (W - w_zp). */
 int quant_dw_fits(const quant_conv *c);
 size_t quant_dw_plane_bytes(const quant_conv *c);
-void quant_dw_channel(const quant_conv *c, const void *x, int32_t zx, const int16_t *w,
-                      int32_t *acc, int16_t *plane);
+void quant_dw_channel(const quant_conv *c, int64_t ch, const void *x, int32_t zx, const int16_t *w,
+                      int32_t *acc, const quant_epilogue *ep, int16_t *plane);
 
 #endif

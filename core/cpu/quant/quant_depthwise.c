@@ -44,12 +44,20 @@ static dw_geometry dw_shape(const kn_window *w)
     return g;
 }
 
+/* Output rows per strip: about 2048 int32 of them (8 KiB), so that the
+ * taps' passes over a strip stay in L1. */
+static int64_t dw_strip(const dw_geometry *g)
+{
+    int64_t rows = 2048 / g->pitch;
+    return rows < 1 ? 1 : rows;
+}
+
 size_t quant_dw_plane_bytes(const quant_conv *c)
 {
     const kn_window *w = &c->win;
     dw_geometry g = dw_shape(w);
     return kn_align_up((size_t)(g.sub * w->stride[1] * w->stride[2]) * sizeof(int16_t), 64) +
-           kn_align_up((size_t)g.wide * sizeof(int32_t), 64);
+           kn_align_up((size_t)(dw_strip(&g) * g.pitch) * sizeof(int32_t), 64);
 }
 
 /* x (one channel, 8-bit of type T) minus zx into the sub-planes. */
@@ -100,8 +108,8 @@ static void dw_tap(int32_t *restrict acc, const int16_t *restrict s, int32_t t, 
         acc[i] += t * s[i];
 }
 
-void quant_dw_channel(const quant_conv *c, const void *x, int32_t zx, const int16_t *w,
-                      int32_t *acc, int16_t *plane)
+void quant_dw_channel(const quant_conv *c, int64_t ch, const void *x, int32_t zx, const int16_t *w,
+                      int32_t *acc, const quant_epilogue *ep, int16_t *plane)
 {
     const kn_window *win = &c->win;
     dw_geometry g = dw_shape(win);
@@ -113,12 +121,21 @@ void quant_dw_channel(const quant_conv *c, const void *x, int32_t zx, const int1
     const int64_t kh = win->kernel[1], kw = win->kernel[2], oh = win->out[1], ow = win->out[2];
     int32_t *wide = (int32_t *)((char *)plane +
                                 kn_align_up((size_t)(g.sub * sh * sw) * sizeof(int16_t), 64));
-    memset(wide, 0, (size_t)g.wide * sizeof *wide);
-    for (int64_t i = 0; i < kh; i++)
-        for (int64_t j = 0; j < kw; j++) {
-            const int16_t *sub = plane + ((i % sh) * sw + j % sw) * g.sub;
-            dw_tap(wide, sub + (i / sh) * g.pitch + j / sw, w[i * kw + j], g.wide);
+    int64_t strip = dw_strip(&g);
+    for (int64_t y0 = 0; y0 < oh; y0 += strip) {
+        int64_t rows = oh - y0 < strip ? oh - y0 : strip, n = rows * g.pitch;
+        memset(wide, 0, (size_t)n * sizeof *wide);
+        for (int64_t i = 0; i < kh; i++)
+            for (int64_t j = 0; j < kw; j++) {
+                const int16_t *sub = plane + ((i % sh) * sw + j % sw) * g.sub;
+                dw_tap(wide, sub + (y0 + i / sh) * g.pitch + j / sw, w[i * kw + j], n);
+            }
+        for (int64_t r = 0; r < rows; r++) {
+            int64_t oy = y0 + r;
+            if (acc)
+                memcpy(acc + oy * ow, wide + r * g.pitch, (size_t)ow * sizeof *acc);
+            else
+                ep->row(ep->ctx, ch, oy * ow, wide + r * g.pitch, ow);
         }
-    for (int64_t oy = 0; oy < oh; oy++)
-        memcpy(acc + oy * ow, wide + oy * g.pitch, (size_t)ow * sizeof *acc);
+    }
 }
