@@ -69,21 +69,37 @@ static void tile_4x8(int64_t kp, const int16_t *pa, const int16_t *pb, int32_t *
 {
     ki c00 = ki_zero(), c01 = ki_zero(), c10 = ki_zero(), c11 = ki_zero();
     ki c20 = ki_zero(), c21 = ki_zero(), c30 = ki_zero(), c31 = ki_zero();
-    for (int64_t p = 0; p < kp; p++, pa += 2 * MR, pb += 2 * NR) {
-        ki b0 = ki_load(pb), b1 = ki_load(pb + 8);
-        ki a = ki_splat_pair(pa);
-        c00 = ki_dot_add(c00, a, b0);
-        c01 = ki_dot_add(c01, a, b1);
-        a = ki_splat_pair(pa + 2);
-        c10 = ki_dot_add(c10, a, b0);
-        c11 = ki_dot_add(c11, a, b1);
-        a = ki_splat_pair(pa + 4);
-        c20 = ki_dot_add(c20, a, b0);
-        c21 = ki_dot_add(c21, a, b1);
-        a = ki_splat_pair(pa + 6);
-        c30 = ki_dot_add(c30, a, b0);
-        c31 = ki_dot_add(c31, a, b1);
+/* one depth pair: 8 pairwise multiply-adds */
+#define QGEMM_STEP                                                                                 \
+    do {                                                                                           \
+        ki b0 = ki_load(pb), b1 = ki_load(pb + 8);                                                 \
+        ki a = ki_splat_pair(pa);                                                                  \
+        c00 = ki_dot_add(c00, a, b0);                                                              \
+        c01 = ki_dot_add(c01, a, b1);                                                              \
+        a = ki_splat_pair(pa + 2);                                                                 \
+        c10 = ki_dot_add(c10, a, b0);                                                              \
+        c11 = ki_dot_add(c11, a, b1);                                                              \
+        a = ki_splat_pair(pa + 4);                                                                 \
+        c20 = ki_dot_add(c20, a, b0);                                                              \
+        c21 = ki_dot_add(c21, a, b1);                                                              \
+        a = ki_splat_pair(pa + 6);                                                                 \
+        c30 = ki_dot_add(c30, a, b0);                                                              \
+        c31 = ki_dot_add(c31, a, b1);                                                              \
+        pa += 2 * MR;                                                                              \
+        pb += 2 * NR;                                                                              \
+    } while (0)
+    /* unrolled by hand: V8 does not unroll, and its loop overhead on one
+     * step cost a third of the speed (node 20, 64x576x224: 11 -> 17 GMAC/s) */
+    int64_t p = 0;
+    for (; p + 4 <= kp; p += 4) {
+        QGEMM_STEP;
+        QGEMM_STEP;
+        QGEMM_STEP;
+        QGEMM_STEP;
     }
+    for (; p < kp; p++)
+        QGEMM_STEP;
+#undef QGEMM_STEP
     if (rows == MR && cols == NR) {
         ki_store(c, c00);
         ki_store(c + 4, c01);
