@@ -139,4 +139,31 @@ void kn_qgemm_packed(int64_t m, int64_t n, int64_t k, const int16_t *pa, const i
     }
 }
 
+void kn_qdw_taps(int32_t *out, const int16_t *const *src, const int16_t *w, int32_t taps, int64_t n)
+{
+    enum { MAX_PAIRS = 64 };
+    int16_t wp[2 * MAX_PAIRS];
+    const int16_t *sp[2 * MAX_PAIRS];
+    for (int32_t t0 = 0; t0 < taps; t0 += 2 * MAX_PAIRS) { /* more taps: add in rounds */
+        int32_t count = taps - t0 < 2 * MAX_PAIRS ? taps - t0 : 2 * MAX_PAIRS;
+        int32_t pairs = (count + 1) / 2;
+        for (int32_t t = 0; t < 2 * pairs; t++) {
+            /* an odd last tap pairs with a zero weight on the same source */
+            wp[t] = t < count ? w[t0 + t] : 0;
+            sp[t] = t < count ? src[t0 + t] : src[t0];
+        }
+        for (int64_t f = 0; f < n; f += 8) {
+            ki lo = t0 ? ki_load(out + f) : ki_zero(), hi = t0 ? ki_load(out + f + 4) : ki_zero();
+            for (int32_t p = 0; p < pairs; p++) {
+                ki a = ki_load(sp[2 * p] + f), b = ki_load(sp[2 * p + 1] + f);
+                ki t = ki_splat_pair(wp + 2 * p);
+                lo = ki_dot_add(lo, ki_zip_lo16(a, b), t);
+                hi = ki_dot_add(hi, ki_zip_hi16(a, b), t);
+            }
+            ki_store(out + f, lo);
+            ki_store(out + f + 4, hi);
+        }
+    }
+}
+
 const char *kn_qgemm_isa(void) { return KI_NAME; }

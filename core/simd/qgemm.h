@@ -35,6 +35,12 @@ void kn_qgemm_pack_b(int64_t k, int64_t n, const int16_t *b, int64_t ldb, int16_
  * columns) of depth k. */
 void kn_qgemm_packed(int64_t m, int64_t n, int64_t k, const int16_t *pa, const int16_t *pb,
                      int32_t *c, int64_t ldc);
+/* The depthwise convolution's inner loop (core/cpu/quant):
+ * out[f] = sum over t < taps of w[t] src[t][f], for f in [0, n) with n a
+ * multiple of 8 (each src[t] readable that far). Taps go in pairs through
+ * the same pairwise multiply-add: two sources zipped, one instruction per
+ * four outputs and two taps; the sums stay in registers across the taps. */
+void kn_qdw_taps(int32_t *out, const int16_t *const *src, const int16_t *w, int32_t taps, int64_t n);
 /* Which integer vector code was compiled in ("wasm128", "sse2", "portable"). */
 const char *kn_qgemm_isa(void);
 

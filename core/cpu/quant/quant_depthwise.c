@@ -17,6 +17,7 @@
 
 #include "core/base/alloc.h"
 #include "core/cpu/quant/quant_common.h"
+#include "core/simd/qgemm.h"
 
 int quant_dw_fits(const quant_conv *c)
 {
@@ -39,7 +40,7 @@ static dw_geometry dw_shape(const kn_window *w)
     g.pitch = w->out[2] + (w->kernel[2] - 1) / w->stride[2];
     /* the last tap's run starts (kw - 1) / sw past its row and is
      * oh * pitch long */
-    g.sub = g.rows * g.pitch + g.pitch;
+    g.sub = g.rows * g.pitch + g.pitch + 8; /* + kn_qdw_taps' last 8 */
     g.wide = w->out[1] * g.pitch;
     return g;
 }
@@ -57,7 +58,7 @@ size_t quant_dw_plane_bytes(const quant_conv *c)
     const kn_window *w = &c->win;
     dw_geometry g = dw_shape(w);
     return kn_align_up((size_t)(g.sub * w->stride[1] * w->stride[2]) * sizeof(int16_t), 64) +
-           kn_align_up((size_t)(dw_strip(&g) * g.pitch) * sizeof(int32_t), 64);
+           kn_align_up((size_t)(dw_strip(&g) * g.pitch + 8) * sizeof(int32_t), 64);
 }
 
 /* x (one channel, 8-bit of type T) minus zx into the sub-planes. */
@@ -101,13 +102,6 @@ size_t quant_dw_plane_bytes(const quant_conv *c)
 KN_DW_COPY(uint8_t, u8)
 KN_DW_COPY(int8_t, s8)
 
-/* acc[i] += t * s[i] over n elements. */
-static void dw_tap(int32_t *restrict acc, const int16_t *restrict s, int32_t t, int64_t n)
-{
-    for (int64_t i = 0; i < n; i++)
-        acc[i] += t * s[i];
-}
-
 void quant_dw_channel(const quant_conv *c, int64_t ch, const void *x, int32_t zx, const int16_t *w,
                       int32_t *acc, const quant_epilogue *ep, int16_t *plane)
 {
@@ -122,14 +116,15 @@ void quant_dw_channel(const quant_conv *c, int64_t ch, const void *x, int32_t zx
     int32_t *wide = (int32_t *)((char *)plane +
                                 kn_align_up((size_t)(g.sub * sh * sw) * sizeof(int16_t), 64));
     int64_t strip = dw_strip(&g);
+    const int16_t *src[1024]; /* quant_dw_fits: kh kw <= 1024 */
     for (int64_t y0 = 0; y0 < oh; y0 += strip) {
         int64_t rows = oh - y0 < strip ? oh - y0 : strip, n = rows * g.pitch;
-        memset(wide, 0, (size_t)n * sizeof *wide);
         for (int64_t i = 0; i < kh; i++)
             for (int64_t j = 0; j < kw; j++) {
                 const int16_t *sub = plane + ((i % sh) * sw + j % sw) * g.sub;
-                dw_tap(wide, sub + (y0 + i / sh) * g.pitch + j / sw, w[i * kw + j], n);
+                src[i * kw + j] = sub + (y0 + i / sh) * g.pitch + j / sw;
             }
+        kn_qdw_taps(wide, src, w, (int32_t)(kh * kw), (n + 7) & ~(int64_t)7);
         for (int64_t r = 0; r < rows; r++) {
             int64_t oy = y0 + r;
             if (acc)
