@@ -2,15 +2,18 @@
  * quant_common.h (batched matmul, convolution) and the two ops that expose
  * them directly, MatMulInteger and ConvInteger (opset 10).
  *
- * Operands minus their zero points are small integers, held as float; the
- * shared float GEMM multiplies them QUANT_KC deep at a time, where every
- * float sum is exact (see quant_common.h), and each partial product is
- * added into the int32 result. Sums are added as uint32 so an (allowed)
- * int32 overflow wraps instead of being undefined.
+ * The matmul: operands minus their zero points are small integers, held
+ * as float; the shared float GEMM multiplies them QUANT_KC deep at a time,
+ * where every float sum is exact (see quant_common.h), and each partial
+ * product is added into the int32 result. Sums are added as uint32 so an
+ * (allowed) int32 overflow wraps instead of being undefined.
  *
- * The convolution reuses the float im2col of im2col.h on the image minus
- * its zero point: padding becomes 0, i.e. the zero point, as the spec
- * wants. Column blocks are sized to stay in cache, as in conv.c. */
+ * The convolution holds the image minus its zero point as int16 and
+ * multiplies on the packed integer GEMM of core/simd/qgemm.h (im2col.h's
+ * int16 im2col where the kernel is not 1x1: padding becomes 0, i.e. the
+ * zero point, as the spec wants), weights packed once; depthwise ones go
+ * channel by channel (quant_depthwise.c). Column blocks are sized to stay
+ * in L2, and a caller's epilogue gets each panel of rows while in L1. */
 #include <stdlib.h>
 #include <string.h>
 

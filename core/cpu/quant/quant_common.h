@@ -10,13 +10,14 @@
  *    (per tensor, weights also per output channel), one image at a time,
  *    int32 results (ConvInteger, QLinearConv).
  *
- * Both subtract zero points while converting the operands to float and
- * multiply with the shared float GEMM (gemm.h), depth QUANT_KC at a time:
- * operands are integers in [-255, 255], so a partial sum of QUANT_KC
+ * quant_mm subtracts zero points while converting the operands to float
+ * and multiplies with the shared float GEMM (gemm.h), depth QUANT_KC at a
+ * time: operands are integers in [-255, 255], so a partial sum of QUANT_KC
  * products stays below 2^24 in magnitude and every float operation on it
  * is exact. The partial sums are added into int32 accumulators (wrapping,
  * never undefined, if a huge K overflows them), so the result is the exact
- * integer product, at float GEMM speed. */
+ * integer product, at float GEMM speed. quant_conv multiplies in integers
+ * (below): as exact, with 8 products per instruction instead of 4. */
 #ifndef KN_CPU_QUANT_COMMON_H
 #define KN_CPU_QUANT_COMMON_H
 
