@@ -720,8 +720,8 @@ typedef struct conv_shape {
     int32_t x_dtype;
 } conv_shape;
 
-static void naive_conv_any(const int32_t *xv, const int32_t *wv, const conv_shape *s, int oh, int ow,
-                           int32_t *y)
+static void naive_conv_any(const int32_t *xv, const int32_t *wv, const conv_shape *s, int oh,
+                           int ow, int32_t *y)
 {
     int cg = s->c / s->g, mg = s->m / s->g;
     for (int n = 0; n < s->n; n++)
@@ -735,8 +735,10 @@ static void naive_conv_any(const int32_t *xv, const int32_t *wv, const conv_shap
                                 int ih = i * s->sh - s->ph + a, iw = j * s->sw - s->pw + b;
                                 if (ih < 0 || ih >= s->h || iw < 0 || iw >= s->w)
                                     continue;
-                                acc += (int64_t)xv[((n * s->c + m / mg * cg + ci) * s->h + ih) * s->w + iw] *
-                                       wv[((m * cg + ci) * s->kh + a) * s->kw + b];
+                                acc +=
+                                    (int64_t)xv[((n * s->c + m / mg * cg + ci) * s->h + ih) * s->w +
+                                                iw] *
+                                    wv[((m * cg + ci) * s->kh + a) * s->kw + b];
                             }
                     y[((n * s->m + m) * oh + i) * ow + j] = (int32_t)acc;
                 }

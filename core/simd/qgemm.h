@@ -40,7 +40,8 @@ void kn_qgemm_packed(int64_t m, int64_t n, int64_t k, const int16_t *pa, const i
  * multiple of 8 (each src[t] readable that far). Taps go in pairs through
  * the same pairwise multiply-add: two sources zipped, one instruction per
  * four outputs and two taps; the sums stay in registers across the taps. */
-void kn_qdw_taps(int32_t *out, const int16_t *const *src, const int16_t *w, int32_t taps, int64_t n);
+void kn_qdw_taps(int32_t *out, const int16_t *const *src, const int16_t *w, int32_t taps,
+                 int64_t n);
 /* Which integer vector code was compiled in ("wasm128", "sse2", "portable"). */
 const char *kn_qgemm_isa(void);
 

@@ -25,10 +25,19 @@ static inline ki ki_load(const void *p) { return wasm_v128_load(p); }
 static inline void ki_store(void *p, ki v) { wasm_v128_store(p, v); }
 /* int16 p[0], p[1] in every pair of lanes */
 static inline ki ki_splat_pair(const int16_t *p) { return wasm_v128_load32_splat(p); }
-static inline ki ki_dot_add(ki acc, ki a, ki b) { return wasm_i32x4_add(acc, wasm_i32x4_dot_i16x8(a, b)); }
+static inline ki ki_dot_add(ki acc, ki a, ki b)
+{
+    return wasm_i32x4_add(acc, wasm_i32x4_dot_i16x8(a, b));
+}
 /* a0 b0 a1 b1 a2 b2 a3 b3 and a4 b4 .. a7 b7 (int16 lanes) */
-static inline ki ki_zip_lo16(ki a, ki b) { return wasm_i16x8_shuffle(a, b, 0, 8, 1, 9, 2, 10, 3, 11); }
-static inline ki ki_zip_hi16(ki a, ki b) { return wasm_i16x8_shuffle(a, b, 4, 12, 5, 13, 6, 14, 7, 15); }
+static inline ki ki_zip_lo16(ki a, ki b)
+{
+    return wasm_i16x8_shuffle(a, b, 0, 8, 1, 9, 2, 10, 3, 11);
+}
+static inline ki ki_zip_hi16(ki a, ki b)
+{
+    return wasm_i16x8_shuffle(a, b, 4, 12, 5, 13, 6, 14, 7, 15);
+}
 #define KI_NAME "wasm128"
 #elif defined(__SSE2__)
 #include <emmintrin.h>
@@ -75,8 +84,8 @@ static inline ki ki_dot_add(ki acc, ki a, ki b)
     int32_t s[4];
     memcpy(s, acc.h, sizeof s);
     for (int i = 0; i < 4; i++)
-        s[i] = (int32_t)((uint32_t)s[i] + (uint32_t)(a.h[2 * i] * b.h[2 * i] +
-                                                     a.h[2 * i + 1] * b.h[2 * i + 1]));
+        s[i] = (int32_t)((uint32_t)s[i] +
+                         (uint32_t)(a.h[2 * i] * b.h[2 * i] + a.h[2 * i + 1] * b.h[2 * i + 1]));
     memcpy(acc.h, s, sizeof s);
     return acc;
 }

@@ -212,8 +212,7 @@ enum { POOL_ROW_CHUNK = 1024 }; /* columns folded at once (4 KiB on the stack) *
 static int maxpool_fast_ok(const pool_state *st, const pool_job *j)
 {
     const kn_window *w = &st->win;
-    return st->is_max &&
-           (st->dtype == KN_FLOAT || st->dtype == KN_UINT8 || st->dtype == KN_INT8) &&
+    return st->is_max && (st->dtype == KN_FLOAT || st->dtype == KN_UINT8 || st->dtype == KN_INT8) &&
            !j->indices && w->out[0] == 1 && w->in[0] == 1 && w->dilation[1] == 1 &&
            w->dilation[2] == 1 && w->kernel[2] <= POOL_ROW_CHUNK / 2;
 }
@@ -223,7 +222,7 @@ static int maxpool_fast_ok(const pool_state *st, const pool_job *j)
 #define KN_DEFINE_MAXPOOL2D(T, SFX, LOWEST)                                                        \
     /* colmax[c - c0] = max over rows [lo, hi) of x[row][c] for c in [c0, c1);                     \
      * columns outside the row (padding) get LOWEST. */                                            \
-    static void fold_rows_##SFX(T *colmax, const T *x, int64_t in_w, int64_t first_row,           \
+    static void fold_rows_##SFX(T *colmax, const T *x, int64_t in_w, int64_t first_row,            \
                                 int64_t lo, int64_t hi, int64_t c0, int64_t c1)                    \
     {                                                                                              \
         for (int64_t c = c0; c < c1; c++)                                                          \
@@ -237,7 +236,7 @@ static int maxpool_fast_ok(const pool_state *st, const pool_job *j)
         }                                                                                          \
     }                                                                                              \
     /* y[o] = max of c[o sw .. o sw + kw) for o in [0, n). */                                      \
-    static void window_max_##SFX(T *y, const T *c, int64_t n, int64_t kw_n, int64_t sw)           \
+    static void window_max_##SFX(T *y, const T *c, int64_t n, int64_t kw_n, int64_t sw)            \
     {                                                                                              \
         for (int64_t o = 0; o < n; o++) {                                                          \
             const T *win = c + o * sw;                                                             \
@@ -249,7 +248,7 @@ static int maxpool_fast_ok(const pool_state *st, const pool_job *j)
     }                                                                                              \
     /* The 3x3 stride-2 window of most CNNs' pools with a constant trip                            \
      * shape, which compilers turn into wide loads and lane shuffles. */                           \
-    static void max3_stride2_##SFX(T *restrict y, const T *restrict c, int64_t n)                 \
+    static void max3_stride2_##SFX(T *restrict y, const T *restrict c, int64_t n)                  \
     {                                                                                              \
         for (int64_t o = 0; o < n; o++) {                                                          \
             T m = c[2 * o + 1] > c[2 * o] ? c[2 * o + 1] : c[2 * o];                               \

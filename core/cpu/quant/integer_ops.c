@@ -18,10 +18,10 @@
 #include <string.h>
 
 #include "core/base/alloc.h"
-#include "core/simd/gemm.h"
-#include "core/simd/qgemm.h"
 #include "core/cpu/quant/quant_common.h"
 #include "core/kernel/tensor_common.h"
+#include "core/simd/gemm.h"
+#include "core/simd/qgemm.h"
 
 /* ---- scale / zero-point checks ---- */
 
@@ -335,9 +335,9 @@ int quant_conv_prepare(kn_kctx *k, quant_conv *c, const kn_tensor *x, const kn_t
     c->block = block > 0 ? block : 1;
     int64_t items = group * ((c->out_size + c->block - 1) / c->block);
     c->tasks = items >= 2 * (int64_t)threads ? threads : 1;
-    c->w_bytes = kn_align_up(kn_qgemm_packed_a_len(c->mg, c->kdim) * (size_t)group * sizeof(int16_t),
-                             64) +
-                 kn_align_up((size_t)(cout * c->kdim) * sizeof(int16_t), 64);
+    c->w_bytes =
+        kn_align_up(kn_qgemm_packed_a_len(c->mg, c->kdim) * (size_t)group * sizeof(int16_t), 64) +
+        kn_align_up((size_t)(cout * c->kdim) * sizeof(int16_t), 64);
     c->col_bytes = pointwise ? 0 : kn_align_up((size_t)(c->kdim * c->block) * sizeof(int16_t), 64);
     c->pack_bytes = kn_align_up(kn_qgemm_packed_b_len(c->kdim, c->block) * sizeof(int16_t), 64);
     c->tile_bytes = kn_align_up((size_t)(KN_QGEMM_MR * c->block) * sizeof(int32_t), 64);
@@ -354,7 +354,7 @@ size_t quant_conv_scratch(const quant_conv *c)
  * group's rows packed. dst: the packed weights, then the int16 rows when
  * packed (the depthwise kernel reads the rows themselves). */
 #define KN_WIDEN_W(T, SFX)                                                                         \
-    static void widen_w_##SFX(const quant_conv *c, const T *w, const kn_tensor *w_zp,             \
+    static void widen_w_##SFX(const quant_conv *c, const T *w, const kn_tensor *w_zp,              \
                               int16_t *dst)                                                        \
     {                                                                                              \
         int per_channel = w_zp && kn_tensor_numel(w_zp) > 1;                                       \
@@ -380,7 +380,8 @@ static void prepare_w(const quant_conv *c, const void *w, const kn_tensor *w_zp,
     else
         widen_w_s8(c, w, w_zp, rows);
     for (int64_t g = 0; g < c->group && !c->depthwise; g++)
-        kn_qgemm_pack_a(c->mg, c->kdim, rows + g * c->mg * c->kdim, c->kdim, dst + (size_t)g * packed);
+        kn_qgemm_pack_a(c->mg, c->kdim, rows + g * c->mg * c->kdim, c->kdim,
+                        dst + (size_t)g * packed);
 }
 
 int quant_conv_const_weights(kn_kctx *k, quant_conv *c, const kn_tensor *w, const kn_tensor *w_zp)
@@ -409,9 +410,9 @@ void quant_conv_release(quant_conv *c)
 
 typedef struct conv_job {
     const quant_conv *c;
-    const int16_t *w;  /* prepared weights */
-    const int16_t *x;  /* the image minus its zero point (GEMM) */
-    const char *x8;    /* the image itself (depthwise) */
+    const int16_t *w; /* prepared weights */
+    const int16_t *x; /* the image minus its zero point (GEMM) */
+    const char *x8;   /* the image itself (depthwise) */
     int32_t zx;
     int32_t *acc;
     const quant_epilogue *ep;
@@ -503,7 +504,13 @@ void quant_conv_image(const quant_conv *c, int64_t n, const void *x, const kn_te
         else
             widen_x_s8((const int8_t *)xn, z, xs, plane);
     }
-    conv_job j = {c, c->w_const ? c->w_const : scratch, xs, xn, z, acc, acc ? NULL : ep,
+    conv_job j = {c,
+                  c->w_const ? c->w_const : scratch,
+                  xs,
+                  xn,
+                  z,
+                  acc,
+                  acc ? NULL : ep,
                   (char *)scratch + c->w_bytes + c->x_bytes};
     /* one task per slot; with a single slot the items run on this thread */
     kn_parallel_for(pool, c->tasks, 1, conv_task, &j);
@@ -588,8 +595,8 @@ static int convinteger_run(kn_kctx *k)
     int32_t *y = k->out[0]->data;
     quant_conv_weights(c, k->in[1]->data, kn_input(k, 3), k->scratch);
     for (int64_t n = 0; n < c->batch; n++)
-        quant_conv_image(c, n, k->in[0]->data, kn_input(k, 2), y + n * c->cout * c->out_size,
-                         NULL, k->scratch, k->threads);
+        quant_conv_image(c, n, k->in[0]->data, kn_input(k, 2), y + n * c->cout * c->out_size, NULL,
+                         k->scratch, k->threads);
     return KN_OK;
 }
 

@@ -209,7 +209,7 @@ typedef struct qconv_chan {
     double mult, step;  /* the reference's: s_x s_w / s_y as float, and s_x s_w exactly */
     float multf, stepf; /* the same in float, for the fast loops */
     int32_t bias;
-    int fast;           /* the float loops may serve (finite constants, clamp activation) */
+    int fast; /* the float loops may serve (finite constants, clamp activation) */
 } qconv_chan;
 
 static int qconv_prepare(kn_kctx *k)
@@ -310,16 +310,16 @@ static inline float clampf(float v, float lo, float hi)
 
 /* Plain requantization of len accumulators, (acc + b) mult; returns
  * whether any element is flagged (QUANT_FLAGGED in q). */
-static int requant_row_f32(const int32_t *restrict acc, int64_t len, int32_t b, float mult, float lo,
-                           float hi, int32_t *restrict q)
+static int requant_row_f32(const int32_t *restrict acc, int64_t len, int32_t b, float mult,
+                           float lo, float hi, int32_t *restrict q)
 {
     int32_t bad = 0;
     for (int64_t i = 0; i < len; i++) {
         int32_t a = (int32_t)((uint32_t)acc[i] + (uint32_t)b); /* wrapped: flagged below */
         float p = clampf((float)a * mult, lo, hi);
         float r = (p + 0x1.8p23f) - 0x1.8p23f; /* |p| < 2^22: nearest, ties to even */
-        int32_t flag = (fabsf(p - r) > 0.5f - QUANT_TIE_EDGE) | (a > QUANT_F32_EXACT) |
-                       (a < -QUANT_F32_EXACT);
+        int32_t flag =
+            (fabsf(p - r) > 0.5f - QUANT_TIE_EDGE) | (a > QUANT_F32_EXACT) | (a < -QUANT_F32_EXACT);
         bad |= flag;
         q[i] = flag ? QUANT_FLAGGED : (int32_t)r;
     }
@@ -342,8 +342,8 @@ static int requant_clamp_row_f32(const int32_t *restrict acc, const int32_t *res
         float p = clampf(clampf(t1 + t2, act_lo, act_hi) / ys, lo, hi);
         float r = (p + 0x1.8p23f) - 0x1.8p23f;
         float edge = QUANT_TIE_EDGE + (fabsf(t1) + fabsf(t2)) * err_scale;
-        int32_t flag = (fabsf(p - r) > 0.5f - edge) | (a > QUANT_F32_EXACT) |
-                       (a < -QUANT_F32_EXACT);
+        int32_t flag =
+            (fabsf(p - r) > 0.5f - edge) | (a > QUANT_F32_EXACT) | (a < -QUANT_F32_EXACT);
         bad |= flag;
         q[i] = flag ? QUANT_FLAGGED : (int32_t)r;
     }
@@ -352,7 +352,7 @@ static int requant_clamp_row_f32(const int32_t *restrict acc, const int32_t *res
 
 /* n 8-bit values of type T less z, as int32 (the residual). */
 #define KN_Z_ROW(T, SFX)                                                                           \
-    static void z_row_##SFX(const T *restrict z, int32_t zz, int64_t n, int32_t *restrict dst)    \
+    static void z_row_##SFX(const T *restrict z, int32_t zz, int64_t n, int32_t *restrict dst)     \
     {                                                                                              \
         for (int64_t i = 0; i < n; i++)                                                            \
             dst[i] = z[i] - zz;                                                                    \
@@ -362,7 +362,7 @@ KN_Z_ROW(int8_t, s8)
 
 /* q + zp into 8-bit y of type T (q within y's range less zp). */
 #define KN_STORE_ROW(T, SFX)                                                                       \
-    static void store_row_##SFX(T *restrict y, const int32_t *restrict q, int32_t zp, int64_t n)  \
+    static void store_row_##SFX(T *restrict y, const int32_t *restrict q, int32_t zp, int64_t n)   \
     {                                                                                              \
         for (int64_t i = 0; i < n; i++)                                                            \
             y[i] = (T)(q[i] + zp);                                                                 \
@@ -428,9 +428,9 @@ static void qconv_row(void *ctx, int64_t m, int64_t col, const int32_t *acc, int
                     z_row_u8((const uint8_t *)j->z + at, j->z_zp, n, zq);
                 zrow = zq;
             }
-            bad = requant_clamp_row_f32(a, zrow, n, ch->bias, ch->stepf, j->zsf, j->act_lo,
-                                        j->act_hi, j->ysf, j->err_scale, (float)j->lo,
-                                        (float)j->hi, q);
+            bad =
+                requant_clamp_row_f32(a, zrow, n, ch->bias, ch->stepf, j->zsf, j->act_lo, j->act_hi,
+                                      j->ysf, j->err_scale, (float)j->lo, (float)j->hi, q);
             for (int64_t i = 0; bad && i < n; i++)
                 if (q[i] == QUANT_FLAGGED) {
                     /* the reference's arithmetic for this element */

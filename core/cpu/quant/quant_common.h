@@ -154,7 +154,7 @@ typedef struct quant_conv {
     size_t w_bytes, x_bytes;       /* scratch: weights (packed, and W - w_zp), image as int16 */
     size_t col_bytes, pack_bytes, tile_bytes, slot_bytes; /* per slot: im2col block, packed
                                                               block, rows for the epilogue */
-    int16_t *w_const;              /* weights prepared once (owned), or NULL */
+    int16_t *w_const; /* weights prepared once (owned), or NULL */
 } quant_conv;
 
 /* Validates X [N, C, spatial], W [M, C/group, kernel] and the window

@@ -28,9 +28,9 @@ int quant_dw_fits(const quant_conv *c)
 }
 
 typedef struct dw_geometry {
-    int64_t rows, pitch;   /* of one sub-plane */
-    int64_t sub;           /* elements of one sub-plane, with its slack */
-    int64_t wide;          /* oh * pitch: the outputs with their dropped columns */
+    int64_t rows, pitch; /* of one sub-plane */
+    int64_t sub;         /* elements of one sub-plane, with its slack */
+    int64_t wide;        /* oh * pitch: the outputs with their dropped columns */
 } dw_geometry;
 
 static dw_geometry dw_shape(const kn_window *w)
@@ -62,8 +62,8 @@ size_t quant_dw_plane_bytes(const quant_conv *c)
 }
 
 /* x (one channel, 8-bit of type T) minus zx into the sub-planes. */
-#define KN_DW_COPY(T, SFX)                                                                          \
-    static void dw_copy_##SFX(const kn_window *w, const dw_geometry *g, const T *x, int32_t zx,   \
+#define KN_DW_COPY(T, SFX)                                                                         \
+    static void dw_copy_##SFX(const kn_window *w, const dw_geometry *g, const T *x, int32_t zx,    \
                               int16_t *dst)                                                        \
     {                                                                                              \
         const int64_t sh = w->stride[1], sw = w->stride[2], ih = w->in[1], iw = w->in[2];          \
@@ -113,8 +113,8 @@ void quant_dw_channel(const quant_conv *c, int64_t ch, const void *x, int32_t zx
         dw_copy_s8(win, &g, x, zx, plane);
     const int64_t sh = win->stride[1], sw = win->stride[2];
     const int64_t kh = win->kernel[1], kw = win->kernel[2], oh = win->out[1], ow = win->out[2];
-    int32_t *wide = (int32_t *)((char *)plane +
-                                kn_align_up((size_t)(g.sub * sh * sw) * sizeof(int16_t), 64));
+    int32_t *wide =
+        (int32_t *)((char *)plane + kn_align_up((size_t)(g.sub * sh * sw) * sizeof(int16_t), 64));
     int64_t strip = dw_strip(&g);
     const int16_t *src[1024]; /* quant_dw_fits: kh kw <= 1024 */
     for (int64_t y0 = 0; y0 < oh; y0 += strip) {
