@@ -5,7 +5,8 @@
  *
  *   WebAssembly SIMD128   i32x4.dot_i16x8_s (no relaxed SIMD)
  *   x86-64 (SSE2, its baseline)   pmaddwd
- *   anything else         4 x int32 lanes in plain C
+ *   anything else         4 x int32 lanes in plain C (also where
+ *                         KN_VEC_I16_PORTABLE is defined: tests/test_qgemm.c)
  *
  * ki holds 8 int16 or 4 int32 lanes. ki_dot_add(acc, a, b) adds
  * a[2i] b[2i] + a[2i+1] b[2i+1] to int32 lane i of acc; the sum wraps as
@@ -17,7 +18,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#if defined(__wasm_simd128__)
+#if defined(__wasm_simd128__) && !defined(KN_VEC_I16_PORTABLE)
 #include <wasm_simd128.h>
 typedef v128_t ki;
 static inline ki ki_zero(void) { return wasm_i32x4_splat(0); }
@@ -39,7 +40,7 @@ static inline ki ki_zip_hi16(ki a, ki b)
     return wasm_i16x8_shuffle(a, b, 4, 12, 5, 13, 6, 14, 7, 15);
 }
 #define KI_NAME "wasm128"
-#elif defined(__SSE2__)
+#elif defined(__SSE2__) && !defined(KN_VEC_I16_PORTABLE)
 #include <emmintrin.h>
 typedef __m128i ki;
 static inline ki ki_zero(void) { return _mm_setzero_si128(); }
