@@ -8,17 +8,24 @@
 
 #include "kernel_harness.h"
 
-static void run_maxpool(const float *x, const int64_t *xd, const int64_t *kernel,
-                        const int64_t *strides, const int64_t *pads, int ceil_mode, int n_out,
-                        kh_case *c)
+static void run_maxpool_typed(int32_t dtype, const void *x, const int64_t *xd,
+                              const int64_t *kernel, const int64_t *strides, const int64_t *pads,
+                              int ceil_mode, int n_out, kh_case *c)
 {
     kh_init(c, "MaxPool", 12, 1, n_out);
     kh_attr_ints(c, "kernel_shape", kernel, 2);
     kh_attr_ints(c, "strides", strides, 2);
     kh_attr_ints(c, "pads", pads, 4);
     kh_attr_int(c, "ceil_mode", ceil_mode);
-    kh_input(c, 0, KN_FLOAT, xd, 4, x);
+    kh_input(c, 0, dtype, xd, 4, x);
     cr_assert_eq(kh_run(c, 1), KN_OK, "%s", c->err.msg);
+}
+
+static void run_maxpool(const float *x, const int64_t *xd, const int64_t *kernel,
+                        const int64_t *strides, const int64_t *pads, int ceil_mode, int n_out,
+                        kh_case *c)
+{
+    run_maxpool_typed(KN_FLOAT, x, xd, kernel, strides, pads, ceil_mode, n_out, c);
 }
 
 Test(maxpool_fast_path, matches_general_loop)
@@ -86,4 +93,33 @@ Test(maxpool_fast_path, wide_rows_cross_chunks)
         kh_free(&general);
         free(x);
     }
+}
+
+/* The same fast path on the 8-bit values of quantized models (uint8 with 0
+ * and int8 with -128 in the data, the types' lowest values). */
+Test(maxpool_fast_path, eight_bit_matches_general_loop)
+{
+    unsigned seed = 5;
+    for (int s8 = 0; s8 <= 1; s8++)
+        for (int64_t k = 2; k <= 3; k++)
+            for (int64_t s = 1; s <= 2; s++)
+                for (int64_t pad = 0; pad < k; pad++) {
+                    int64_t xd[4] = {1, 3, 9, 11}, n = 3 * 9 * 11;
+                    uint8_t *x = malloc((size_t)n);
+                    for (int64_t i = 0; i < n; i++)
+                        x[i] = (uint8_t)(rand_r(&seed) % 256);
+                    int64_t kernel[2] = {k, k}, strides[2] = {s, s};
+                    int64_t pads[4] = {pad, pad, pad, pad};
+                    kh_case fast, general;
+                    int32_t dt = s8 ? KN_INT8 : KN_UINT8;
+                    run_maxpool_typed(dt, x, xd, kernel, strides, pads, 0, 1, &fast);
+                    run_maxpool_typed(dt, x, xd, kernel, strides, pads, 0, 2, &general);
+                    int64_t count = 3 * fast.out[0].dims[2] * fast.out[0].dims[3];
+                    cr_assert_eq(memcmp(fast.out[0].data, general.out[0].data, (size_t)count), 0,
+                                 "%s k=%lld s=%lld pad=%lld", s8 ? "int8" : "uint8", (long long)k,
+                                 (long long)s, (long long)pad);
+                    kh_free(&fast);
+                    kh_free(&general);
+                    free(x);
+                }
 }

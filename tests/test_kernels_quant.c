@@ -710,6 +710,228 @@ Test(integer, qlinearconv_example)
     expect_data(&c.out[0], KN_UINT8, (uint8_t[]){0, 81, 93, 230, 52, 87, 197});
 }
 
+/* The integer convolution's kernels by shape: depthwise (stride 1 and 2,
+ * channel by channel), pointwise (no im2col) and general (im2col) on the
+ * packed int16 GEMM with row, column and odd-depth tails; uint8 and int8
+ * inputs, per-channel weight zero points; exact int32 against the naive
+ * loops, on 1 and 2 threads. */
+typedef struct conv_shape {
+    int n, c, h, w, m, g, kh, kw, sh, sw, ph, pw;
+    int32_t x_dtype;
+} conv_shape;
+
+static void naive_conv_any(const int32_t *xv, const int32_t *wv, const conv_shape *s, int oh,
+                           int ow, int32_t *y)
+{
+    int cg = s->c / s->g, mg = s->m / s->g;
+    for (int n = 0; n < s->n; n++)
+        for (int m = 0; m < s->m; m++)
+            for (int i = 0; i < oh; i++)
+                for (int j = 0; j < ow; j++) {
+                    int64_t acc = 0;
+                    for (int ci = 0; ci < cg; ci++)
+                        for (int a = 0; a < s->kh; a++)
+                            for (int b = 0; b < s->kw; b++) {
+                                int ih = i * s->sh - s->ph + a, iw = j * s->sw - s->pw + b;
+                                if (ih < 0 || ih >= s->h || iw < 0 || iw >= s->w)
+                                    continue;
+                                acc +=
+                                    (int64_t)xv[((n * s->c + m / mg * cg + ci) * s->h + ih) * s->w +
+                                                iw] *
+                                    wv[((m * cg + ci) * s->kh + a) * s->kw + b];
+                            }
+                    y[((n * s->m + m) * oh + i) * ow + j] = (int32_t)acc;
+                }
+}
+
+static void check_conv_shape(const conv_shape *s)
+{
+    int oh = (s->h + 2 * s->ph - s->kh) / s->sh + 1, ow = (s->w + 2 * s->pw - s->kw) / s->sw + 1;
+    int nx = s->n * s->c * s->h * s->w, nw = s->m * (s->c / s->g) * s->kh * s->kw;
+    int ny = s->n * s->m * oh * ow;
+    int s8 = s->x_dtype == KN_INT8;
+    void *x = malloc((size_t)nx);
+    int8_t *w = malloc((size_t)nw), *wzp = malloc((size_t)s->m);
+    int32_t *xv = malloc(sizeof(int32_t) * (size_t)nx), *wv = malloc(sizeof(int32_t) * (size_t)nw);
+    int32_t *want = malloc(sizeof(int32_t) * (size_t)ny);
+    int xz = s8 ? -7 : 131;
+    for (int i = 0; i < nx; i++) {
+        int v = s8 ? rand_int(-128, 127) : rand_int(0, 255);
+        if (s8)
+            ((int8_t *)x)[i] = (int8_t)v;
+        else
+            ((uint8_t *)x)[i] = (uint8_t)v;
+        xv[i] = v - xz;
+    }
+    for (int m = 0; m < s->m; m++)
+        wzp[m] = (int8_t)rand_int(-9, 9);
+    for (int i = 0; i < nw; i++) {
+        w[i] = (int8_t)rand_int(-128, 127);
+        wv[i] = w[i] - wzp[i / (nw / s->m)];
+    }
+    naive_conv_any(xv, wv, s, oh, ow, want);
+    uint8_t xzu = (uint8_t)xz;
+    int8_t xzs = (int8_t)xz;
+    for (int threads = 1; threads <= 2; threads++) {
+        kh_init(&c, "ConvInteger", 10, 4, 1);
+        kh_attr_int(&c, "group", s->g);
+        kh_attr_ints(&c, "strides", (int64_t[]){s->sh, s->sw}, 2);
+        kh_attr_ints(&c, "pads", (int64_t[]){s->ph, s->pw, s->ph, s->pw}, 4);
+        kh_input(&c, 0, s->x_dtype, DIMS(s->n, s->c, s->h, s->w), x);
+        kh_input(&c, 1, KN_INT8, DIMS(s->m, s->c / s->g, s->kh, s->kw), w);
+        kh_input(&c, 2, s->x_dtype, NULL, 0, s8 ? (void *)&xzs : (void *)&xzu);
+        kh_input(&c, 3, KN_INT8, DIMS(s->m), wzp);
+        cr_assert_eq(run_direct(&c, "", NULL, threads), KN_OK, "%s", c.err.msg);
+        expect_shape(&c.out[0], DIMS(s->n, s->m, oh, ow));
+        const int32_t *y = c.out[0].data;
+        for (int i = 0; i < ny; i++)
+            cr_assert_eq(y[i], want[i], "%dx%d group %d stride %d, %d threads: [%d] %d vs %d",
+                         s->kh, s->kw, s->g, s->sw, threads, i, y[i], want[i]);
+        kh_free(&c);
+    }
+    free(x);
+    free(w);
+    free(wzp);
+    free(xv);
+    free(wv);
+    free(want);
+}
+
+Test(integer, conv_kernel_shapes)
+{
+    const conv_shape shapes[] = {
+        /* depthwise 3x3, stride 1 and 2 (odd and even sizes), 5x5 stride 2 */
+        {1, 16, 13, 17, 16, 16, 3, 3, 1, 1, 1, 1, KN_UINT8},
+        {2, 8, 14, 15, 8, 8, 3, 3, 2, 2, 1, 1, KN_UINT8},
+        {1, 6, 11, 12, 6, 6, 5, 5, 2, 2, 2, 2, KN_INT8},
+        {1, 5, 9, 9, 5, 5, 3, 3, 1, 2, 0, 1, KN_INT8},
+        /* pointwise: rows, columns and depth not multiples of the tile */
+        {1, 19, 7, 9, 37, 1, 1, 1, 1, 1, 0, 0, KN_UINT8},
+        {2, 32, 5, 5, 16, 1, 1, 1, 1, 1, 0, 0, KN_INT8},
+        /* im2col: 3x3 padded, a strided 1x1, a 7x7 stride 2 stem */
+        {1, 5, 10, 11, 9, 1, 3, 3, 1, 1, 1, 1, KN_UINT8},
+        {1, 12, 9, 9, 20, 1, 1, 1, 2, 2, 0, 0, KN_INT8},
+        {1, 3, 20, 20, 8, 1, 7, 7, 2, 2, 3, 3, KN_UINT8},
+    };
+    for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
+        check_conv_shape(&shapes[i]);
+}
+
+/* kiln.QFusedConv's epilogue for clamp activations (none, Relu, Clip)
+ * with a residual, vectorised: equal to its definition worked out here in
+ * double (the real value rounded to float before the activation, as the
+ * op's reference arithmetic does). */
+Test(integer, qfusedconv_clamp_epilogue)
+{
+    enum { C = 8, H = 9, W = 10, M = 12 };
+    uint8_t x[C * H * W], z[M * H * W];
+    int8_t w[M * C * 9], wzp[M] = {0};
+    int32_t bias[M];
+    float ws[M], xs = 0.02f, ys = 0.05f, zs = 0.03f;
+    uint8_t xz = 128, yz = 100, zz = 90;
+    for (int i = 0; i < C * H * W; i++)
+        x[i] = (uint8_t)rand_int(0, 255);
+    for (int i = 0; i < M * H * W; i++)
+        z[i] = (uint8_t)rand_int(0, 255);
+    for (int i = 0; i < M * C * 9; i++)
+        w[i] = (int8_t)rand_int(-128, 127);
+    for (int m = 0; m < M; m++) {
+        bias[m] = rand_int(-3000, 3000);
+        ws[m] = 0.001f * (float)(m + 3);
+    }
+    int32_t xv[C * H * W], wv[M * C * 9], acc[M * H * W];
+    for (int i = 0; i < C * H * W; i++)
+        xv[i] = x[i] - xz;
+    for (int i = 0; i < M * C * 9; i++)
+        wv[i] = w[i];
+    conv_shape s = {1, C, H, W, M, 1, 3, 3, 1, 1, 1, 1, KN_UINT8};
+    naive_conv_any(xv, wv, &s, H, W, acc);
+    const char *acts[] = {"", "Relu", "Clip"};
+    for (int a = 0; a < 3; a++) {
+        kh_init(&c, "QFusedConv", 1, 12, 1);
+        kh_attr_ints(&c, "pads", (int64_t[]){1, 1, 1, 1}, 4);
+        if (acts[a][0])
+            kh_attr_string(&c, "activation", acts[a]);
+        if (a == 2)
+            kh_attr_floats(&c, "activation_params", (float[]){-1.0f, 2.5f}, 2);
+        kh_input(&c, 0, KN_UINT8, DIMS(1, C, H, W), x);
+        kh_input(&c, 1, KN_FLOAT, NULL, 0, &xs);
+        kh_input(&c, 2, KN_UINT8, NULL, 0, &xz);
+        kh_input(&c, 3, KN_INT8, DIMS(M, C, 3, 3), w);
+        kh_input(&c, 4, KN_FLOAT, DIMS(M), ws);
+        kh_input(&c, 5, KN_INT8, DIMS(M), wzp);
+        kh_input(&c, 6, KN_FLOAT, NULL, 0, &ys);
+        kh_input(&c, 7, KN_UINT8, NULL, 0, &yz);
+        kh_input(&c, 8, KN_INT32, DIMS(M), bias);
+        kh_input(&c, 9, KN_UINT8, DIMS(1, M, H, W), z);
+        kh_input(&c, 10, KN_FLOAT, NULL, 0, &zs);
+        kh_input(&c, 11, KN_UINT8, NULL, 0, &zz);
+        cr_assert_eq(run_direct(&c, "kiln", NULL, 1), KN_OK, "%s", c.err.msg);
+        const uint8_t *y = c.out[0].data;
+        for (int i = 0; i < M * H * W; i++) {
+            int m = i / (H * W);
+            double real = (double)(acc[i] + bias[m]) * ((double)xs * ws[m]) +
+                          (double)(z[i] - zz) * (double)zs;
+            float f = (float)real;
+            if (a == 1)
+                f = f < 0 ? 0 : f;
+            if (a == 2)
+                f = f < -1.0f ? -1.0f : f > 2.5f ? 2.5f : f;
+            double q = nearbyint((double)f / ys) + yz;
+            uint8_t want = (uint8_t)(q < 0 ? 0 : q > 255 ? 255 : q);
+            cr_assert_eq(y[i], want, "activation '%s' [%d]: %u vs %u", acts[a], i, y[i], want);
+        }
+        kh_free(&c);
+    }
+}
+
+/* Requantization at exact ties (s_x s_w / s_y = 0.5: every odd sum is one)
+ * rounds half to even, in QLinearConv and in kiln.QFusedConv with a
+ * residual: the float loops hand these elements to the double reference. */
+Test(integer, requant_ties_round_to_even)
+{
+    enum { C = 3, HW = 300 };
+    uint8_t x[C * HW], zres[HW];
+    for (int i = 0; i < C * HW; i++)
+        x[i] = (uint8_t)rand_int(0, 255);
+    for (int i = 0; i < HW; i++)
+        zres[i] = (uint8_t)rand_int(0, 255);
+    int8_t w[C] = {1, -1, 1}, wzp = 0;
+    float xs = 1.0f, ws = 1.0f, ys = 2.0f, zs = 1.0f;
+    uint8_t xz = 0, yz = 0, zz = 100;
+    int32_t bias = 1;
+    for (int fused = 0; fused < 2; fused++) {
+        kh_init(&c, fused ? "QFusedConv" : "QLinearConv", fused ? 1 : 10, fused ? 12 : 9, 1);
+        kh_input(&c, 0, KN_UINT8, DIMS(1, C, 1, HW), x);
+        kh_input(&c, 1, KN_FLOAT, NULL, 0, &xs);
+        kh_input(&c, 2, KN_UINT8, NULL, 0, &xz);
+        kh_input(&c, 3, KN_INT8, DIMS(1, C, 1, 1), w);
+        kh_input(&c, 4, KN_FLOAT, NULL, 0, &ws);
+        kh_input(&c, 5, KN_INT8, NULL, 0, &wzp);
+        kh_input(&c, 6, KN_FLOAT, NULL, 0, &ys);
+        kh_input(&c, 7, KN_UINT8, NULL, 0, &yz);
+        kh_input(&c, 8, KN_INT32, DIMS(1), &bias);
+        if (fused) {
+            kh_input(&c, 9, KN_UINT8, DIMS(1, 1, 1, HW), zres);
+            kh_input(&c, 10, KN_FLOAT, NULL, 0, &zs);
+            kh_input(&c, 11, KN_UINT8, NULL, 0, &zz);
+        }
+        cr_assert_eq(run_direct(&c, fused ? "kiln" : "", NULL, 1), KN_OK, "%s", c.err.msg);
+        const uint8_t *y = c.out[0].data;
+        int ties = 0;
+        for (int i = 0; i < HW; i++) {
+            int sum = x[i] - x[HW + i] + x[2 * HW + i] + bias + (fused ? zres[i] - zz : 0);
+            ties += sum % 2 != 0;
+            double q = nearbyint(sum / 2.0);
+            uint8_t want = (uint8_t)(q < 0 ? 0 : q > 255 ? 255 : q);
+            cr_assert_eq(y[i], want, "%s [%d]: sum %d gave %u, want %u", fused ? "fused" : "plain",
+                         i, sum, y[i], want);
+        }
+        cr_assert_gt(ties, 50);
+        kh_free(&c);
+    }
+}
+
 /* ---- NonZero, Unique, Compress -------------------------------------------- */
 
 Test(valuedep, nonzero)

@@ -235,8 +235,10 @@ void kn_window_outs(const kn_window *w, int32_t d, int64_t t, int64_t *lo, int64
 
 KN_DEFINE_RUNS(float, f32)
 KN_DEFINE_RUNS(double, f64)
+KN_DEFINE_RUNS(int16_t, i16)
 KN_DEFINE_IM2COL(float, f32)
 KN_DEFINE_IM2COL(double, f64)
+KN_DEFINE_IM2COL(int16_t, i16)
 
 void kn_im2col(int32_t dtype, const kn_window *w, const void *x, void *col, int64_t row_begin,
                int64_t row_end, int64_t col_begin, int64_t col_end)

@@ -69,6 +69,10 @@ void kn_im2col_f32(const kn_window *w, const float *x, float *col, int64_t row_b
                    int64_t row_end, int64_t col_begin, int64_t col_end);
 void kn_im2col_f64(const kn_window *w, const double *x, double *col, int64_t row_begin,
                    int64_t row_end, int64_t col_begin, int64_t col_end);
+/* 8-bit values less their zero point (the integer convolutions of
+ * core/cpu/quant): padding is 0, i.e. the zero point. */
+void kn_im2col_i16(const kn_window *w, const int16_t *x, int16_t *col, int64_t row_begin,
+                   int64_t row_end, int64_t col_begin, int64_t col_end);
 /* The same for dtype KN_FLOAT or KN_DOUBLE. */
 void kn_im2col(int32_t dtype, const kn_window *w, const void *x, void *col, int64_t row_begin,
                int64_t row_end, int64_t col_begin, int64_t col_end);

@@ -198,7 +198,7 @@ KN_DEFINE_MAXPOOL(uint8_t, u8, 0)
 KN_DEFINE_AVGPOOL(float, f32)
 KN_DEFINE_AVGPOOL(double, f64)
 
-/* The common case (float max over 2-D windows without dilation and without
+/* The common case (float or 8-bit max over 2-D windows without dilation and without
  * Indices) in two passes per output row: the rows under the window are
  * first folded into one row of column maxima (contiguous, so it
  * vectorises, also in the WebAssembly build, which has no strided loads),
@@ -212,81 +212,90 @@ enum { POOL_ROW_CHUNK = 1024 }; /* columns folded at once (4 KiB on the stack) *
 static int maxpool_fast_ok(const pool_state *st, const pool_job *j)
 {
     const kn_window *w = &st->win;
-    return st->is_max && st->dtype == KN_FLOAT && !j->indices && w->out[0] == 1 &&
-           w->in[0] == 1 && w->dilation[1] == 1 && w->dilation[2] == 1 &&
-           w->kernel[2] <= POOL_ROW_CHUNK / 2;
+    return st->is_max && (st->dtype == KN_FLOAT || st->dtype == KN_UINT8 || st->dtype == KN_INT8) &&
+           !j->indices && w->out[0] == 1 && w->in[0] == 1 && w->dilation[1] == 1 &&
+           w->dilation[2] == 1 && w->kernel[2] <= POOL_ROW_CHUNK / 2;
 }
 
-static inline float max_skipping_nan(float v, float m) { return v > m ? v : m; }
-
-/* colmax[c - c0] = max over rows [lo, hi) of x[row][c] for c in [c0, c1);
- * columns outside the row (padding) get -FLT_MAX. */
-static void fold_rows(float *colmax, const float *x, int64_t in_w, int64_t first_row, int64_t lo,
-                      int64_t hi, int64_t c0, int64_t c1)
-{
-    for (int64_t c = c0; c < c1; c++)
-        colmax[c - c0] = -FLT_MAX;
-    int64_t a = c0 < 0 ? 0 : c0, b = c1 > in_w ? in_w : c1;
-    float *m = colmax + (a - c0);
-    for (int64_t t = lo; t < hi; t++) {
-        const float *row = x + (first_row + t) * in_w + a;
-        for (int64_t i = 0; i < b - a; i++)
-            m[i] = max_skipping_nan(row[i], m[i]);
+/* v > m ? v : m keeps m for a NaN v: NaN taps are skipped (float); the
+ * same loops serve the 8-bit types of quantized models. */
+#define KN_DEFINE_MAXPOOL2D(T, SFX, LOWEST)                                                        \
+    /* colmax[c - c0] = max over rows [lo, hi) of x[row][c] for c in [c0, c1);                     \
+     * columns outside the row (padding) get LOWEST. */                                            \
+    static void fold_rows_##SFX(T *colmax, const T *x, int64_t in_w, int64_t first_row,            \
+                                int64_t lo, int64_t hi, int64_t c0, int64_t c1)                    \
+    {                                                                                              \
+        for (int64_t c = c0; c < c1; c++)                                                          \
+            colmax[c - c0] = LOWEST;                                                               \
+        int64_t a = c0 < 0 ? 0 : c0, b = c1 > in_w ? in_w : c1;                                    \
+        T *m = colmax + (a - c0);                                                                  \
+        for (int64_t t = lo; t < hi; t++) {                                                        \
+            const T *row = x + (first_row + t) * in_w + a;                                         \
+            for (int64_t i = 0; i < b - a; i++)                                                    \
+                m[i] = row[i] > m[i] ? row[i] : m[i];                                              \
+        }                                                                                          \
+    }                                                                                              \
+    /* y[o] = max of c[o sw .. o sw + kw) for o in [0, n). */                                      \
+    static void window_max_##SFX(T *y, const T *c, int64_t n, int64_t kw_n, int64_t sw)            \
+    {                                                                                              \
+        for (int64_t o = 0; o < n; o++) {                                                          \
+            const T *win = c + o * sw;                                                             \
+            T m = win[0];                                                                          \
+            for (int64_t kw = 1; kw < kw_n; kw++)                                                  \
+                m = win[kw] > m ? win[kw] : m;                                                     \
+            y[o] = m;                                                                              \
+        }                                                                                          \
+    }                                                                                              \
+    /* The 3x3 stride-2 window of most CNNs' pools with a constant trip                            \
+     * shape, which compilers turn into wide loads and lane shuffles. */                           \
+    static void max3_stride2_##SFX(T *restrict y, const T *restrict c, int64_t n)                  \
+    {                                                                                              \
+        for (int64_t o = 0; o < n; o++) {                                                          \
+            T m = c[2 * o + 1] > c[2 * o] ? c[2 * o + 1] : c[2 * o];                               \
+            y[o] = c[2 * o + 2] > m ? c[2 * o + 2] : m;                                            \
+        }                                                                                          \
+    }                                                                                              \
+    static void maxpool2d_plane_##SFX(const pool_job *j, int64_t plane)                            \
+    {                                                                                              \
+        const pool_state *st = j->st;                                                              \
+        const kn_window *w = &st->win;                                                             \
+        const T *x = (const T *)j->x + plane * st->in_size;                                        \
+        T *y = (T *)j->y + plane * st->out_size;                                                   \
+        int64_t ow_n = w->out[2], sw = w->stride[2], pw = w->pad_begin[2], kw_n = w->kernel[2];    \
+        int64_t per_chunk = (POOL_ROW_CHUNK - kw_n) / sw + 1; /* outputs whose columns fit */      \
+        T colmax[POOL_ROW_CHUNK];                                                                  \
+        for (int64_t oh = 0; oh < w->out[1]; oh++) {                                               \
+            const tap_range *r1 = &st->taps[1][oh];                                                \
+            int64_t first_row = oh * w->stride[1] - w->pad_begin[1];                               \
+            T *yrow = y + oh * ow_n;                                                               \
+            for (int64_t o0 = 0; o0 < ow_n; o0 += per_chunk) {                                     \
+                int64_t o1 = o0 + per_chunk < ow_n ? o0 + per_chunk : ow_n;                        \
+                int64_t c0 = o0 * sw - pw;                                                         \
+                fold_rows_##SFX(colmax, x, w->in[2], first_row, r1->lo, r1->hi, c0,                \
+                                (o1 - 1) * sw - pw + kw_n);                                        \
+                if (kw_n == 3 && sw == 2)                                                          \
+                    max3_stride2_##SFX(yrow + o0, colmax, o1 - o0);                                \
+                else                                                                               \
+                    window_max_##SFX(yrow + o0, colmax, o1 - o0, kw_n, sw);                        \
+            }                                                                                      \
+        }                                                                                          \
     }
-}
-
-/* y[o] = max of c[o sw .. o sw + kw) for o in [0, n). */
-static void window_max(float *y, const float *c, int64_t n, int64_t kw_n, int64_t sw)
-{
-    for (int64_t o = 0; o < n; o++) {
-        const float *win = c + o * sw;
-        float m = win[0];
-        for (int64_t kw = 1; kw < kw_n; kw++)
-            m = max_skipping_nan(win[kw], m);
-        y[o] = m;
-    }
-}
-
-/* The 3x3 stride-2 window of most CNNs' pools with a constant trip shape,
- * which compilers turn into wide loads and lane shuffles. */
-static void max3_stride2(float *restrict y, const float *restrict c, int64_t n)
-{
-    for (int64_t o = 0; o < n; o++)
-        y[o] = max_skipping_nan(c[2 * o + 2], max_skipping_nan(c[2 * o + 1], c[2 * o]));
-}
-
-static void maxpool2d_plane_f32(const pool_job *j, int64_t plane)
-{
-    const pool_state *st = j->st;
-    const kn_window *w = &st->win;
-    const float *x = (const float *)j->x + plane * st->in_size;
-    float *y = (float *)j->y + plane * st->out_size;
-    int64_t ow_n = w->out[2], sw = w->stride[2], pw = w->pad_begin[2], kw_n = w->kernel[2];
-    int64_t per_chunk = (POOL_ROW_CHUNK - kw_n) / sw + 1; /* outputs whose columns fit */
-    float colmax[POOL_ROW_CHUNK];
-    for (int64_t oh = 0; oh < w->out[1]; oh++) {
-        const tap_range *r1 = &st->taps[1][oh];
-        int64_t first_row = oh * w->stride[1] - w->pad_begin[1];
-        float *yrow = y + oh * ow_n;
-        for (int64_t o0 = 0; o0 < ow_n; o0 += per_chunk) {
-            int64_t o1 = o0 + per_chunk < ow_n ? o0 + per_chunk : ow_n;
-            int64_t c0 = o0 * sw - pw;
-            fold_rows(colmax, x, w->in[2], first_row, r1->lo, r1->hi, c0,
-                      (o1 - 1) * sw - pw + kw_n);
-            if (kw_n == 3 && sw == 2)
-                max3_stride2(yrow + o0, colmax, o1 - o0);
-            else
-                window_max(yrow + o0, colmax, o1 - o0, kw_n, sw);
-        }
-    }
-}
+KN_DEFINE_MAXPOOL2D(float, f32, -FLT_MAX)
+KN_DEFINE_MAXPOOL2D(uint8_t, u8, 0)
+KN_DEFINE_MAXPOOL2D(int8_t, s8, INT8_MIN)
 
 static void pool_range(void *ctx, int64_t begin, int64_t end)
 {
     const pool_job *j = ctx;
     if (maxpool_fast_ok(j->st, j)) {
-        for (int64_t p = begin; p < end; p++)
-            maxpool2d_plane_f32(j, p);
+        for (int64_t p = begin; p < end; p++) {
+            if (j->st->dtype == KN_FLOAT)
+                maxpool2d_plane_f32(j, p);
+            else if (j->st->dtype == KN_UINT8)
+                maxpool2d_plane_u8(j, p);
+            else
+                maxpool2d_plane_s8(j, p);
+        }
         return;
     }
     for (int64_t p = begin; p < end; p++) {

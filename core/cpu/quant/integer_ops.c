@@ -2,22 +2,26 @@
  * quant_common.h (batched matmul, convolution) and the two ops that expose
  * them directly, MatMulInteger and ConvInteger (opset 10).
  *
- * Operands minus their zero points are small integers, held as float; the
- * shared float GEMM multiplies them QUANT_KC deep at a time, where every
- * float sum is exact (see quant_common.h), and each partial product is
- * added into the int32 result. Sums are added as uint32 so an (allowed)
- * int32 overflow wraps instead of being undefined.
+ * The matmul: operands minus their zero points are small integers, held
+ * as float; the shared float GEMM multiplies them QUANT_KC deep at a time,
+ * where every float sum is exact (see quant_common.h), and each partial
+ * product is added into the int32 result. Sums are added as uint32 so an
+ * (allowed) int32 overflow wraps instead of being undefined.
  *
- * The convolution reuses the float im2col of im2col.h on the image minus
- * its zero point: padding becomes 0, i.e. the zero point, as the spec
- * wants. Column blocks are sized to stay in cache, as in conv.c. */
+ * The convolution holds the image minus its zero point as int16 and
+ * multiplies on the packed integer GEMM of core/simd/qgemm.h (im2col.h's
+ * int16 im2col where the kernel is not 1x1: padding becomes 0, i.e. the
+ * zero point, as the spec wants), weights packed once; depthwise ones go
+ * channel by channel (quant_depthwise.c). Column blocks are sized to stay
+ * in L2, and a caller's epilogue gets each panel of rows while in L1. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/base/alloc.h"
-#include "core/simd/gemm.h"
 #include "core/cpu/quant/quant_common.h"
 #include "core/kernel/tensor_common.h"
+#include "core/simd/gemm.h"
+#include "core/simd/qgemm.h"
 
 /* ---- scale / zero-point checks ---- */
 
@@ -305,23 +309,39 @@ int quant_conv_prepare(kn_kctx *k, quant_conv *c, const kn_tensor *x, const kn_t
     for (int32_t d = 0; d < KN_WIN_DIMS; d++)
         pointwise &= c->win.stride[d] == 1 && c->win.pad_begin[d] == 0 && c->win.pad_end[d] == 0;
     c->pointwise = pointwise;
+    c->depthwise = quant_dw_fits(c);
 
-    /* ~256 KiB of column block (whole GEMM panels of 16), as conv.c */
-    int64_t block = (int64_t)(256 * 1024 / sizeof(float)) / (c->kdim > 0 ? c->kdim : 1);
-    block = block < 64 ? 64 : block & ~(int64_t)15;
+    int32_t threads = kn_threadpool_threads(k->threads);
+    c->x_bytes = kn_align_up((size_t)(cin * c->in_size) * sizeof(int16_t), 64);
+    if (c->depthwise) {
+        /* channels in parallel, one padded plane each; no image copy */
+        c->x_bytes = 0;
+        c->tasks = cout >= 2 * (int64_t)threads ? threads : 1;
+        c->w_bytes = kn_align_up((size_t)(cout * c->kdim) * sizeof(int16_t), 64);
+        c->slot_bytes = quant_dw_plane_bytes(c);
+        return KN_OK;
+    }
+    /* ~256 KiB of packed column block (whole panels), so that it stays in
+     * L2 while each weight panel passes over it */
+    int64_t depth = 2 * kn_qgemm_pairs(c->kdim);
+    int64_t block = (int64_t)(128 * 1024) / (depth > 0 ? depth : 1);
+    block = block < 64 ? 64 : block & ~(int64_t)(KN_QGEMM_NR - 1);
+    /* and small enough that every thread gets blocks to work on */
+    int64_t share = (c->out_size + 2 * threads - 1) / (2 * threads);
+    share = (share + KN_QGEMM_NR - 1) & ~(int64_t)(KN_QGEMM_NR - 1);
+    if (threads > 1 && group == 1 && share < block)
+        block = share < 64 ? 64 : share;
     block = block < c->out_size ? block : c->out_size;
     c->block = block > 0 ? block : 1;
     int64_t items = group * ((c->out_size + c->block - 1) / c->block);
-    int32_t threads = kn_threadpool_threads(k->threads);
-    /* enough blocks: each task takes whole blocks; else blocks one after
-     * the other, each product split across the pool */
     c->tasks = items >= 2 * (int64_t)threads ? threads : 1;
-    c->w_bytes = kn_align_up((size_t)(cout * c->kdim) * sizeof(float), 64);
-    c->x_bytes = kn_align_up((size_t)(cin * c->in_size) * sizeof(float), 64);
-    c->col_bytes = pointwise ? 0 : kn_align_up((size_t)(c->kdim * c->block) * sizeof(float), 64);
-    c->tmp_bytes = kn_align_up((size_t)(c->mg * c->block) * sizeof(float), 64);
-    c->ws_bytes = exact_gemm_ws(c->mg, c->block, c->kdim, c->tasks > 1 ? 1 : threads);
-    c->slot_bytes = c->col_bytes + c->tmp_bytes + c->ws_bytes;
+    c->w_bytes =
+        kn_align_up(kn_qgemm_packed_a_len(c->mg, c->kdim) * (size_t)group * sizeof(int16_t), 64) +
+        kn_align_up((size_t)(cout * c->kdim) * sizeof(int16_t), 64);
+    c->col_bytes = pointwise ? 0 : kn_align_up((size_t)(c->kdim * c->block) * sizeof(int16_t), 64);
+    c->pack_bytes = kn_align_up(kn_qgemm_packed_b_len(c->kdim, c->block) * sizeof(int16_t), 64);
+    c->tile_bytes = kn_align_up((size_t)(KN_QGEMM_MR * c->block) * sizeof(int32_t), 64);
+    c->slot_bytes = c->col_bytes + c->pack_bytes + c->tile_bytes;
     return KN_OK;
 }
 
@@ -330,18 +350,38 @@ size_t quant_conv_scratch(const quant_conv *c)
     return c->w_bytes + c->x_bytes + c->slot_bytes * (size_t)c->tasks;
 }
 
-/* W - w_zp (per tensor or per output channel) as float. */
-static void widen_w(const quant_conv *c, const void *w, const kn_tensor *w_zp, float *wf)
-{
-    widen(c->w_dtype, w, wf, c->cout * c->kdim);
-    if (!w_zp)
-        return;
-    int per_channel = kn_tensor_numel(w_zp) > 1;
-    for (int64_t m = 0; m < c->cout; m++) {
-        float z = (float)quant_zp_at(w_zp, per_channel ? m : 0);
-        for (int64_t i = 0; i < c->kdim; i++)
-            wf[m * c->kdim + i] -= z;
+/* W - w_zp (per tensor or per output channel) as int16, then (GEMM) each
+ * group's rows packed. dst: the packed weights, then the int16 rows when
+ * packed (the depthwise kernel reads the rows themselves). */
+#define KN_WIDEN_W(T, SFX)                                                                         \
+    static void widen_w_##SFX(const quant_conv *c, const T *w, const kn_tensor *w_zp,              \
+                              int16_t *dst)                                                        \
+    {                                                                                              \
+        int per_channel = w_zp && kn_tensor_numel(w_zp) > 1;                                       \
+        for (int64_t m = 0; m < c->cout; m++) {                                                    \
+            int32_t z = quant_zp_at(w_zp, per_channel ? m : 0);                                    \
+            for (int64_t i = 0; i < c->kdim; i++)                                                  \
+                dst[m * c->kdim + i] = (int16_t)(w[m * c->kdim + i] - z);                          \
+        }                                                                                          \
     }
+KN_WIDEN_W(uint8_t, u8)
+KN_WIDEN_W(int8_t, s8)
+
+static void prepare_w(const quant_conv *c, const void *w, const kn_tensor *w_zp, int16_t *dst)
+{
+    int16_t *rows = dst;
+    size_t packed = 0;
+    if (!c->depthwise) {
+        packed = kn_qgemm_packed_a_len(c->mg, c->kdim);
+        rows = dst + kn_align_up(packed * (size_t)c->group * sizeof(int16_t), 64) / sizeof(int16_t);
+    }
+    if (c->w_dtype == KN_UINT8)
+        widen_w_u8(c, w, w_zp, rows);
+    else
+        widen_w_s8(c, w, w_zp, rows);
+    for (int64_t g = 0; g < c->group && !c->depthwise; g++)
+        kn_qgemm_pack_a(c->mg, c->kdim, rows + g * c->mg * c->kdim, c->kdim,
+                        dst + (size_t)g * packed);
 }
 
 int quant_conv_const_weights(kn_kctx *k, quant_conv *c, const kn_tensor *w, const kn_tensor *w_zp)
@@ -351,7 +391,7 @@ int quant_conv_const_weights(kn_kctx *k, quant_conv *c, const kn_tensor *w, cons
     c->w_const = malloc(c->w_bytes ? c->w_bytes : 1);
     if (!c->w_const)
         return kn_fail(k->err, KN_ERR_OUT_OF_MEMORY, "%s: out of memory", k->node->op_type);
-    widen_w(c, w->data, w_zp, c->w_const);
+    prepare_w(c, w->data, w_zp, c->w_const);
     c->w_bytes = 0; /* no scratch for weights */
     return KN_OK;
 }
@@ -359,7 +399,7 @@ int quant_conv_const_weights(kn_kctx *k, quant_conv *c, const kn_tensor *w, cons
 void quant_conv_weights(const quant_conv *c, const void *w, const kn_tensor *w_zp, void *scratch)
 {
     if (!c->w_const)
-        widen_w(c, w, w_zp, scratch);
+        prepare_w(c, w, w_zp, scratch);
 }
 
 void quant_conv_release(quant_conv *c)
@@ -370,59 +410,110 @@ void quant_conv_release(quant_conv *c)
 
 typedef struct conv_job {
     const quant_conv *c;
-    const float *wf, *xf;
+    const int16_t *w; /* prepared weights */
+    const int16_t *x; /* the image minus its zero point (GEMM) */
+    const char *x8;   /* the image itself (depthwise) */
+    int32_t zx;
     int32_t *acc;
+    const quant_epilogue *ep;
     char *slots;
 } conv_job;
 
-/* Item = (group, column block): im2col the block, multiply. */
-static void conv_item(const conv_job *j, int64_t item, char *slot, kn_threadpool *pool)
+/* Item = (group, column block): im2col the block, pack it, multiply. */
+static void conv_item(const conv_job *j, int64_t item, char *slot)
 {
     const quant_conv *c = j->c;
     int64_t blocks = (c->out_size + c->block - 1) / c->block;
     int64_t g = item / blocks, c0 = (item % blocks) * c->block;
     int64_t c1 = c0 + c->block < c->out_size ? c0 + c->block : c->out_size;
-    const float *xg = j->xf + g * c->cg * c->in_size, *bmat = xg + c0;
+    const int16_t *xg = j->x + g * c->cg * c->in_size, *bmat = xg + c0;
     int64_t ldb = c->in_size;
     if (!c->pointwise) {
-        float *col = (float *)slot;
-        kn_im2col_f32(&c->win, xg, col, 0, c->kdim, c0, c1);
+        int16_t *col = (int16_t *)slot;
+        kn_im2col_i16(&c->win, xg, col, 0, c->kdim, c0, c1);
         bmat = col;
         ldb = c1 - c0;
     }
-    exact_gemm(pool, c->mg, c1 - c0, c->kdim, j->wf + g * c->mg * c->kdim, c->kdim, bmat, ldb,
-               j->acc + g * c->mg * c->out_size + c0, c->out_size,
-               (float *)(slot + c->col_bytes), slot + c->col_bytes + c->tmp_bytes, c->ws_bytes);
+    int16_t *pb = (int16_t *)(slot + c->col_bytes);
+    int64_t n = c1 - c0;
+    kn_qgemm_pack_b(c->kdim, n, bmat, ldb, pb);
+    const int16_t *pa = j->w + (size_t)g * kn_qgemm_packed_a_len(c->mg, c->kdim);
+    if (!j->ep) {
+        kn_qgemm_packed(c->mg, n, c->kdim, pa, pb, j->acc + g * c->mg * c->out_size + c0,
+                        c->out_size);
+        return;
+    }
+    /* one panel of rows at a time, handed on while it is in L1 */
+    int32_t *tile = (int32_t *)(slot + c->col_bytes + c->pack_bytes);
+    size_t panel = kn_qgemm_packed_a_len(KN_QGEMM_MR, c->kdim);
+    for (int64_t m0 = 0; m0 < c->mg; m0 += KN_QGEMM_MR) {
+        int64_t rows = c->mg - m0 < KN_QGEMM_MR ? c->mg - m0 : KN_QGEMM_MR;
+        kn_qgemm_packed(rows, n, c->kdim, pa + (size_t)(m0 / KN_QGEMM_MR) * panel, pb, tile, n);
+        for (int64_t r = 0; r < rows; r++)
+            j->ep->row(j->ep->ctx, g * c->mg + m0 + r, c0, tile + r * n, n);
+    }
+}
+
+static void dw_item(const conv_job *j, int64_t ch, char *slot)
+{
+    const quant_conv *c = j->c;
+    quant_dw_channel(c, ch, j->x8 + (size_t)(ch * c->in_size), /* 8-bit */ j->zx,
+                     j->w + ch * c->kdim, j->acc ? j->acc + ch * c->out_size : NULL, j->ep,
+                     (int16_t *)slot);
+}
+
+static int64_t conv_items(const quant_conv *c)
+{
+    return c->depthwise ? c->cout : c->group * ((c->out_size + c->block - 1) / c->block);
 }
 
 static void conv_task(void *ctx, int64_t begin, int64_t end)
 {
     const conv_job *j = ctx;
-    int64_t items = j->c->group * ((j->c->out_size + j->c->block - 1) / j->c->block);
+    int64_t items = conv_items(j->c);
     for (int64_t t = begin; t < end; t++)
-        for (int64_t item = t; item < items; item += j->c->tasks)
-            conv_item(j, item, j->slots + (size_t)t * j->c->slot_bytes, NULL);
+        for (int64_t item = t; item < items; item += j->c->tasks) {
+            char *slot = j->slots + (size_t)t * j->c->slot_bytes;
+            if (j->c->depthwise)
+                dw_item(j, item, slot);
+            else
+                conv_item(j, item, slot);
+        }
 }
 
-void quant_conv_image(const quant_conv *c, int64_t n, const void *x, const kn_tensor *x_zp,
-                      int32_t *acc, void *scratch, kn_threadpool *pool)
-{
-    float *xf = (float *)((char *)scratch + c->w_bytes);
-    int64_t plane = c->cin * c->in_size;
-    widen(c->x_dtype, (const char *)x + (size_t)(n * plane), xf, plane);
-    float z = (float)quant_zp_at(x_zp, 0);
-    if (z != 0)
-        for (int64_t i = 0; i < plane; i++)
-            xf[i] -= z;
-    conv_job j = {c, c->w_const ? c->w_const : scratch, xf, acc,
-                  (char *)scratch + c->w_bytes + c->x_bytes};
-    if (c->tasks > 1) {
-        kn_parallel_for(pool, c->tasks, 1, conv_task, &j);
-        return;
+/* n 8-bit values of type T less their zero point, as int16. */
+#define KN_WIDEN_X(T, SFX)                                                                         \
+    static void widen_x_##SFX(const T *x, int32_t z, int16_t *dst, int64_t n)                      \
+    {                                                                                              \
+        for (int64_t i = 0; i < n; i++)                                                            \
+            dst[i] = (int16_t)(x[i] - z);                                                          \
     }
-    int64_t items = c->group * ((c->out_size + c->block - 1) / c->block);
-    for (int64_t item = 0; item < items; item++)
-        conv_item(&j, item, j.slots, pool);
+KN_WIDEN_X(uint8_t, u8)
+KN_WIDEN_X(int8_t, s8)
+
+void quant_conv_image(const quant_conv *c, int64_t n, const void *x, const kn_tensor *x_zp,
+                      int32_t *acc, const quant_epilogue *ep, void *scratch, kn_threadpool *pool)
+{
+    int64_t plane = c->cin * c->in_size;
+    const char *xn = (const char *)x + (size_t)(n * plane); /* 8-bit */
+    int32_t z = quant_zp_at(x_zp, 0);
+    int16_t *xs = (int16_t *)((char *)scratch + c->w_bytes);
+    if (!c->depthwise) {
+        if (c->x_dtype == KN_UINT8)
+            widen_x_u8((const uint8_t *)xn, z, xs, plane);
+        else
+            widen_x_s8((const int8_t *)xn, z, xs, plane);
+    }
+    conv_job j = {c,
+                  c->w_const ? c->w_const : scratch,
+                  xs,
+                  xn,
+                  z,
+                  acc,
+                  acc ? NULL : ep,
+                  (char *)scratch + c->w_bytes + c->x_bytes};
+    /* one task per slot; with a single slot the items run on this thread */
+    kn_parallel_for(pool, c->tasks, 1, conv_task, &j);
 }
 
 /* ---- MatMulInteger ---- */
@@ -504,7 +595,7 @@ static int convinteger_run(kn_kctx *k)
     int32_t *y = k->out[0]->data;
     quant_conv_weights(c, k->in[1]->data, kn_input(k, 3), k->scratch);
     for (int64_t n = 0; n < c->batch; n++)
-        quant_conv_image(c, n, k->in[0]->data, kn_input(k, 2), y + n * c->cout * c->out_size,
+        quant_conv_image(c, n, k->in[0]->data, kn_input(k, 2), y + n * c->cout * c->out_size, NULL,
                          k->scratch, k->threads);
     return KN_OK;
 }

@@ -21,6 +21,7 @@
  *
  * the same formula in double, once per element; the graph it replaces
  * rounded the convolution's result to 8 bits first. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -203,6 +204,14 @@ static int qconv_epilogue(kn_kctx *k, qconv_state *s)
     return quant_check_pair(k, "z", k->in[QCONV_Z_SCALE], kn_input(k, QCONV_Z_ZERO), z->dtype, -1);
 }
 
+/* Per output channel: the requantization's constants, worked out once a run. */
+typedef struct qconv_chan {
+    double mult, step;  /* the reference's: s_x s_w / s_y as float, and s_x s_w exactly */
+    float multf, stepf; /* the same in float, for the fast loops */
+    int32_t bias;
+    int fast; /* the float loops may serve (finite constants, clamp activation) */
+} qconv_chan;
+
 static int qconv_prepare(kn_kctx *k)
 {
     if (kn_need_inputs(k, 7) != KN_OK || !kn_input(k, 3))
@@ -235,19 +244,20 @@ static int qconv_prepare(kn_kctx *k)
     if (rc != KN_OK)
         return rc;
     s->conv_bytes = kn_align_up(quant_conv_scratch(&s->conv), 16);
-    k->scratch_bytes = s->conv_bytes +
-                       (size_t)(s->conv.cout * s->conv.out_size) * sizeof(int32_t);
+    k->scratch_bytes = s->conv_bytes + (size_t)s->conv.cout * sizeof(qconv_chan);
     return KN_OK;
 }
 
 typedef struct qconv_job {
     const qconv_state *s;
-    const int32_t *acc, *bias;
+    const qconv_chan *chan;
     const kn_tensor *xs, *ws, *ys, *zs;
     int32_t y_zp, z_zp;
     int32_t z_dtype;
     const char *z; /* this image's residual, or NULL */
     char *y;       /* this image's output */
+    double lo, hi; /* y's range less its zero point */
+    float act_lo, act_hi, ysf, zsf, err_scale;
 } qconv_job;
 
 /* One channel's values through kiln.QFusedConv's epilogue, in real units. */
@@ -272,29 +282,169 @@ static void qconv_fused_row(const qconv_job *j, int64_t m, const int32_t *acc, i
     }
 }
 
-/* Output channels [begin, end) of one image. */
-static void qconv_requant(void *ctx, int64_t begin, int64_t end)
+/* Round half to even and clamp, without branches so that the loops below
+ * vectorize: equal to quant_saturate for finite v (lo, hi: y's range less
+ * its zero point, integers, so a clamped value rounds to itself). */
+static inline int32_t requant_clamped(double v, double lo, double hi)
+{
+    v = v < lo ? lo : v;
+    v = v > hi ? hi : v;
+    return (int32_t)quant_rint(v);
+}
+
+/* The float loops below give the reference's double result except near a
+ * rounding tie: their error bound is far below the margin here, so an
+ * element whose float value lies farther than QUANT_TIE_EDGE from the
+ * nearest integer rounds as the reference does. The others (a few in ten
+ * thousand) are flagged and redone in double. Float SIMD has twice the
+ * lanes of double and converts int32 in one instruction. */
+#define QUANT_FLAGGED INT32_MIN
+#define QUANT_TIE_EDGE 0x1p-12f
+#define QUANT_F32_EXACT 16777216 /* 2^24: int32 values exact in float below it */
+
+static inline float clampf(float v, float lo, float hi)
+{
+    v = v < lo ? lo : v;
+    return v > hi ? hi : v;
+}
+
+/* Plain requantization of len accumulators, (acc + b) mult; returns
+ * whether any element is flagged (QUANT_FLAGGED in q). */
+static int requant_row_f32(const int32_t *restrict acc, int64_t len, int32_t b, float mult,
+                           float lo, float hi, int32_t *restrict q)
+{
+    int32_t bad = 0;
+    for (int64_t i = 0; i < len; i++) {
+        int32_t a = (int32_t)((uint32_t)acc[i] + (uint32_t)b); /* wrapped: flagged below */
+        float p = clampf((float)a * mult, lo, hi);
+        float r = (p + 0x1.8p23f) - 0x1.8p23f; /* |p| < 2^22: nearest, ties to even */
+        int32_t flag =
+            (fabsf(p - r) > 0.5f - QUANT_TIE_EDGE) | (a > QUANT_F32_EXACT) | (a < -QUANT_F32_EXACT);
+        bad |= flag;
+        q[i] = flag ? QUANT_FLAGGED : (int32_t)r;
+    }
+    return bad;
+}
+
+/* kiln.QFusedConv's epilogue for a clamp activation (none, Relu, Clip) in
+ * float: real = (acc + b) s_x s_w + zq s_z, clamped, over s_y. Its error
+ * grows with the two terms (they may cancel), so the margin does too:
+ * err_scale = 2^-20 / s_y per unit of |term|, many times the float error. */
+static int requant_clamp_row_f32(const int32_t *restrict acc, const int32_t *restrict zq,
+                                 int64_t len, int32_t b, float step, float zs, float act_lo,
+                                 float act_hi, float ys, float err_scale, float lo, float hi,
+                                 int32_t *restrict q)
+{
+    int32_t bad = 0;
+    for (int64_t i = 0; i < len; i++) {
+        int32_t a = (int32_t)((uint32_t)acc[i] + (uint32_t)b);
+        float t1 = (float)a * step, t2 = zq ? (float)zq[i] * zs : 0.0f;
+        float p = clampf(clampf(t1 + t2, act_lo, act_hi) / ys, lo, hi);
+        float r = (p + 0x1.8p23f) - 0x1.8p23f;
+        float edge = QUANT_TIE_EDGE + (fabsf(t1) + fabsf(t2)) * err_scale;
+        int32_t flag =
+            (fabsf(p - r) > 0.5f - edge) | (a > QUANT_F32_EXACT) | (a < -QUANT_F32_EXACT);
+        bad |= flag;
+        q[i] = flag ? QUANT_FLAGGED : (int32_t)r;
+    }
+    return bad;
+}
+
+/* n 8-bit values of type T less z, as int32 (the residual). */
+#define KN_Z_ROW(T, SFX)                                                                           \
+    static void z_row_##SFX(const T *restrict z, int32_t zz, int64_t n, int32_t *restrict dst)     \
+    {                                                                                              \
+        for (int64_t i = 0; i < n; i++)                                                            \
+            dst[i] = z[i] - zz;                                                                    \
+    }
+KN_Z_ROW(uint8_t, u8)
+KN_Z_ROW(int8_t, s8)
+
+/* q + zp into 8-bit y of type T (q within y's range less zp). */
+#define KN_STORE_ROW(T, SFX)                                                                       \
+    static void store_row_##SFX(T *restrict y, const int32_t *restrict q, int32_t zp, int64_t n)   \
+    {                                                                                              \
+        for (int64_t i = 0; i < n; i++)                                                            \
+            y[i] = (T)(q[i] + zp);                                                                 \
+    }
+KN_STORE_ROW(uint8_t, u8)
+KN_STORE_ROW(int8_t, s8)
+
+/* The activation as a clamp [lo, hi] when it is one. */
+static int act_clamp(const kn_activation *a, int fused, float *lo, float *hi)
+{
+    *lo = -INFINITY;
+    *hi = INFINITY;
+    if (!fused || a->kind == KN_ACT_NONE)
+        return 1;
+    if (a->kind == KN_ACT_RELU) {
+        *lo = 0.0f;
+        return 1;
+    }
+    if (a->kind == KN_ACT_CLIP && a->alpha <= a->beta) {
+        *lo = a->alpha;
+        *hi = a->beta;
+        return 1;
+    }
+    return 0;
+}
+
+/* quant_epilogue row: output channel m's columns [col, col + len) of one
+ * image, requantized into y while the convolution's results are in cache. */
+static void qconv_row(void *ctx, int64_t m, int64_t col, const int32_t *acc, int64_t len)
 {
     const qconv_job *j = ctx;
-    const quant_conv *c = &j->s->conv;
-    int64_t n_ws = kn_tensor_numel(j->ws);
-    float xs = quant_scale_at(j->xs, 0), ys = quant_scale_at(j->ys, 0);
-    size_t es = kn_dtype_size(j->s->y_dtype);
-    int32_t q[KN_CHUNK];
-    for (int64_t m = begin; m < end; m++) {
-        double mult = (double)(xs * quant_scale_at(j->ws, n_ws == 1 ? 0 : m) / ys);
-        int64_t b = j->bias ? j->bias[m] : 0;
-        const int32_t *acc = j->acc + m * c->out_size;
-        for (int64_t i0 = 0; i0 < c->out_size; i0 += KN_CHUNK) {
-            int64_t len = c->out_size - i0 < KN_CHUNK ? c->out_size - i0 : KN_CHUNK;
-            if (j->s->fused)
-                qconv_fused_row(j, m, acc + i0, b, i0, len, q);
+    const qconv_state *s = j->s;
+    const qconv_chan *ch = &j->chan[m];
+    size_t es = kn_dtype_size(s->y_dtype);
+    int32_t q[KN_CHUNK], zq[KN_CHUNK];
+    for (int64_t i0 = 0; i0 < len; i0 += KN_CHUNK) {
+        int64_t n = len - i0 < KN_CHUNK ? len - i0 : KN_CHUNK;
+        int64_t at = m * s->conv.out_size + col + i0;
+        char *y = j->y + (size_t)at * es;
+        const int32_t *a = acc + i0;
+        if (!ch->fast) {
+            if (s->fused)
+                qconv_fused_row(j, m, a, ch->bias, col + i0, n, q);
             else
-                for (int64_t i = 0; i < len; i++)
-                    q[i] = quant_saturate((double)(acc[i0 + i] + b) * mult, j->y_zp, j->s->lo,
-                                          j->s->hi);
-            kn_convert(KN_INT32, q, j->s->y_dtype, j->y + (size_t)(m * c->out_size + i0) * es, len);
+                for (int64_t i = 0; i < n; i++)
+                    q[i] = quant_saturate((double)((int64_t)a[i] + ch->bias) * ch->mult, j->y_zp,
+                                          s->lo, s->hi);
+            kn_convert(KN_INT32, q, s->y_dtype, y, n);
+            continue;
         }
+        int bad;
+        if (!s->fused) {
+            bad = requant_row_f32(a, n, ch->bias, ch->multf, (float)j->lo, (float)j->hi, q);
+            for (int64_t i = 0; bad && i < n; i++)
+                if (q[i] == QUANT_FLAGGED)
+                    q[i] = requant_clamped(((double)a[i] + ch->bias) * ch->mult, j->lo, j->hi);
+        } else {
+            const int32_t *zrow = NULL;
+            if (j->z) {
+                if (j->z_dtype == KN_INT8)
+                    z_row_s8((const int8_t *)j->z + at, j->z_zp, n, zq);
+                else
+                    z_row_u8((const uint8_t *)j->z + at, j->z_zp, n, zq);
+                zrow = zq;
+            }
+            bad =
+                requant_clamp_row_f32(a, zrow, n, ch->bias, ch->stepf, j->zsf, j->act_lo, j->act_hi,
+                                      j->ysf, j->err_scale, (float)j->lo, (float)j->hi, q);
+            for (int64_t i = 0; bad && i < n; i++)
+                if (q[i] == QUANT_FLAGGED) {
+                    /* the reference's arithmetic for this element */
+                    double real = ((double)a[i] + ch->bias) * ch->step;
+                    if (zrow)
+                        real += (double)zrow[i] * (double)j->zsf;
+                    float f = clampf((float)real, j->act_lo, j->act_hi);
+                    q[i] = requant_clamped((double)f / (double)j->ysf, j->lo, j->hi);
+                }
+        }
+        if (s->y_dtype == KN_UINT8)
+            store_row_u8((uint8_t *)y, q, j->y_zp, n);
+        else
+            store_row_s8((int8_t *)y, q, j->y_zp, n);
     }
 }
 
@@ -302,29 +452,44 @@ static int qconv_run(kn_kctx *k)
 {
     const qconv_state *s = k->state;
     const quant_conv *c = &s->conv;
-    int32_t *acc = (int32_t *)((char *)k->scratch + s->conv_bytes);
+    qconv_chan *chan = (qconv_chan *)((char *)k->scratch + s->conv_bytes);
     const kn_tensor *bias = kn_input(k, 8);
     const kn_tensor *z = s->fused ? kn_input(k, QCONV_Z) : NULL;
-    qconv_job j = {s,
-                   acc,
-                   bias ? bias->data : NULL,
-                   k->in[1],
-                   k->in[4],
-                   k->in[6],
-                   z ? k->in[QCONV_Z_SCALE] : NULL,
-                   quant_zp_at(kn_input(k, 7), 0),
-                   z ? quant_zp_at(kn_input(k, QCONV_Z_ZERO), 0) : 0,
-                   z ? z->dtype : 0,
-                   NULL,
-                   NULL};
+    qconv_job j = {.s = s,
+                   .chan = chan,
+                   .xs = k->in[1],
+                   .ws = k->in[4],
+                   .ys = k->in[6],
+                   .zs = z ? k->in[QCONV_Z_SCALE] : NULL,
+                   .y_zp = quant_zp_at(kn_input(k, 7), 0),
+                   .z_zp = z ? quant_zp_at(kn_input(k, QCONV_Z_ZERO), 0) : 0,
+                   .z_dtype = z ? z->dtype : 0};
+    j.lo = (double)(s->lo - j.y_zp);
+    j.hi = (double)(s->hi - j.y_zp);
+    j.ysf = quant_scale_at(j.ys, 0);
+    j.zsf = z ? quant_scale_at(j.zs, 0) : 0.0f;
+    j.err_scale = 0x1p-20f / j.ysf;
+    int clamp = act_clamp(&s->act, s->fused, &j.act_lo, &j.act_hi);
+    float xs = quant_scale_at(j.xs, 0);
+    int64_t n_ws = kn_tensor_numel(j.ws);
+    for (int64_t m = 0; m < c->cout; m++) {
+        float wsm = quant_scale_at(j.ws, n_ws == 1 ? 0 : m);
+        qconv_chan *ch = &chan[m];
+        ch->multf = xs * wsm / j.ysf;
+        ch->mult = (double)ch->multf;
+        ch->step = (double)xs * wsm;
+        ch->stepf = xs * wsm;
+        ch->bias = bias ? ((const int32_t *)bias->data)[m] : 0;
+        ch->fast = clamp && isfinite(ch->multf) && isfinite(ch->stepf) && isfinite(j.zsf) &&
+                   isfinite(j.err_scale) && isfinite(1.0f / j.ysf);
+    }
+    quant_epilogue ep = {qconv_row, &j};
     size_t image_bytes = (size_t)(c->cout * c->out_size) * kn_dtype_size(s->y_dtype);
     quant_conv_weights(c, k->in[3]->data, kn_input(k, 5), k->scratch);
     for (int64_t n = 0; n < c->batch; n++) {
-        quant_conv_image(c, n, k->in[0]->data, kn_input(k, 2), acc, k->scratch, k->threads);
         j.y = (char *)k->out[0]->data + image_bytes * (size_t)n;
         j.z = z ? (const char *)z->data + image_bytes * (size_t)n : NULL; /* 8-bit, as y */
-        kn_parallel_for(k->threads, c->cout, 1 + KN_GRAIN / (c->out_size > 0 ? c->out_size : 1),
-                        qconv_requant, &j);
+        quant_conv_image(c, n, k->in[0]->data, kn_input(k, 2), NULL, &ep, k->scratch, k->threads);
     }
     return KN_OK;
 }

@@ -10,13 +10,14 @@
  *    (per tensor, weights also per output channel), one image at a time,
  *    int32 results (ConvInteger, QLinearConv).
  *
- * Both subtract zero points while converting the operands to float and
- * multiply with the shared float GEMM (gemm.h), depth QUANT_KC at a time:
- * operands are integers in [-255, 255], so a partial sum of QUANT_KC
+ * quant_mm subtracts zero points while converting the operands to float
+ * and multiplies with the shared float GEMM (gemm.h), depth QUANT_KC at a
+ * time: operands are integers in [-255, 255], so a partial sum of QUANT_KC
  * products stays below 2^24 in magnitude and every float operation on it
  * is exact. The partial sums are added into int32 accumulators (wrapping,
  * never undefined, if a huge K overflows them), so the result is the exact
- * integer product, at float GEMM speed. */
+ * integer product, at float GEMM speed. quant_conv multiplies in integers
+ * (below): as exact, with 8 products per instruction instead of 4. */
 #ifndef KN_CPU_QUANT_COMMON_H
 #define KN_CPU_QUANT_COMMON_H
 
@@ -134,8 +135,12 @@ void quant_mm_run(const quant_mm *mm, const void *a, const void *b, const kn_ten
                   const kn_tensor *b_zp, int32_t *acc, void *scratch, kn_threadpool *pool);
 void quant_mm_release(quant_mm *mm);
 
-/* ---- integer convolution (integer_ops.c) ---- */
+/* ---- integer convolution (integer_ops.c, quant_depthwise.c) ---- */
 
+/* Unlike quant_mm, the convolution multiplies in integers: operands minus
+ * their zero points as int16, on the packed pairwise GEMM of
+ * core/simd/qgemm.h (weights packed once), or channel by channel for
+ * depthwise convolutions (quant_depthwise.c). */
 typedef struct quant_conv {
     kn_window win;
     int32_t x_dtype, w_dtype;
@@ -143,11 +148,13 @@ typedef struct quant_conv {
     int64_t kdim;                  /* GEMM depth: cg * kernel volume */
     int64_t in_size, out_size;     /* spatial element counts */
     int pointwise;                 /* 1x1, stride 1, no padding: no im2col */
+    int depthwise;                 /* quant_dw_fits: channel by channel */
     int64_t block;                 /* output columns per block */
-    int32_t tasks;                 /* blocks in parallel, one scratch slot each */
-    size_t w_bytes, x_bytes;       /* scratch: weights and image as float */
-    size_t col_bytes, tmp_bytes, ws_bytes, slot_bytes; /* per slot */
-    float *w_const;                /* W - w_zp when both are constants (owned), or NULL */
+    int32_t tasks;                 /* blocks (channels) in parallel, one scratch slot each */
+    size_t w_bytes, x_bytes;       /* scratch: weights (packed, and W - w_zp), image as int16 */
+    size_t col_bytes, pack_bytes, tile_bytes, slot_bytes; /* per slot: im2col block, packed
+                                                              block, rows for the epilogue */
+    int16_t *w_const; /* weights prepared once (owned), or NULL */
 } quant_conv;
 
 /* Validates X [N, C, spatial], W [M, C/group, kernel] and the window
@@ -156,15 +163,34 @@ typedef struct quant_conv {
  * channel). */
 int quant_conv_prepare(kn_kctx *k, quant_conv *c, const kn_tensor *x, const kn_tensor *w,
                        kn_tensor *y);
-/* After the zero points are checked: converts constant weights once. */
+/* After the zero points are checked: prepares constant weights once. */
 int quant_conv_const_weights(kn_kctx *k, quant_conv *c, const kn_tensor *w, const kn_tensor *w_zp);
 size_t quant_conv_scratch(const quant_conv *c);
-/* Converts W - w_zp into scratch, once per run before the images, unless
+/* Prepares W - w_zp into scratch, once per run before the images, unless
  * quant_conv_const_weights did it already. */
 void quant_conv_weights(const quant_conv *c, const void *w, const kn_tensor *w_zp, void *scratch);
-/* acc[M x out_size] = conv(X[n] - x_zp, W - w_zp) for image n. */
+/* What a convolution's caller does with finished int32 results: row(ctx,
+ * m, col, acc, len) gets output channel m's columns [col, col + len) while
+ * they are still in cache (QLinearConv requantizes them there), from any
+ * of the pool's threads, each element once. */
+typedef struct quant_epilogue {
+    void (*row)(void *ctx, int64_t m, int64_t col, const int32_t *acc, int64_t len);
+    void *ctx;
+} quant_epilogue;
+
+/* conv(X[n] - x_zp, W - w_zp) for image n: into acc[M x out_size], or
+ * (acc NULL) through ep. */
 void quant_conv_image(const quant_conv *c, int64_t n, const void *x, const kn_tensor *x_zp,
-                      int32_t *acc, void *scratch, kn_threadpool *pool);
+                      int32_t *acc, const quant_epilogue *ep, void *scratch, kn_threadpool *pool);
 void quant_conv_release(quant_conv *c);
+
+/* Depthwise (quant_depthwise.c): whether c qualifies, the scratch one
+ * channel needs, and channel ch's int32 result (out_size values, into acc
+ * or through ep as quant_conv_image) from its 8-bit plane x and its taps
+ * w (W - w_zp). */
+int quant_dw_fits(const quant_conv *c);
+size_t quant_dw_plane_bytes(const quant_conv *c);
+void quant_dw_channel(const quant_conv *c, int64_t ch, const void *x, int32_t zx, const int16_t *w,
+                      int32_t *acc, const quant_epilogue *ep, int16_t *plane);
 
 #endif

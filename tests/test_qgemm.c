@@ -1,0 +1,134 @@
+/* The packed int16 GEMM and depthwise taps of core/simd/qgemm.c against
+ * int64 loops, exactly: the instance compiled into the library (SSE2 on
+ * x86-64, SIMD128 under Emscripten) and the plain-C instance of
+ * vec_i16.h, built here from the same source under other names, on shapes
+ * with row, column and odd-depth tails and operands at +-255. */
+#include <criterion/criterion.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#define KN_VEC_I16_PORTABLE 1
+#define kn_qgemm_packed_a_len portable_packed_a_len
+#define kn_qgemm_packed_b_len portable_packed_b_len
+#define kn_qgemm_pack_a portable_pack_a
+#define kn_qgemm_pack_b portable_pack_b
+#define kn_qgemm_packed portable_packed
+#define kn_qdw_taps portable_dw_taps
+#define kn_qgemm_isa portable_isa
+#include "core/simd/qgemm.c"
+#undef kn_qgemm_packed_a_len
+#undef kn_qgemm_packed_b_len
+#undef kn_qgemm_pack_a
+#undef kn_qgemm_pack_b
+#undef kn_qgemm_packed
+#undef kn_qdw_taps
+#undef kn_qgemm_isa
+
+/* the library's instance (qgemm.h's guard is taken by the renamed copy) */
+size_t kn_qgemm_packed_a_len(int64_t m, int64_t k);
+size_t kn_qgemm_packed_b_len(int64_t k, int64_t n);
+void kn_qgemm_pack_a(int64_t m, int64_t k, const int16_t *a, int64_t lda, int16_t *dst);
+void kn_qgemm_pack_b(int64_t k, int64_t n, const int16_t *b, int64_t ldb, int16_t *dst);
+void kn_qgemm_packed(int64_t m, int64_t n, int64_t k, const int16_t *pa, const int16_t *pb,
+                     int32_t *c, int64_t ldc);
+void kn_qdw_taps(int32_t *out, const int16_t *const *src, const int16_t *w, int32_t taps,
+                 int64_t n);
+const char *kn_qgemm_isa(void);
+
+typedef struct qgemm_impl {
+    size_t (*a_len)(int64_t, int64_t);
+    size_t (*b_len)(int64_t, int64_t);
+    void (*pack_a)(int64_t, int64_t, const int16_t *, int64_t, int16_t *);
+    void (*pack_b)(int64_t, int64_t, const int16_t *, int64_t, int16_t *);
+    void (*packed)(int64_t, int64_t, int64_t, const int16_t *, const int16_t *, int32_t *, int64_t);
+    void (*dw)(int32_t *, const int16_t *const *, const int16_t *, int32_t, int64_t);
+    const char *name;
+} qgemm_impl;
+
+static int16_t value(unsigned *seed)
+{
+    unsigned r = (unsigned)rand_r(seed);
+    return (int16_t)(r % 8 == 0 ? (r & 8 ? 255 : -255) : (int)(r % 511) - 255); /* extremes too */
+}
+
+static void check_gemm(const qgemm_impl *q, int64_t m, int64_t n, int64_t k)
+{
+    unsigned seed = (unsigned)(m * 131 + n * 7 + k);
+    int64_t lda = k + 3, ldb = n + 5, ldc = n + 2; /* strides wider than the rows */
+    int16_t *a = malloc(sizeof(int16_t) * (size_t)(m * lda)),
+            *b = malloc(sizeof(int16_t) * (size_t)(k * ldb));
+    for (int64_t i = 0; i < m * lda; i++)
+        a[i] = value(&seed);
+    for (int64_t i = 0; i < k * ldb; i++)
+        b[i] = value(&seed);
+    int16_t *pa = malloc(sizeof(int16_t) * q->a_len(m, k)),
+            *pb = malloc(sizeof(int16_t) * q->b_len(k, n));
+    int32_t *c = malloc(sizeof(int32_t) * (size_t)(m * ldc));
+    q->pack_a(m, k, a, lda, pa);
+    q->pack_b(k, n, b, ldb, pb);
+    q->packed(m, n, k, pa, pb, c, ldc);
+    for (int64_t i = 0; i < m; i++)
+        for (int64_t j = 0; j < n; j++) {
+            int64_t want = 0;
+            for (int64_t p = 0; p < k; p++)
+                want += (int64_t)a[i * lda + p] * b[p * ldb + j];
+            cr_assert_eq(c[i * ldc + j], (int32_t)want,
+                         "%s %lldx%lldx%lld: c[%lld][%lld] %d vs %lld", q->name, (long long)m,
+                         (long long)n, (long long)k, (long long)i, (long long)j, c[i * ldc + j],
+                         (long long)want);
+        }
+    free(a);
+    free(b);
+    free(pa);
+    free(pb);
+    free(c);
+}
+
+static void check_dw(const qgemm_impl *q, int32_t taps, int64_t n)
+{
+    unsigned seed = (unsigned)(taps * 17 + n);
+    int16_t *x = malloc(sizeof(int16_t) * (size_t)(n + taps + 8)), w[32];
+    const int16_t *src[32];
+    for (int64_t i = 0; i < n + taps + 8; i++)
+        x[i] = value(&seed);
+    for (int32_t t = 0; t < taps; t++) {
+        w[t] = value(&seed);
+        src[t] = x + (t * 5) % (taps + 1); /* overlapping runs, as taps of one row are */
+    }
+    int32_t *out = malloc(sizeof(int32_t) * (size_t)n);
+    q->dw(out, src, w, taps, n);
+    for (int64_t f = 0; f < n; f++) {
+        int64_t want = 0;
+        for (int32_t t = 0; t < taps; t++)
+            want += (int64_t)w[t] * src[t][f];
+        cr_assert_eq(out[f], (int32_t)want, "%s %d taps: [%lld] %d vs %lld", q->name, taps,
+                     (long long)f, out[f], (long long)want);
+    }
+    free(x);
+    free(out);
+}
+
+static const qgemm_impl impls[] = {
+    {kn_qgemm_packed_a_len, kn_qgemm_packed_b_len, kn_qgemm_pack_a, kn_qgemm_pack_b,
+     kn_qgemm_packed, kn_qdw_taps, "compiled-in"},
+    {portable_packed_a_len, portable_packed_b_len, portable_pack_a, portable_pack_b,
+     portable_packed, portable_dw_taps, "portable"},
+};
+
+Test(qgemm, products_equal_int64_loops)
+{
+    const int64_t shapes[][3] = {{1, 1, 1},    {4, 8, 2},     {5, 9, 3},   {7, 17, 33},
+                                 {16, 64, 64}, {13, 40, 576}, {3, 100, 1}, {64, 8, 147}};
+    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
+        for (size_t i = 0; i < 2; i++)
+            check_gemm(&impls[i], shapes[s][0], shapes[s][1], shapes[s][2]);
+    cr_assert_str_neq(kn_qgemm_isa(), "", "names its code");
+}
+
+Test(qgemm, depthwise_taps_equal_int64_loops)
+{
+    const int32_t taps[] = {1, 2, 9, 25};
+    for (size_t t = 0; t < sizeof taps / sizeof taps[0]; t++)
+        for (size_t i = 0; i < 2; i++)
+            check_dw(&impls[i], taps[t], 64);
+}
