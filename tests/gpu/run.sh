@@ -18,7 +18,9 @@
 #      tests/gpu/compare_devices.py through `kiln run --device cuda` against
 #      `kiln run` on the CPU, with both latencies next to PyTorch's, and the
 #      CUDA latency with plain launches against a captured graph's replay
-#      (`kiln bench --device cuda --device-graph`).
+#      (`kiln bench --device cuda --device-graph`); for resnet50 also the
+#      first run of a new shape without a tuning cache against the steady
+#      state (target: at most 3x) and tuned against untuned latency.
 #      KILN_GPU_MODELS=resnet50 limits the models (the BERT export is big).
 # KILN_GPU_CMAKE_ARGS adds configure options (e.g. -DKILN_CUDA_COMPRESS=OFF).
 # Prints everything to stdout; with $OUT set, also writes $OUT/gpu.log.
