@@ -76,13 +76,15 @@ static void close_room(kn_kctx *k, timing_room *r)
         api->cudaEventDestroy(r->start);
     if (r->stop)
         api->cudaEventDestroy(r->stop);
-    for (int32_t j = 0; j < r->n_in; j++)
+    /* backwards: a tensor that is two inputs (MatMul(X, X)) was swapped
+     * twice, and gets its own pointer back last */
+    for (int32_t j = r->n_in - 1; j >= 0; j--)
         if (k->in[j]) {
             if (r->in[j])
                 api->cudaFree(r->in[j]);
             k->in[j]->data = r->kept_in[j];
         }
-    for (int32_t j = 0; j < r->n_out; j++)
+    for (int32_t j = r->n_out - 1; j >= 0; j--)
         if (k->out[j]) {
             if (r->out[j])
                 api->cudaFree(r->out[j]);

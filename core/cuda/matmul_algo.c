@@ -31,6 +31,12 @@ int kn_lt_heuristics(kn_kctx *k, const kn_lt_problem *p, int want,
                              "choosing an algorithm", k->err);
     if (pref)
         api->cublasLtMatmulPreferenceDestroy(pref);
+    /* only the candidates the heuristic says will run */
+    int kept = 0;
+    for (int i = 0; rc == KN_OK && i < *n && i < want; i++)
+        if (found[i].state == KN_CUBLAS_STATUS_SUCCESS)
+            found[kept++] = found[i];
+    *n = rc == KN_OK ? kept : 0;
     return rc;
 }
 
