@@ -7,16 +7,19 @@
  * kernel declines a node when it was given no device. On a machine with an
  * NVIDIA GPU (tests/gpu/run.sh): the device opens and describes itself,
  * memory round-trips, and the kernels are compared with Kiln's CPU kernels
- * on the same nodes; without one those tests skip and say so. */
+ * on the same nodes, untuned and tuned; without one those tests skip and
+ * say so. */
 #include <criterion/criterion.h>
 #include <dirent.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "core/kernel/backend.h"
 #include "kernel_harness.h"
+#include "test_support.h"
 
 extern const kn_backend kn_backend_cuda;
 
@@ -368,6 +371,67 @@ Test(cuda_gpu, fp16_and_tf32_products_and_convolutions)
         conv_case(gpu_compare, &conv, 30, 1e-2);
     }
     gpu_precision = KN_PRECISION_FP32;
+}
+
+/* Tuning (core/cuda/cuda_tuning.h): the first session times cuBLASLt's and
+ * cuDNN's candidates on the device and keeps the fastest in the cache, the
+ * second reads them back; both give what the untuned kernels give (the
+ * CPU's results within the same tolerance). */
+static const char *gpu_tuning_cache;
+
+static void gpu_tuned_compare(kh_case *c, uint32_t const_mask, double tol, const char *what)
+{
+    cuda_target t = {.device = gpu_or_skip(),
+                     .upload = gpu_upload,
+                     .alloc = gpu_alloc,
+                     .download = gpu_download,
+                     .release = gpu_release};
+    kn_err err = {0};
+    t.stream = kn_backend_cuda.memory.stream_create(t.device, &err);
+    cr_assert_not_null(t.stream, "%s", err.msg);
+    cuda_tuning tu;
+    cuda_tuning_begin(&tu, &t, c, 1, gpu_tuning_cache);
+    cuda_case_check(&t, c, const_mask, tol, what);
+    cuda_tuning_end(&tu, &t);
+    kn_backend_cuda.memory.stream_destroy(t.device, t.stream);
+}
+
+Test(cuda_gpu, tuned_algorithms_match_untuned)
+{
+    gpu_or_skip();
+    static const int64_t pads1[] = {1, 1, 1, 1};
+    // clang-format off
+    static const conv_spec convs[] = {
+        {.op = "Conv", .what = "Conv 3x3 pad 1 + bias", .pads = pads1, .n_pads = 4,
+            .x = {2, 64, 28, 28}, .w = {64, 64, 3, 3}, .rank = 4, .bias = 1},
+        {.op = "FusedConv", .activation = "Relu", .what = "FusedConv bias + Z + Relu",
+            .x = {2, 64, 28, 28}, .w = {64, 64, 1, 1}, .z = {2, 64, 28, 28}, .rank = 4,
+            .z_rank = 4, .bias = 1},
+    };
+    // clang-format on
+    char path[] = "/tmp/kiln_cuda_gpu_tuning_XXXXXX";
+    int fd = mkstemp(path);
+    cr_assert_geq(fd, 0);
+    close(fd);
+    remove(path);
+    gpu_tuning_cache = path;
+    for (int session = 0; session < 2; session++) {
+        fused_matmul_case(gpu_tuned_compare, "Relu", 18, 1e-4);
+        gemm_cases(gpu_tuned_compare, 1e-4);
+        for (size_t i = 0; i < sizeof convs / sizeof convs[0]; i++)
+            conv_case(gpu_tuned_compare, &convs[i], 30 + 4 * (unsigned)i, 1e-4);
+    }
+    size_t size = 0;
+    char *text = kt_read_file(path, &size);
+    cr_assert_not_null(text, "the tuning cache was not written");
+    char *z = realloc(text, size + 1);
+    cr_assert_not_null(z);
+    z[size] = '\0';
+    cr_log_info("tuning cache:\n%s", z);
+    cr_assert_not_null(strstr(z, " cuda/lt:"), "no product choice in the cache");
+    cr_assert_not_null(strstr(z, " cuda/dnn:"), "no convolution choice in the cache");
+    free(z);
+    remove(path);
 }
 
 Test(cuda_gpu, pooling)

@@ -36,6 +36,7 @@ Test(cuda_emulated, needs_the_cuda_backend)
 
 #include "core/cuda/cuda_device.h"
 #include "core/cuda/cuda_fatbins.h"
+#include "core/cuda/cuda_tuning.h"
 #include "core/cuda/device_params.h"
 #include "core/engine/registry.h"
 #include "test_support.h"
@@ -342,7 +343,98 @@ static const char *fake_error_string(int e)
     return "emulated error";
 }
 
+/* Simulated device time, for tuning: each product and convolution adds
+ * its algorithm's cost (below) to one clock, which an event records. The
+ * counters tell whether a kernel timed anything. */
+static double device_clock_ms;
+static int event_records, device_mallocs;
+typedef struct fake_event {
+    double ms;
+} fake_event;
+
+static kn_cudaError fake_malloc(void **p, size_t n)
+{
+    device_mallocs++;
+    *p = malloc(n ? n : 1);
+    return *p ? 0 : 2;
+}
+static kn_cudaError fake_free(void *p)
+{
+    free(p);
+    return 0;
+}
+static kn_cudaError fake_memset(void *p, int v, size_t n, kn_cudaStream s)
+{
+    (void)s;
+    memset(p, v, n);
+    return 0;
+}
+static kn_cudaError fake_stream_sync(kn_cudaStream s)
+{
+    (void)s;
+    return 0;
+}
+static kn_cudaError fake_event_create(kn_cudaEvent *e)
+{
+    *e = (kn_cudaEvent)calloc(1, sizeof(fake_event));
+    return 0;
+}
+static kn_cudaError fake_event_destroy(kn_cudaEvent e)
+{
+    free((void *)e);
+    return 0;
+}
+static kn_cudaError fake_event_record(kn_cudaEvent e, kn_cudaStream s)
+{
+    (void)s;
+    event_records++;
+    ((fake_event *)(void *)e)->ms = device_clock_ms;
+    return 0;
+}
+static kn_cudaError fake_event_sync(kn_cudaEvent e)
+{
+    (void)e;
+    return 0;
+}
+static kn_cudaError fake_elapsed(float *ms, kn_cudaEvent start, kn_cudaEvent stop)
+{
+    *ms = (float)(((fake_event *)(void *)stop)->ms - ((fake_event *)(void *)start)->ms);
+    return 0;
+}
+
+/* What the device says of itself: the tuning cache's key must hold it. */
+static kn_cudaError fake_properties(kn_cudaDeviceProp *prop, int device)
+{
+    (void)device;
+    strcpy((char *)prop, "KilnTestGPU 9000");
+    return 0;
+}
+static int fake_driver_version(int *v)
+{
+    *v = 13000;
+    return 0;
+}
+static int fake_runtime_version(int *v)
+{
+    *v = 13000;
+    return 0;
+}
+static size_t fake_lt_version(void) { return 130102; }
+static size_t fake_dnn_version(void) { return 91901; }
+
 /* --- the double: cuBLASLt */
+
+/* The algorithms its heuristic offers, best first, and what each costs:
+ * the third is the fastest. An algorithm is its id, tile and stages, kept
+ * in the first words of cublasLtMatmulAlgo_t. */
+static const struct {
+    uint32_t id, tile, stages;
+    double ms;
+} lt_algos[] = {{21, 15, 8, 3.0}, {6, 18, 12, 2.0}, {11, 20, 16, 0.5}, {31, 15, 8, 1.0}};
+enum { N_LT_ALGOS = sizeof lt_algos / sizeof lt_algos[0] };
+static uint32_t last_lt_algo;            /* the id the last product ran */
+static int lt_requested;                 /* results the last heuristic query asked for */
+static uint32_t rejected_lt_algo = 9999; /* an id cublasLtMatmulAlgoCheck refuses */
 
 typedef struct fake_desc {
     int transa, transb;
@@ -446,9 +538,43 @@ static kn_cublasStatus fake_heuristic(kn_cublasLtHandle h, kn_cublasLtMatmulDesc
 {
     (void)h, (void)d, (void)a, (void)b, (void)c, (void)dd, (void)p;
     cr_assert_geq(req, 1);
+    lt_requested = req;
+    int n = req < N_LT_ALGOS ? req : N_LT_ALGOS;
+    for (int i = 0; i < n; i++) {
+        memset(&r[i], 0, sizeof r[i]);
+        r[i].algo.data[0] = lt_algos[i].id;
+        r[i].algo.data[1] = lt_algos[i].tile;
+        r[i].algo.data[2] = lt_algos[i].stages;
+        r[i].workspaceSize = 64 * (size_t)(i + 1); /* some: the scratch must be passed through */
+    }
+    *ret = n;
+    return 0;
+}
+static kn_cublasStatus fake_algo_check(kn_cublasLtHandle h, kn_cublasLtMatmulDesc d,
+                                       kn_cublasLtMatrixLayout a, kn_cublasLtMatrixLayout b,
+                                       kn_cublasLtMatrixLayout c, kn_cublasLtMatrixLayout dd,
+                                       const kn_cublasLtMatmulAlgo *algo,
+                                       kn_cublasLtMatmulHeuristicResult *r)
+{
+    (void)h, (void)d, (void)a, (void)b, (void)c, (void)dd;
+    if (algo->data[0] == rejected_lt_algo)
+        return 15; /* CUBLAS_STATUS_NOT_SUPPORTED */
     memset(r, 0, sizeof *r);
-    r->workspaceSize = 64; /* some: the scratch must be passed through */
-    *ret = 1;
+    r->algo = *algo;
+    r->workspaceSize = 64;
+    return 0;
+}
+static kn_cublasStatus fake_algo_config(const kn_cublasLtMatmulAlgo *algo,
+                                        kn_cublasLtMatmulAlgoConfigAttr attr, void *buf,
+                                        size_t size, size_t *written)
+{
+    cr_assert_eq(size, sizeof(uint32_t));
+    uint32_t v = attr == KN_CUBLASLT_ALGO_CONFIG_ID        ? (uint32_t)algo->data[0]
+                 : attr == KN_CUBLASLT_ALGO_CONFIG_TILE_ID   ? (uint32_t)algo->data[1]
+                 : attr == KN_CUBLASLT_ALGO_CONFIG_STAGES_ID ? (uint32_t)algo->data[2]
+                                                             : 0;
+    memcpy(buf, &v, sizeof v);
+    *written = sizeof v;
     return 0;
 }
 static float at(const fake_layout *l, const float *m, int32_t b, uint64_t r, uint64_t c)
@@ -463,8 +589,12 @@ static kn_cublasStatus fake_matmul(kn_cublasLtHandle h, kn_cublasLtMatmulDesc de
                                    kn_cublasLtMatrixLayout ld, const kn_cublasLtMatmulAlgo *algo,
                                    void *ws, size_t ws_bytes, kn_cudaStream s)
 {
-    (void)h, (void)algo, (void)s;
+    (void)h, (void)s;
     const fake_desc *f = (const fake_desc *)(void *)desc;
+    last_lt_algo = (uint32_t)algo->data[0];
+    for (int i = 0; i < N_LT_ALGOS; i++)
+        if (lt_algos[i].id == last_lt_algo)
+            device_clock_ms += lt_algos[i].ms;
     const fake_layout *A = (void *)la, *B = (void *)lb, *C = (void *)lc, *D = (void *)ld;
     cr_assert(ws_bytes == 0 || ws != NULL, "the workspace the heuristic asked for is missing");
     uint64_t m = f->transa ? A->cols : A->rows, k = f->transa ? A->rows : A->cols;
@@ -570,17 +700,53 @@ static kn_cudnnStatus fake_conv_math(kn_cudnnConvDesc d, kn_cudnnMathType m)
     last_conv_math = (int)m;
     return 0;
 }
+/* The forward algorithms its heuristic lists, best first: one that does
+ * not run for the descriptors and one whose workspace is over Kiln's
+ * limit, both cheapest, must never be taken; of the rest Winograd (6) is
+ * the fastest. */
+static const struct {
+    int algo, status;
+    size_t memory;
+    double ms;
+} dnn_algos[] = {
+    {KN_CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM, 0, 128, 2.0},
+    {5 /* FFT_TILING */, 3000 /* CUDNN_STATUS_NOT_SUPPORTED */, 0, 0.01},
+    {0 /* IMPLICIT_GEMM */, 0, 0, 3.0},
+    {2 /* GEMM */, 0, (size_t)1 << 34, 0.02},
+    {6 /* WINOGRAD */, 0, 256, 0.7},
+    {7 /* WINOGRAD_NONFUSED */, 0, 512, 1.5},
+};
+enum { N_DNN_ALGOS = sizeof dnn_algos / sizeof dnn_algos[0] };
+static int last_dnn_algo = -1; /* the algorithm the last convolution ran */
+
 static kn_cudnnStatus fake_algo(kn_cudnnHandle h, kn_cudnnTensorDesc x, kn_cudnnFilterDesc w,
                                 kn_cudnnConvDesc c, kn_cudnnTensorDesc y, int req, int *ret,
                                 kn_cudnnConvolutionFwdAlgoPerf *perf)
 {
     (void)h, (void)x, (void)w, (void)c, (void)y;
     cr_assert_geq(req, 1);
-    memset(perf, 0, sizeof *perf);
-    perf->algo = KN_CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM;
-    perf->memory = 128;
-    *ret = 1;
+    int n = req < N_DNN_ALGOS ? req : N_DNN_ALGOS;
+    for (int i = 0; i < n; i++) {
+        memset(&perf[i], 0, sizeof perf[i]);
+        perf[i].algo = dnn_algos[i].algo;
+        perf[i].status = dnn_algos[i].status;
+        perf[i].memory = dnn_algos[i].memory;
+    }
+    *ret = n;
     return 0;
+}
+
+/* Runs algo on the simulated clock; its workspace must be there. */
+static void dnn_ran(int algo, const void *ws, size_t ws_bytes)
+{
+    last_dnn_algo = algo;
+    for (int i = 0; i < N_DNN_ALGOS; i++)
+        if (dnn_algos[i].algo == algo) {
+            cr_assert_eq(dnn_algos[i].status, 0, "algorithm %d does not run here", algo);
+            cr_assert(ws_bytes >= dnn_algos[i].memory && (ws_bytes == 0 || ws),
+                      "algorithm %d without its workspace", algo);
+            device_clock_ms += dnn_algos[i].ms;
+        }
 }
 static kn_cudnnStatus fake_set_stream(kn_cudnnHandle h, kn_cudaStream s)
 {
@@ -650,8 +816,8 @@ static kn_cudnnStatus fake_conv_fwd(kn_cudnnHandle h, const void *alpha, kn_cudn
                                     size_t ws_bytes, const void *beta, kn_cudnnTensorDesc yd,
                                     void *y)
 {
-    (void)h, (void)algo;
-    cr_assert(ws_bytes == 0 || ws != NULL);
+    (void)h;
+    dnn_ran(algo, ws, ws_bytes);
     conv_all(xd, x, wd, w, cd, yd, y, *(const float *)alpha, *(const float *)beta, NULL, 0, NULL,
              0);
     return 0;
@@ -664,8 +830,8 @@ static kn_cudnnStatus fake_conv_bias_act(kn_cudnnHandle h, const void *alpha1,
                                          kn_cudnnTensorDesc bd, const void *bias,
                                          kn_cudnnActivationDesc ad, kn_cudnnTensorDesc yd, void *y)
 {
-    (void)h, (void)algo, (void)bd;
-    cr_assert(ws_bytes == 0 || ws != NULL);
+    (void)h, (void)bd;
+    dnn_ran(algo, ws, ws_bytes);
     cr_assert_eq(zd, yd, "Z is described as Y");
     int mode = *(int *)(void *)ad;
     float a2 = *(const float *)alpha2;
@@ -745,6 +911,22 @@ static kn_cuda_device *emulated_device(void)
     a->cudaMemcpy2DAsync = fake_memcpy2d;
     a->cudaLibraryGetKernel = fake_get_kernel;
     a->cudaLaunchKernel = fake_launch;
+    a->cudaMalloc = fake_malloc;
+    a->cudaFree = fake_free;
+    a->cudaMemsetAsync = fake_memset;
+    a->cudaStreamSynchronize = fake_stream_sync;
+    a->cudaEventCreate = fake_event_create;
+    a->cudaEventDestroy = fake_event_destroy;
+    a->cudaEventRecord = fake_event_record;
+    a->cudaEventSynchronize = fake_event_sync;
+    a->cudaEventElapsedTime = fake_elapsed;
+    a->cudaGetDeviceProperties = fake_properties;
+    a->libs.cudaDriverGetVersion = fake_driver_version;
+    a->libs.cudaRuntimeGetVersion = fake_runtime_version;
+    a->libs.cublasLtGetVersion = fake_lt_version;
+    a->libs.cudnnGetVersion = fake_dnn_version;
+    a->cublasLtMatmulAlgoCheck = fake_algo_check;
+    a->cublasLtMatmulAlgoConfigGetAttribute = fake_algo_config;
     a->cublasLtMatmulDescCreate = fake_desc_create;
     a->cublasLtMatmulDescDestroy = fake_desc_destroy;
     a->cublasLtMatmulDescSetAttribute = fake_desc_set;
@@ -781,11 +963,13 @@ static kn_cuda_device *emulated_device(void)
     kn_cuda_device *d = &fake_device;
     d->api = a;
     d->cc_major = 9;
+    d->sm_count = 4;
     pthread_mutex_init(&d->dnn_lock, NULL);
     for (int i = 0; kn_cuda_fatbins[i].name && i < KN_CUDA_MAX_MODULES; i++)
         d->modules[d->n_modules++] = (kn_cudaLibrary)(void *)(uintptr_t)(i + 1);
     fake_get_kernel(&d->bias_act, NULL, "kn_bias_act_f32");
     fake_get_kernel(&d->binary, NULL, "kn_binary_f32");
+    kn_cuda_device_read_description(d);
     return d;
 }
 
@@ -912,6 +1096,217 @@ Test(cuda_emulated, precision_picks_compute_and_math_types)
                      want[i].precision, last_conv_math);
     }
     emulated_precision = KN_PRECISION_FP32;
+}
+
+/* --- tuning (core/cuda/cuda_tuning.h) */
+
+static int tune_on;             /* whether the checks below run a tuning session */
+static const char *tune_cache;  /* its cache file */
+
+/* emulated_compare inside a session of its own (cuda_tuning_begin): the
+ * case's kernel asks the engine for tuned choices as in a real plan. */
+static void tuned_compare(kh_case *c, uint32_t const_mask, double tol, const char *what)
+{
+    cuda_target t = {.device = emulated_device(),
+                     .stream = (void *)(uintptr_t)1,
+                     .upload = host_upload,
+                     .alloc = host_alloc,
+                     .download = host_download,
+                     .release = host_release};
+    cuda_tuning tu;
+    cuda_tuning_begin(&tu, &t, c, tune_on, tune_cache);
+    int before = unemulated_launches;
+    cuda_case_check(&t, c, const_mask, tol, what);
+    cuda_tuning_end(&tu, &t);
+    cr_assert_eq(unemulated_launches, before, "%s: an unemulated launch", what);
+}
+
+/* A ResNet block's convolution (bias, residual, Relu: one cuDNN call) and
+ * a product with a bias and Relu epilogue, each its own session. */
+static void run_both(void)
+{
+    static const int64_t pads1[] = {1, 1, 1, 1};
+    static const conv_spec conv = {.op = "FusedConv", .activation = "Relu",
+                                   .what = "FusedConv bias + Z + Relu", .pads = pads1,
+                                   .n_pads = 4, .x = {1, 4, 6, 6}, .w = {8, 4, 3, 3},
+                                   .z = {1, 8, 6, 6}, .rank = 4, .z_rank = 4, .bias = 1};
+    event_records = device_mallocs = lt_requested = 0;
+    last_lt_algo = 0;
+    last_dnn_algo = -1;
+    fused_matmul_case(tuned_compare, "Relu", 7, 1e-5);
+    conv_case(tuned_compare, &conv, 9, 1e-5);
+}
+
+static char *read_text(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    cr_assert_not_null(f, "cannot read %s", path);
+    char *text = calloc(1, 1 << 16);
+    size_t n = fread(text, 1, (1 << 16) - 1, f);
+    fclose(f);
+    text[n] = '\0';
+    return text;
+}
+
+static void write_text(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    cr_assert_not_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+/* text with every `from` made `to` (malloc'd) */
+static char *replace_all(const char *text, const char *from, const char *to)
+{
+    size_t n = 0, lf = strlen(from), lt = strlen(to);
+    for (const char *p = strstr(text, from); p; p = strstr(p + lf, from))
+        n++;
+    char *out = malloc(strlen(text) + n * (lt + 1) + 1), *o = out;
+    for (const char *p = text, *hit; (hit = strstr(p, from)) || (strcpy(o, p), 0); p = hit + lf) {
+        memcpy(o, p, (size_t)(hit - p));
+        o += hit - p;
+        memcpy(o, to, lt);
+        o += lt;
+    }
+    return out;
+}
+
+static int cache_lines(const char *text)
+{
+    int n = 0;
+    for (const char *p = text; *p; p++)
+        n += *p == '\n' && p[1] && p[1] != '#';
+    return n + (text[0] != '#' && text[0]);
+}
+
+/* A fresh cache file path (absent: the first tuned session writes it). */
+static void fresh_cache(char *path)
+{
+    strcpy(path, "/tmp/kiln_cuda_tuning_XXXXXX");
+    int fd = mkstemp(path);
+    cr_assert_geq(fd, 0);
+    close(fd);
+    remove(path);
+}
+
+/* The device's description as the key holds it (blanks made '_'). */
+#define TEST_GPU_KEY                                                                               \
+    "KilnTestGPU_9000_(sm_90,_4_SMs),_driver_CUDA_13.0,_runtime_CUDA_13.0,_cuBLASLt_13.1.2,_"   \
+    "cuDNN_9.19.1|p0|n0|"
+
+Test(cuda_emulated, untuned_takes_the_heuristics_first_and_times_nothing)
+{
+    tune_on = 0;
+    run_both();
+    cr_assert_eq(last_lt_algo, lt_algos[0].id, "product ran algorithm %u", last_lt_algo);
+    cr_assert_eq(lt_requested, 1, "asked cuBLASLt's heuristic for %d results", lt_requested);
+    cr_assert_eq(last_dnn_algo, dnn_algos[0].algo, "convolution ran algorithm %d", last_dnn_algo);
+    cr_assert_eq(event_records, 0, "untuned kernels timed something");
+    cr_assert_eq(device_mallocs, 0, "untuned kernels allocated timing buffers");
+}
+
+Test(cuda_emulated, tuned_keeps_the_fastest_in_the_cache_and_reads_it_back)
+{
+    char path[64];
+    fresh_cache(path);
+    tune_on = 1;
+    tune_cache = path;
+    run_both();
+    cr_assert_eq(last_lt_algo, 11, "the fastest product algorithm is 11, ran %u", last_lt_algo);
+    cr_assert_eq(lt_requested, KN_CUDA_TUNE_CANDIDATES);
+    cr_assert_eq(last_dnn_algo, 6, "the fastest usable convolution algorithm is 6, ran %d",
+                 last_dnn_algo);
+    cr_assert_gt(event_records, 0, "nothing was timed");
+    char *text = read_text(path);
+    cr_log_info("cache:\n%s", text);
+    cr_assert_eq(cache_lines(text), 2, "%s", text);
+    cr_assert_not_null(strstr(text, TEST_GPU_KEY), "the key lacks the device: %s", text);
+    cr_assert_not_null(strstr(text, " cuda/lt:2:11.20.16.0.0.0.0\n"), "%s", text);
+    cr_assert_not_null(strstr(text, " cuda/dnn:6\n"), "%s", text);
+
+    /* a second session of the same model reads the choices, times nothing */
+    run_both();
+    cr_assert_eq(event_records, 0, "a cached choice was timed again");
+    cr_assert_eq(device_mallocs, 0);
+    cr_assert_eq(last_lt_algo, 11);
+    cr_assert_eq(last_dnn_algo, 6);
+    char *again = read_text(path);
+    cr_assert_str_eq(again, text, "the cache changed without new choices");
+    free(again);
+    free(text);
+    remove(path);
+}
+
+Test(cuda_emulated, a_cache_from_another_gpu_or_library_is_not_applied)
+{
+    char path[64];
+    fresh_cache(path);
+    tune_on = 1;
+    tune_cache = path;
+    run_both();
+    char *text = read_text(path);
+    /* the same choices, said to be from another GPU, then from another
+     * cuDNN: each times afresh and adds its own lines */
+    static const char *const others[][2] = {{"KilnTestGPU_9000", "OtherGPU_9000"},
+                                            {"cuDNN_9.19.1", "cuDNN_9.20.0"}};
+    for (int i = 0; i < 2; i++) {
+        char *other = replace_all(text, others[i][0], others[i][1]);
+        /* a choice the double would never pick, so taking it would show */
+        char *planted = replace_all(other, "lt:2:11.20.16", "lt:3:31.15.8");
+        write_text(path, planted);
+        run_both();
+        cr_assert_gt(event_records, 0, "%s: a line for %s was applied", others[i][1],
+                     others[i][1]);
+        cr_assert_eq(last_lt_algo, 11);
+        char *now = read_text(path);
+        cr_assert_eq(cache_lines(now), 4, "%s", now);
+        free(now);
+        free(planted);
+        free(other);
+    }
+    free(text);
+    remove(path);
+}
+
+Test(cuda_emulated, a_stale_cached_choice_falls_back_to_the_heuristic)
+{
+    char path[64];
+    fresh_cache(path);
+    tune_on = 1;
+    tune_cache = path;
+    run_both();
+    char *text = read_text(path);
+
+    /* an algorithm the heuristic no longer offers, a convolution algorithm
+     * that does not run for these descriptors: the heuristic's first, no
+     * error, nothing timed */
+    char *a = replace_all(text, "lt:2:11.20", "lt:2:99.20");
+    char *stale = replace_all(a, "dnn:6", "dnn:5");
+    write_text(path, stale);
+    run_both();
+    cr_assert_eq(event_records, 0);
+    cr_assert_eq(last_lt_algo, lt_algos[0].id, "ran %u", last_lt_algo);
+    cr_assert_eq(last_dnn_algo, dnn_algos[0].algo, "ran %d", last_dnn_algo);
+
+    /* one the library's check refuses now */
+    write_text(path, text);
+    rejected_lt_algo = 11;
+    run_both();
+    cr_assert_eq(last_lt_algo, lt_algos[0].id, "ran %u", last_lt_algo);
+    rejected_lt_algo = 9999;
+
+    /* found by its configuration when the heuristic lists it elsewhere */
+    char *moved = replace_all(text, "lt:2:11.20", "lt:0:11.20");
+    write_text(path, moved);
+    run_both();
+    cr_assert_eq(event_records, 0);
+    cr_assert_eq(last_lt_algo, 11, "ran %u", last_lt_algo);
+    free(moved);
+    free(stale);
+    free(a);
+    free(text);
+    remove(path);
 }
 
 Test(cuda_emulated, pooling)

@@ -69,5 +69,7 @@ const kn_backend kn_backend_cuda = {
             .graph_launch = kn_cuda_graph_launch,
             .graph_destroy = kn_cuda_graph_destroy,
         },
-    .flags = KN_BACKEND_OPT_IN | KN_BACKEND_NOT_EAGER,
+    /* tuned: its products and convolutions time cuBLASLt's and cuDNN's
+     * algorithms themselves (cuda_tuning.h) */
+    .flags = KN_BACKEND_OPT_IN | KN_BACKEND_NOT_EAGER | KN_BACKEND_TUNED,
 };

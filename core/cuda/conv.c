@@ -10,16 +10,19 @@
  * activation pass; a Z that only broadcasts to Y is added in that pass's
  * binary form. Asymmetric pads are declined (cuDNN pads a dim evenly).
  *
- * The algorithm is cuDNN's heuristic first choice for the shapes, taken in
+ * The algorithm is cuDNN's heuristic first choice for the shapes that fits
+ * the workspace limit, or the tuned choice (cuda_tuning.h), taken in
  * prepare, its workspace the kernel's scratch. At KN_PRECISION_FP32 cuDNN
  * is held to float32 FMA math (its default allows TF32 tensor cores, which
  * round the inputs to 10 mantissa bits); TF32, BF16 and FP16 sessions get
  * Tensor Cores (core/cuda/cuda_precision.h). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/cuda/cuda_kernels.h"
 #include "core/cuda/cuda_precision.h"
+#include "core/cuda/cuda_tuning.h"
 #include "core/cuda/cudnn_descs.h"
 
 typedef struct conv_state {
@@ -41,6 +44,89 @@ static void conv_release(kn_kctx *k)
     kn_cudnn_descs_destroy(kn_cuda_dev(k)->api, &st->d);
     free(st);
     k->state = NULL;
+}
+
+static int conv_run(kn_kctx *k);
+
+/* The most workspace a convolution's algorithm may use. */
+enum { CONV_MAX_WORKSPACE = 256 << 20, CONV_ALGOS = 8 /* cuDNN 9 has 8 forward algorithms */ };
+
+/* cuDNN's heuristic candidates (cudnnGetConvolutionForwardAlgorithm_v7:
+ * no timing, no workspace allocated) that run for the descriptors and fit
+ * the workspace limit, best first. */
+typedef struct conv_candidates {
+    conv_state *st;
+    kn_cudnnConvolutionFwdAlgoPerf usable[CONV_ALGOS];
+    int n;
+} conv_candidates;
+
+static void use_algo(kn_kctx *k, conv_state *st, const kn_cudnnConvolutionFwdAlgoPerf *perf)
+{
+    st->algo = perf->algo;
+    st->workspace = perf->memory;
+    k->scratch_bytes = st->workspace;
+}
+
+static int pick_candidate(kn_kctx *k, void *ctx, int i)
+{
+    conv_candidates *c = ctx;
+    use_algo(k, c->st, &c->usable[i]);
+    return KN_OK;
+}
+
+static int heuristic_candidates(kn_kctx *k, conv_candidates *c)
+{
+    kn_cuda_device *dev = kn_cuda_dev(k);
+    kn_cudnnConvolutionFwdAlgoPerf perf[CONV_ALGOS];
+    int found = 0;
+    pthread_mutex_lock(&dev->dnn_lock);
+    int rc = kn_cudnn_check(dev,
+                            dev->api->cudnnGetConvolutionForwardAlgorithm_v7(
+                                dev->dnn, c->st->d.x, c->st->d.w, c->st->d.conv, c->st->d.y,
+                                CONV_ALGOS, &found, perf),
+                            "choosing an algorithm", k->err);
+    pthread_mutex_unlock(&dev->dnn_lock);
+    c->n = 0;
+    for (int i = 0; rc == KN_OK && i < found && i < CONV_ALGOS; i++)
+        if (perf[i].status == KN_CUDNN_STATUS_SUCCESS && perf[i].memory <= CONV_MAX_WORKSPACE)
+            c->usable[c->n++] = perf[i];
+    return rc;
+}
+
+/* The convolution's algorithm (cuda_tuning.h): untuned, the heuristic's
+ * first that fits; tuned, the cached algorithm when the heuristic still
+ * offers it, else the fastest of its first KN_CUDA_TUNE_CANDIDATES, kept
+ * in the cache by its cudnnConvolutionFwdAlgo_t value ("dnn:<algo>"). */
+static int choose_algo(kn_kctx *k, conv_state *st)
+{
+    conv_candidates c = {.st = st};
+    char word[64];
+    int rc = heuristic_candidates(k, &c);
+    if (rc != KN_OK)
+        return rc;
+    if (c.n == 0)
+        return KN_ERR_DECLINE;
+    int mode = kn_cuda_tuned_choice(k, word, sizeof word), at = 0, algo = -1, used = 0;
+    if (mode == 1 && sscanf(word, "dnn:%d%n", &algo, &used) == 1 && word[used] == '\0')
+        for (int i = 0; i < c.n; i++)
+            if (c.usable[i].algo == algo) {
+                at = i;
+                break;
+            }
+    if (mode == 0) {
+        int n = c.n < KN_CUDA_TUNE_CANDIDATES ? c.n : KN_CUDA_TUNE_CANDIDATES;
+        size_t workspace = 0;
+        for (int i = 0; i < n; i++)
+            workspace = c.usable[i].memory > workspace ? c.usable[i].memory : workspace;
+        if (n > 1)
+            rc = kn_cuda_time_candidates(k, n, pick_candidate, &c, conv_run, workspace, &at);
+        at = at < 0 ? 0 : at;
+        snprintf(word, sizeof word, "dnn:%d", (int)c.usable[at].algo);
+        if (rc == KN_OK)
+            rc = kn_cuda_keep_choice(k, word);
+    }
+    use_algo(k, st, &c.usable[at]);
+    return rc;
 }
 
 static int describe(kn_kctx *k, conv_state *st, const int64_t *xd, const int64_t *wd,
@@ -93,27 +179,7 @@ static int describe(kn_kctx *k, conv_state *st, const int64_t *xd, const int64_t
                                                                   KN_CUDNN_PROPAGATE_NAN, 0.0),
                                 "describing the activation", k->err);
     }
-    if (rc != KN_OK)
-        return rc;
-
-    kn_cudnnConvolutionFwdAlgoPerf perf[8];
-    int found = 0;
-    pthread_mutex_lock(&dev->dnn_lock);
-    rc = kn_cudnn_check(dev,
-                        api->cudnnGetConvolutionForwardAlgorithm_v7(
-                            dev->dnn, st->d.x, st->d.w, st->d.conv, st->d.y, 8, &found, perf),
-                        "choosing an algorithm", k->err);
-    pthread_mutex_unlock(&dev->dnn_lock);
-    if (rc != KN_OK)
-        return rc;
-    for (int i = 0; i < found; i++)
-        if (perf[i].status == KN_CUDNN_STATUS_SUCCESS) {
-            st->algo = perf[i].algo;
-            st->workspace = perf[i].memory;
-            k->scratch_bytes = st->workspace;
-            return KN_OK;
-        }
-    return KN_ERR_DECLINE;
+    return rc == KN_OK ? choose_algo(k, st) : rc;
 }
 
 static int conv_prepare(kn_kctx *k)

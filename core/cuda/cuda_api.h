@@ -37,6 +37,7 @@ typedef struct CUlib_st *kn_cudaLibrary;
 typedef struct CUkern_st *kn_cudaKernel;
 typedef struct CUgraph_st *kn_cudaGraph;
 typedef struct CUgraphExec_st *kn_cudaGraphExec;
+typedef struct CUevent_st *kn_cudaEvent;
 typedef KN_CU(int, enum cudaStreamCaptureMode) kn_cudaStreamCaptureMode;
 typedef struct kn_dim3 {
     unsigned int x, y, z;
@@ -66,6 +67,7 @@ typedef KN_CU(int, cudaDataType_t) kn_cudaDataType;
 typedef KN_CU(int, cublasLtMatmulDescAttributes_t) kn_cublasLtMatmulDescAttr;
 typedef KN_CU(int, cublasLtMatrixLayoutAttribute_t) kn_cublasLtMatrixLayoutAttr;
 typedef KN_CU(int, cublasLtMatmulPreferenceAttributes_t) kn_cublasLtMatmulPreferenceAttr;
+typedef KN_CU(int, cublasLtMatmulAlgoConfigAttributes_t) kn_cublasLtMatmulAlgoConfigAttr;
 typedef struct cublasLtContext *kn_cublasLtHandle;
 typedef KN_CU(struct kn_cublasLtMatmulDesc *, cublasLtMatmulDesc_t) kn_cublasLtMatmulDesc;
 typedef KN_CU(struct kn_cublasLtMatrixLayout *, cublasLtMatrixLayout_t) kn_cublasLtMatrixLayout;
@@ -104,6 +106,14 @@ enum {
     KN_CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT = 5,
     KN_CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET = 6,
     KN_CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES = 1,
+    /* what tells one algorithm configuration from another (all 32-bit) */
+    KN_CUBLASLT_ALGO_CONFIG_ID = 0,
+    KN_CUBLASLT_ALGO_CONFIG_TILE_ID = 1,
+    KN_CUBLASLT_ALGO_CONFIG_SPLITK_NUM = 2,
+    KN_CUBLASLT_ALGO_CONFIG_REDUCTION_SCHEME = 3,
+    KN_CUBLASLT_ALGO_CONFIG_CTA_SWIZZLING = 4,
+    KN_CUBLASLT_ALGO_CONFIG_CUSTOM_OPTION = 5,
+    KN_CUBLASLT_ALGO_CONFIG_STAGES_ID = 6,
 };
 
 /* --- cuDNN 9 (its legacy, descriptor-based API) */
@@ -187,7 +197,13 @@ enum {
     X(kn_cudaError, cudaLaunchKernel,                                                             \
       (const void *func, kn_dim3 grid, kn_dim3 block, void **args, size_t shared_mem,             \
        kn_cudaStream stream))                                                                     \
-    X(kn_cudaError, cudaGetLastError, (void))
+    X(kn_cudaError, cudaGetLastError, (void))                                                     \
+    X(kn_cudaError, cudaMemsetAsync, (void *ptr, int value, size_t count, kn_cudaStream stream))  \
+    X(kn_cudaError, cudaEventCreate, (kn_cudaEvent * event))                                      \
+    X(kn_cudaError, cudaEventDestroy, (kn_cudaEvent event))                                       \
+    X(kn_cudaError, cudaEventRecord, (kn_cudaEvent event, kn_cudaStream stream))                  \
+    X(kn_cudaError, cudaEventSynchronize, (kn_cudaEvent event))                                   \
+    X(kn_cudaError, cudaEventElapsedTime, (float *ms, kn_cudaEvent start, kn_cudaEvent end))
 
 #define KN_CUBLASLT_FNS(X)                                                                         \
     X(kn_cublasStatus, cublasLtCreate, (kn_cublasLtHandle * handle))                              \
@@ -215,6 +231,13 @@ enum {
        kn_cublasLtMatrixLayout b, kn_cublasLtMatrixLayout c, kn_cublasLtMatrixLayout d,           \
        kn_cublasLtMatmulPreference pref, int requested,                                           \
        kn_cublasLtMatmulHeuristicResult *results, int *returned))                                 \
+    X(kn_cublasStatus, cublasLtMatmulAlgoCheck,                                                   \
+      (kn_cublasLtHandle handle, kn_cublasLtMatmulDesc desc, kn_cublasLtMatrixLayout a,           \
+       kn_cublasLtMatrixLayout b, kn_cublasLtMatrixLayout c, kn_cublasLtMatrixLayout d,           \
+       const kn_cublasLtMatmulAlgo *algo, kn_cublasLtMatmulHeuristicResult *result))              \
+    X(kn_cublasStatus, cublasLtMatmulAlgoConfigGetAttribute,                                      \
+      (const kn_cublasLtMatmulAlgo *algo, kn_cublasLtMatmulAlgoConfigAttr attr, void *buf,        \
+       size_t size, size_t *written))                                                             \
     X(kn_cublasStatus, cublasLtMatmul,                                                            \
       (kn_cublasLtHandle handle, kn_cublasLtMatmulDesc desc, const void *alpha, const void *a,    \
        kn_cublasLtMatrixLayout a_desc, const void *b, kn_cublasLtMatrixLayout b_desc,             \

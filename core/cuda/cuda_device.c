@@ -40,7 +40,7 @@ int kn_cuda_use(const kn_cuda_device *dev, kn_err *err)
     return kn_cuda_check(dev, dev->api->cudaSetDevice(dev->index), "cudaSetDevice", err);
 }
 
-static void describe(kn_cuda_device *dev)
+void kn_cuda_device_read_description(kn_cuda_device *dev)
 {
     const kn_cuda_api *api = dev->api;
     _Alignas(16) char prop[KN_CUDA_DEVICE_PROP_BYTES] = {0};
@@ -156,7 +156,7 @@ void *kn_cuda_device_open(int32_t index, kn_err *err)
         kn_cuda_device_close(dev);
         return NULL;
     }
-    describe(dev);
+    kn_cuda_device_read_description(dev);
     return dev;
 }
 

@@ -47,6 +47,10 @@ void *kn_cuda_stream_create(void *dev, kn_err *err);
 void kn_cuda_stream_destroy(void *dev, void *stream);
 int kn_cuda_stream_sync(void *dev, void *stream, kn_err *err);
 const char *kn_cuda_device_describe(void *dev);
+/* Fills dev->description from the runtime and the libraries (name,
+ * compute capability, SMs, driver, runtime, cuBLASLt and cuDNN versions):
+ * what describe() shows and the tuning cache's key holds. Done by open. */
+void kn_cuda_device_read_description(kn_cuda_device *dev);
 /* Captured graphs (kn_backend_memory.graph_*): stream capture, thread-local
  * mode, so another thread's CUDA calls are not caught in (or broken by) the
  * recording. */

@@ -11,7 +11,8 @@
  * dims repeats with stride 0; other broadcasts are declined.
  *
  * The algorithm is chosen in prepare (cuBLASLt's heuristic for the
- * shapes) and its workspace is the kernel's scratch. With the session at
+ * shapes, or the tuned choice: cuda_tuning.h) and its workspace is the
+ * kernel's scratch. With the session at
  * KN_PRECISION_FP32 products are exact float32; TF32, BF16 and FP16
  * sessions get Tensor Cores (core/cuda/cuda_precision.h). */
 #include <math.h>
@@ -21,8 +22,8 @@
 #include "core/cuda/cuda_gemm.h"
 #include "core/cuda/cuda_precision.h"
 #include "core/cuda/cuda_kernels.h"
-
-enum { MM_MAX_WORKSPACE = 32 << 20 };
+#include "core/cuda/cuda_tuning.h"
+#include "core/cuda/matmul_algo.h"
 
 typedef struct mm_state {
     kn_cublasLtMatmulDesc desc;
@@ -124,9 +125,63 @@ static int desc_attr(kn_kctx *k, mm_state *st, int attr, const void *v, size_t s
                            "setting a product attribute", k->err);
 }
 
+static int mm_run(kn_kctx *k);
+
+typedef struct mm_candidates {
+    mm_state *st;
+    kn_cublasLtMatmulHeuristicResult found[KN_CUDA_TUNE_CANDIDATES];
+} mm_candidates;
+
+static void use_algo(kn_kctx *k, mm_state *st, const kn_cublasLtMatmulHeuristicResult *r)
+{
+    st->algo = r->algo;
+    st->workspace = r->workspaceSize;
+    k->scratch_bytes = st->workspace;
+}
+
+static int pick_candidate(kn_kctx *k, void *ctx, int i)
+{
+    mm_candidates *c = ctx;
+    use_algo(k, c->st, &c->found[i]);
+    return KN_OK;
+}
+
+/* The product's algorithm (cuda_tuning.h): untuned, the heuristic's first
+ * (one asked for); tuned, the cached choice found again, else the fastest
+ * of the heuristic's first KN_CUDA_TUNE_CANDIDATES, kept in the cache. */
+static int choose_algo(kn_kctx *k, mm_state *st, int tunable)
+{
+    char word[96];
+    int mode = tunable ? kn_cuda_tuned_choice(k, word, sizeof word) : -1;
+    mm_candidates c = {.st = st};
+    kn_lt_problem problem = {st->desc, st->lay};
+    int n = 0, at = 0;
+    int rc = kn_lt_heuristics(k, &problem, mode < 0 ? 1 : KN_CUDA_TUNE_CANDIDATES, c.found, &n);
+    if (rc != KN_OK)
+        return rc;
+    if (n < 1)
+        return KN_ERR_DECLINE; /* no algorithm for these shapes: the next backend */
+    if (mode == 1 && (at = kn_lt_algo_refind(k, &problem, c.found, n, word)) < 0)
+        at = 0; /* a stale choice: the heuristic's, as untuned */
+    if (mode == 0) {
+        size_t workspace = 0;
+        for (int i = 0; i < n; i++)
+            workspace = c.found[i].workspaceSize > workspace ? c.found[i].workspaceSize : workspace;
+        if (n > 1)
+            rc = kn_cuda_time_candidates(k, n, pick_candidate, &c, mm_run, workspace, &at);
+        at = at < 0 ? 0 : at;
+        kn_lt_algo_word(kn_cuda_dev(k)->api, &c.found[at], at, word, sizeof word);
+        if (rc == KN_OK)
+            rc = kn_cuda_keep_choice(k, word);
+    }
+    use_algo(k, st, &c.found[at]);
+    return rc;
+}
+
 /* Builds the descriptor, layouts and algorithm for shape s with the
- * epilogue asked for (bias and/or relu). */
-static int build(kn_kctx *k, mm_state *st, const mm_shape *s, int bias, int relu)
+ * epilogue asked for (bias and/or relu); tunable: the algorithm may be
+ * tuned (a node of its own, not a step inside another kernel). */
+static int build(kn_kctx *k, mm_state *st, const mm_shape *s, int bias, int relu, int tunable)
 {
     const kn_cuda_device *dev = kn_cuda_dev(k);
     const kn_cuda_api *api = dev->api;
@@ -160,35 +215,7 @@ static int build(kn_kctx *k, mm_state *st, const mm_shape *s, int bias, int relu
     if (rc != KN_OK)
         return rc;
 
-    kn_cublasLtMatmulPreference pref = NULL;
-    uint64_t max_ws = MM_MAX_WORKSPACE;
-    kn_cublasLtMatmulHeuristicResult found;
-    memset(&found, 0, sizeof found);
-    int n_found = 0;
-    rc = kn_cublas_check(dev, api->cublasLtMatmulPreferenceCreate(&pref), "creating a preference",
-                         k->err);
-    if (rc == KN_OK)
-        rc = kn_cublas_check(
-            dev,
-            api->cublasLtMatmulPreferenceSetAttribute(
-                pref, KN_CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &max_ws, sizeof max_ws),
-            "setting the workspace limit", k->err);
-    if (rc == KN_OK)
-        rc = kn_cublas_check(dev,
-                             api->cublasLtMatmulAlgoGetHeuristic(dev->blaslt, st->desc, st->lay[0],
-                                                                 st->lay[1], st->lay[2], st->lay[3],
-                                                                 pref, 1, &found, &n_found),
-                             "choosing an algorithm", k->err);
-    if (pref)
-        api->cublasLtMatmulPreferenceDestroy(pref);
-    if (rc != KN_OK)
-        return rc;
-    if (n_found < 1)
-        return KN_ERR_DECLINE; /* no algorithm for these shapes: the next backend */
-    st->algo = found.algo;
-    st->workspace = found.workspaceSize;
-    k->scratch_bytes = st->workspace;
-    return KN_OK;
+    return choose_algo(k, st, tunable);
 }
 
 static int new_state(kn_kctx *k, mm_state **out)
@@ -268,7 +295,7 @@ static int matmul_prepare(kn_kctx *k)
     int relu = act.op == KN_CUDA_U_RELU;
     if (!relu)
         st->after = act;
-    rc = build(k, st, &s, bias, relu);
+    rc = build(k, st, &s, bias, relu, 1);
     if (rc != KN_OK)
         mm_release(k);
     return rc;
@@ -328,7 +355,7 @@ static int gemm_prepare(kn_kctx *k)
     k->out[0]->rank = 2;
     k->out[0]->dims[0] = s.m;
     k->out[0]->dims[1] = s.n;
-    rc = build(k, st, &s, bias, relu);
+    rc = build(k, st, &s, bias, relu, 1);
     if (rc != KN_OK)
         mm_release(k);
     return rc;
@@ -401,7 +428,7 @@ kn_cuda_gemm *kn_cuda_gemm_plan(kn_kctx *k, const kn_cuda_gemm_shape *s, float a
     if (*rc != KN_OK)
         return NULL;
     st->alpha = alpha;
-    *rc = build(k, st, s, 0, 0);
+    *rc = build(k, st, s, 0, 0, 0);
     k->scratch_bytes = kept;
     if (*rc != KN_OK) {
         mm_free(k, st);

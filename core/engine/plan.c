@@ -393,9 +393,12 @@ static int cancelled(const kn_plan_options *o)
            atomic_load_explicit(o->cancel_target, memory_order_relaxed) == o->run_id;
 }
 
-/* Whether any backend that may serve the model has tuning candidates. */
-static int any_tuned_backend(const kn_model *model)
+/* Whether any backend that may serve the model has tuning candidates: a
+ * host backend the model may use, or the plan's device backend. */
+static int any_tuned_backend(const kn_model *model, const kn_plan_device *device)
 {
+    if (device && (device->backend->flags & KN_BACKEND_TUNED))
+        return 1;
     for (int32_t b = 0; b < kn_backend_count(); b++)
         if ((model->root->backends & (1u << b)) && (kn_backends()[b]->flags & KN_BACKEND_TUNED))
             return 1;
@@ -463,7 +466,7 @@ int kn_plan_build(const kn_model *model, const kn_tensor *input_shapes, kn_threa
             rc = kn_fail(err, KN_ERR_OUT_OF_MEMORY, "out of memory planning");
         p->profile_runs = 1;
     }
-    if (rc == KN_OK && o->tune && !o->eager && any_tuned_backend(model))
+    if (rc == KN_OK && o->tune && !o->eager && any_tuned_backend(model, p->options.device))
         rc = kn_tuner_open(&p->tuner, model->root->ir, g, o->tuning_cache,
                            kn_threadpool_threads(tp), err);
     for (int32_t i = 0; rc == KN_OK && i < g->n_nodes; i++) {

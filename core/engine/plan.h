@@ -199,6 +199,10 @@ static inline const kn_step *kn_plan_profiled_steps(const kn_plan *p, int32_t *n
 
 /* The subgraph services kernels reach through kn_kctx (core/engine/subgraph.c). */
 extern const kn_engine_api kn_plan_engine_api;
+/* Its tuned_choice and keep_tuned_choice (plan_tuning.c): the plan's device
+ * kernels' choices, in the plan's tuner while the plan is built. */
+int kn_plan_tuned_choice(void *engine, const kn_kctx *k, char *buf, size_t cap);
+int kn_plan_keep_tuned_choice(void *engine, const kn_kctx *k, const char *choice, kn_err *err);
 
 /* Part 2 of building (plan_layout.c): aliasing, in-place reuse, lifetimes,
  * arena offsets and data pointers. */

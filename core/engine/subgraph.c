@@ -68,4 +68,9 @@ static void *plan_alloc(void *engine, size_t bytes)
     return kn_bump_alloc(p->bump, bytes ? bytes : 1);
 }
 
-const kn_engine_api kn_plan_engine_api = {run_subgraph, result_output, free_result, plan_alloc};
+const kn_engine_api kn_plan_engine_api = {.run_subgraph = run_subgraph,
+                                          .result_output = result_output,
+                                          .free_result = free_result,
+                                          .alloc = plan_alloc,
+                                          .tuned_choice = kn_plan_tuned_choice,
+                                          .keep_tuned_choice = kn_plan_keep_tuned_choice};

@@ -14,6 +14,7 @@
 struct kn_tuner {
     char *path;           /* cache file or NULL */
     char prefix[256];     /* model hash|cpu|isa|threads */
+    char model[24];       /* model hash, the start of a device key */
     char **lines;         /* read from the file, then added */
     int32_t n_lines, cap_lines, n_new;
 };
@@ -109,8 +110,8 @@ int kn_tuner_open(kn_tuner **out, const kn_model_ir *ir, const kn_graph *g, cons
     }
     char cpu[160];
     cpu_model(cpu, sizeof cpu);
-    snprintf(t->prefix, sizeof t->prefix, "%016llx|%s|%s|t%d",
-             (unsigned long long)model_hash(ir, g), cpu, isa_name(), (int)threads);
+    snprintf(t->model, sizeof t->model, "%016llx", (unsigned long long)model_hash(ir, g));
+    snprintf(t->prefix, sizeof t->prefix, "%s|%s|%s|t%d", t->model, cpu, isa_name(), (int)threads);
     FILE *f = cache_path ? fopen(cache_path, "r") : NULL;
     if (cache_path && !f && errno != ENOENT) { /* a missing cache is written on close */
         int os_error = errno;
@@ -119,7 +120,7 @@ int kn_tuner_open(kn_tuner **out, const kn_model_ir *ir, const kn_graph *g, cons
         return kn_fail(err, KN_ERR_IO, "cannot read the tuning cache '%s': %s", cache_path,
                        strerror(os_error));
     }
-    char line[1024];
+    char line[2048]; /* a device key holds the device's description */
     int rc = KN_OK;
     while (rc == KN_OK && f && fgets(line, sizeof line, f)) {
         line[strcspn(line, "\r\n")] = 0;
@@ -153,7 +154,8 @@ int kn_tuner_close(kn_tuner *t, kn_err *err)
         errno = 0;
         FILE *f = fopen(tmp, "w");
         int ok = f != NULL && fputs("# kiln tuning cache v1: <model|cpu|isa|threads|node|shapes> "
-                                    "<backend>\n", f) >= 0;
+                                    "<backend>, or <model|device|precision|node|shapes> "
+                                    "<backend>/<choice>\n", f) >= 0;
         for (int32_t i = 0; ok && i < t->n_lines; i++)
             ok = fprintf(f, "%s\n", t->lines[i]) > 0;
         if (f && fclose(f) != 0)
@@ -173,9 +175,9 @@ int kn_tuner_close(kn_tuner *t, kn_err *err)
     return rc;
 }
 
-static void node_key(const kn_tuner *t, int32_t node, const kn_kctx *k, char *key, size_t cap)
+static void node_key(const char *prefix, int32_t node, const kn_kctx *k, char *key, size_t cap)
 {
-    size_t n = (size_t)snprintf(key, cap, "%s|n%d|", t->prefix, (int)node);
+    size_t n = (size_t)snprintf(key, cap, "%s|n%d|", prefix, (int)node);
     for (int32_t j = 0; j < k->n_in && n < cap; j++) {
         const kn_tensor *x = k->in[j];
         if (j > 0)
@@ -194,6 +196,56 @@ static const char *lookup(const kn_tuner *t, const char *key)
         if (strncmp(t->lines[i], key, len) == 0 && t->lines[i][len] == ' ')
             return t->lines[i] + len + 1;
     return NULL;
+}
+
+static int keep_line(kn_tuner *t, const char *key, const char *value, kn_err *err)
+{
+    char *line = malloc(strlen(key) + strlen(value) + 2);
+    if (!line)
+        return kn_fail(err, KN_ERR_OUT_OF_MEMORY, "out of memory tuning");
+    sprintf(line, "%s %s", key, value);
+    if (add_line(t, line) != KN_OK) {
+        free(line);
+        return kn_fail(err, KN_ERR_OUT_OF_MEMORY, "out of memory tuning");
+    }
+    t->n_new++;
+    return KN_OK;
+}
+
+/* <model hash>|<device, blanks and bars as '_'>|p<precision> */
+static void device_prefix(const kn_tuner *t, const char *device, int32_t precision, char *buf,
+                          size_t cap)
+{
+    char name[640];
+    snprintf(name, sizeof name, "%s", device);
+    for (char *c = name; *c; c++)
+        if (*c == ' ' || *c == '\t' || *c == '\n' || *c == '|')
+            *c = '_';
+    snprintf(buf, cap, "%s|%s|p%d", t->model, name, (int)precision);
+}
+
+const char *kn_tuner_device_choice(const kn_tuner *t, int32_t node, const kn_kctx *k,
+                                   const kn_backend *backend, const char *device)
+{
+    char prefix[768], key[1100];
+    device_prefix(t, device, k->precision, prefix, sizeof prefix);
+    node_key(prefix, node, k, key, sizeof key);
+    const char *known = lookup(t, key);
+    size_t len = strlen(backend->name);
+    if (!known || strncmp(known, backend->name, len) != 0 || known[len] != '/')
+        return NULL;
+    return known + len + 1;
+}
+
+int kn_tuner_keep_device_choice(kn_tuner *t, int32_t node, const kn_kctx *k,
+                                const kn_backend *backend, const char *device, const char *choice,
+                                kn_err *err)
+{
+    char prefix[768], key[1100], value[160];
+    device_prefix(t, device, k->precision, prefix, sizeof prefix);
+    node_key(prefix, node, k, key, sizeof key);
+    snprintf(value, sizeof value, "%s/%s", backend->name, choice);
+    return keep_line(t, key, value, err);
 }
 
 
@@ -319,7 +371,7 @@ int kn_tuner_choose(kn_tuner *t, int32_t node, const kn_tune_candidate *fast_c, 
 {
     char key[600], name[48];
     const kn_op_def *fast = fast_c->def, *other = other_c ? other_c->def : NULL;
-    node_key(t, node, k, key, sizeof key);
+    node_key(t->prefix, node, k, key, sizeof key);
     *choice = 0;
     *timed = 0;
     int32_t variants = k->n_variants > 1 ? k->n_variants : 1;
@@ -363,14 +415,5 @@ int kn_tuner_choose(kn_tuner *t, int32_t node, const kn_tune_candidate *fast_c, 
         choice_name(other_c->backend, 0, name, sizeof name);
     else
         choice_name(fast_c->backend, *choice, name, sizeof name);
-    char *line = malloc(strlen(key) + strlen(name) + 2);
-    if (!line)
-        return kn_fail(err, KN_ERR_OUT_OF_MEMORY, "out of memory tuning");
-    sprintf(line, "%s %s", key, name);
-    if (add_line(t, line) != KN_OK) {
-        free(line);
-        return kn_fail(err, KN_ERR_OUT_OF_MEMORY, "out of memory tuning");
-    }
-    t->n_new++;
-    return KN_OK;
+    return keep_line(t, key, name, err);
 }

@@ -10,7 +10,17 @@
  *
  * so a later plan of the same model on the same machine and thread count
  * reads its choices instead of timing. Lines for other models or machines
- * are kept when the file is rewritten. */
+ * are kept when the file is rewritten.
+ *
+ * A device kernel times its own candidates (kn_engine_api.tuned_choice:
+ * its library's algorithms, on the device) and keeps its choice here too:
+ *
+ *     <key> <backend>/<choice>
+ *     key = <model hash>|<device>|p<precision>|n<node>|<input shapes>
+ *
+ * where <device> is the backend's describe() of the device (its name,
+ * compute capability, driver and library versions), blanks and bars made
+ * '_': a choice made on another GPU or library version is never applied. */
 #ifndef KN_TUNING_H
 #define KN_TUNING_H
 
@@ -38,6 +48,15 @@ typedef struct kn_tune_candidate {
     const kn_op_def *def;
     const kn_backend *backend; /* its name goes into the cache */
 } kn_tune_candidate;
+/* The device kernel's choice cached for node `node` of k's input shapes
+ * on `device` (a describe() text), or NULL when there is none. */
+const char *kn_tuner_device_choice(const kn_tuner *t, int32_t node, const kn_kctx *k,
+                                   const kn_backend *backend, const char *device);
+/* Stores it; written to the cache file by kn_tuner_close. */
+int kn_tuner_keep_device_choice(kn_tuner *t, int32_t node, const kn_kctx *k,
+                                const kn_backend *backend, const char *device, const char *choice,
+                                kn_err *err);
+
 int kn_tuner_choose(kn_tuner *t, int32_t node, const kn_tune_candidate *fast, kn_kctx *k,
                     const kn_tune_candidate *other, int32_t *choice, int *timed, kn_err *err);
 

@@ -91,7 +91,9 @@ typedef struct kn_backend_memory {
 enum {
     /* Its kernels may offer variants (kn_kctx.n_variants) and are timed
      * against them and against the next backend's kernel for the node when
-     * a session asks for tuning (core/engine/tuning.h). */
+     * a session asks for tuning (core/engine/tuning.h). A device backend's
+     * kernels time their own candidates instead and keep their choices
+     * through kn_engine_api.tuned_choice. */
     KN_BACKEND_TUNED = 1u << 0,
     /* Not offered nodes of eager plans, which are rebuilt on every run:
      * building its kernels costs more than they save there. */

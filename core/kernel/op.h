@@ -49,6 +49,7 @@ enum {
 /* What a kernel may ask of the engine: running a subgraph (If, Loop, Scan
  * bodies). Kernels never see plans or executors, only this table. */
 typedef struct kn_subgraph_result kn_subgraph_result;
+struct kn_kctx;
 typedef struct kn_engine_api {
     /* Runs subgraph g with its formal inputs bound to inputs[0..n_inputs)
      * (data must be set). Values g reads from enclosing scopes resolve by
@@ -64,6 +65,21 @@ typedef struct kn_engine_api {
      * input value is not visible), never per run of a long-lived plan.
      * NULL when out of memory. */
     void *(*alloc)(void *engine, size_t bytes);
+    /* Tuning a device kernel does itself: it times its library's
+     * algorithms on its own stream, which the engine's timing of host
+     * kernels (core/engine/tuning.h) cannot reach, and keeps its choice in
+     * the session's tuning cache through these. tuned_choice copies the
+     * choice cached for this node, its input shapes and the device
+     * (kn_backend_memory.describe: its name and driver and library
+     * versions) into buf and returns 1; returns 0 when none is cached (the
+     * kernel then times its candidates and stores the winner with
+     * keep_tuned_choice: a word of letters, digits and ":=,.-"), and -1
+     * when the session does not tune: then the kernel takes its library's
+     * heuristic and times nothing. May be NULL (a kernel test's engine):
+     * as -1. */
+    int (*tuned_choice)(void *engine, const struct kn_kctx *k, char *buf, size_t cap);
+    int (*keep_tuned_choice)(void *engine, const struct kn_kctx *k, const char *choice,
+                             kn_err *err);
 } kn_engine_api;
 
 typedef struct kn_kctx {

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/engine/tuning.h"
 #include "core/kernel/backend.h"
 #include "tests/cuda/cuda_cases.h"
 
@@ -91,7 +92,9 @@ void cuda_case_check(const cuda_target *t, kh_case *c, uint32_t const_mask, doub
                  .err = &err,
                  .device = t->device,
                  .stream = t->stream,
-                 .precision = t->precision};
+                 .precision = t->precision,
+                 .engine_api = t->engine_api,
+                 .engine = t->engine};
     int rc = def->prepare(&k);
     cr_assert_eq(rc, KN_OK, "%s: CUDA prepare returned %d: %s", what, rc, err.msg);
 
@@ -123,6 +126,36 @@ void cuda_case_check(const cuda_target *t, kh_case *c, uint32_t const_mask, doub
         t->release(t, out[i].data);
     t->release(t, k.scratch);
     kh_free(&ref);
+}
+
+void cuda_tuning_begin(cuda_tuning *tu, cuda_target *t, kh_case *c, int tune, const char *cache)
+{
+    memset(tu, 0, sizeof *tu);
+    tu->graph.nodes = &c->node;
+    tu->graph.n_nodes = 1;
+    tu->ir.graph = &tu->graph;
+    tu->model.ir = &tu->ir;
+    tu->model.graph = &tu->graph;
+    tu->model.root = &tu->model;
+    tu->device = (kn_plan_device){.backend = &kn_backend_cuda, .device = t->device,
+                                  .stream = t->stream};
+    tu->plan.model = &tu->model;
+    tu->plan.options.device = &tu->device;
+    kn_err err = {0};
+    if (tune)
+        cr_assert_eq(kn_tuner_open(&tu->plan.tuner, &tu->ir, &tu->graph, cache, 1, &err), KN_OK,
+                     "%s", err.msg);
+    t->engine_api = &kn_plan_engine_api;
+    t->engine = &tu->plan;
+}
+
+void cuda_tuning_end(cuda_tuning *tu, cuda_target *t)
+{
+    kn_err err = {0};
+    cr_assert_eq(kn_tuner_close(tu->plan.tuner, &err), KN_OK, "%s", err.msg);
+    tu->plan.tuner = NULL;
+    t->engine_api = NULL;
+    t->engine = NULL;
 }
 
 /* --- cases both suites run */

@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/engine/plan.h"
 #include "kernel_harness.h"
 
 /* Where a case's CUDA kernel runs: its device and stream (kn_kctx), and how
@@ -16,6 +17,10 @@
 typedef struct cuda_target {
     void *device, *stream;
     int32_t precision; /* the kernel's kn_kctx.precision (0: KN_PRECISION_FP32) */
+    /* the kernel's kn_kctx.engine_api and engine (NULL: no engine, so no
+     * tuning) */
+    const kn_engine_api *engine_api;
+    void *engine;
     /* device memory holding a copy of `bytes` host bytes */
     void *(*upload)(const struct cuda_target *t, const void *host, size_t bytes);
     /* device memory for an output or the kernel's scratch */
@@ -24,6 +29,23 @@ typedef struct cuda_target {
     void (*download)(const struct cuda_target *t, void *host, const void *dev, size_t bytes);
     void (*release)(const struct cuda_target *t, void *dev);
 } cuda_target;
+
+/* The engine's side of kernel tuning for one case, through the engine's
+ * own code (kn_plan_engine_api's tuned_choice, core/engine/tuning.c): a
+ * plan reduced to what that needs, the case's node as a one-node graph on
+ * the target's device, with a tuner over the cache file `cache` (NULL
+ * there: a tuner without a file; tune 0: no tuner, the session does not
+ * tune). begin points t's engine at it; end closes the tuner, which writes
+ * the file. */
+typedef struct cuda_tuning {
+    kn_plan plan;
+    kn_model model;
+    kn_graph graph;
+    kn_model_ir ir;
+    kn_plan_device device;
+} cuda_tuning;
+void cuda_tuning_begin(cuda_tuning *tu, cuda_target *t, kh_case *c, int tune, const char *cache);
+void cuda_tuning_end(cuda_tuning *tu, cuda_target *t);
 
 /* Fills x with n deterministic values in [-1, 1) from seed. */
 void fill(float *x, size_t n, unsigned seed);

@@ -11,13 +11,20 @@ tools/export_models.py writes them):
   2. `kiln bench --json` on both devices: median latency; on the GPU also
      with --device-graph (one captured device graph replayed per run,
      KILN_OPT_DEVICE_GRAPH) next to plain kernel launches;
-  3. with --anchors (the JSON lines tests/gpu/torch_anchors.py printed),
+  3. for resnet50 (--first-run-names): the first run of a new shape
+     without a tuning cache (kernel choice by the libraries' heuristics,
+     nothing timed) against the steady state, as a ratio (target <= 3), and
+     tuned (--tune: cuBLASLt's and cuDNN's candidates timed at plan time,
+     kept in a fresh tuning cache, then read back by a second session)
+     against untuned latency;
+  4. with --anchors (the JSON lines tests/gpu/torch_anchors.py printed),
      Kiln's CUDA latency next to PyTorch's eager one for the same model.
      Kiln runs float32 here and PyTorch float16, so the ratio is an upper
      bound on Kiln's until Kiln has FP16.
 
     python3 tests/gpu/compare_devices.py --kiln BUILD/kiln --models DIR
         [--names resnet50,bert_encoder] [--runs 30] [--tol 2e-3] [--anchors FILE]
+        [--first-run-names resnet50]
 
 Exit status 0 when every output matched, 1 when one did not or a run
 failed, 77 when this kiln has no --device option yet (nothing compared).
@@ -130,6 +137,60 @@ def kiln_bench(kiln, model, inputs, runs, device, graph=False):
     return json.loads(done.stdout.strip().splitlines()[-1]), ""
 
 
+def kiln_bench_first(kiln, model, inputs, runs, extra=()):
+    """kiln bench on the GPU with the inputs as one --set: its first run
+    plans the shape (a new shape), then the median of the runs after."""
+    cmd = [kiln, "bench", model, "--json", "--runs", str(runs), "--warmup", "5",
+           "--device", "cuda", "--set", ",".join(inputs), *extra]
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    if done.returncode != 0:
+        return None, done.stdout + done.stderr
+    found = {}
+    for line in done.stdout.strip().splitlines():
+        if line.startswith("{"):
+            found.update(json.loads(line))  # the set's figures, then create_ms
+    if "first_ms" not in found:
+        return None, done.stdout + done.stderr
+    return found, ""
+
+
+def first_run_and_tuning(kiln, model, inputs, runs):
+    """Prints the first-run / steady ratio untuned, and tuned against
+    untuned latency; returns False when a run failed."""
+    plain, why = kiln_bench_first(kiln, model, inputs, runs)
+    if plain is None:
+        print(f"  kiln bench --set failed:\n{why[-1500:]}")
+        return False
+    ratio = plain["first_ms"] / plain["median_ms"]
+    print(f"  first run of a new shape, no tuning cache: {plain['first_ms']:.2f} ms, steady "
+          f"{plain['median_ms']:.2f} ms: first / steady = {ratio:.2f} (target <= 3: "
+          f"{'met' if ratio <= 3 else 'NOT met'}; session create "
+          f"{plain.get('create_ms', 0):.0f} ms)")
+    with tempfile.TemporaryDirectory() as tmp:
+        cache = os.path.join(tmp, "tuning.cache")
+        tune = ["--tune", "--tuning-cache", cache]
+        timed, why = kiln_bench_first(kiln, model, inputs, runs, tune)
+        cached, why2 = kiln_bench_first(kiln, model, inputs, runs, tune)
+        lines = 0
+        if os.path.exists(cache):
+            with open(cache) as f:
+                lines = sum(1 for line in f if not line.startswith("#"))
+    if timed is None or cached is None:
+        print(f"  kiln bench --tune failed:\n{why[-1500:]}\n{why2[-1500:]}")
+        return False
+    print(f"  tuned: session create + first run {timed.get('create_ms', 0) + timed['first_ms']:.0f}"
+          f" ms timing candidates ({lines} choices cached), "
+          f"{cached.get('create_ms', 0) + cached['first_ms']:.0f} ms from the cache; median tuned "
+          f"{cached['median_ms']:.2f} ms, untuned {plain['median_ms']:.2f} ms (untuned / tuned "
+          f"= {plain['median_ms'] / cached['median_ms']:.2f})")
+    print(json.dumps({"model": os.path.basename(os.path.dirname(model)),
+                      "first_ms": plain["first_ms"], "steady_ms": plain["median_ms"],
+                      "first_over_steady": ratio, "tuning_first_ms": timed["first_ms"],
+                      "cached_first_ms": cached["first_ms"], "tuned_ms": cached["median_ms"],
+                      "tuned_choices": lines}))
+    return True
+
+
 def has_device_option(kiln):
     """Whether this kiln knows --device (the engine's side of the backend)."""
     done = subprocess.run([kiln, "run", "--help"], capture_output=True, text=True)
@@ -172,6 +233,8 @@ def main():
     ap.add_argument("--runs", type=int, default=30)
     ap.add_argument("--tol", type=float, default=2e-3)
     ap.add_argument("--anchors")
+    ap.add_argument("--first-run-names", default="resnet50",
+                    help="models whose first run and tuning are measured (comma-separated)")
     a = ap.parse_args()
     if not has_device_option(a.kiln):
         print("compare_devices: this kiln has no --device option (the engine's device support "
@@ -229,6 +292,8 @@ def main():
         print(json.dumps({"model": name, "cpu_ms": cpu["median_ms"], "cuda_ms": gpu["median_ms"],
                           "cuda_graph_ms": graph_ms, "cuda_create_ms": gpu["create_ms"],
                           "torch_fp16_eager_ms": torch_ms}))
+        if name in a.first_run_names.split(","):
+            all_ok &= first_run_and_tuning(a.kiln, model, inputs, a.runs)
     return 0 if all_ok else 1
 
 

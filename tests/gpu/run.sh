@@ -18,7 +18,9 @@
 #      tests/gpu/compare_devices.py through `kiln run --device cuda` against
 #      `kiln run` on the CPU, with both latencies next to PyTorch's, and the
 #      CUDA latency with plain launches against a captured graph's replay
-#      (`kiln bench --device cuda --device-graph`).
+#      (`kiln bench --device cuda --device-graph`); for resnet50 also the
+#      first run of a new shape without a tuning cache against the steady
+#      state (target: at most 3x) and tuned against untuned latency.
 #      KILN_GPU_MODELS=resnet50 limits the models (the BERT export is big).
 #   5. ONNX's node test cases of the ops the CUDA backend serves, through
 #      `kiln check --device cuda` (docs/conformance.md), time-boxed: pass /
