@@ -7,18 +7,24 @@
 #include "core/dnnl/dnnl_common.h"
 
 /* An epilogue between the accumulation and the requantization (fused
- * integer convolutions): a residual summed onto the destination, which
- * holds it quantized (scale sum_scale relative to the output scales, zero
- * point sum_zp, stored as sum_type), then an activation, then a multiply
- * by post_scale (1 for none). */
+ * integer convolutions and matrix products): a residual summed onto the
+ * destination, which holds it quantized (scale sum_scale relative to the
+ * output scales, zero point sum_zp, stored as sum_type), then a float
+ * operand of layout add_md added (a per-column bias; NULL for none; its
+ * execution argument is argument KN_DNNL_INT8_ADD_ARG(post)),
+ * then an activation, then a multiply by post_scale (1 for none). */
 typedef struct kn_dnnl_int8_post {
     int with_sum;
     float sum_scale;
     int32_t sum_zp;
     dnnl_data_type_t sum_type;
+    const dnnl_memory_desc_t *add_md;
     kn_activation act;
     float post_scale;
 } kn_dnnl_int8_post;
+
+#define KN_DNNL_INT8_ADD_ARG(post) \
+    (DNNL_ARG_ATTR_MULTIPLE_POST_OP((post)->with_sum ? 1 : 0) | DNNL_ARG_SRC_1)
 
 /* *pd for op_desc with output scales (n_scales of them: one, or one per
  * output channel / column, dim 1 of the destination), the source's and
