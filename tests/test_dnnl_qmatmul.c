@@ -102,6 +102,7 @@ static void check_qmm(const qmm_spec *s, const char *what)
     void *dn = NULL, *cpu = NULL;
     kn_tensor dd, cd;
     int rc = dt_run(&c, &kn_backend_dnnl, QMM_CONSTS, 1, (float **)&dn, &dd);
+    DT_SKIP_WITHOUT_VNNI(rc, &c);
     cr_assert_eq(rc, KN_OK, "%s: oneDNN kernel: %s (%d)", what, c.err.msg, rc);
     rc = dt_run(&c, &kn_backend_cpu, QMM_CONSTS, 1, (float **)&cpu, &cd);
     cr_assert_eq(rc, KN_OK, "%s: CPU kernel: %s", what, c.err.msg);
