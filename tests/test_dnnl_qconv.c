@@ -122,6 +122,7 @@ static void check_qconv(const qconv_spec *s, const char *what)
         float *dn = NULL, *cpu = NULL;
         kn_tensor dd, cd;
         int rc = dt_run(&c, &kn_backend_dnnl, QCONV_CONSTS, 1, &dn, &dd);
+        DT_SKIP_WITHOUT_VNNI(rc, &c);
         if (!nhwc && rc == KN_ERR_DECLINE) {
             /* oneDNN 2.6's int8 kernels read channels-last only; plain
              * QLinearConv is what runs without the layout pass, i.e.
@@ -223,6 +224,7 @@ static void check_qfused(const qfused_spec *f, const char *what)
         float *dn = NULL, *cpu = NULL;
         kn_tensor dd, cd;
         int rc = dt_run(&c, &kn_backend_dnnl, QFUSED_CONSTS, 1, &dn, &dd);
+        DT_SKIP_WITHOUT_VNNI(rc, &c);
         if (!nhwc && rc == KN_ERR_DECLINE) { /* NCHW: as plain QLinearConv above */
             dt_free_inputs(&c);
             continue;

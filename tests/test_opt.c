@@ -285,6 +285,45 @@ Test(opt_qdq, a_float_gate_multiplies_the_8_bit_values)
     opt_check_same_outputs_on(MODEL("opt_qdq_gate.onnx"), 2, 0, 1, 1);
 }
 
+/* ---- QDQ matrix products with their epilogue (pass_qdq_matmul.c,
+ * pass_qmatmul_epilogue.c, opt_qdq_dense*.onnx) ---- */
+
+Test(opt_qdq, bias_activation_and_quantization_go_into_the_integer_product)
+{
+    kiln_runtime *rt;
+    kiln_model *m = opt_load_fresh(MODEL("opt_qdq_dense.onnx"), 2, 0, &rt);
+    /* GELU + Q, Gemm's C + Relu + Q, Relu + Q, bias + Sigmoid */
+    cr_assert_eq(opt_count_op(m, "QFusedMatMul", "kiln"), 4);
+    cr_assert_eq(opt_count_op(m, "MatMulIntegerToFloat", "com.microsoft"), 1, "bias only");
+    cr_assert_eq(opt_count_op(m, "Add", ""), 0);
+    cr_assert_eq(opt_count_op(m, "Gelu", "kiln"), 0);
+    cr_assert_eq(opt_count_op(m, "Relu", ""), 0);
+    cr_assert_eq(opt_count_op(m, "Sigmoid", ""), 0);
+    cr_assert_eq(opt_count_op(m, "QuantizeLinear", ""), 2, "only the graph inputs'");
+    cr_assert_eq(opt_count_op(m, "DequantizeLinear", ""), 3, "the quantized outputs'");
+    opt_drop(m, rt);
+    /* the product's real value is what the graph quantized: a code moves
+     * only where oneDNN's GELU or float rounding meets a tie */
+    check_within_steps(MODEL("opt_qdq_dense.onnx"), 0, 1);
+    check_within_steps(MODEL("opt_qdq_dense.onnx"), 1, 1);
+}
+
+Test(opt_qdq, a_second_reader_keeps_the_products_epilogue_outside)
+{
+    kiln_runtime *rt;
+    kiln_model *m = opt_load_fresh(MODEL("opt_qdq_dense_shared.onnx"), 2, 0, &rt);
+    /* A1 (product + bias) is a graph output: the bias goes in, GELU and Q
+     * stay; M2 (the product) is one: its Add stays */
+    cr_assert_eq(opt_count_op(m, "QFusedMatMul", "kiln"), 0);
+    cr_assert_eq(opt_count_op(m, "MatMulIntegerToFloat", "com.microsoft"), 2);
+    cr_assert_eq(opt_count_op(m, "Gelu", "kiln"), 1);
+    cr_assert_eq(opt_count_op(m, "Add", ""), 1);
+    cr_assert_eq(opt_count_op(m, "QuantizeLinear", ""), 2);
+    opt_drop(m, rt);
+    check_within_steps(MODEL("opt_qdq_dense_shared.onnx"), 0, 1);
+    check_within_steps(MODEL("opt_qdq_dense_shared.onnx"), 1, 1);
+}
+
 Test(opt_kernels, fused_conv_written_directly)
 {
     /* Y = Clip(Conv(X, W) + Z, -0.5, 0.5) as kiln.FusedConv and R as the

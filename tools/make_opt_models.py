@@ -5,6 +5,7 @@ per file, with static shapes and random weights. Run with Debian's python3
 (python3-onnx):
     /usr/bin/python3 tools/make_opt_models.py
 The files are committed; rerun only to change them."""
+import math
 import os
 
 import numpy as np
@@ -554,6 +555,97 @@ def qdq():
     write("opt_qdq_relu_residual.onnx", g.nodes, [x_in], [vi("Y", [1, 16, 8, 8])], g.inits)
 
 
+# ---- QDQ matrix products with their epilogue (pass_qdq_matmul.c,
+# pass_qmatmul_epilogue.c) ----
+
+DRNG = np.random.default_rng(31)  # its own, so the models above keep theirs
+
+
+def gelu(v):
+    erf = np.vectorize(math.erf)
+    return 0.5 * v * (1 + erf(v / math.sqrt(2)))
+
+
+def qdq_dense():
+    consts = [const("sqrt2", np.sqrt(2.0)), const("rsqrt2", 1 / np.sqrt(2.0)),
+              const("one", 1.0), const("half", 0.5)]
+    x = DRNG.uniform(-1, 1, (2, 8, 16)).astype(np.float32)
+    x_in = vi("X", [2, 8, 16])
+    xs = 2.0 / 255.0
+
+    def weights(g, name, k, n, trans=False):
+        """int8 weights per output column (per row of a transposed Gemm B)
+        behind their DequantizeLinear; returns the float values as [K, N]."""
+        w = (DRNG.standard_normal((k, n)) * 0.4).astype(np.float32)
+        ws = (np.abs(w).max(axis=0) / 127.0).astype(np.float32)
+        wq = np.clip(np.round(w / ws), -127, 127).astype(np.int8)
+        g.const(name + "_wq", wq.T.copy() if trans else wq)
+        g.const(name + "_ws", ws)
+        g.const(name + "_wz", np.zeros(n, np.int8))
+        g.nodes.append(node("DequantizeLinear", [name + "_wq", name + "_ws", name + "_wz"],
+                            [name], axis=0 if trans else 1))
+        return wq.astype(np.float32) * ws
+
+    def bias(g, name, n):
+        b = (DRNG.standard_normal(n) * 0.2).astype(np.float32)
+        g.const(name, b)
+        return b
+
+    # What a QDQ transformer's FFN and projections look like:
+    #  Y0: MatMul + bias + GELU (Erf), quantized (the next product reads it);
+    #  Y1: Gemm (transB, C through an int32 DequantizeLinear) + Relu, quantized;
+    #  Y2: MatMul + Relu, quantized (no bias: 1 / y_scale in the output scale);
+    #  Y3: MatMul + bias + Sigmoid, float;
+    #  Y4: MatMul + bias, float (stays MatMulIntegerToFloat, the bias inside).
+    g = Qdq()
+    xd = g.q("X", np.array([-1.0, 1.0]))
+    w, b = weights(g, "W0", 16, 24), bias(g, "b0", 24)
+    g.nodes += [node("MatMul", [xd, "W0"], ["m0"]), node("Add", ["b0", "m0"], ["a0"])]
+    g.nodes += gelu_nodes("a0", "G0", 0, "g0")
+    g.nodes.append(node("Identity", [g.q("G0", gelu(x @ w + b))], ["Y0"]))
+    w = weights(g, "W1", 16, 12, trans=True)
+    cs = (xs * np.abs(w).max(axis=0) / 127.0).astype(np.float32)
+    cq = np.round((DRNG.standard_normal(12) * 0.2) / cs).astype(np.int32)
+    g.const("C1_q", cq)
+    g.const("C1_s", cs)
+    g.nodes.append(node("DequantizeLinear", ["C1_q", "C1_s"], ["C1"], axis=0))
+    # (Gemm's A is 2-D: its own input, the same values as [16, 16])
+    xd2 = g.q("X2", np.array([-1.0, 1.0]))
+    g.nodes += [node("Gemm", [xd2, "W1", "C1"], ["m1"], transB=1), node("Relu", ["m1"], ["r1"])]
+    y1 = np.maximum(x.reshape(16, 16) @ w + cq * cs, 0)
+    g.nodes.append(node("Identity", [g.q("r1", y1, symmetric_at_zero=True)], ["Y1"]))
+    w = weights(g, "W2", 16, 20)
+    g.nodes += [node("MatMul", [xd, "W2"], ["m2"]), node("Relu", ["m2"], ["r2"])]
+    y2 = np.maximum(x @ w, 0)
+    g.nodes.append(node("Identity", [g.q("r2", y2, symmetric_at_zero=True)], ["Y2"]))
+    weights(g, "W3", 16, 8)
+    bias(g, "b3", 8)
+    g.nodes += [node("MatMul", [xd, "W3"], ["m3"]), node("Add", ["m3", "b3"], ["a3"]),
+                node("Sigmoid", ["a3"], ["Y3"])]
+    weights(g, "W4", 16, 8)
+    bias(g, "b4", 8)
+    g.nodes += [node("MatMul", [xd, "W4"], ["m4"]), node("Add", ["m4", "b4"], ["Y4"])]
+    write("opt_qdq_dense.onnx", g.nodes, [x_in, vi("X2", [16, 16])],
+          [vi("Y0", [2, 8, 24]), vi("Y1", [16, 12]), vi("Y2", [2, 8, 20]),
+           vi("Y3", [2, 8, 8]), vi("Y4", [2, 8, 8])], g.inits + consts)
+
+    # The negatives: the biased product is also a graph output (A1), so its
+    # GELU and quantization stay outside; the product itself is (M2), so
+    # its bias Add stays too.
+    g = Qdq()
+    xd = g.q("X", np.array([-1.0, 1.0]))
+    w, b = weights(g, "W0", 16, 24), bias(g, "b0", 24)
+    g.nodes += [node("MatMul", [xd, "W0"], ["m0"]), node("Add", ["m0", "b0"], ["A1"])]
+    g.nodes += gelu_nodes("A1", "G0", 1, "g0")
+    g.nodes.append(node("Identity", [g.q("G0", gelu(x @ w + b))], ["Y0"]))
+    weights(g, "W2", 16, 8)
+    bias(g, "b2", 8)
+    g.nodes += [node("MatMul", [xd, "W2"], ["M2"]), node("Add", ["M2", "b2"], ["Y2"])]
+    write("opt_qdq_dense_shared.onnx", g.nodes, [x_in],
+          [vi("Y0", [2, 8, 24]), vi("A1", [2, 8, 24]), vi("Y2", [2, 8, 8]), vi("M2", [2, 8, 8])],
+          g.inits + consts)
+
+
 def main():
     os.makedirs(OUT, exist_ok=True)
     kiln_direct()
@@ -568,6 +660,7 @@ def main():
     zero_pads()
     pad_fold()
     qdq()
+    qdq_dense()
 
 
 if __name__ == "__main__":

@@ -20,7 +20,7 @@
     X(kn_dnnl_nhwc_average_pool) X(kn_dnnl_add) X(kn_dnnl_sub) X(kn_dnnl_mul) X(kn_dnnl_div)     \
     X(kn_dnnl_max) X(kn_dnnl_min) X(kn_dnnl_concat) X(kn_dnnl_attention)      \
     X(kn_dnnl_qlinear_conv) X(kn_dnnl_qfused_conv) X(kn_dnnl_nhwc_qlinear_conv) \
-    X(kn_dnnl_matmul_integer_to_float)
+    X(kn_dnnl_matmul_integer_to_float) X(kn_dnnl_qfused_matmul)
 
 #define DECLARE(name) extern const kn_op_def name;
 DNNL_OPS(DECLARE)

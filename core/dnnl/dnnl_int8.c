@@ -1,6 +1,7 @@
 /* oneDNN int8 primitives' common parts (dnnl_int8.h). */
-#include "core/dnnl/dnnl_int8.h"
+#include <string.h>
 
+#include "core/dnnl/dnnl_int8.h"
 #include "core/kernel/weights.h"
 
 /* The epilogue as post-ops; *missing when oneDNN has none for its activation. */
@@ -11,6 +12,8 @@ static dnnl_status_t set_post_ops(dnnl_primitive_attr_t attr, const kn_dnnl_int8
     dnnl_status_t s = dnnl_post_ops_create(&po);
     if (s == dnnl_success && post->with_sum)
         s = dnnl_post_ops_append_sum_v3(po, post->sum_scale, post->sum_zp, post->sum_type);
+    if (s == dnnl_success && post->add_md)
+        s = dnnl_post_ops_append_binary(po, dnnl_binary_add, post->add_md);
     if (s == dnnl_success)
         s = kn_dnnl_append_activation(po, &post->act, missing);
     if (s == dnnl_success && post->post_scale != 1.0f)
@@ -20,6 +23,22 @@ static dnnl_status_t set_post_ops(dnnl_primitive_attr_t attr, const kn_dnnl_int8
     if (po)
         dnnl_post_ops_destroy(po);
     return s;
+}
+
+/* Without VNNI (or AMX) oneDNN 2.6 multiplies uint8 by int8 with
+ * vpmaddubsw, whose sums of two products saturate at 16 bits: 255 * 127 * 2
+ * does not fit, and a QDQ model's activations and weights reach it. On an
+ * AVX2 or AVX-512 CPU without VNNI (ONEDNN_MAX_CPU_ISA=AVX512_CORE shows it
+ * here) the QDQ test models' integer convolutions and products then missed
+ * the reference by many steps; Kiln's CPU kernels are exact, so they serve
+ * there instead. oneDNN's implementation names say which instructions
+ * they use. */
+static int multiplies_exactly(const_dnnl_primitive_desc_t pd)
+{
+    const char *impl = NULL;
+    if (dnnl_primitive_desc_query(pd, dnnl_query_impl_info_str, 0, &impl) != dnnl_success || !impl)
+        return 0;
+    return strstr(impl, "vnni") != NULL || strstr(impl, "amx") != NULL;
 }
 
 int kn_dnnl_int8_pd(kn_kctx *k, kn_dnnl_prim *p, const void *op_desc, const float *scales,
@@ -45,6 +64,11 @@ int kn_dnnl_int8_pd(kn_kctx *k, kn_dnnl_prim *p, const void *op_desc, const floa
                                : kn_dnnl_fail(k->err, s, "int8 primitive attributes");
     if (attr)
         dnnl_primitive_attr_destroy(attr);
+    if (rc == KN_OK && !multiplies_exactly(*pd)) {
+        dnnl_primitive_desc_destroy(*pd);
+        *pd = NULL;
+        rc = kn_dnnl_decline(k, KN_DNNL_INT8_NEEDS_VNNI);
+    }
     return rc;
 }
 

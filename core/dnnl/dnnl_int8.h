@@ -7,23 +7,34 @@
 #include "core/dnnl/dnnl_common.h"
 
 /* An epilogue between the accumulation and the requantization (fused
- * integer convolutions): a residual summed onto the destination, which
- * holds it quantized (scale sum_scale relative to the output scales, zero
- * point sum_zp, stored as sum_type), then an activation, then a multiply
- * by post_scale (1 for none). */
+ * integer convolutions and matrix products): a residual summed onto the
+ * destination, which holds it quantized (scale sum_scale relative to the
+ * output scales, zero point sum_zp, stored as sum_type), then a float
+ * operand of layout add_md added (a per-column bias; NULL for none; its
+ * execution argument is argument KN_DNNL_INT8_ADD_ARG(post)),
+ * then an activation, then a multiply by post_scale (1 for none). */
 typedef struct kn_dnnl_int8_post {
     int with_sum;
     float sum_scale;
     int32_t sum_zp;
     dnnl_data_type_t sum_type;
+    const dnnl_memory_desc_t *add_md;
     kn_activation act;
     float post_scale;
 } kn_dnnl_int8_post;
 
+#define KN_DNNL_INT8_ADD_ARG(post) \
+    (DNNL_ARG_ATTR_MULTIPLE_POST_OP((post)->with_sum ? 1 : 0) | DNNL_ARG_SRC_1)
+
+/* The reason an int8 primitive declines on a CPU without VNNI or AMX
+ * (dnnl_int8.c says why); tests skip on it. */
+#define KN_DNNL_INT8_NEEDS_VNNI "int8 products without VNNI or AMX saturate (16-bit pair sums)"
+
 /* *pd for op_desc with output scales (n_scales of them: one, or one per
  * output channel / column, dim 1 of the destination), the source's and
  * destination's zero points (0: none), the epilogue `post` (NULL: none)
- * and user scratchpad. */
+ * and user scratchpad. KN_ERR_DECLINE (KN_DNNL_INT8_NEEDS_VNNI) when
+ * oneDNN's implementation does not multiply with VNNI or AMX. */
 int kn_dnnl_int8_pd(kn_kctx *k, kn_dnnl_prim *p, const void *op_desc, const float *scales,
                     int64_t n_scales, int32_t src_zp, int32_t dst_zp, const kn_dnnl_int8_post *post,
                     dnnl_primitive_desc_t *pd);

@@ -22,7 +22,7 @@
     X(dnnl_stream_wait) X(dnnl_primitive_attr_create) X(dnnl_primitive_attr_destroy)              \
     X(dnnl_primitive_attr_set_scratchpad_mode) X(dnnl_primitive_attr_set_post_ops)                \
     X(dnnl_post_ops_create) X(dnnl_post_ops_destroy) X(dnnl_post_ops_append_sum)                  \
-    X(dnnl_post_ops_append_sum_v3)                                                                 \
+    X(dnnl_post_ops_append_sum_v3) X(dnnl_post_ops_append_binary)                                  \
     X(dnnl_post_ops_append_eltwise) X(dnnl_primitive_desc_create) X(dnnl_primitive_desc_destroy) \
     X(dnnl_primitive_desc_query) X(dnnl_primitive_desc_query_md) X(dnnl_primitive_create)         \
     X(dnnl_primitive_destroy) X(dnnl_primitive_execute) X(dnnl_memory_create)                     \
@@ -64,6 +64,7 @@ int kn_dnnl_load(void);
 #define dnnl_post_ops_append_sum kn_dnnl_fn.dnnl_post_ops_append_sum
 #define dnnl_post_ops_append_sum_v3 kn_dnnl_fn.dnnl_post_ops_append_sum_v3
 #define dnnl_post_ops_append_eltwise kn_dnnl_fn.dnnl_post_ops_append_eltwise
+#define dnnl_post_ops_append_binary kn_dnnl_fn.dnnl_post_ops_append_binary
 #define dnnl_primitive_desc_create kn_dnnl_fn.dnnl_primitive_desc_create
 #define dnnl_primitive_desc_destroy kn_dnnl_fn.dnnl_primitive_desc_destroy
 #define dnnl_primitive_desc_query kn_dnnl_fn.dnnl_primitive_desc_query

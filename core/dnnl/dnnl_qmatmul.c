@@ -1,22 +1,42 @@
 /* MatMulIntegerToFloat (com.microsoft 1) on oneDNN's int8 matmul, the form
  * the qdq_matmul pass gives a QDQ transformer's linear layers:
  *
- *     Y = (A - a_zp)(B - b_zp) a_scale b_scale
+ *     Y = (A - a_zp)(B - b_zp) a_scale b_scale + bias
  *
- * with A uint8/int8 of any rank (its leading dims folded into M), B a
+ * and kiln.QFusedMatMul, the same with what follows it in the graph
+ * (the qmatmul_epilogue pass): an activation, then optionally the
+ * requantization to y_scale, y_zero_point.
+ *
+ * A is uint8/int8 of any rank (its leading dims folded into M), B a
  * constant int8 [K, N] packed once (shared by the model's sessions through
  * its weight store), a_scale and a_zp constants per tensor, b_scale per
- * tensor or per column, b_zp 0. oneDNN accumulates in int32 (VNNI, AMX) and
- * applies a_scale b_scale as its output scale, writing float. A bias, a
- * non-zero b_zp or anything computed at run time declines to the CPU
- * kernel (core/cpu/quant/ms_matmul_float.c). */
+ * tensor or per column, b_zp 0, bias float [N]. oneDNN accumulates in
+ * int32 (VNNI, AMX) and applies a_scale b_scale as its output scale, then
+ * the epilogue as post-ops: the bias as a per-column binary add (oneDNN
+ * 2.x adds its own bias argument before the output scale, in accumulator
+ * units), the activation as an eltwise post-op, and 1 / y_scale with
+ * y_zero_point as the destination's quantization. Without bias and with
+ * no activation or Relu (which commutes with the positive 1 / y_scale),
+ * 1 / y_scale joins the output scale instead. Anything computed at run
+ * time but A, or a non-zero b_zp, declines to the CPU kernel
+ * (core/cpu/quant/ms_matmul_float.c). */
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/kernel/tensor_common.h"
 #include "core/dnnl/dnnl_int8.h"
+#include "core/kernel/fused_common.h"
+#include "core/kernel/tensor_common.h"
 
-enum { IN_A, IN_B, IN_AS, IN_BS, IN_AZ, IN_BZ, IN_BIAS };
+enum { IN_A, IN_B, IN_AS, IN_BS, IN_AZ, IN_BZ, IN_BIAS, IN_YS, IN_YZ };
+
+/* kiln.QFusedMatMul's epilogue as read from the node */
+typedef struct qmm_epilogue {
+    kn_activation act;
+    int quantized;         /* y_scale given: 8-bit output */
+    dnnl_data_type_t yt;   /* output type */
+    float y_scale;
+    int32_t y_zp;
+} qmm_epilogue;
 
 static const char *unserved(kn_kctx *k, dnnl_data_type_t *at)
 {
@@ -28,8 +48,6 @@ static const char *unserved(kn_kctx *k, dnnl_data_type_t *at)
     *at = a->dtype == KN_UINT8 ? dnnl_u8 : dnnl_s8;
     if (!b->data || b->rank != 2 || a->rank < 1 || a->dims[a->rank - 1] != b->dims[0])
         return "needs a constant 2-D B matching A";
-    if (kn_input(k, IN_BIAS))
-        return "a bias is left to the CPU kernel";
     if (!as || !as->data || as->dtype != KN_FLOAT || kn_tensor_numel(as) != 1)
         return "needs a constant scalar a_scale";
     int64_t n = b->dims[1], n_bs = bs ? kn_tensor_numel(bs) : 0;
@@ -44,54 +62,96 @@ static const char *unserved(kn_kctx *k, dnnl_data_type_t *at)
             if (((const int8_t *)bz->data)[i] != 0)
                 return "b_zero_point must be 0";
     }
+    const kn_tensor *bias = kn_input(k, IN_BIAS);
+    if (bias && (bias->dtype != KN_FLOAT || bias->rank != 1 || bias->dims[0] != n))
+        return "needs a float bias of B's columns";
     return NULL;
 }
 
-/* *pd with output scale a_scale * b_scale (per column or one) and A's
- * zero point. */
+/* kiln.QFusedMatMul's activation and output quantization; the reason it is
+ * not served otherwise. */
+static const char *epilogue(kn_kctx *k, int fused, qmm_epilogue *e)
+{
+    *e = (qmm_epilogue){.yt = dnnl_f32, .y_scale = 1.0f};
+    if (!fused)
+        return NULL;
+    if (kn_fused_activation(k, &e->act) != KN_OK)
+        return "left to the CPU kernel to report";
+    const kn_tensor *ys = kn_input(k, IN_YS), *yz = kn_input(k, IN_YZ);
+    if (!ys)
+        return NULL;
+    if (!ys->data || ys->dtype != KN_FLOAT || kn_tensor_numel(ys) != 1 ||
+        !(*(const float *)ys->data > 0.0f))
+        return "needs a constant positive scalar y_scale";
+    if (yz && (!yz->data || kn_tensor_numel(yz) != 1 ||
+               (yz->dtype != KN_UINT8 && yz->dtype != KN_INT8)))
+        return "needs a constant uint8/int8 scalar y_zero_point";
+    e->quantized = 1;
+    e->y_scale = *(const float *)ys->data;
+    e->yt = yz && yz->dtype == KN_INT8 ? dnnl_s8 : dnnl_u8;
+    e->y_zp = !yz ? 0 : yz->dtype == KN_INT8 ? *(const int8_t *)yz->data
+                                              : *(const uint8_t *)yz->data;
+    return NULL;
+}
+
+/* *pd with output scale a_scale * b_scale (per column or one), A's zero
+ * point and the epilogue (bias_md: the bias's layout, or NULL). */
 static int qmm_pd(kn_kctx *k, kn_dnnl_prim *p, const dnnl_matmul_desc_t *md,
-                  dnnl_primitive_desc_t *pd)
+                  const qmm_epilogue *e, const dnnl_memory_desc_t *bias_md,
+                  kn_dnnl_int8_post *post, dnnl_primitive_desc_t *pd)
 {
     const kn_tensor *bs = k->in[IN_BS], *az = kn_input(k, IN_AZ);
     int64_t n_bs = kn_tensor_numel(bs);
     float sa = *(const float *)k->in[IN_AS]->data;
+    /* the bias and most activations need real values: 1 / y_scale after them */
+    int real = bias_md || (e->act.kind != KN_ACT_NONE && e->act.kind != KN_ACT_RELU);
+    float to_out = e->quantized && !real ? 1.0f / e->y_scale : 1.0f;
+    *post = (kn_dnnl_int8_post){.add_md = bias_md,
+                                .act = e->act,
+                                .post_scale = e->quantized && real ? 1.0f / e->y_scale : 1.0f};
     float *scales = malloc(sizeof(float) * (size_t)n_bs);
     if (!scales)
-        return kn_fail(k->err, KN_ERR_OUT_OF_MEMORY, "MatMulIntegerToFloat: out of memory");
+        return kn_fail(k->err, KN_ERR_OUT_OF_MEMORY, "%s: out of memory", k->node->op_type);
     for (int64_t i = 0; i < n_bs; i++)
-        scales[i] = sa * ((const float *)bs->data)[i];
+        scales[i] = sa * ((const float *)bs->data)[i] * to_out;
     int32_t za = !az                      ? 0
                  : az->dtype == KN_INT8 ? (int32_t)*(const int8_t *)az->data
                                         : (int32_t)*(const uint8_t *)az->data;
-    int rc = kn_dnnl_int8_pd(k, p, md, scales, n_bs, za, 0, NULL, pd);
+    int with_post = bias_md || e->act.kind != KN_ACT_NONE || post->post_scale != 1.0f;
+    int rc = kn_dnnl_int8_pd(k, p, md, scales, n_bs, za, e->y_zp, with_post ? post : NULL, pd);
     free(scales);
     return rc;
 }
 
-static int qmm_build(kn_kctx *k, kn_dnnl_prim *p, int unused_a, int unused_b)
+static int qmm_build(kn_kctx *k, kn_dnnl_prim *p, int fused, int unused)
 {
-    (void)unused_a;
-    (void)unused_b;
+    (void)unused;
     dnnl_data_type_t at;
+    qmm_epilogue e;
     const char *why = k->n_in >= 4 ? unserved(k, &at) : "inputs missing";
+    if (!why)
+        why = epilogue(k, fused, &e);
     if (why)
         return kn_dnnl_decline(k, why);
     const kn_tensor *a = k->in[IN_A], *b = k->in[IN_B];
     int64_t kdim = b->dims[0], n = b->dims[1], m = kn_tensor_numel(a) / (kdim ? kdim : 1);
     kn_tensor *y = k->out[0];
-    y->dtype = KN_FLOAT;
+    y->dtype = !e.quantized ? KN_FLOAT : e.yt == dnnl_s8 ? KN_INT8 : KN_UINT8;
     y->rank = a->rank;
     memcpy(y->dims, a->dims, sizeof(int64_t) * (size_t)a->rank);
     y->dims[a->rank - 1] = n;
     if (kn_dnnl_too_large(y) || kn_dnnl_too_large(a))
         return kn_dnnl_decline(k, "tensor too large for oneDNN");
-    int64_t ad[2] = {m, kdim}, yd[2] = {m, n};
-    dnnl_memory_desc_t amd, bmd_user, bmd_any, ymd;
+    int64_t ad[2] = {m, kdim}, yd[2] = {m, n}, biasd[2] = {1, n};
+    const kn_tensor *bias = kn_input(k, IN_BIAS);
+    dnnl_memory_desc_t amd, bmd_user, bmd_any, ymd, biasmd;
     int rc = kn_dnnl_md_typed(&amd, 2, ad, at, 0, k->err);
     if (rc == KN_OK)
         rc = kn_dnnl_md_typed(&bmd_user, 2, b->dims, dnnl_s8, 0, k->err);
     if (rc == KN_OK)
-        rc = kn_dnnl_md_typed(&ymd, 2, yd, dnnl_f32, 0, k->err);
+        rc = kn_dnnl_md_typed(&ymd, 2, yd, e.yt, 0, k->err);
+    if (rc == KN_OK && bias)
+        rc = kn_dnnl_md_typed(&biasmd, 2, biasd, dnnl_f32, 0, k->err);
     dnnl_dims_t bdd = {kdim, n};
     if (rc == KN_OK &&
         dnnl_memory_desc_init_by_tag(&bmd_any, 2, bdd, dnnl_s8, dnnl_format_tag_any) != dnnl_success)
@@ -103,13 +163,17 @@ static int qmm_build(kn_kctx *k, kn_dnnl_prim *p, int unused_a, int unused_b)
             rc = kn_dnnl_fail(k->err, s, "int8 matmul descriptor");
     }
     dnnl_primitive_desc_t pd = NULL;
+    kn_dnnl_int8_post post;
     if (rc == KN_OK)
-        rc = qmm_pd(k, p, &md, &pd);
+        rc = qmm_pd(k, p, &md, &e, bias ? &biasmd : NULL, &post, &pd);
     if (rc != KN_OK)
         return rc;
     rc = kn_dnnl_add_arg(p, DNNL_ARG_SRC, KN_DNNL_BIND_INPUT, IN_A, &amd, k->err);
     if (rc == KN_OK)
         rc = kn_dnnl_int8_weights(p, k, IN_B, &bmd_user, pd);
+    if (rc == KN_OK && bias)
+        rc = kn_dnnl_add_arg(p, KN_DNNL_INT8_ADD_ARG(&post), KN_DNNL_BIND_INPUT, IN_BIAS, &biasmd,
+                             k->err);
     if (rc == KN_OK)
         rc = kn_dnnl_add_arg(p, DNNL_ARG_DST, KN_DNNL_BIND_OUTPUT, 0, &ymd, k->err);
     if (rc == KN_OK)
@@ -123,9 +187,19 @@ static int qmm_prepare(kn_kctx *k)
     return kn_dnnl_prepare(k, sizeof(kn_dnnl_prim), qmm_build, 0, 0);
 }
 
+static int qfused_mm_prepare(kn_kctx *k)
+{
+    return kn_dnnl_prepare(k, sizeof(kn_dnnl_prim), qmm_build, 1, 0);
+}
+
 /* KN_OP_PACKS_WEIGHTS: prepare takes B from the model's weight store itself. */
 const kn_op_def kn_dnnl_matmul_integer_to_float = {
     .domain = "com.microsoft", .op_type = "MatMulIntegerToFloat", .since_version = 1,
     .dtypes = KN_BIT(KN_UINT8) | KN_BIT(KN_INT8), .flags = KN_OP_PACKS_WEIGHTS,
     .prepare = qmm_prepare, .run = kn_dnnl_run, .release = kn_dnnl_release
+};
+const kn_op_def kn_dnnl_qfused_matmul = {
+    .domain = "kiln", .op_type = "QFusedMatMul", .since_version = 1, .until_version = 1,
+    .dtypes = KN_BIT(KN_UINT8) | KN_BIT(KN_INT8), .flags = KN_OP_PACKS_WEIGHTS,
+    .prepare = qfused_mm_prepare, .run = kn_dnnl_run, .release = kn_dnnl_release
 };

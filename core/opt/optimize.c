@@ -43,6 +43,8 @@ static const opt_pass passes[] = {
      * (Gelu before the matrix products that take it as their activation). */
     {.name = "qconv_add", .level = KN_OPT_ALL, .run = kn_pass_qconv_add},
     {.name = "gelu", .level = KN_OPT_ALL, .run = kn_pass_gelu},
+    /* the integer products' bias, activation and requantization */
+    {.name = "qmatmul_epilogue", .level = KN_OPT_ALL, .run = kn_pass_qmatmul_epilogue},
     {.name = "layernorm", .level = KN_OPT_ALL, .run = kn_pass_layernorm},
     {.name = "attention", .level = KN_OPT_ALL, .run = kn_pass_attention},
     {.name = "(backends: before epilogues)",

@@ -23,6 +23,8 @@ int kn_pass_conv_bn(kn_opt *o);        /* BatchNormalization folded into Conv's 
 int kn_pass_dead_nodes(kn_opt *o);     /* nodes nothing reads */
 /* Level 2 */
 int kn_pass_gelu(kn_opt *o);           /* erf formula -> kiln.Gelu */
+/* MatMulIntegerToFloat -> bias Add -> activation -> QuantizeLinear -> kiln.QFusedMatMul */
+int kn_pass_qmatmul_epilogue(kn_opt *o);
 int kn_pass_layernorm(kn_opt *o);      /* mean/variance formula -> LayerNormalization */
 int kn_pass_attention(kn_opt *o);      /* softmax(Q K' * s + mask) V -> kiln.Attention */
 /* sibling products of one input -> one product + Split; contributed by

@@ -13,19 +13,33 @@
  * Numpy matmul shapes (batches broadcast); a_scale and a_zp per tensor,
  * b_scale and b_zp per tensor or per column (N), bias [N]. The product is
  * quant_mm's exact int32 (quant_common.h); then, in float as ONNX Runtime
- * does, y = acc * (a_scale b_scale) + bias. */
+ * does, y = acc * (a_scale b_scale) + bias.
+ *
+ *   kiln.QFusedMatMul(A, B, a_scale, b_scale, a_zp, b_zp, bias, y_scale, y_zp)
+ *     MatMulIntegerToFloat with its epilogue (the qmatmul_epilogue pass):
+ *     the `activation` attribute applied to that float result, then, with
+ *     y_scale, QuantizeLinear's saturate(round(y / y_scale) + y_zp) into
+ *     y_zp's type (uint8 without one). */
 #include <stdlib.h>
 
 #include "core/base/alloc.h"
 #include "core/cpu/quant/ms_quant.h"
+#include "core/kernel/fused_common.h"
 #include "core/kernel/tensor_common.h"
+#include "core/simd/kernels.h"
 
 typedef struct qmmf_state {
     quant_mm mm;
     int dynamic;                 /* DynamicQuantizeMatMul: A is float */
     int32_t i_bs, i_bzp, i_bias; /* input slots of b_scale, b_zp, bias */
-    size_t mm_bytes, acc_bytes, scale_bytes; /* scratch, then A quantized (dynamic) */
+    kn_activation act;           /* kiln.QFusedMatMul's; none for the others */
+    int32_t y_dtype;             /* KN_FLOAT, or the 8-bit type with y_scale */
+    /* scratch, then the float result before quantization (y_scale), then A
+     * quantized (dynamic) */
+    size_t mm_bytes, acc_bytes, scale_bytes, yf_bytes;
 } qmmf_state;
+
+enum { IN_Y_SCALE = 7, IN_Y_ZP = 8 };
 
 static void qmmf_release(kn_kctx *k)
 {
@@ -36,7 +50,21 @@ static void qmmf_release(kn_kctx *k)
     k->state = NULL;
 }
 
-static int qmmf_prepare(kn_kctx *k, int dynamic)
+/* kiln.QFusedMatMul's activation and output type. */
+static int epilogue_prepare(kn_kctx *k, qmmf_state *s)
+{
+    int rc = kn_fused_activation(k, &s->act);
+    const kn_tensor *ys = kn_input(k, IN_Y_SCALE), *yz = kn_input(k, IN_Y_ZP);
+    if (rc != KN_OK || !ys)
+        return rc;
+    if (yz && yz->dtype != KN_UINT8 && yz->dtype != KN_INT8)
+        return kn_fail(k->err, KN_ERR_DTYPE, "QFusedMatMul: y_zero_point must be uint8 or int8, "
+                       "not %s", kn_dtype_name(yz->dtype));
+    s->y_dtype = yz ? yz->dtype : KN_UINT8;
+    return ms_check_scalar_pair(k, "y", ys, yz, s->y_dtype);
+}
+
+static int qmmf_prepare(kn_kctx *k, int dynamic, int fused)
 {
     const char *op = k->node->op_type;
     if (ms_require(k, dynamic ? 0x7u : 0xFu, dynamic ? "A, B and b_scale" :
@@ -51,6 +79,7 @@ static int qmmf_prepare(kn_kctx *k, int dynamic)
     s->i_bs = dynamic ? 2 : 3;
     s->i_bzp = dynamic ? 3 : 5;
     s->i_bias = dynamic ? 4 : 6;
+    s->y_dtype = KN_FLOAT;
     const kn_tensor *a_zp = dynamic ? NULL : kn_input(k, 4), *b_zp = kn_input(k, s->i_bzp);
     const kn_tensor *bias = kn_input(k, s->i_bias);
     if (dynamic && a->dtype != KN_FLOAT)
@@ -79,13 +108,17 @@ static int qmmf_prepare(kn_kctx *k, int dynamic)
         rc = kn_fail(k->err, KN_ERR_SHAPE, "%s: bias must be float of %lld (B's columns), got %s "
                      "of rank %d", op, (long long)s->mm.n, kn_dtype_name(bias->dtype),
                      (int)bias->rank);
+    if (rc == KN_OK && fused)
+        rc = epilogue_prepare(k, s);
     if (rc != KN_OK)
         return rc;
-    k->out[0]->dtype = KN_FLOAT;
+    k->out[0]->dtype = s->y_dtype;
+    size_t elems = (size_t)(s->mm.batches * s->mm.m * s->mm.n);
     s->mm_bytes = kn_align_up(quant_mm_scratch(&s->mm), 64);
-    s->acc_bytes = kn_align_up((size_t)(s->mm.batches * s->mm.m * s->mm.n) * sizeof(int32_t), 64);
+    s->acc_bytes = kn_align_up(elems * sizeof(int32_t), 64);
     s->scale_bytes = kn_align_up((size_t)(s->mm.n + 1) * sizeof(float), 64);
-    k->scratch_bytes = s->mm_bytes + s->acc_bytes + s->scale_bytes +
+    s->yf_bytes = s->y_dtype == KN_FLOAT ? 0 : kn_align_up(elems * sizeof(float), 64);
+    k->scratch_bytes = s->mm_bytes + s->acc_bytes + s->scale_bytes + s->yf_bytes +
                        (dynamic ? (size_t)s->mm.a_numel : 0);
     return KN_OK;
 }
@@ -145,6 +178,40 @@ static void qmmf_rows(void *ctx, int64_t begin, int64_t end)
         }
 }
 
+/* ---- kiln.QFusedMatMul's 8-bit output ---- */
+
+typedef struct requant_job {
+    const float *yf;
+    void *y;
+    int64_t n;
+    int is_signed;
+    kn_quantize_params q;
+} requant_job;
+
+static void requant_rows(void *ctx, int64_t begin, int64_t end)
+{
+    const requant_job *j = ctx;
+    const float *x = j->yf + begin * j->n;
+    int64_t count = (end - begin) * j->n;
+    if (j->is_signed)
+        kn_simd()->quantize_s8((int8_t *)j->y + begin * j->n, x, count, &j->q);
+    else
+        kn_simd()->quantize_u8((uint8_t *)j->y + begin * j->n, x, count, &j->q);
+}
+
+/* QuantizeLinear of the float result yf into output 0 (y_scale, y_zp). */
+static void requantize(kn_kctx *k, const float *yf, int64_t rows, int64_t grain)
+{
+    const qmmf_state *s = k->state;
+    const kn_tensor *yz = kn_input(k, IN_Y_ZP);
+    int64_t lo = 0, hi = 255;
+    quant_range(s->y_dtype, &lo, &hi);
+    float zp = yz ? (float)quant_zp_at(yz, 0) : 0.0f;
+    requant_job j = {yf, k->out[0]->data, s->mm.n, s->y_dtype == KN_INT8,
+                     {quant_scale_at(k->in[IN_Y_SCALE], 0), zp, (float)lo - zp, (float)hi - zp}};
+    kn_parallel_for(k->threads, rows, grain, requant_rows, &j);
+}
+
 static int qmmf_run(kn_kctx *k)
 {
     const qmmf_state *s = k->state;
@@ -157,7 +224,7 @@ static int qmmf_run(kn_kctx *k)
     kn_tensor a_zp_t = {.dtype = KN_UINT8, .data = &a_zp_byte};
     const kn_tensor *a_zp = &a_zp_t;
     if (s->dynamic) {
-        uint8_t *aq = (uint8_t *)mult + s->scale_bytes;
+        uint8_t *aq = (uint8_t *)mult + s->scale_bytes + s->yf_bytes;
         int32_t zp;
         a_scale = quantize_a(a, s->mm.a_numel, aq, &zp, k->threads);
         a_zp_byte = (uint8_t)zp;
@@ -172,14 +239,19 @@ static int qmmf_run(kn_kctx *k)
     int64_t n_scales = kn_tensor_numel(bs);
     for (int64_t i = 0; i < n_scales; i++)
         mult[i] = a_scale * quant_scale_at(bs, i);
-    qmmf_job j = {s, acc, mult, bias ? bias->data : NULL, n_scales > 1, k->out[0]->data};
-    int64_t rows = s->mm.batches * s->mm.m;
-    kn_parallel_for(k->threads, rows, 1 + KN_GRAIN / (s->mm.n > 0 ? s->mm.n : 1), qmmf_rows, &j);
+    float *yf = s->yf_bytes ? (float *)((char *)mult + s->scale_bytes) : k->out[0]->data;
+    qmmf_job j = {s, acc, mult, bias ? bias->data : NULL, n_scales > 1, yf};
+    int64_t rows = s->mm.batches * s->mm.m, grain = 1 + KN_GRAIN / (s->mm.n > 0 ? s->mm.n : 1);
+    kn_parallel_for(k->threads, rows, grain, qmmf_rows, &j);
+    kn_fused_act(k->threads, yf, rows * s->mm.n, &s->act);
+    if (s->yf_bytes)
+        requantize(k, yf, rows, grain);
     return KN_OK;
 }
 
-static int dqmm_prepare(kn_kctx *k) { return qmmf_prepare(k, 1); }
-static int mmitf_prepare(kn_kctx *k) { return qmmf_prepare(k, 0); }
+static int dqmm_prepare(kn_kctx *k) { return qmmf_prepare(k, 1, 0); }
+static int mmitf_prepare(kn_kctx *k) { return qmmf_prepare(k, 0, 0); }
+static int qfused_mm_prepare(kn_kctx *k) { return qmmf_prepare(k, 0, 1); }
 
 const kn_op_def kn_op_DynamicQuantizeMatMul = {
     .domain = QUANT_MS_DOMAIN, .op_type = "DynamicQuantizeMatMul", .since_version = 1,
@@ -188,4 +260,9 @@ const kn_op_def kn_op_DynamicQuantizeMatMul = {
 const kn_op_def kn_op_MatMulIntegerToFloat = {
     .domain = QUANT_MS_DOMAIN, .op_type = "MatMulIntegerToFloat", .since_version = 1,
     .dtypes = QUANT_MASK_Q8, .prepare = mmitf_prepare, .run = qmmf_run, .release = qmmf_release
+};
+const kn_op_def kn_op_QFusedMatMul = {
+    .domain = "kiln", .op_type = "QFusedMatMul", .since_version = 1, .until_version = 1,
+    .dtypes = QUANT_MASK_Q8, .prepare = qfused_mm_prepare, .run = qmmf_run,
+    .release = qmmf_release
 };

@@ -20,6 +20,8 @@ extern const kn_op_def kn_op_QLinearAdd, kn_op_QLinearMul, kn_op_QLinearSigmoid,
     kn_op_QLinearConcat, kn_op_QLinearSoftmax, kn_op_QGemm, kn_op_DynamicQuantizeMatMul,
     kn_op_MatMulIntegerToFloat, kn_op_QAttention, kn_op_MsQuantizeLinear,
     kn_op_MsDequantizeLinear;
+/* kiln.QFusedMatMul: MatMulIntegerToFloat with its epilogue (ms_matmul_float.c) */
+extern const kn_op_def kn_op_QFusedMatMul;
 
 const kn_op_def *const kn_cpu_quant_ops[] = {
     /* integer_ops.c */
@@ -36,6 +38,7 @@ const kn_op_def *const kn_cpu_quant_ops[] = {
     &kn_op_QLinearSoftmax,
     /* ms_gemm.c, ms_matmul_float.c, ms_attention.c */
     &kn_op_QGemm, &kn_op_DynamicQuantizeMatMul, &kn_op_MatMulIntegerToFloat, &kn_op_QAttention,
+    &kn_op_QFusedMatMul,
     /* ms_qdq.c */
     &kn_op_MsQuantizeLinear, &kn_op_MsDequantizeLinear,
     NULL,
