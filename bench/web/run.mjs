@@ -8,6 +8,7 @@
 //   node bench/web/run.mjs --models-dir DIR [--models a,b,...] [--wasm DIR]
 //        [--runs N] [--startup-runs N] [--json FILE] [--profile]
 //        [--gemm-tile auto|NAME|each] [--threads N] [--wasm-mt DIR]
+//        [--simd auto|relaxed|simd128]
 //
 // --threads N (> 1): both engines on N threads, in a cross-origin isolated
 // page (SharedArrayBuffer): Kiln's threads engine (wasm/build.sh's
@@ -17,6 +18,9 @@
 // on this machine ('auto', the default: a fresh page has no stored
 // choice), one forced, or 'each': every candidate forced in turn and the
 // timed choice, per model, to show how close the timing comes to the best.
+// --simd: which Kiln engine build (kiln.init's relaxedSimd): 'auto' (the
+// default: the relaxed-SIMD engine where the browser validates it),
+// 'relaxed', or 'simd128' (the plain engine).
 // --profile: Kiln alone, time per op type and the slowest steps of each
 // model (the session's own profile), instead of the comparison.
 //
@@ -32,7 +36,8 @@ import { startServer, sourceDir } from '../../wasm/browser/serve.mjs';
 import { describeCpu, hostCpu } from './machine.mjs';
 
 const USAGE = 'usage: node bench/web/run.mjs --models-dir DIR [--models a,b] [--wasm DIR] [--runs N] ' +
-  '[--startup-runs N] [--json FILE] [--profile] [--gemm-tile auto|NAME|each] [--threads N] [--wasm-mt DIR]';
+  '[--startup-runs N] [--json FILE] [--profile] [--gemm-tile auto|NAME|each] [--threads N] [--wasm-mt DIR] ' +
+  '[--simd auto|relaxed|simd128]';
 
 function parseArgs(argv) {
   const opts = {
@@ -45,10 +50,11 @@ function parseArgs(argv) {
     gemmTile: 'auto',
     threads: 1,
     wasmMtDir: path.join(sourceDir, 'build-wasm-mt'),
+    simd: 'auto',
   };
   const names = { '--models': 'models', '--models-dir': 'modelsDir', '--wasm': 'wasmDir', '--runs': 'runs',
     '--startup-runs': 'startupRuns', '--json': 'json', '--gemm-tile': 'gemmTile',
-    '--threads': 'threads', '--wasm-mt': 'wasmMtDir' };
+    '--threads': 'threads', '--wasm-mt': 'wasmMtDir', '--simd': 'simd' };
   for (let i = 0; i < argv.length; i++) {
     if (argv[i] === '--profile') {
       opts.profile = true;
@@ -64,6 +70,10 @@ function parseArgs(argv) {
   opts.runs = Number(opts.runs);
   opts.startupRuns = Number(opts.startupRuns);
   opts.threads = Number(opts.threads);
+  if (!['auto', 'relaxed', 'simd128'].includes(opts.simd)) {
+    console.error(USAGE);
+    process.exit(2);
+  }
   return opts;
 }
 
@@ -106,8 +116,9 @@ const kib = (n) => (n / 1024).toFixed(1);
 const pad = (s, n) => String(s).padStart(n);
 
 // kiln.init() options for --gemm-tile (a fresh page has no stored choice,
-// so 'auto' and no option both time the candidates).
-const tileInit = (gemmTile) => (gemmTile && gemmTile !== 'auto' ? { gemmTile } : {});
+// so 'auto' and no option both time the candidates) and --simd.
+let simdInit = {};
+const tileInit = (gemmTile) => ({ ...(gemmTile && gemmTile !== 'auto' ? { gemmTile } : {}), ...simdInit });
 
 // --gemm-tile each: the model again with every candidate forced; prints
 // each one's Kiln time and how the timed choice compares with the best.
@@ -126,6 +137,7 @@ async function sweepTiles(auto, bench) {
 
 async function main() {
   const opts = parseArgs(process.argv.slice(2));
+  if (opts.simd !== 'auto') simdInit = { relaxedSimd: opts.simd === 'relaxed' };
   if (!opts.modelsDir || !fs.existsSync(opts.modelsDir)) {
     console.error(`run.mjs: --models-dir (or KILN_MODELS_DIR) must name the exported models folder\n${USAGE}`);
     process.exit(2);
@@ -189,7 +201,7 @@ async function main() {
         console.log(`${model.padEnd(14)} ${pad(r.modelMB.toFixed(1), 6)} ${pad(r.medianMs.kiln.toFixed(1), 9)}` +
           ` ${pad(r.medianMs.ort.toFixed(1), 9)} ${pad(r.ratio.toFixed(2), 9)} ${pad(r.times.kiln.length, 5)}` +
           ` ${pad(`${r.loadMs.kiln.toFixed(0)}/${r.loadMs.ort.toFixed(0)}`, 13)} ${pad(r.outputDiff.toExponential(1), 9)}` +
-          `  tile ${r.kilnTile.tile} (${r.kilnTile.source}${r.kilnTile.tuneMs ? `, ${r.kilnTile.tuneMs.toFixed(0)} ms` : ''})`);
+          `  ${r.kilnSimd}, tile ${r.kilnTile.tile} (${r.kilnTile.source}${r.kilnTile.tuneMs ? `, ${r.kilnTile.tuneMs.toFixed(0)} ms` : ''})`);
         if (opts.gemmTile === 'each') r.forced = await sweepTiles(r, bench);
       } catch (e) {
         report.models.push({ model, error: e.message });

@@ -31,7 +31,8 @@ const MAX_RANK = 8;
 /** How the engine is running, filled in by init(): `threads` actually in
  * use, `requestedThreads`, and when fewer threads run than were asked for,
  * `threadsFallback` = true and `fallbackReason`. `build` is 'single' or
- * 'threads'; `version` the engine's release. `gemmTile` is the matrix
+ * 'threads'; `simd` 'relaxed' (the Relaxed SIMD engine: fused multiply-add)
+ * or 'simd128'; `version` the engine's release. `gemmTile` is the matrix
  * product's micro-tile in use (of `gemmTiles`), `gemmTileSource` how it
  * was chosen: 'timed' (when the first model of 1 MiB or more loaded, or
  * at init with gemmTile 'auto'; it took `gemmTuneMs`), 'stored' (an
@@ -40,6 +41,7 @@ const MAX_RANK = 8;
 export const env = {
   initialized: false,
   build: null,
+  simd: null,
   version: null,
   threads: 1,
   requestedThreads: 1,
@@ -213,7 +215,7 @@ async function doInit(options) {
   scratch = malloc(SCRATCH_BYTES);
   const abi = core._kiln_abi_version();
   if (abi !== 1) throw new KilnError(`kiln-core.wasm has ABI version ${abi}; this kiln.mjs expects 1`, 11, 'internal error');
-  const tuning = chooseGemmTile({ core, allocString, readCString }, options.gemmTile, argError);
+  const tuning = chooseGemmTile({ core, allocString, readCString, simd: loaded.simd }, options.gemmTile, argError);
   runtime = withOptions([[OPT_THREADS, threads]], (opts) => {
     check(core._kiln_runtime_create(opts, scratch + 8));
     return u32At(scratch + 8);
@@ -221,6 +223,7 @@ async function doInit(options) {
   Object.assign(env, {
     initialized: true,
     build: threads > 1 ? 'threads' : 'single',
+    simd: loaded.simd,
     version: readCString(core._kiln_version()),
     threads,
     requestedThreads: requested,
@@ -350,7 +353,7 @@ export class Model {
 
   // The model in `bytes`, already copied to the engine's heap at p.
   static #fromBytes(p, bytes, options) {
-    Object.assign(env, tuneForModel({ core, allocString, readCString }, env.gemmTileSource, bytes.byteLength));
+    Object.assign(env, tuneForModel({ core, allocString, readCString, simd: env.simd }, env.gemmTileSource, bytes.byteLength));
     const handle = withOptions([
       [OPT_OPTIMIZE, options.optimize],
       [OPT_ALLOW_UNSUPPORTED, options.allowUnsupported === undefined ? undefined : +!!options.allowUnsupported],

@@ -19,7 +19,7 @@ const skip = !dir ? 'squeezenet1_1 is not exported (set KILN_MODELS_DIR; tools/e
   : !exists(nativeCli) ? 'no native kiln CLI to compare with (KILN_CLI): run through ctest' : false;
 
 function runWith(tile) {
-  const text = execFileSync(process.execPath, [child, tile, path.join(dir, 'model.onnx'), path.join(dir, 'input_0.pb')],
+  const text = execFileSync(process.execPath, [...process.execArgv, child, tile, path.join(dir, 'model.onnx'), path.join(dir, 'input_0.pb')],
     { encoding: 'utf8', env: process.env, maxBuffer: 1 << 24 });
   return JSON.parse(text.trim().split('\n').pop());
 }
