@@ -28,7 +28,8 @@ cp "$st/kiln-core.mjs" "$st/kiln-core.wasm" "$stage/"
 cp "$mt/kiln-core-mt.mjs" "$mt/kiln-core-mt.wasm" "$mt/kiln-core-mt.worker.js" "$stage/"
 # The relaxed-SIMD engines, where built (KILN_WASM_RELAXED_SIMD): kiln.mjs
 # loads one where the browser runs Relaxed SIMD, else the plain one.
-for f in "$st/kiln-core-relaxed.wasm" "$mt/kiln-core-mt-relaxed.wasm"; do
+for f in "$st/kiln-core-relaxed.mjs" "$st/kiln-core-relaxed.wasm" \
+         "$mt/kiln-core-mt-relaxed.mjs" "$mt/kiln-core-mt-relaxed.wasm"; do
   if [[ -f $f ]]; then cp "$f" "$stage/"; else echo "pack.sh: note: no $f (built without relaxed SIMD)"; fi
 done
 (cd "$stage" && npm pack --pack-destination "$out" --ignore-scripts --loglevel=warn)

@@ -119,9 +119,11 @@ export async function loadEngine(options, threads) {
 }
 
 async function loadBuild(options, mt, relaxed) {
-  const factory = mt
-    ? (await import('./kiln-core-mt.mjs')).default
-    : (await import('./kiln-core.mjs')).default;
+  // Literal specifiers, so bundlers see every engine's glue.
+  const glue = mt
+    ? (relaxed ? await import('./kiln-core-mt-relaxed.mjs') : await import('./kiln-core-mt.mjs'))
+    : (relaxed ? await import('./kiln-core-relaxed.mjs') : await import('./kiln-core.mjs'));
+  const factory = glue.default;
   const base = mt ? 'kiln-core-mt' : 'kiln-core';
   const given = relaxed
     ? (mt ? options.wasmThreadsRelaxedUrl : options.wasmRelaxedUrl)
@@ -150,7 +152,9 @@ async function loadBuild(options, mt, relaxed) {
     // Web workers for threads - 1 (the caller is the other); each imports
     // the glue script from this URL.
     settings.kilnWorkers = threads - 1;
-    settings.mainScriptUrlOrBlob = new URL('./kiln-core-mt.mjs', import.meta.url).href;
+    settings.mainScriptUrlOrBlob = relaxed
+      ? new URL('./kiln-core-mt-relaxed.mjs', import.meta.url).href
+      : new URL('./kiln-core-mt.mjs', import.meta.url).href;
   }
   const ready = factory(settings);
   // The factory's promise never settles when instantiation fails, so a
