@@ -8,8 +8,10 @@
 //   node bench/web/run.mjs --models-dir DIR [--models a,b,...] [--wasm DIR]
 //        [--runs N] [--startup-runs N] [--json FILE] [--profile]
 //        [--gemm-tile auto|NAME|each] [--threads N] [--wasm-mt DIR]
-//        [--simd auto|relaxed|simd128]
+//        [--simd auto|relaxed|simd128] [--max-seconds S]
 //
+// --max-seconds: timed pairs stop after S seconds per model (default 40;
+// at least 5 pairs run), so a slow model may get fewer than --runs.
 // --threads N (> 1): both engines on N threads, in a cross-origin isolated
 // page (SharedArrayBuffer): Kiln's threads engine (wasm/build.sh's
 // build-wasm-mt, or --wasm-mt) against ORT-web with numThreads = N.
@@ -37,7 +39,7 @@ import { describeCpu, hostCpu } from './machine.mjs';
 
 const USAGE = 'usage: node bench/web/run.mjs --models-dir DIR [--models a,b] [--wasm DIR] [--runs N] ' +
   '[--startup-runs N] [--json FILE] [--profile] [--gemm-tile auto|NAME|each] [--threads N] [--wasm-mt DIR] ' +
-  '[--simd auto|relaxed|simd128]';
+  '[--simd auto|relaxed|simd128] [--max-seconds S]';
 
 function parseArgs(argv) {
   const opts = {
@@ -51,10 +53,11 @@ function parseArgs(argv) {
     threads: 1,
     wasmMtDir: path.join(sourceDir, 'build-wasm-mt'),
     simd: 'auto',
+    maxSeconds: 40,
   };
   const names = { '--models': 'models', '--models-dir': 'modelsDir', '--wasm': 'wasmDir', '--runs': 'runs',
     '--startup-runs': 'startupRuns', '--json': 'json', '--gemm-tile': 'gemmTile',
-    '--threads': 'threads', '--wasm-mt': 'wasmMtDir', '--simd': 'simd' };
+    '--threads': 'threads', '--wasm-mt': 'wasmMtDir', '--simd': 'simd', '--max-seconds': 'maxSeconds' };
   for (let i = 0; i < argv.length; i++) {
     if (argv[i] === '--profile') {
       opts.profile = true;
@@ -70,6 +73,7 @@ function parseArgs(argv) {
   opts.runs = Number(opts.runs);
   opts.startupRuns = Number(opts.startupRuns);
   opts.threads = Number(opts.threads);
+  opts.maxSeconds = Number(opts.maxSeconds);
   if (!['auto', 'relaxed', 'simd128'].includes(opts.simd)) {
     console.error(USAGE);
     process.exit(2);
@@ -193,7 +197,7 @@ async function main() {
       }
       try {
         const bench = (gemmTile) => inFreshPage(browser, server.url, (a) => window.kilnBench.benchModel(a),
-          { model, runs: opts.runs, kilnInit: tileInit(gemmTile), threads: opts.threads });
+          { model, runs: opts.runs, budgetMs: opts.maxSeconds * 1000, kilnInit: tileInit(gemmTile), threads: opts.threads });
         const r = await bench(opts.gemmTile === 'each' ? 'auto' : opts.gemmTile);
         r.ratio = r.medianMs.kiln / r.medianMs.ort;
         report.models.push(r);

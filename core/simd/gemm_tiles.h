@@ -56,8 +56,14 @@ int kn_sgemm_tile_force(const char *name);
 double kn_sgemm_tune_ms(void);
 
 /* The timing itself (gemm_tune.c): the fastest candidate on a few
- * conv-shaped products, 3 counted rounds of each after a warm-up that
- * lasts until the browser has optimised the candidates. */
+ * conv-shaped products, by its median over up to 5 interleaved counted
+ * rounds after a warm-up that lasts until the browser has optimised the
+ * candidates (or until only the counted rounds still fit in the 30 ms budget). */
 const kn_sgemm_tile *kn_sgemm_tune(double *elapsed_ms);
+
+/* One short run of one candidate, so that a browser optimises them all
+ * before they are timed (gemm_tune.c says why); the choice does not
+ * change. Steps 0, 1, ... until it returns 0. */
+int kn_sgemm_tune_warm_step(int32_t step);
 
 #endif

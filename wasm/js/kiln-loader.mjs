@@ -109,16 +109,17 @@ export async function loadEngine(options, threads) {
   const { relaxed } = chooseSimd(options, mt);
   if (relaxed) {
     try {
-      return await loadBuild(options, mt, true);
+      return await loadBuild(options, threads, true);
     } catch (e) {
       if (options.relaxedSimd === true) throw e;
       console.warn(`kiln: the relaxed-SIMD engine did not load (${e?.message ?? e}); using SIMD128`);
     }
   }
-  return loadBuild(options, mt, false);
+  return loadBuild(options, threads, false);
 }
 
-async function loadBuild(options, mt, relaxed) {
+async function loadBuild(options, threads, relaxed) {
+  const mt = threads > 1;
   // Literal specifiers, so bundlers see every engine's glue.
   const glue = mt
     ? (relaxed ? await import('./kiln-core-mt-relaxed.mjs') : await import('./kiln-core-mt.mjs'))

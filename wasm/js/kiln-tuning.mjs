@@ -75,6 +75,20 @@ function state(engine, source) {
   };
 }
 
+// While the choice waits for a large model, the candidates run briefly,
+// one short step per task (core/simd/gemm_tune.c: kn_sgemm_tune_warm_step),
+// so that the browser's optimising compiler has them ready when they are
+// timed; the page stays responsive and neither init() nor a model load
+// waits for it. engine.pending() says whether the choice still waits.
+function warmWhileIdle(engine) {
+  let step = 0;
+  const next = () => {
+    if (!engine.pending()) return;
+    if (engine.core._kiln_wasm_gemm_tile_warm(step++)) setTimeout(next, 0);
+  };
+  setTimeout(next, 0);
+}
+
 /** At init(): `requested` is its gemmTile option. Returns the env fields
  * { gemmTile, gemmTiles, gemmTuneMs, gemmTileSource }; the source is
  * 'pending' when the timing waits for the first large model. */
@@ -93,6 +107,7 @@ export function chooseGemmTile(engine, requested, argError) {
     force(engine, stored);
     return state(engine, 'stored');
   }
+  warmWhileIdle(engine);
   return state(engine, 'pending');
 }
 

@@ -37,7 +37,8 @@ const MAX_RANK = 8;
  * was chosen: 'timed' (when the first model of 1 MiB or more loaded, or
  * at init with gemmTile 'auto'; it took `gemmTuneMs`), 'stored' (an
  * earlier visit's timing), 'option', or 'pending' (the default tile until
- * a large model loads). */
+ * a large model loads; meanwhile the candidates run briefly while the
+ * page is idle, for the browser's compiler). */
 export const env = {
   initialized: false,
   build: null,
@@ -215,7 +216,8 @@ async function doInit(options) {
   scratch = malloc(SCRATCH_BYTES);
   const abi = core._kiln_abi_version();
   if (abi !== 1) throw new KilnError(`kiln-core.wasm has ABI version ${abi}; this kiln.mjs expects 1`, 11, 'internal error');
-  const tuning = chooseGemmTile({ core, allocString, readCString, simd: loaded.simd }, options.gemmTile, argError);
+  const tuning = chooseGemmTile({ core, allocString, readCString, simd: loaded.simd,
+    pending: () => env.gemmTileSource === 'pending' }, options.gemmTile, argError);
   runtime = withOptions([[OPT_THREADS, threads]], (opts) => {
     check(core._kiln_runtime_create(opts, scratch + 8));
     return u32At(scratch + 8);
