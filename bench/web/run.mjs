@@ -10,6 +10,9 @@
 //        [--gemm-tile auto|NAME|each] [--threads N] [--wasm-mt DIR]
 //        [--simd auto|relaxed|simd128] [--max-seconds S]
 //
+// --simulate-slow-tile NAME:F: a simulated second CPU, on which Kiln's GEMM
+// tile NAME runs F times slower (kiln.init's simulateSlowTile); with
+// --gemm-tile each it shows whether the timed choice moves away from it.
 // --max-seconds: timed pairs stop after S seconds per model (default 40;
 // at least 5 pairs run), so a slow model may get fewer than --runs.
 // --threads N (> 1): both engines on N threads, in a cross-origin isolated
@@ -39,7 +42,7 @@ import { describeCpu, hostCpu } from './machine.mjs';
 
 const USAGE = 'usage: node bench/web/run.mjs --models-dir DIR [--models a,b] [--wasm DIR] [--runs N] ' +
   '[--startup-runs N] [--json FILE] [--profile] [--gemm-tile auto|NAME|each] [--threads N] [--wasm-mt DIR] ' +
-  '[--simd auto|relaxed|simd128] [--max-seconds S]';
+  '[--simd auto|relaxed|simd128] [--max-seconds S] [--simulate-slow-tile NAME:F]';
 
 function parseArgs(argv) {
   const opts = {
@@ -54,10 +57,11 @@ function parseArgs(argv) {
     wasmMtDir: path.join(sourceDir, 'build-wasm-mt'),
     simd: 'auto',
     maxSeconds: 40,
+    slowTile: '',
   };
   const names = { '--models': 'models', '--models-dir': 'modelsDir', '--wasm': 'wasmDir', '--runs': 'runs',
     '--startup-runs': 'startupRuns', '--json': 'json', '--gemm-tile': 'gemmTile',
-    '--threads': 'threads', '--wasm-mt': 'wasmMtDir', '--simd': 'simd', '--max-seconds': 'maxSeconds' };
+    '--threads': 'threads', '--wasm-mt': 'wasmMtDir', '--simd': 'simd', '--max-seconds': 'maxSeconds', '--simulate-slow-tile': 'slowTile' };
   for (let i = 0; i < argv.length; i++) {
     if (argv[i] === '--profile') {
       opts.profile = true;
@@ -142,6 +146,11 @@ async function sweepTiles(auto, bench) {
 async function main() {
   const opts = parseArgs(process.argv.slice(2));
   if (opts.simd !== 'auto') simdInit = { relaxedSimd: opts.simd === 'relaxed' };
+  if (opts.slowTile) {
+    const [tile, factor] = opts.slowTile.split(':');
+    simdInit.simulateSlowTile = { tile, factor: Number(factor) };
+    console.log(`simulated second CPU: Kiln's ${tile} tile made ${factor}x slower (simulateSlowTile)`);
+  }
   if (!opts.modelsDir || !fs.existsSync(opts.modelsDir)) {
     console.error(`run.mjs: --models-dir (or KILN_MODELS_DIR) must name the exported models folder\n${USAGE}`);
     process.exit(2);

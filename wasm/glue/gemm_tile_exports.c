@@ -38,3 +38,9 @@ EMSCRIPTEN_KEEPALIVE double kiln_wasm_gemm_tune_ms(void) { return kn_sgemm_tune_
 /* Before the first large model: lets the browser optimise the candidates
  * (kn_sgemm_tune_warm_step). */
 EMSCRIPTEN_KEEPALIVE int kiln_wasm_gemm_tile_warm(int32_t step) { return kn_sgemm_tune_warm_step(step); }
+
+/* kiln.init's simulateSlowTile (a benchmark's simulated second CPU). */
+EMSCRIPTEN_KEEPALIVE int kiln_wasm_gemm_tile_simulate_slowdown(const char *name, double factor)
+{
+    return kn_sgemm_tile_simulate_slowdown(name, factor);
+}

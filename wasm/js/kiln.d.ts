@@ -69,6 +69,10 @@ export interface InitOptions {
    * earlier timing on this browser and CPU (localStorage), else time them
    * when the first model of 1 MiB or more loads. */
   gemmTile?: string;
+  /** A simulation for benchmarks: that tile's matrix products take
+   * `factor` times as long (results unchanged), as on a CPU where it is
+   * slower, to show the timed choice adapting. */
+  simulateSlowTile?: { tile: string; factor: number };
 }
 
 /** How the engine is running (filled in by init()). */

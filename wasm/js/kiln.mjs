@@ -216,6 +216,7 @@ async function doInit(options) {
   scratch = malloc(SCRATCH_BYTES);
   const abi = core._kiln_abi_version();
   if (abi !== 1) throw new KilnError(`kiln-core.wasm has ABI version ${abi}; this kiln.mjs expects 1`, 11, 'internal error');
+  if (options.simulateSlowTile) simulateSlowTile(options.simulateSlowTile);
   const tuning = chooseGemmTile({ core, allocString, readCString, simd: loaded.simd,
     pending: () => env.gemmTileSource === 'pending' }, options.gemmTile, argError);
   runtime = withOptions([[OPT_THREADS, threads]], (opts) => {
@@ -233,6 +234,19 @@ async function doInit(options) {
     fallbackReason: reason,
     ...tuning,
   });
+}
+
+// A benchmark's simulated second CPU: { tile: '4x8', factor: 1.5 } makes
+// that GEMM tile's products take 1.5x as long (core/simd/gemm_tiles.h), to
+// show the timed choice moving away from it. Not for production use.
+function simulateSlowTile({ tile, factor }) {
+  const p = allocString(String(tile));
+  try {
+    if (core._kiln_wasm_gemm_tile_simulate_slowdown(p, Number(factor)) !== 0)
+      throw argError(`init: simulateSlowTile needs a tile of ${readCString(core._kiln_wasm_gemm_tiles())} and a factor >= 1`);
+  } finally {
+    core._free(p);
+  }
 }
 
 // ---- tensors -------------------------------------------------------------
