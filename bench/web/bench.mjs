@@ -86,6 +86,7 @@ export async function benchModel({ model, runs = 15, budgetMs = 40000, kilnInit 
     medianMs: { kiln: median(times.kiln), ort: median(times.ort) },
     times,
     outputDiff: relativeDiff(outputs.kiln, outputs.ort),
+    kilnSimd: kilnEnv.simd,
     kilnTile: { tile: kilnEnv.gemmTile, source: kilnEnv.gemmTileSource, tuneMs: kilnEnv.gemmTuneMs,
       candidates: kilnEnv.gemmTiles },
     threads,

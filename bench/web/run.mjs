@@ -8,7 +8,13 @@
 //   node bench/web/run.mjs --models-dir DIR [--models a,b,...] [--wasm DIR]
 //        [--runs N] [--startup-runs N] [--json FILE] [--profile]
 //        [--gemm-tile auto|NAME|each] [--threads N] [--wasm-mt DIR]
+//        [--simd auto|relaxed|simd128] [--max-seconds S]
 //
+// --simulate-slow-tile NAME:F: a simulated second CPU, on which Kiln's GEMM
+// tile NAME runs F times slower (kiln.init's simulateSlowTile); with
+// --gemm-tile each it shows whether the timed choice moves away from it.
+// --max-seconds: timed pairs stop after S seconds per model (default 40;
+// at least 5 pairs run), so a slow model may get fewer than --runs.
 // --threads N (> 1): both engines on N threads, in a cross-origin isolated
 // page (SharedArrayBuffer): Kiln's threads engine (wasm/build.sh's
 // build-wasm-mt, or --wasm-mt) against ORT-web with numThreads = N.
@@ -17,6 +23,9 @@
 // on this machine ('auto', the default: a fresh page has no stored
 // choice), one forced, or 'each': every candidate forced in turn and the
 // timed choice, per model, to show how close the timing comes to the best.
+// --simd: which Kiln engine build (kiln.init's relaxedSimd): 'auto' (the
+// default: the relaxed-SIMD engine where the browser validates it),
+// 'relaxed', or 'simd128' (the plain engine).
 // --profile: Kiln alone, time per op type and the slowest steps of each
 // model (the session's own profile), instead of the comparison.
 //
@@ -32,7 +41,8 @@ import { startServer, sourceDir } from '../../wasm/browser/serve.mjs';
 import { describeCpu, hostCpu } from './machine.mjs';
 
 const USAGE = 'usage: node bench/web/run.mjs --models-dir DIR [--models a,b] [--wasm DIR] [--runs N] ' +
-  '[--startup-runs N] [--json FILE] [--profile] [--gemm-tile auto|NAME|each] [--threads N] [--wasm-mt DIR]';
+  '[--startup-runs N] [--json FILE] [--profile] [--gemm-tile auto|NAME|each] [--threads N] [--wasm-mt DIR] ' +
+  '[--simd auto|relaxed|simd128] [--max-seconds S] [--simulate-slow-tile NAME:F]';
 
 function parseArgs(argv) {
   const opts = {
@@ -45,10 +55,13 @@ function parseArgs(argv) {
     gemmTile: 'auto',
     threads: 1,
     wasmMtDir: path.join(sourceDir, 'build-wasm-mt'),
+    simd: 'auto',
+    maxSeconds: 40,
+    slowTile: '',
   };
   const names = { '--models': 'models', '--models-dir': 'modelsDir', '--wasm': 'wasmDir', '--runs': 'runs',
     '--startup-runs': 'startupRuns', '--json': 'json', '--gemm-tile': 'gemmTile',
-    '--threads': 'threads', '--wasm-mt': 'wasmMtDir' };
+    '--threads': 'threads', '--wasm-mt': 'wasmMtDir', '--simd': 'simd', '--max-seconds': 'maxSeconds', '--simulate-slow-tile': 'slowTile' };
   for (let i = 0; i < argv.length; i++) {
     if (argv[i] === '--profile') {
       opts.profile = true;
@@ -64,6 +77,11 @@ function parseArgs(argv) {
   opts.runs = Number(opts.runs);
   opts.startupRuns = Number(opts.startupRuns);
   opts.threads = Number(opts.threads);
+  opts.maxSeconds = Number(opts.maxSeconds);
+  if (!['auto', 'relaxed', 'simd128'].includes(opts.simd)) {
+    console.error(USAGE);
+    process.exit(2);
+  }
   return opts;
 }
 
@@ -106,8 +124,9 @@ const kib = (n) => (n / 1024).toFixed(1);
 const pad = (s, n) => String(s).padStart(n);
 
 // kiln.init() options for --gemm-tile (a fresh page has no stored choice,
-// so 'auto' and no option both time the candidates).
-const tileInit = (gemmTile) => (gemmTile && gemmTile !== 'auto' ? { gemmTile } : {});
+// so 'auto' and no option both time the candidates) and --simd.
+let simdInit = {};
+const tileInit = (gemmTile) => ({ ...(gemmTile && gemmTile !== 'auto' ? { gemmTile } : {}), ...simdInit });
 
 // --gemm-tile each: the model again with every candidate forced; prints
 // each one's Kiln time and how the timed choice compares with the best.
@@ -126,6 +145,12 @@ async function sweepTiles(auto, bench) {
 
 async function main() {
   const opts = parseArgs(process.argv.slice(2));
+  if (opts.simd !== 'auto') simdInit = { relaxedSimd: opts.simd === 'relaxed' };
+  if (opts.slowTile) {
+    const [tile, factor] = opts.slowTile.split(':');
+    simdInit.simulateSlowTile = { tile, factor: Number(factor) };
+    console.log(`simulated second CPU: Kiln's ${tile} tile made ${factor}x slower (simulateSlowTile)`);
+  }
   if (!opts.modelsDir || !fs.existsSync(opts.modelsDir)) {
     console.error(`run.mjs: --models-dir (or KILN_MODELS_DIR) must name the exported models folder\n${USAGE}`);
     process.exit(2);
@@ -181,7 +206,7 @@ async function main() {
       }
       try {
         const bench = (gemmTile) => inFreshPage(browser, server.url, (a) => window.kilnBench.benchModel(a),
-          { model, runs: opts.runs, kilnInit: tileInit(gemmTile), threads: opts.threads });
+          { model, runs: opts.runs, budgetMs: opts.maxSeconds * 1000, kilnInit: tileInit(gemmTile), threads: opts.threads });
         const r = await bench(opts.gemmTile === 'each' ? 'auto' : opts.gemmTile);
         r.ratio = r.medianMs.kiln / r.medianMs.ort;
         report.models.push(r);
@@ -189,7 +214,7 @@ async function main() {
         console.log(`${model.padEnd(14)} ${pad(r.modelMB.toFixed(1), 6)} ${pad(r.medianMs.kiln.toFixed(1), 9)}` +
           ` ${pad(r.medianMs.ort.toFixed(1), 9)} ${pad(r.ratio.toFixed(2), 9)} ${pad(r.times.kiln.length, 5)}` +
           ` ${pad(`${r.loadMs.kiln.toFixed(0)}/${r.loadMs.ort.toFixed(0)}`, 13)} ${pad(r.outputDiff.toExponential(1), 9)}` +
-          `  tile ${r.kilnTile.tile} (${r.kilnTile.source}${r.kilnTile.tuneMs ? `, ${r.kilnTile.tuneMs.toFixed(0)} ms` : ''})`);
+          `  ${r.kilnSimd}, tile ${r.kilnTile.tile} (${r.kilnTile.source}${r.kilnTile.tuneMs ? `, ${r.kilnTile.tuneMs.toFixed(0)} ms` : ''})`);
         if (opts.gemmTile === 'each') r.forced = await sweepTiles(r, bench);
       } catch (e) {
         report.models.push({ model, error: e.message });
@@ -222,9 +247,10 @@ async function main() {
   const kilnDir = opts.wasmDir;
   report.sizes = {
     // The single-threaded engine and every module of the JS API but the
-    // worker's own script (loaded only by createWorkerSession).
+    // worker's own script (loaded only by createWorkerSession). The
+    // relaxed-SIMD engine, loaded instead where it runs, is the same size.
     kiln: sizes(['kiln-core.wasm', ...fs.readdirSync(kilnDir)
-      .filter((f) => f.endsWith('.mjs') && !f.includes('-mt') && f !== 'kiln-worker.mjs').sort()]
+      .filter((f) => f.endsWith('.mjs') && !f.includes('-mt') && !f.includes('-relaxed') && f !== 'kiln-worker.mjs').sort()]
       .map((f) => path.join(kilnDir, f))),
     ort: sizes(['ort-wasm-simd-threaded.wasm', 'ort.wasm.min.mjs', 'ort-wasm-simd-threaded.mjs']
       .map((f) => path.join(ortDist, f))),

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "core/simd/kernels.h"
 #include "core/simd/vec.h"
@@ -78,6 +79,58 @@ static kn_sgemm_tile tiles[] = {
 #undef KN_TILE
 };
 #define N_TILES ((int32_t)(sizeof tiles / sizeof tiles[0]))
+_Static_assert(N_TILES == 4, "the simulated slowdown below has one wrapper per tile");
+
+/* ---- a simulated slower tile ----
+ *
+ * To show that the timed choice follows the machine, a test or benchmark
+ * can make one tile slower, as it might be on another CPU: its products
+ * then take `factor` times as long (the product runs, then the thread
+ * spins for the rest), in the timing and in model runs alike, with the
+ * same results. A simulation only: nothing sets it unless asked. */
+static kn_sgemm_tile_fn original_sgemm[4];
+static double slowdown[4];
+
+static double wall_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
+}
+
+static void run_slowed(int i, kn_threadpool *pool, const kn_sgemm_args *g, void *ws, size_t ws_bytes)
+{
+    double t0 = wall_ms();
+    original_sgemm[i](pool, g, ws, ws_bytes);
+    double until = t0 + (wall_ms() - t0) * slowdown[i];
+    while (wall_ms() < until)
+        ;
+}
+
+#define KN_SLOWED(i)                                                                               \
+    static void slowed_##i(kn_threadpool *pool, const kn_sgemm_args *g, void *ws, size_t wsb)      \
+    {                                                                                              \
+        run_slowed(i, pool, g, ws, wsb);                                                           \
+    }
+KN_SLOWED(0)
+KN_SLOWED(1)
+KN_SLOWED(2)
+KN_SLOWED(3)
+#undef KN_SLOWED
+static const kn_sgemm_tile_fn slowed[4] = {slowed_0, slowed_1, slowed_2, slowed_3};
+
+int kn_sgemm_tile_simulate_slowdown(const char *name, double factor)
+{
+    const kn_sgemm_tile *t = kn_sgemm_tile_named(name);
+    if (!t || !(factor >= 1.0))
+        return -1;
+    int i = (int)kn_sgemm_tile_index(t);
+    if (!original_sgemm[i])
+        original_sgemm[i] = tiles[i].sgemm;
+    slowdown[i] = factor;
+    tiles[i].sgemm = factor > 1.0 ? slowed[i] : original_sgemm[i];
+    return 0;
+}
 
 static pthread_once_t name_once = PTHREAD_ONCE_INIT;
 

@@ -19,9 +19,12 @@
 
 #include "core/simd/gemm.h"
 
+typedef void (*kn_sgemm_tile_fn)(kn_threadpool *pool, const kn_sgemm_args *g, void *ws,
+                                 size_t ws_bytes);
+
 typedef struct kn_sgemm_tile {
     const char *name; /* "5x8": rows x columns of the micro-tile */
-    void (*sgemm)(kn_threadpool *pool, const kn_sgemm_args *g, void *ws, size_t ws_bytes);
+    kn_sgemm_tile_fn sgemm;
     size_t (*workspace_size)(int64_t m, int64_t n, int64_t k, int32_t threads);
     size_t (*packed_a_size)(int64_t m, int64_t k);
     void (*pack_a)(int trans_a, int64_t m, int64_t k, const float *a, int64_t lda, float *dst);
@@ -52,12 +55,24 @@ const kn_sgemm_tile *kn_sgemm_tile_active(void);
  * unknown name. */
 int kn_sgemm_tile_force(const char *name);
 
+/* A simulation of another CPU, for showing that the timed choice adapts:
+ * the named tile's products take `factor` (>= 1; 1 undoes it) times as
+ * long from now on, results unchanged. Before any product runs. Returns 0,
+ * or -1 for an unknown name or factor. */
+int kn_sgemm_tile_simulate_slowdown(const char *name, double factor);
+
 /* How long the timing took in ms (0 when the choice was not timed). */
 double kn_sgemm_tune_ms(void);
 
 /* The timing itself (gemm_tune.c): the fastest candidate on a few
- * conv-shaped products, 3 counted rounds of each after a warm-up that
- * lasts until the browser has optimised the candidates. */
+ * conv-shaped products, by its median over up to 5 interleaved counted
+ * rounds after a warm-up that lasts until the browser has optimised the
+ * candidates (or until only the counted rounds still fit in the 30 ms budget). */
 const kn_sgemm_tile *kn_sgemm_tune(double *elapsed_ms);
+
+/* One short run of one candidate, so that a browser optimises them all
+ * before they are timed (gemm_tune.c says why); the choice does not
+ * change. Steps 0, 1, ... until it returns 0. */
+int kn_sgemm_tune_warm_step(int32_t step);
 
 #endif

@@ -35,8 +35,8 @@
  * The whole timing is held to TOTAL_BUDGET_MS, since it is paid on the
  * first model load of a page: warm-up ends early enough that the counted
  * rounds, at the pace of the last warm-up round, still fit. */
-enum { COUNTED_ROUNDS = 3, MIN_WARM_ROUNDS = 2, MAX_WARM_ROUNDS = 12, MAX_TILES = 8 };
-#define TOTAL_BUDGET_MS 45.0
+enum { COUNTED_ROUNDS = 5, MIN_WARM_ROUNDS = 2, MAX_WARM_ROUNDS = 12, MAX_TILES = 8 };
+#define TOTAL_BUDGET_MS 30.0
 
 typedef struct tune_shape {
     int64_t m, n, k;
@@ -50,6 +50,19 @@ static double now_ms(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
+}
+
+/* The median of n values (sorted in place; n >= 1), the mean of the
+ * middle two for even n. */
+static double median(double *v, int n)
+{
+    for (int i = 1; i < n; i++)
+        for (int j = i; j > 0 && v[j] < v[j - 1]; j--) {
+            double t = v[j];
+            v[j] = v[j - 1];
+            v[j - 1] = t;
+        }
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
 typedef struct tune_buffers {
@@ -170,8 +183,12 @@ const kn_sgemm_tile *kn_sgemm_tune(double *elapsed_ms)
         if (settled || now_ms() - start + (COUNTED_ROUNDS + 1) * last_round_ms > TOTAL_BUDGET_MS)
             break;
     }
-    /* Whole rounds only, so every candidate is summed over as many; past
-     * the budget (a busy machine) one round decides. */
+    /* Whole rounds only, so every candidate is timed as often; past the
+     * budget (a busy machine) fewer rounds decide, at least one. Each
+     * candidate's median round decides: a round that another process or
+     * a compile thread interrupted moves a sum, not a median. */
+    double times[MAX_TILES][COUNTED_ROUNDS];
+    int counted = 0;
     for (int round = 0; ok && round < COUNTED_ROUNDS; round++) {
         double round_start = now_ms();
         if (round > 0 && now_ms() - start + last_round_ms > TOTAL_BUDGET_MS)
@@ -181,11 +198,14 @@ const kn_sgemm_tile *kn_sgemm_tune(double *elapsed_ms)
             const kn_sgemm_tile *tile = kn_sgemm_tile_at(i);
             double t0 = now_ms();
             run_products(&buf, tile, packed[i]);
-            total[i] += now_ms() - t0;
+            times[i][round] = now_ms() - t0;
         }
+        counted++;
         last_round_ms = now_ms() - round_start;
     }
     if (ok) {
+        for (int32_t i = 0; i < n; i++)
+            total[i] = median(times[i], counted);
         int32_t fastest = 0;
         for (int32_t i = 1; i < n; i++)
             fastest = total[i] < total[fastest] ? i : fastest;
@@ -198,4 +218,38 @@ const kn_sgemm_tile *kn_sgemm_tune(double *elapsed_ms)
     if (elapsed_ms)
         *elapsed_ms = now_ms() - start;
     return best; /* NULL (out of memory): the caller keeps the default */
+}
+
+/* One step of a warm-up before the timing: candidate `step` % count runs
+ * the timing's products, cut to a quarter of their depth, once; WARM_CALLS
+ * times per candidate in all. A browser compiles a function with its
+ * optimising compiler only after the function has run for a while, on
+ * background threads, and a timing that starts before that has finished
+ * times the baseline compiler's code: on a loaded 2-core machine, every
+ * candidate was still unoptimised in Chromium when the timing's budget was
+ * spent, so the choice followed the compiler's progress and cost 50-100 ms.
+ * The page runs these steps while it is idle after the engine started
+ * (wasm/js/kiln-tuning.mjs), each a few ms, until the first large model
+ * loads. Returns 1 while steps remain, else 0. */
+enum { WARM_CALLS = 6 };
+
+int kn_sgemm_tune_warm_step(int32_t step)
+{
+    int32_t n = kn_sgemm_tile_count();
+    n = n > MAX_TILES ? MAX_TILES : n;
+    if (step < 0 || step >= n * WARM_CALLS)
+        return 0;
+    tune_buffers buf = {0};
+    if (alloc_buffers(&buf, n) == 0) {
+        const kn_sgemm_tile *tile = kn_sgemm_tile_at(step % n);
+        for (size_t s = 0; s < N_SHAPES; s++) {
+            const tune_shape *p = &shapes[s];
+            kn_sgemm_args g = {.m = p->m, .n = p->n, .k = p->k / 4, .alpha = 1, .beta = 0,
+                               .a = buf.a, .lda = p->k, .b = buf.b, .ldb = p->n, .c = buf.c,
+                               .ldc = p->n};
+            tile->sgemm(NULL, &g, buf.ws, buf.ws_bytes); /* packs A itself, warming that too */
+        }
+    }
+    free_buffers(&buf);
+    return step + 1 < n * WARM_CALLS;
 }

@@ -1,12 +1,26 @@
 /* kv backend: WebAssembly SIMD128, 4 floats (see vec.h). Built with
  * emcc -msimd128 (or clang --target=wasm32 -msimd128). There is no fused
- * multiply-add in SIMD128 proper, so kv_fma rounds twice. */
+ * multiply-add in SIMD128 proper, so kv_fma rounds twice there: a multiply
+ * and an add, two instructions on the same two x86 ports, which caps a
+ * matrix product at half the rate of a fused one.
+ *
+ * With -mrelaxed-simd (the extra relaxed build, wasm/CMakeLists.txt) kv_fma
+ * is Relaxed SIMD's f32x4.relaxed_madd, a * b + c, one vfmadd where the
+ * CPU has FMA (rounded once or twice: the standard lets the engine pick).
+ * Emscripten 3.1.6's LLVM 14 knows it only as the draft's f32x4.fma,
+ * encoded with an opcode browsers no longer accept, so the linked module
+ * goes through wasm/postlink/standard_relaxed_opcodes.mjs, which gives it
+ * the standard opcode. The operands are passed in the standard's order. */
 #include <wasm_simd128.h>
 
 typedef v128_t kv;
 typedef v128_t kvm;
 #define KV_W 4
+#ifdef __wasm_relaxed_simd__
+#define KV_NAME "wasm128-relaxed"
+#else
 #define KV_NAME "wasm128"
+#endif
 
 static inline kv kv_zero(void) { return wasm_f32x4_splat(0.0f); }
 static inline kv kv_set1(float x) { return wasm_f32x4_splat(x); }
@@ -46,7 +60,11 @@ static inline kv kv_add(kv a, kv b) { return wasm_f32x4_add(a, b); }
 static inline kv kv_sub(kv a, kv b) { return wasm_f32x4_sub(a, b); }
 static inline kv kv_mul(kv a, kv b) { return wasm_f32x4_mul(a, b); }
 static inline kv kv_div(kv a, kv b) { return wasm_f32x4_div(a, b); }
+#ifdef __wasm_relaxed_simd__
+static inline kv kv_fma(kv a, kv b, kv c) { return __builtin_wasm_fma_f32x4(a, b, c); }
+#else
 static inline kv kv_fma(kv a, kv b, kv c) { return wasm_f32x4_add(wasm_f32x4_mul(a, b), c); }
+#endif
 /* pmax(x, y) = x < y ? y : x and pmin(x, y) = y < x ? y : x, one maxps /
  * minps each in V8, where a compare and bitselect take three instructions. */
 static inline kv kv_max(kv a, kv b) { return wasm_f32x4_pmax(b, a); } /* a > b ? a : b */

@@ -1,7 +1,7 @@
 #!/bin/bash
 # Assembles the kiln-web npm package from the WebAssembly builds and packs
 # it (npm pack): the JS API (wasm/js), the single-threaded engine and the
-# threads engine.
+# threads engine, each with its relaxed-SIMD variant.
 #
 #   packaging/npm-web/pack.sh BUILD_WASM BUILD_WASM_MT OUTDIR
 #
@@ -26,5 +26,11 @@ cp "$here/package.json" "$here/README.md" "$stage/"
 cp "$src"/wasm/js/*.mjs "$src"/wasm/js/*.d.ts "$stage/"
 cp "$st/kiln-core.mjs" "$st/kiln-core.wasm" "$stage/"
 cp "$mt/kiln-core-mt.mjs" "$mt/kiln-core-mt.wasm" "$mt/kiln-core-mt.worker.js" "$stage/"
+# The relaxed-SIMD engines, where built (KILN_WASM_RELAXED_SIMD): kiln.mjs
+# loads one where the browser runs Relaxed SIMD, else the plain one.
+for f in "$st/kiln-core-relaxed.mjs" "$st/kiln-core-relaxed.wasm" \
+         "$mt/kiln-core-mt-relaxed.mjs" "$mt/kiln-core-mt-relaxed.wasm"; do
+  if [[ -f $f ]]; then cp "$f" "$stage/"; else echo "pack.sh: note: no $f (built without relaxed SIMD)"; fi
+done
 (cd "$stage" && npm pack --pack-destination "$out" --ignore-scripts --loglevel=warn)
 ls -l "$out"/kiln-web-*.tgz

@@ -34,3 +34,13 @@ EMSCRIPTEN_KEEPALIVE int kiln_wasm_gemm_tile_choose(const char *name)
 EMSCRIPTEN_KEEPALIVE const char *kiln_wasm_gemm_tile_name(void) { return kn_sgemm_tile_active()->name; }
 
 EMSCRIPTEN_KEEPALIVE double kiln_wasm_gemm_tune_ms(void) { return kn_sgemm_tune_ms(); }
+
+/* Before the first large model: lets the browser optimise the candidates
+ * (kn_sgemm_tune_warm_step). */
+EMSCRIPTEN_KEEPALIVE int kiln_wasm_gemm_tile_warm(int32_t step) { return kn_sgemm_tune_warm_step(step); }
+
+/* kiln.init's simulateSlowTile (a benchmark's simulated second CPU). */
+EMSCRIPTEN_KEEPALIVE int kiln_wasm_gemm_tile_simulate_slowdown(const char *name, double factor)
+{
+    return kn_sgemm_tile_simulate_slowdown(name, factor);
+}

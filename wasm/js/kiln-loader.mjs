@@ -59,15 +59,78 @@ async function instantiate(imports, options, url) {
   return WebAssembly.instantiate(await readUrl(url), imports);
 }
 
-/** Starts the engine; resolves to { mod: the Emscripten module, memory }. */
+// A function returning f32x4.relaxed_madd of three zero vectors: valid
+// only where the browser implements Relaxed SIMD with the standard opcodes.
+const RELAXED_SIMD_PROBE = new Uint8Array([
+  0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00, // magic, version
+  0x01, 0x05, 0x01, 0x60, 0x00, 0x01, 0x7b, // type: () -> v128
+  0x03, 0x02, 0x01, 0x00, // one function of that type
+  0x0a, 0x3d, 0x01, 0x3b, 0x00, // code: one body of 59 bytes, no locals
+  0xfd, 0x0c, ...new Array(16).fill(0), // v128.const 0
+  0xfd, 0x0c, ...new Array(16).fill(0),
+  0xfd, 0x0c, ...new Array(16).fill(0),
+  0xfd, 0x85, 0x02, // f32x4.relaxed_madd
+  0x0b, // end
+]);
+
+/** Whether this engine runs Relaxed SIMD (fused multiply-add). */
+export function relaxedSimdSupported() {
+  try {
+    return WebAssembly.validate(RELAXED_SIMD_PROBE);
+  } catch {
+    return false;
+  }
+}
+
+// Which of the two builds of an engine to load: the relaxed-SIMD one
+// (kiln-core-relaxed.wasm, a fused multiply-add where SIMD128 has a
+// multiply and an add) when the browser validates the probe, else the
+// plain SIMD128 one. options.relaxedSimd: undefined (detect), true (the
+// relaxed build, an error where it cannot run), false (plain). Given
+// wasmBinary bytes, those run whatever they are.
+function chooseSimd(options, mt) {
+  const supported = relaxedSimdSupported();
+  if (options.wasmBinary) return { relaxed: false, supported };
+  if (options.relaxedSimd === true && !supported)
+    throw new KilnError('init: relaxedSimd is true but this browser does not validate Relaxed SIMD ' +
+      '(f32x4.relaxed_madd)', 2, 'invalid argument');
+  const relaxed = options.relaxedSimd ?? supported;
+  const explicit = mt ? options.wasmThreadsUrl : options.wasmUrl;
+  const relaxedUrl = mt ? options.wasmThreadsRelaxedUrl : options.wasmRelaxedUrl;
+  // A page that names its own plain .wasm and no relaxed one gets its own.
+  return { relaxed: Boolean(relaxed) && !(explicit && !relaxedUrl), supported };
+}
+
+/** Starts the engine; resolves to { mod: the Emscripten module, memory,
+ * simd: 'relaxed' | 'simd128' }. A relaxed build that fails to load (not
+ * deployed next to the plain one) falls back to the plain build. */
 export async function loadEngine(options, threads) {
   const mt = threads > 1;
-  const factory = mt
-    ? (await import('./kiln-core-mt.mjs')).default
-    : (await import('./kiln-core.mjs')).default;
-  const url = mt
-    ? new URL(options.wasmThreadsUrl ?? new URL('./kiln-core-mt.wasm', import.meta.url), globalThis.location?.href)
-    : new URL(options.wasmUrl ?? new URL('./kiln-core.wasm', import.meta.url), globalThis.location?.href);
+  const { relaxed } = chooseSimd(options, mt);
+  if (relaxed) {
+    try {
+      return await loadBuild(options, threads, true);
+    } catch (e) {
+      if (options.relaxedSimd === true) throw e;
+      console.warn(`kiln: the relaxed-SIMD engine did not load (${e?.message ?? e}); using SIMD128`);
+    }
+  }
+  return loadBuild(options, threads, false);
+}
+
+async function loadBuild(options, threads, relaxed) {
+  const mt = threads > 1;
+  // Literal specifiers, so bundlers see every engine's glue.
+  const glue = mt
+    ? (relaxed ? await import('./kiln-core-mt-relaxed.mjs') : await import('./kiln-core-mt.mjs'))
+    : (relaxed ? await import('./kiln-core-relaxed.mjs') : await import('./kiln-core.mjs'));
+  const factory = glue.default;
+  const base = mt ? 'kiln-core-mt' : 'kiln-core';
+  const given = relaxed
+    ? (mt ? options.wasmThreadsRelaxedUrl : options.wasmRelaxedUrl)
+    : (mt ? options.wasmThreadsUrl : options.wasmUrl);
+  const url = new URL(given ?? new URL(`./${base}${relaxed ? '-relaxed' : ''}.wasm`, import.meta.url),
+    globalThis.location?.href);
   let instantiated = null;
   let importedMemory = null;
   const settings = {
@@ -90,7 +153,9 @@ export async function loadEngine(options, threads) {
     // Web workers for threads - 1 (the caller is the other); each imports
     // the glue script from this URL.
     settings.kilnWorkers = threads - 1;
-    settings.mainScriptUrlOrBlob = new URL('./kiln-core-mt.mjs', import.meta.url).href;
+    settings.mainScriptUrlOrBlob = relaxed
+      ? new URL('./kiln-core-mt-relaxed.mjs', import.meta.url).href
+      : new URL('./kiln-core-mt.mjs', import.meta.url).href;
   }
   const ready = factory(settings);
   // The factory's promise never settles when instantiation fails, so a
@@ -98,5 +163,5 @@ export async function loadEngine(options, threads) {
   const [mod, { instance }] = await Promise.all([ready, instantiated]);
   // Export names are minified: find the memory by its type.
   const exported = Object.values(instance.exports).find((e) => e instanceof WebAssembly.Memory);
-  return { mod, memory: exported ?? importedMemory };
+  return { mod, memory: exported ?? importedMemory, simd: relaxed ? 'relaxed' : 'simd128' };
 }

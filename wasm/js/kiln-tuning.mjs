@@ -3,9 +3,11 @@
 // enough for it to matter loads (small models run the default tile, and
 // their packed weights keep it), and the page keeps the answer in
 // localStorage (when it may) so later visits skip the timing. A stored
-// choice is reused only on the same browser and CPU count; init's
+// choice is reused only on the same browser, CPU count and engine build
+// (the relaxed-SIMD engine keeps fewer registers busy per update, so
+// its best tile can differ from SIMD128's); init's
 // `gemmTile: 'auto'` times at once, a tile name forces that tile.
-const STORAGE_KEY = 'kiln.gemmTile.v1';
+const STORAGE_KEY = 'kiln.gemmTile.v2';
 // Models from this size on are worth timing the tiles for (tens of ms
 // once): below it the products are small and the default tile does.
 const TUNE_FROM_MODEL_BYTES = 1 << 20;
@@ -18,35 +20,36 @@ function storage() {
   }
 }
 
-// What identifies "this machine" to a page.
-function machineKey() {
+// What identifies "this machine" to a page, for the engine build `simd`
+// ('relaxed' or 'simd128', env.simd).
+function machineKey(simd) {
   const nav = globalThis.navigator;
-  return `${nav?.userAgent ?? 'no user agent'}|${nav?.hardwareConcurrency ?? 0}`;
+  return `${nav?.userAgent ?? 'no user agent'}|${nav?.hardwareConcurrency ?? 0}|${simd}`;
 }
 
-function storedTile(tiles) {
+function storedTile(tiles, simd) {
   try {
     const saved = JSON.parse(storage()?.getItem(STORAGE_KEY) ?? 'null');
-    return saved && saved.machine === machineKey() && (!tiles || tiles.includes(saved.tile)) ? saved.tile : null;
+    return saved && saved.machine === machineKey(simd) && (!tiles || tiles.includes(saved.tile)) ? saved.tile : null;
   } catch {
     return null;
   }
 }
 
 /** For createWorkerSession (workers have no localStorage): the page's
- * stored tile to hand to the worker, or null. */
-export function storedGemmTile() {
-  return storedTile(null);
+ * stored tile for the build the worker will load, or null. */
+export function storedGemmTile(simd) {
+  return storedTile(null, simd);
 }
 
 /** For createWorkerSession: keeps what a worker timed, as init() would. */
 export function rememberGemmTile(workerEnv) {
-  if (workerEnv?.gemmTileSource === 'timed' && workerEnv.gemmTile) storeTile(workerEnv.gemmTile);
+  if (workerEnv?.gemmTileSource === 'timed' && workerEnv.gemmTile) storeTile(workerEnv.gemmTile, workerEnv.simd);
 }
 
-function storeTile(tile) {
+function storeTile(tile, simd) {
   try {
-    storage()?.setItem(STORAGE_KEY, JSON.stringify({ tile, machine: machineKey() }));
+    storage()?.setItem(STORAGE_KEY, JSON.stringify({ tile, machine: machineKey(simd) }));
   } catch {
     // storage full or refused: the next visit times again
   }
@@ -72,6 +75,20 @@ function state(engine, source) {
   };
 }
 
+// While the choice waits for a large model, the candidates run briefly,
+// one short step per task (core/simd/gemm_tune.c: kn_sgemm_tune_warm_step),
+// so that the browser's optimising compiler has them ready when they are
+// timed; the page stays responsive and neither init() nor a model load
+// waits for it. engine.pending() says whether the choice still waits.
+function warmWhileIdle(engine) {
+  let step = 0;
+  const next = () => {
+    if (!engine.pending()) return;
+    if (engine.core._kiln_wasm_gemm_tile_warm(step++)) setTimeout(next, 0);
+  };
+  setTimeout(next, 0);
+}
+
 /** At init(): `requested` is its gemmTile option. Returns the env fields
  * { gemmTile, gemmTiles, gemmTuneMs, gemmTileSource }; the source is
  * 'pending' when the timing waits for the first large model. */
@@ -82,14 +99,15 @@ export function chooseGemmTile(engine, requested, argError) {
   if (requested !== undefined) {
     force(engine, requested);
     const s = state(engine, requested === 'auto' ? 'timed' : 'option');
-    if (s.gemmTileSource === 'timed') storeTile(s.gemmTile);
+    if (s.gemmTileSource === 'timed') storeTile(s.gemmTile, engine.simd);
     return s;
   }
-  const stored = storedTile(tiles);
+  const stored = storedTile(tiles, engine.simd);
   if (stored) {
     force(engine, stored);
     return state(engine, 'stored');
   }
+  warmWhileIdle(engine);
   return state(engine, 'pending');
 }
 
@@ -100,6 +118,6 @@ export function tuneForModel(engine, current, byteLength) {
   if (current !== 'pending' || byteLength < TUNE_FROM_MODEL_BYTES) return null;
   force(engine, 'auto');
   const s = state(engine, 'timed');
-  storeTile(s.gemmTile);
+  storeTile(s.gemmTile, engine.simd);
   return s;
 }

@@ -2,7 +2,7 @@
 // the same run() as Session. Each request is a message; results come back
 // as transferred buffers. In Node the worker is a worker thread.
 import { KilnError } from './kiln-errors.mjs';
-import { isNode } from './kiln-loader.mjs';
+import { isNode, relaxedSimdSupported } from './kiln-loader.mjs';
 import { rememberGemmTile, storedGemmTile } from './kiln-tuning.mjs';
 
 // A Worker with the browser's interface, also under Node.
@@ -70,7 +70,9 @@ export async function createWorkerSession(source, options = {}) {
   // The worker cannot read the page's stored GEMM tile, so it is handed
   // over; what a worker times is stored here for the next one.
   const init = { ...options.init };
-  if (init.gemmTile === undefined) init.gemmTile = storedGemmTile() ?? undefined;
+  // The worker picks its engine build as init() does here (same browser).
+  const simd = (init.relaxedSimd ?? relaxedSimdSupported()) ? 'relaxed' : 'simd128';
+  if (init.gemmTile === undefined) init.gemmTile = storedGemmTile(simd) ?? undefined;
   let info;
   try {
     info = await request({ op: 'load', source: src, init, model: options.model,

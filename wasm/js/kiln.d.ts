@@ -48,6 +48,16 @@ export interface InitOptions {
   wasmUrl?: string | URL;
   /** Where kiln-core-mt.wasm is, for threads > 1. */
   wasmThreadsUrl?: string | URL;
+  /** Where kiln-core-relaxed.wasm / kiln-core-mt-relaxed.wasm are (default:
+   * next to kiln.mjs; when wasmUrl / wasmThreadsUrl is given without its
+   * relaxed counterpart, the plain build named there runs). */
+  wasmRelaxedUrl?: string | URL;
+  wasmThreadsRelaxedUrl?: string | URL;
+  /** The Relaxed SIMD engine (fused multiply-add, faster matrix products):
+   * undefined picks it where the browser validates Relaxed SIMD, else the
+   * SIMD128 one; true requires it (an error where it cannot run); false
+   * always loads the SIMD128 engine. */
+  relaxedSimd?: boolean;
   /** The .wasm bytes themselves (no fetch). Must match the build loaded. */
   wasmBinary?: ArrayBuffer | Uint8Array;
   /** Threads to run on (default 1). More than 1 needs SharedArrayBuffer,
@@ -59,12 +69,18 @@ export interface InitOptions {
    * earlier timing on this browser and CPU (localStorage), else time them
    * when the first model of 1 MiB or more loads. */
   gemmTile?: string;
+  /** A simulation for benchmarks: that tile's matrix products take
+   * `factor` times as long (results unchanged), as on a CPU where it is
+   * slower, to show the timed choice adapting. */
+  simulateSlowTile?: { tile: string; factor: number };
 }
 
 /** How the engine is running (filled in by init()). */
 export const env: {
   readonly initialized: boolean;
   readonly build: 'single' | 'threads' | null;
+  /** The engine build: 'relaxed' (Relaxed SIMD) or 'simd128'. */
+  readonly simd: 'relaxed' | 'simd128' | null;
   readonly version: string | null;
   readonly threads: number;
   readonly requestedThreads: number;

@@ -31,15 +31,18 @@ const MAX_RANK = 8;
 /** How the engine is running, filled in by init(): `threads` actually in
  * use, `requestedThreads`, and when fewer threads run than were asked for,
  * `threadsFallback` = true and `fallbackReason`. `build` is 'single' or
- * 'threads'; `version` the engine's release. `gemmTile` is the matrix
+ * 'threads'; `simd` 'relaxed' (the Relaxed SIMD engine: fused multiply-add)
+ * or 'simd128'; `version` the engine's release. `gemmTile` is the matrix
  * product's micro-tile in use (of `gemmTiles`), `gemmTileSource` how it
  * was chosen: 'timed' (when the first model of 1 MiB or more loaded, or
  * at init with gemmTile 'auto'; it took `gemmTuneMs`), 'stored' (an
  * earlier visit's timing), 'option', or 'pending' (the default tile until
- * a large model loads). */
+ * a large model loads; meanwhile the candidates run briefly while the
+ * page is idle, for the browser's compiler). */
 export const env = {
   initialized: false,
   build: null,
+  simd: null,
   version: null,
   threads: 1,
   requestedThreads: 1,
@@ -213,7 +216,9 @@ async function doInit(options) {
   scratch = malloc(SCRATCH_BYTES);
   const abi = core._kiln_abi_version();
   if (abi !== 1) throw new KilnError(`kiln-core.wasm has ABI version ${abi}; this kiln.mjs expects 1`, 11, 'internal error');
-  const tuning = chooseGemmTile({ core, allocString, readCString }, options.gemmTile, argError);
+  if (options.simulateSlowTile) simulateSlowTile(options.simulateSlowTile);
+  const tuning = chooseGemmTile({ core, allocString, readCString, simd: loaded.simd,
+    pending: () => env.gemmTileSource === 'pending' }, options.gemmTile, argError);
   runtime = withOptions([[OPT_THREADS, threads]], (opts) => {
     check(core._kiln_runtime_create(opts, scratch + 8));
     return u32At(scratch + 8);
@@ -221,6 +226,7 @@ async function doInit(options) {
   Object.assign(env, {
     initialized: true,
     build: threads > 1 ? 'threads' : 'single',
+    simd: loaded.simd,
     version: readCString(core._kiln_version()),
     threads,
     requestedThreads: requested,
@@ -228,6 +234,19 @@ async function doInit(options) {
     fallbackReason: reason,
     ...tuning,
   });
+}
+
+// A benchmark's simulated second CPU: { tile: '4x8', factor: 1.5 } makes
+// that GEMM tile's products take 1.5x as long (core/simd/gemm_tiles.h), to
+// show the timed choice moving away from it. Not for production use.
+function simulateSlowTile({ tile, factor }) {
+  const p = allocString(String(tile));
+  try {
+    if (core._kiln_wasm_gemm_tile_simulate_slowdown(p, Number(factor)) !== 0)
+      throw argError(`init: simulateSlowTile needs a tile of ${readCString(core._kiln_wasm_gemm_tiles())} and a factor >= 1`);
+  } finally {
+    core._free(p);
+  }
 }
 
 // ---- tensors -------------------------------------------------------------
@@ -350,7 +369,7 @@ export class Model {
 
   // The model in `bytes`, already copied to the engine's heap at p.
   static #fromBytes(p, bytes, options) {
-    Object.assign(env, tuneForModel({ core, allocString, readCString }, env.gemmTileSource, bytes.byteLength));
+    Object.assign(env, tuneForModel({ core, allocString, readCString, simd: env.simd }, env.gemmTileSource, bytes.byteLength));
     const handle = withOptions([
       [OPT_OPTIMIZE, options.optimize],
       [OPT_ALLOW_UNSUPPORTED, options.allowUnsupported === undefined ? undefined : +!!options.allowUnsupported],

@@ -1,13 +1,17 @@
 // Child process of gemm_tiles.test.mjs: a fresh engine (the GEMM tile is
 // chosen once per module) initialised with gemmTile = argv[2] ('' for the
 // default), runs model argv[3] on input argv[4] and prints, as JSON, the
-// tile it ran with and the output.
+// tile it ran with and the output. KILN_TEST_SLOW_TILE=NAME:F adds init's
+// simulateSlowTile (that tile F times slower: a simulated other CPU).
 import fs from 'node:fs';
 import { kiln } from './support.mjs';
 
 const [tile, modelPath, inputPath] = process.argv.slice(2);
 try {
-  await kiln.init(tile ? { gemmTile: tile } : {});
+  const options = tile ? { gemmTile: tile } : {};
+  const slow = process.env.KILN_TEST_SLOW_TILE;
+  if (slow) options.simulateSlowTile = { tile: slow.split(':')[0], factor: Number(slow.split(':')[1]) };
+  await kiln.init(options);
 } catch (e) {
   console.log(JSON.stringify({ error: e.message }));
   process.exit(0);

@@ -18,9 +18,9 @@ const dir = [modelsDir, '/work/models'].filter(Boolean).map((d) => path.join(d, 
 const skip = !dir ? 'squeezenet1_1 is not exported (set KILN_MODELS_DIR; tools/export_models.py needs python3-torch)'
   : !exists(nativeCli) ? 'no native kiln CLI to compare with (KILN_CLI): run through ctest' : false;
 
-function runWith(tile) {
-  const text = execFileSync(process.execPath, [child, tile, path.join(dir, 'model.onnx'), path.join(dir, 'input_0.pb')],
-    { encoding: 'utf8', env: process.env, maxBuffer: 1 << 24 });
+function runWith(tile, slowTile = '') {
+  const text = execFileSync(process.execPath, [...process.execArgv, child, tile, path.join(dir, 'model.onnx'), path.join(dir, 'input_0.pb')],
+    { encoding: 'utf8', env: { ...process.env, KILN_TEST_SLOW_TILE: slowTile }, maxBuffer: 1 << 24 });
   return JSON.parse(text.trim().split('\n').pop());
 }
 
@@ -56,6 +56,16 @@ test('every GEMM tile runs squeezenet1_1 to the native output; the timed choice 
     const lazy = runWith('');
     assert.equal(lazy.gemmTileSource, 'timed', 'a 4.7 MB model is worth timing the tiles for');
     assert.ok(lazy.gemmTuneMs > 0);
+
+    // A simulated other CPU, on which the tile timed fastest here runs 4x
+    // slower: the timing moves to another, and the output stays right.
+    const moved = runWith('auto', `${timed.gemmTile}:4`);
+    assert.notEqual(moved.gemmTile, timed.gemmTile, `${timed.gemmTile} made 4x slower was still chosen`);
+    let movedDiff = 0;
+    for (let i = 0; i < ref.length; i++) movedDiff = Math.max(movedDiff, Math.abs(moved.output[i] - ref[i]));
+    assert.ok(movedDiff <= 1e-5 * maxRef, `with ${timed.gemmTile} slowed: max|diff| ${movedDiff}`);
+    console.log(`${timed.gemmTile} made 4x slower: timed choice ${moved.gemmTile}`);
+    assert.match(runWith('auto', '7x7:2').error ?? '', /simulateSlowTile needs a tile of 5x8/);
 
     const bad = runWith('7x7');
     assert.match(bad.error ?? '', /gemmTile must be 'auto' or one of 5x8, .*got 7x7/);

@@ -41,4 +41,12 @@ fi
 
 export KILN_SOURCE_DIR=$src KILN_WASM_DIR=$out KILN_CLI=$cli KILN_IMAGE_REF=$out/image_ref
 export KILN_MODELS_DIR=$models
+# Twice: Node 20 without Relaxed SIMD loads the SIMD128 engine; with
+# --experimental-wasm-relaxed-simd it validates the relaxed probe and loads
+# kiln-core-relaxed.wasm, so every model test covers both builds.
+echo "== SIMD128 engine"
 node --test "$src"/wasm/test/*.test.mjs
+if [[ -f $out/kiln-core-relaxed.wasm ]]; then
+  echo "== relaxed-SIMD engine"
+  node --experimental-wasm-relaxed-simd --test "$src"/wasm/test/*.test.mjs
+fi
