@@ -16,26 +16,10 @@
 #include "api_helpers.h"
 #include "api_internal.h"
 #include "core/engine/registry.h"
-#include "host_test_device.h"
+#include "testdev_suite.h"
 
-static const kn_backend *const with_testdev[] = {&kt_host_test_device, &kn_backend_cpu, NULL};
-
-static void setup(void)
-{
-    kt_testdev_reset();
-    kn_backends_override_for_testing(with_testdev);
-}
-
-static void teardown(void)
-{
-    kn_backends_override_for_testing(NULL);
-    kt_testdev_counts c = kt_testdev_counts_now();
-    cr_expect_eq(c.live_allocs, 0, "%lld device allocations left", (long long)c.live_allocs);
-    cr_expect_eq(c.streams_live, 0, "%lld streams left", (long long)c.streams_live);
-    cr_expect_eq(c.graphs_live, 0, "%lld graphs left", (long long)c.graphs_live);
-}
-
-TestSuite(device_graph, .init = setup, .fini = teardown);
+TestSuite(device_graph, .init = kt_testdev_suite_setup,
+          .fini = kt_testdev_suite_teardown);
 
 typedef struct env {
     kiln_runtime *rt;

@@ -15,25 +15,10 @@
 #include "alloc_count.h"
 #include "api_helpers.h"
 #include "core/engine/registry.h"
-#include "host_test_device.h"
+#include "testdev_suite.h"
 
-static const kn_backend *const with_testdev[] = {&kt_host_test_device, &kn_backend_cpu, NULL};
-
-static void setup(void)
-{
-    kt_testdev_reset();
-    kn_backends_override_for_testing(with_testdev);
-}
-
-static void teardown(void)
-{
-    kn_backends_override_for_testing(NULL);
-    kt_testdev_counts c = kt_testdev_counts_now();
-    cr_expect_eq(c.live_allocs, 0, "%lld device allocations left", (long long)c.live_allocs);
-    cr_expect_eq(c.streams_live, 0, "%lld streams left", (long long)c.streams_live);
-}
-
-TestSuite(device_io_on_test_double, .init = setup, .fini = teardown);
+TestSuite(device_io_on_test_double, .init = kt_testdev_suite_setup,
+          .fini = kt_testdev_suite_teardown);
 
 typedef struct env {
     kiln_runtime *rt;

@@ -17,28 +17,10 @@
 #include "core/engine/devices.h"
 #include "core/engine/registry.h"
 #include "core/engine/weight_store.h"
-#include "host_test_device.h"
+#include "testdev_suite.h"
 
-static const kn_backend *const with_testdev[] = {&kt_host_test_device, &kn_backend_cpu, NULL};
-
-static void setup(void)
-{
-    kt_testdev_reset();
-    kn_backends_override_for_testing(with_testdev);
-}
-
-static void teardown(void)
-{
-    kn_backends_override_for_testing(NULL);
-    kt_testdev_counts c = kt_testdev_counts_now();
-    /* everything made on the device was given back */
-    cr_expect_eq(c.live_allocs, 0, "%lld device allocations left", (long long)c.live_allocs);
-    cr_expect_eq(c.streams_live, 0, "%lld streams left", (long long)c.streams_live);
-    cr_expect_eq(c.opens, c.closes, "%lld devices opened, %lld closed", (long long)c.opens,
-                 (long long)c.closes);
-}
-
-TestSuite(host_test_device, .init = setup, .fini = teardown);
+TestSuite(host_test_device, .init = kt_testdev_suite_setup,
+          .fini = kt_testdev_suite_teardown);
 
 typedef struct env {
     kiln_runtime *rt;
