@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -285,4 +286,32 @@ Test(limits, arena_mb_in_eager_mode)
     kiln_model_destroy(model);
     kiln_runtime_destroy(rt);
     free(m.p);
+}
+
+/* A 1 KB model whose Pad grows an 8x8 image by about 10^8 rows, read by an
+ * AveragePool (found by fuzzing: the pool's per-row window table asked
+ * for 2.4 GB before the memory plan could refuse the padded tensor). The
+ * optimizer folds the Pad into the pool's pads, so the pool itself must
+ * refuse its 9.6 GB output before building that table; the peak resident
+ * size says it did (filling the table touched 2.4 GB). */
+Test(limits, arena_mb_refuses_one_huge_tensor_before_its_readers)
+{
+    kiln_runtime *rt = kt_runtime(1);
+    kiln_model *model = kt_model(rt, "tests/fuzz/regressions/model_run/pool_after_huge_pad.onnx");
+    kiln_options *sixty_four = limit(KILN_OPT_MAX_ARENA_MB, 64);
+    kiln_session *s = NULL;
+    struct rusage before, after;
+    getrusage(RUSAGE_SELF, &before);
+    KT_FAILS(kiln_session_create(model, sixty_four, &s), KILN_ERR_LIMIT);
+    getrusage(RUSAGE_SELF, &after);
+    long grown_mb = (after.ru_maxrss - before.ru_maxrss) / 1024;
+    char msg[512];
+    kiln_last_error(msg, sizeof msg);
+    cr_expect(strstr(msg, "(AveragePool): output 0 needs 9663677184 bytes") &&
+                  strstr(msg, "above the memory limit of 67108864"),
+              "message '%s' does not name the pool, its output and the limit", msg);
+    cr_expect_lt(grown_mb, 256, "the peak resident size grew by %ld MB while refusing", grown_mb);
+    kiln_options_destroy(sixty_four);
+    kiln_model_destroy(model);
+    kiln_runtime_destroy(rt);
 }

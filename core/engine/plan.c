@@ -103,6 +103,17 @@ static int refuse_packed(const kn_op_def *def, const kn_kctx *k, int32_t dtype,
                    (long long)k->opset);
 }
 
+/* The largest of k's inputs, in bytes: an output no larger may be a view of
+ * one of them rather than memory of its own. */
+static int64_t largest_input_bytes(const kn_kctx *k)
+{
+    int64_t most = 0;
+    for (int32_t j = 0; j < k->n_in; j++)
+        if (k->in[j] && kn_tensor_nbytes(k->in[j]) > most)
+            most = kn_tensor_nbytes(k->in[j]);
+    return most;
+}
+
 static int check_outputs(const kn_op_def *def, const kn_kctx *k, kn_err *err)
 {
     for (int32_t j = 0; j < k->n_out; j++) {
@@ -120,6 +131,15 @@ static int check_outputs(const kn_op_def *def, const kn_kctx *k, kn_err *err)
                            "supported here", (int)j, kn_dtype_name(t->dtype));
         if (t->rank < 0 || t->rank > KN_MAX_RANK || kn_tensor_nbytes(t) < 0)
             return kn_fail(err, KN_ERR_SHAPE, "output %d: shape is too large to hold", (int)j);
+        /* One tensor above the session's memory limit can never be placed;
+         * saying so now, before the nodes after it prepare, keeps a small
+         * hostile model (a Pad by 10^8) from making its readers build
+         * gigabyte-sized tables only for the memory plan to fail later.
+         * Outputs no larger than an input are left to the plan: they may be
+         * views of a caller's input, which the arena does not hold. */
+        if (k->max_bytes > 0 && kn_tensor_nbytes(t) > largest_input_bytes(k) &&
+            kn_output_within_limit(k, j) != KN_OK)
+            return err->code;
         if (refuse_packed(def, k, t->dtype, "output", j, err) != KN_OK)
             return err->code;
     }
@@ -332,7 +352,7 @@ static int prepare_node(kn_plan *p, int32_t i, kn_threadpool *tp, int eager, kn_
                  .n_out = node->n_outputs, .in = in, .out = out, .threads = tp, .err = err,
                  .engine_api = &kn_plan_engine_api, .engine = p,
                  .weights = p->model == p->model->root ? p->model->weights : NULL,
-                 .precision = p->options.precision};
+                 .precision = p->options.precision, .max_bytes = p->options.max_arena};
     /* The first backend's kernel goes first; it may decline the node's
      * shapes or attributes (KN_ERR_DECLINE) and leave it to the next. */
     int prepared = 0;

@@ -128,6 +128,12 @@ typedef struct kn_kctx {
      * kn_kctx.weights (core/kernel/weights.h) instead. NULL, NULL for host
      * backends. */
     void *device, *stream;
+    /* The session's memory limit in bytes (KILN_OPT_MAX_ARENA_MB), 0: none.
+     * The engine refuses a tensor above it once prepare has set its shape;
+     * a kernel whose prepare builds state that grows with its output's
+     * extents (a pooling window table) checks first, with
+     * kn_output_within_limit, so a hostile shape costs no large table. */
+    int64_t max_bytes;
 } kn_kctx;
 
 /* FP16 and TF32 concern device backends (Tensor Core products); host
@@ -189,5 +195,8 @@ int32_t kn_norm_axis(int64_t axis, int32_t rank, kn_err *err);
 int64_t kn_read_int(const kn_tensor *t, int64_t i);
 /* Reads element i of any numeric tensor as double. */
 double kn_read_double(const kn_tensor *t, int64_t i);
+/* KN_OK, or KN_ERR_LIMIT naming output `index` when its shape (set by
+ * prepare) needs more than k->max_bytes. */
+int kn_output_within_limit(const kn_kctx *k, int32_t index);
 
 #endif

@@ -106,3 +106,13 @@ const kn_op_def *kn_backend_kernel_any(const kn_backend *backend, const char *do
 {
     return find_kernel(backend, domain, op_type, opset, 0, 0);
 }
+
+int kn_output_within_limit(const kn_kctx *k, int32_t index)
+{
+    const kn_tensor *y = k->out[index];
+    int64_t nbytes = y ? kn_tensor_nbytes(y) : 0;
+    if (k->max_bytes > 0 && nbytes > k->max_bytes)
+        return kn_fail(k->err, KN_ERR_LIMIT, "output %d needs %lld bytes, above the memory limit "
+                       "of %lld", (int)index, (long long)nbytes, (long long)k->max_bytes);
+    return KN_OK;
+}

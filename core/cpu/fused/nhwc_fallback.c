@@ -107,7 +107,8 @@ static int nhwc_prepare(kn_kctx *k, const char *op, int64_t opset)
     st->out[0] = &st->y;
     st->ik = (kn_kctx){.node = k->node, .opset = opset, .n_in = n_in, .n_out = 1, .in = st->in,
                        .out = st->out, .threads = k->threads, .err = k->err,
-                       .engine_api = k->engine_api, .engine = k->engine};
+                       .engine_api = k->engine_api, .engine = k->engine,
+                       .max_bytes = k->max_bytes};
     rc = st->inner->prepare(&st->ik);
     if (rc != KN_OK) {
         free(st);

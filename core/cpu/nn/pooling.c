@@ -52,6 +52,23 @@ static int pool_prepare(kn_kctx *k, int is_max)
         return kn_fail(k->err, KN_ERR_INVALID_MODEL, "MaxPool: storage_order %lld must be 0 or 1",
                        (long long)storage_order);
 
+    for (int32_t i = 0; i < k->n_out && i < 2; i++) {
+        kn_tensor *y = k->out[i];
+        if (!y)
+            continue;
+        y->dtype = i == 0 ? x->dtype : KN_INT64;
+        y->rank = x->rank;
+        y->dims[0] = x->dims[0];
+        y->dims[1] = x->dims[1];
+        for (int32_t s = 0; s < nsp; s++)
+            y->dims[2 + s] = win.out[KN_WIN_DIMS - nsp + s];
+    }
+    /* The window table below has a row per output index: an output too
+     * large for the session is refused before it is built. */
+    for (int32_t i = 0; i < k->n_out && i < 2; i++)
+        if (kn_output_within_limit(k, i) != KN_OK)
+            return k->err->code;
+
     int64_t entries = win.out[0] + win.out[1] + win.out[2];
     pool_state *st = calloc(1, sizeof *st + sizeof(tap_range) * (size_t)entries);
     if (!st)
@@ -79,17 +96,6 @@ static int pool_prepare(kn_kctx *k, int is_max)
     }
     k->state = st;
 
-    for (int32_t i = 0; i < k->n_out && i < 2; i++) {
-        kn_tensor *y = k->out[i];
-        if (!y)
-            continue;
-        y->dtype = i == 0 ? x->dtype : KN_INT64;
-        y->rank = x->rank;
-        y->dims[0] = x->dims[0];
-        y->dims[1] = x->dims[1];
-        for (int32_t s = 0; s < nsp; s++)
-            y->dims[2 + s] = win.out[KN_WIN_DIMS - nsp + s];
-    }
     return KN_OK;
 }
 
