@@ -847,13 +847,15 @@ Test(integer, qfusedconv_clamp_epilogue)
     conv_shape s = {1, C, H, W, M, 1, 3, 3, 1, 1, 1, 1, KN_UINT8};
     naive_conv_any(xv, wv, &s, H, W, acc);
     const char *acts[] = {"", "Relu", "Clip"};
+    /* the node keeps a pointer to its attribute values until it runs */
+    static const float clip_params[] = {-1.0f, 2.5f};
     for (int a = 0; a < 3; a++) {
         kh_init(&c, "QFusedConv", 1, 12, 1);
         kh_attr_ints(&c, "pads", (int64_t[]){1, 1, 1, 1}, 4);
         if (acts[a][0])
             kh_attr_string(&c, "activation", acts[a]);
         if (a == 2)
-            kh_attr_floats(&c, "activation_params", (float[]){-1.0f, 2.5f}, 2);
+            kh_attr_floats(&c, "activation_params", clip_params, 2);
         kh_input(&c, 0, KN_UINT8, DIMS(1, C, H, W), x);
         kh_input(&c, 1, KN_FLOAT, NULL, 0, &xs);
         kh_input(&c, 2, KN_UINT8, NULL, 0, &xz);

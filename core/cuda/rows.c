@@ -183,7 +183,8 @@ static int reduce_axes(kn_kctx *k, uint32_t *mask)
         const int64_t *a = kn_attr_ints(k->node, "axes", &n);
         if (n > KN_MAX_RANK)
             return KN_ERR_DECLINE;
-        memcpy(axes, a, sizeof(int64_t) * (size_t)n);
+        if (n > 0) /* a node without axes has no list to copy */
+            memcpy(axes, a, sizeof(int64_t) * (size_t)n);
     }
     if (n == 0 && kn_attr_int(k->node, "noop_with_empty_axes", 0))
         return KN_ERR_DECLINE;
