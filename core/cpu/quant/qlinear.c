@@ -330,7 +330,8 @@ static int requant_row_f32(const int32_t *restrict acc, int64_t len, int32_t b, 
  * float: real = (acc + b) s_x s_w + zq s_z, clamped, over s_y. Its error
  * grows with the two terms (they may cancel), so the margin does too:
  * err_scale = 2^-20 / s_y per unit of |term|, many times the float error. */
-static int requant_clamp_row_f32(const int32_t *restrict acc, const int32_t *restrict zq,
+static inline __attribute__((always_inline)) int
+requant_clamp_row_f32(const int32_t *restrict acc, const int32_t *restrict zq,
                                  int64_t len, int32_t b, float step, float zs, float act_lo,
                                  float act_hi, float ys, float err_scale, float lo, float hi,
                                  int32_t *restrict q)
@@ -382,7 +383,7 @@ enum { SMOOTH_SILU, SMOOTH_HARD_SWISH };
  * the margin per unit of |term| is err_scale 2^3 (2^-17 / s_y), still
  * several times the bound. Below -80 SiLU's e^-x leaves exp_poly's range:
  * flagged (the result is 0 unless s_y is absurdly small). */
-static inline int requant_smooth_row_f32(int kind, const int32_t *restrict acc,
+static inline __attribute__((always_inline)) int requant_smooth_row_f32(int kind, const int32_t *restrict acc,
                                          const int32_t *restrict zq, int64_t len, int32_t b,
                                          float step, float zs, float ys, float err_scale, float lo,
                                          float hi, int32_t *restrict q)
@@ -405,6 +406,28 @@ static inline int requant_smooth_row_f32(int kind, const int32_t *restrict acc,
         q[i] = flag ? QUANT_FLAGGED : (int32_t)r;
     }
     return bad;
+}
+
+/* kiln.QFusedConv's float loop for channel ch's row of n accumulators,
+ * with the residual zq or without (NULL). Each loop is written out once per
+ * case so that the test on zq leaves it: the compilers vectorize a loop
+ * only without it (a load that may not happen is one WebAssembly SIMD
+ * cannot make for four lanes). */
+static int fused_row_f32(const qconv_job *j, const qconv_chan *ch, kn_act_kind kind,
+                         const int32_t *a, const int32_t *zq, int64_t n, int32_t *q)
+{
+    float lo = (float)j->lo, hi = (float)j->hi;
+#define KN_FUSED_ROW(Z)                                                                            \
+    (kind == KN_ACT_SILU                                                                           \
+         ? requant_smooth_row_f32(SMOOTH_SILU, a, Z, n, ch->bias, ch->stepf, j->zsf, j->ysf,       \
+                                  j->err_scale, lo, hi, q)                                         \
+     : kind == KN_ACT_HARD_SWISH                                                                   \
+         ? requant_smooth_row_f32(SMOOTH_HARD_SWISH, a, Z, n, ch->bias, ch->stepf, j->zsf,         \
+                                  j->ysf, j->err_scale, lo, hi, q)                                 \
+         : requant_clamp_row_f32(a, Z, n, ch->bias, ch->stepf, j->zsf, j->act_lo, j->act_hi,       \
+                                 j->ysf, j->err_scale, lo, hi, q))
+    return zq ? KN_FUSED_ROW(zq) : KN_FUSED_ROW(NULL);
+#undef KN_FUSED_ROW
 }
 
 /* n 8-bit values of type T less z, as int32 (the residual). */
@@ -491,17 +514,7 @@ static void qconv_row(void *ctx, int64_t m, int64_t col, const int32_t *acc, int
                     z_row_u8((const uint8_t *)j->z + at, j->z_zp, n, zq);
                 zrow = zq;
             }
-            if (s->act.kind == KN_ACT_SILU)
-                bad = requant_smooth_row_f32(SMOOTH_SILU, a, zrow, n, ch->bias, ch->stepf, j->zsf,
-                                             j->ysf, j->err_scale, (float)j->lo, (float)j->hi, q);
-            else if (s->act.kind == KN_ACT_HARD_SWISH)
-                bad = requant_smooth_row_f32(SMOOTH_HARD_SWISH, a, zrow, n, ch->bias, ch->stepf,
-                                             j->zsf, j->ysf, j->err_scale, (float)j->lo,
-                                             (float)j->hi, q);
-            else
-                bad = requant_clamp_row_f32(a, zrow, n, ch->bias, ch->stepf, j->zsf, j->act_lo,
-                                            j->act_hi, j->ysf, j->err_scale, (float)j->lo,
-                                            (float)j->hi, q);
+            bad = fused_row_f32(j, ch, s->act.kind, a, zrow, n, q);
             for (int64_t i = 0; bad && i < n; i++)
                 if (q[i] == QUANT_FLAGGED) {
                     /* the reference's arithmetic for this element */
