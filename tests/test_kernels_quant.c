@@ -817,11 +817,33 @@ Test(integer, conv_kernel_shapes)
         check_conv_shape(&shapes[i]);
 }
 
-/* kiln.QFusedConv's epilogue for clamp activations (none, Relu, Clip)
- * with a residual, vectorised: equal to its definition worked out here in
- * double (the real value rounded to float before the activation, as the
- * op's reference arithmetic does). */
-Test(integer, qfusedconv_clamp_epilogue)
+/* The activations of kiln.QFusedConv's epilogue as the op defines them,
+ * on the real value rounded to float: 0 none, 1 Relu, 2 Clip(-1, 2.5),
+ * 3 Silu, 4 HardSwish. */
+static float fused_act_def(int a, float f)
+{
+    switch (a) {
+    case 1:
+        return f < 0 ? 0 : f;
+    case 2:
+        return f < -1.0f ? -1.0f : f > 2.5f ? 2.5f : f;
+    case 3:
+        return (float)((double)f / (1.0 + exp(-(double)f)));
+    case 4: {
+        float v = f / 6.0f + 0.5f;
+        return f * (v < 0 ? 0.0f : v > 1 ? 1.0f : v);
+    }
+    default:
+        return f;
+    }
+}
+
+/* kiln.QFusedConv's epilogue with a residual, vectorised: equal to its
+ * definition worked out here in double (the real value rounded to float
+ * before the activation, as the op's reference arithmetic does). The last
+ * channel's scale reaches real values far past SiLU's bend (below -80
+ * too); ys puts many results near rounding ties of the smooth curves. */
+static void check_qfusedconv_epilogue(const char *const *acts, int first, int count)
 {
     enum { C = 8, H = 9, W = 10, M = 12 };
     uint8_t x[C * H * W], z[M * H * W];
@@ -837,7 +859,7 @@ Test(integer, qfusedconv_clamp_epilogue)
         w[i] = (int8_t)rand_int(-128, 127);
     for (int m = 0; m < M; m++) {
         bias[m] = rand_int(-3000, 3000);
-        ws[m] = 0.001f * (float)(m + 3);
+        ws[m] = 0.001f * (float)(m + 3) * (m == M - 1 ? 8.0f : 1.0f);
     }
     int32_t xv[C * H * W], wv[M * C * 9], acc[M * H * W];
     for (int i = 0; i < C * H * W; i++)
@@ -846,16 +868,14 @@ Test(integer, qfusedconv_clamp_epilogue)
         wv[i] = w[i];
     conv_shape s = {1, C, H, W, M, 1, 3, 3, 1, 1, 1, 1, KN_UINT8};
     naive_conv_any(xv, wv, &s, H, W, acc);
-    const char *acts[] = {"", "Relu", "Clip"};
-    /* the node keeps a pointer to its attribute values until it runs */
-    static const float clip_params[] = {-1.0f, 2.5f};
-    for (int a = 0; a < 3; a++) {
+    static const float clip_range[2] = {-1.0f, 2.5f};
+    for (int a = first; a < first + count; a++) {
         kh_init(&c, "QFusedConv", 1, 12, 1);
         kh_attr_ints(&c, "pads", (int64_t[]){1, 1, 1, 1}, 4);
         if (acts[a][0])
             kh_attr_string(&c, "activation", acts[a]);
-        if (a == 2)
-            kh_attr_floats(&c, "activation_params", clip_params, 2);
+        if (a == 2) /* the harness keeps the pointer: an array that outlives the run */
+            kh_attr_floats(&c, "activation_params", clip_range, 2);
         kh_input(&c, 0, KN_UINT8, DIMS(1, C, H, W), x);
         kh_input(&c, 1, KN_FLOAT, NULL, 0, &xs);
         kh_input(&c, 2, KN_UINT8, NULL, 0, &xz);
@@ -870,21 +890,33 @@ Test(integer, qfusedconv_clamp_epilogue)
         kh_input(&c, 11, KN_UINT8, NULL, 0, &zz);
         cr_assert_eq(run_direct(&c, "kiln", NULL, 1), KN_OK, "%s", c.err.msg);
         const uint8_t *y = c.out[0].data;
+        int bent = 0;
         for (int i = 0; i < M * H * W; i++) {
             int m = i / (H * W);
             double real = (double)(acc[i] + bias[m]) * ((double)xs * ws[m]) +
                           (double)(z[i] - zz) * (double)zs;
-            float f = (float)real;
-            if (a == 1)
-                f = f < 0 ? 0 : f;
-            if (a == 2)
-                f = f < -1.0f ? -1.0f : f > 2.5f ? 2.5f : f;
+            float f = fused_act_def(a, (float)real);
+            bent += real < -80.0;
             double q = nearbyint((double)f / ys) + yz;
             uint8_t want = (uint8_t)(q < 0 ? 0 : q > 255 ? 255 : q);
             cr_assert_eq(y[i], want, "activation '%s' [%d]: %u vs %u", acts[a], i, y[i], want);
         }
+        cr_assert_gt(bent, 0);
         kh_free(&c);
     }
+}
+
+static const char *const fused_acts[] = {"", "Relu", "Clip", "Silu", "HardSwish"};
+
+Test(integer, qfusedconv_clamp_epilogue)
+{
+    check_qfusedconv_epilogue(fused_acts, 0, 3);
+}
+
+/* SiLU and HardSwish in the float loops, flagged elements redone in double. */
+Test(integer, qfusedconv_smooth_epilogue)
+{
+    check_qfusedconv_epilogue(fused_acts, 3, 2);
 }
 
 /* Requantization at exact ties (s_x s_w / s_y = 0.5: every odd sum is one)

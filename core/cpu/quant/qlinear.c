@@ -330,7 +330,8 @@ static int requant_row_f32(const int32_t *restrict acc, int64_t len, int32_t b, 
  * float: real = (acc + b) s_x s_w + zq s_z, clamped, over s_y. Its error
  * grows with the two terms (they may cancel), so the margin does too:
  * err_scale = 2^-20 / s_y per unit of |term|, many times the float error. */
-static int requant_clamp_row_f32(const int32_t *restrict acc, const int32_t *restrict zq,
+static inline __attribute__((always_inline)) int
+requant_clamp_row_f32(const int32_t *restrict acc, const int32_t *restrict zq,
                                  int64_t len, int32_t b, float step, float zs, float act_lo,
                                  float act_hi, float ys, float err_scale, float lo, float hi,
                                  int32_t *restrict q)
@@ -348,6 +349,85 @@ static int requant_clamp_row_f32(const int32_t *restrict acc, const int32_t *res
         q[i] = flag ? QUANT_FLAGGED : (int32_t)r;
     }
     return bad;
+}
+
+/* e^y in float for y in [-87, 88], without branches so that the loop
+ * calling it vectorizes: y = n ln2 + r with |r| <= ln2 / 2 (ln2 in two
+ * parts, n ln2_hi exact), e^r by its Taylor series to degree 6 (relative
+ * error under 2^-22 with the rounding), 2^n built in the exponent bits. */
+static inline float exp_poly(float y)
+{
+    float n = (y * 0x1.715476p0f + 0x1.8p23f) - 0x1.8p23f;
+    float r = (y - n * 0x1.62e4p-1f) - n * 0x1.7f7d1cp-20f;
+    float p = 0x1.6c16c2p-10f; /* 1/720 */
+    p = p * r + 0x1.111112p-7f;
+    p = p * r + 0x1.555556p-5f;
+    p = p * r + 0x1.555556p-3f;
+    p = p * r + 0.5f;
+    p = p * r + 1.0f;
+    p = p * r + 1.0f;
+    int32_t bits = ((int32_t)n + 127) * (1 << 23);
+    float scale;
+    memcpy(&scale, &bits, sizeof scale);
+    return p * scale;
+}
+
+/* The smooth activations that the float loops serve, as compile-time
+ * constants so that each gets its own loop. */
+enum { SMOOTH_SILU, SMOOTH_HARD_SWISH };
+
+/* kiln.QFusedConv's epilogue for SiLU or HardSwish in float, as
+ * requant_clamp_row_f32 with the activation between the sum and the
+ * division. The activation adds to the error: a slope of at most 1.5 on the
+ * sum's error and, for SiLU, |x| / 4 times exp_poly's relative error, so
+ * the margin per unit of |term| is err_scale 2^3 (2^-17 / s_y), still
+ * several times the bound. Below -80 SiLU's e^-x leaves exp_poly's range:
+ * flagged (the result is 0 unless s_y is absurdly small). */
+static inline __attribute__((always_inline)) int requant_smooth_row_f32(int kind, const int32_t *restrict acc,
+                                         const int32_t *restrict zq, int64_t len, int32_t b,
+                                         float step, float zs, float ys, float err_scale, float lo,
+                                         float hi, int32_t *restrict q)
+{
+    int32_t bad = 0;
+    for (int64_t i = 0; i < len; i++) {
+        int32_t a = (int32_t)((uint32_t)acc[i] + (uint32_t)b);
+        float t1 = (float)a * step, t2 = zq ? (float)zq[i] * zs : 0.0f;
+        float x = t1 + t2, f;
+        if (kind == SMOOTH_SILU)
+            f = x / (1.0f + exp_poly(clampf(-x, -87.0f, 88.0f)));
+        else
+            f = x * clampf(x / 6.0f + 0.5f, 0.0f, 1.0f);
+        float p = clampf(f / ys, lo, hi);
+        float r = (p + 0x1.8p23f) - 0x1.8p23f;
+        float edge = QUANT_TIE_EDGE + (fabsf(t1) + fabsf(t2)) * (err_scale * 8.0f);
+        int32_t flag = (fabsf(p - r) > 0.5f - edge) | (a > QUANT_F32_EXACT) |
+                       (a < -QUANT_F32_EXACT) | (x < -80.0f);
+        bad |= flag;
+        q[i] = flag ? QUANT_FLAGGED : (int32_t)r;
+    }
+    return bad;
+}
+
+/* kiln.QFusedConv's float loop for channel ch's row of n accumulators,
+ * with the residual zq or without (NULL). Each loop is written out once per
+ * case so that the test on zq leaves it: the compilers vectorize a loop
+ * only without it (a load that may not happen is one WebAssembly SIMD
+ * cannot make for four lanes). */
+static int fused_row_f32(const qconv_job *j, const qconv_chan *ch, kn_act_kind kind,
+                         const int32_t *a, const int32_t *zq, int64_t n, int32_t *q)
+{
+    float lo = (float)j->lo, hi = (float)j->hi;
+#define KN_FUSED_ROW(Z)                                                                            \
+    (kind == KN_ACT_SILU                                                                           \
+         ? requant_smooth_row_f32(SMOOTH_SILU, a, Z, n, ch->bias, ch->stepf, j->zsf, j->ysf,       \
+                                  j->err_scale, lo, hi, q)                                         \
+     : kind == KN_ACT_HARD_SWISH                                                                   \
+         ? requant_smooth_row_f32(SMOOTH_HARD_SWISH, a, Z, n, ch->bias, ch->stepf, j->zsf,         \
+                                  j->ysf, j->err_scale, lo, hi, q)                                 \
+         : requant_clamp_row_f32(a, Z, n, ch->bias, ch->stepf, j->zsf, j->act_lo, j->act_hi,       \
+                                 j->ysf, j->err_scale, lo, hi, q))
+    return zq ? KN_FUSED_ROW(zq) : KN_FUSED_ROW(NULL);
+#undef KN_FUSED_ROW
 }
 
 /* n 8-bit values of type T less z, as int32 (the residual). */
@@ -369,6 +449,12 @@ KN_Z_ROW(int8_t, s8)
     }
 KN_STORE_ROW(uint8_t, u8)
 KN_STORE_ROW(int8_t, s8)
+
+/* Whether the activation is one requant_smooth_row_f32 serves. */
+static int act_smooth(const kn_activation *a)
+{
+    return a->kind == KN_ACT_SILU || a->kind == KN_ACT_HARD_SWISH;
+}
 
 /* The activation as a clamp [lo, hi] when it is one. */
 static int act_clamp(const kn_activation *a, int fused, float *lo, float *hi)
@@ -428,16 +514,14 @@ static void qconv_row(void *ctx, int64_t m, int64_t col, const int32_t *acc, int
                     z_row_u8((const uint8_t *)j->z + at, j->z_zp, n, zq);
                 zrow = zq;
             }
-            bad =
-                requant_clamp_row_f32(a, zrow, n, ch->bias, ch->stepf, j->zsf, j->act_lo, j->act_hi,
-                                      j->ysf, j->err_scale, (float)j->lo, (float)j->hi, q);
+            bad = fused_row_f32(j, ch, s->act.kind, a, zrow, n, q);
             for (int64_t i = 0; bad && i < n; i++)
                 if (q[i] == QUANT_FLAGGED) {
                     /* the reference's arithmetic for this element */
                     double real = ((double)a[i] + ch->bias) * ch->step;
                     if (zrow)
                         real += (double)zrow[i] * (double)j->zsf;
-                    float f = clampf((float)real, j->act_lo, j->act_hi);
+                    float f = kn_act_ref(&s->act, (float)real);
                     q[i] = requant_clamped((double)f / (double)j->ysf, j->lo, j->hi);
                 }
         }
@@ -469,7 +553,7 @@ static int qconv_run(kn_kctx *k)
     j.ysf = quant_scale_at(j.ys, 0);
     j.zsf = z ? quant_scale_at(j.zs, 0) : 0.0f;
     j.err_scale = 0x1p-20f / j.ysf;
-    int clamp = act_clamp(&s->act, s->fused, &j.act_lo, &j.act_hi);
+    int fast_act = act_clamp(&s->act, s->fused, &j.act_lo, &j.act_hi) || act_smooth(&s->act);
     float xs = quant_scale_at(j.xs, 0);
     int64_t n_ws = kn_tensor_numel(j.ws);
     for (int64_t m = 0; m < c->cout; m++) {
@@ -480,7 +564,7 @@ static int qconv_run(kn_kctx *k)
         ch->step = (double)xs * wsm;
         ch->stepf = xs * wsm;
         ch->bias = bias ? ((const int32_t *)bias->data)[m] : 0;
-        ch->fast = clamp && isfinite(ch->multf) && isfinite(ch->stepf) && isfinite(j.zsf) &&
+        ch->fast = fast_act && isfinite(ch->multf) && isfinite(ch->stepf) && isfinite(j.zsf) &&
                    isfinite(j.err_scale) && isfinite(1.0f / j.ysf);
     }
     quant_epilogue ep = {qconv_row, &j};
