@@ -331,10 +331,9 @@ static int requant_row_f32(const int32_t *restrict acc, int64_t len, int32_t b, 
  * grows with the two terms (they may cancel), so the margin does too:
  * err_scale = 2^-20 / s_y per unit of |term|, many times the float error. */
 static inline __attribute__((always_inline)) int
-requant_clamp_row_f32(const int32_t *restrict acc, const int32_t *restrict zq,
-                                 int64_t len, int32_t b, float step, float zs, float act_lo,
-                                 float act_hi, float ys, float err_scale, float lo, float hi,
-                                 int32_t *restrict q)
+requant_clamp_row_f32(const int32_t *restrict acc, const int32_t *restrict zq, int64_t len,
+                      int32_t b, float step, float zs, float act_lo, float act_hi, float ys,
+                      float err_scale, float lo, float hi, int32_t *restrict q)
 {
     int32_t bad = 0;
     for (int64_t i = 0; i < len; i++) {
@@ -383,10 +382,10 @@ enum { SMOOTH_SILU, SMOOTH_HARD_SWISH };
  * the margin per unit of |term| is err_scale 2^3 (2^-17 / s_y), still
  * several times the bound. Below -80 SiLU's e^-x leaves exp_poly's range:
  * flagged (the result is 0 unless s_y is absurdly small). */
-static inline __attribute__((always_inline)) int requant_smooth_row_f32(int kind, const int32_t *restrict acc,
-                                         const int32_t *restrict zq, int64_t len, int32_t b,
-                                         float step, float zs, float ys, float err_scale, float lo,
-                                         float hi, int32_t *restrict q)
+static inline __attribute__((always_inline)) int
+requant_smooth_row_f32(int kind, const int32_t *restrict acc, const int32_t *restrict zq,
+                       int64_t len, int32_t b, float step, float zs, float ys, float err_scale,
+                       float lo, float hi, int32_t *restrict q)
 {
     int32_t bad = 0;
     for (int64_t i = 0; i < len; i++) {
@@ -418,12 +417,11 @@ static int fused_row_f32(const qconv_job *j, const qconv_chan *ch, kn_act_kind k
 {
     float lo = (float)j->lo, hi = (float)j->hi;
 #define KN_FUSED_ROW(Z)                                                                            \
-    (kind == KN_ACT_SILU                                                                           \
-         ? requant_smooth_row_f32(SMOOTH_SILU, a, Z, n, ch->bias, ch->stepf, j->zsf, j->ysf,       \
-                                  j->err_scale, lo, hi, q)                                         \
+    (kind == KN_ACT_SILU ? requant_smooth_row_f32(SMOOTH_SILU, a, Z, n, ch->bias, ch->stepf,       \
+                                                  j->zsf, j->ysf, j->err_scale, lo, hi, q)         \
      : kind == KN_ACT_HARD_SWISH                                                                   \
-         ? requant_smooth_row_f32(SMOOTH_HARD_SWISH, a, Z, n, ch->bias, ch->stepf, j->zsf,         \
-                                  j->ysf, j->err_scale, lo, hi, q)                                 \
+         ? requant_smooth_row_f32(SMOOTH_HARD_SWISH, a, Z, n, ch->bias, ch->stepf, j->zsf, j->ysf, \
+                                  j->err_scale, lo, hi, q)                                         \
          : requant_clamp_row_f32(a, Z, n, ch->bias, ch->stepf, j->zsf, j->act_lo, j->act_hi,       \
                                  j->ysf, j->err_scale, lo, hi, q))
     return zq ? KN_FUSED_ROW(zq) : KN_FUSED_ROW(NULL);
