@@ -389,3 +389,19 @@ int32_t resolve_input(const kiln_model *model, const char *given_name,
     }
     return position;
 }
+
+int32_t create_session_on(kiln_model *model, const char *device, int profile, kiln_session **out)
+{
+    if (!device)
+        return kiln_session_create(model, NULL, out);
+    kiln_options *o = NULL;
+    int32_t status = kiln_options_create(&o);
+    if (status == KILN_OK)
+        status = kiln_options_set_string(o, KILN_SOPT_DEVICE, device);
+    if (status == KILN_OK && profile)
+        status = kiln_options_set_int(o, KILN_OPT_PROFILE, 1);
+    if (status == KILN_OK)
+        status = kiln_session_create(model, o, out);
+    kiln_options_destroy(o);
+    return status;
+}

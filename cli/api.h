@@ -16,6 +16,10 @@ void format_error(int32_t status, char *buf, size_t cap);
  * subject may be NULL. */
 void report_error(const char *what, const char *subject, int32_t status);
 
+/* A session on device (NULL: the default, cpu), profiling when asked (a
+ * device session's profile says which steps ran where). */
+int32_t create_session_on(kiln_model *model, const char *device, int profile, kiln_session **out);
+
 /* A shape with its own storage; free with shape_free. rank -1 = unknown. */
 typedef struct shape {
     int32_t rank;

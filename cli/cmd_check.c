@@ -365,24 +365,6 @@ static int run_set(const kiln_model *model, kiln_session *session, const data_se
     return 0;
 }
 
-/* A session on device (NULL: the CPU), profiling when on a device: the
- * profile says which steps ran where. */
-static int32_t create_session(kiln_model *model, const char *device, kiln_session **out)
-{
-    if (!device)
-        return kiln_session_create(model, NULL, out);
-    kiln_options *o = NULL;
-    int32_t status = kiln_options_create(&o);
-    if (status == KILN_OK)
-        status = kiln_options_set_string(o, KILN_SOPT_DEVICE, device);
-    if (status == KILN_OK)
-        status = kiln_options_set_int(o, KILN_OPT_PROFILE, 1);
-    if (status == KILN_OK)
-        status = kiln_session_create(model, o, out);
-    kiln_options_destroy(o);
-    return status;
-}
-
 /* The op types of the steps of the session's plan that ran on a host
  * backend rather than on `device` (copies and syncs aside), each once,
  * comma-separated into buf. */
@@ -447,7 +429,7 @@ static void run_case(kiln_runtime *runtime, const char *dir, const char *device,
     if (status != KILN_OK) {
         snprintf(r->reason, sizeof r->reason, "load: %s", load_error);
         r->verdict = FAIL;
-    } else if ((status = create_session(model, device, &session)) != KILN_OK)
+    } else if ((status = create_session_on(model, device, 1, &session)) != KILN_OK)
         fail(r, "", "session", status);
     for (int i = 0; r->verdict == PASS && i < set_count; i++)
         run_set(model, session, &sets[i], set_count, r);

@@ -137,21 +137,6 @@ static int show_output(const kiln_model *model, const kiln_session *session, int
     return rc;
 }
 
-/* A session on device (NULL: the default, cpu). */
-static int32_t create_session(kiln_model *model, const char *device, kiln_session **out)
-{
-    if (!device)
-        return kiln_session_create(model, NULL, out);
-    kiln_options *o = NULL;
-    int32_t status = kiln_options_create(&o);
-    if (status == KILN_OK)
-        status = kiln_options_set_string(o, KILN_SOPT_DEVICE, device);
-    if (status == KILN_OK)
-        status = kiln_session_create(model, o, out);
-    kiln_options_destroy(o);
-    return status;
-}
-
 int cmd_run(int argc, char **argv)
 {
     run_args a = {0};
@@ -187,7 +172,7 @@ int cmd_run(int argc, char **argv)
         report_error("cannot load", a.model, status);
         goto done;
     }
-    if ((status = create_session(model, a.device, &session)) != KILN_OK) {
+    if ((status = create_session_on(model, a.device, 0, &session)) != KILN_OK) {
         report_error("cannot create a session for", a.model, status);
         goto done;
     }
