@@ -39,8 +39,9 @@ Test(cuda_emulated, needs_the_cuda_backend)
 #include "core/engine/registry.h"
 #include "test_support.h"
 #include "tests/cuda/cuda_cases.h"
-#include "tests/cuda/image_cases.h"
 #include "tests/cuda/fake_cuda_libs.h"
+#include "tests/cuda/half_sessions.h"
+#include "tests/cuda/image_cases.h"
 #include "tests/cuda/model_coverage.h"
 
 /* Host memory as the emulated device's (a cuda_target, tests/cuda/cuda_cases.h);
@@ -646,6 +647,60 @@ Test(cuda_emulated, cnn_test_models_match_the_cpu, .fini = kn_backends_restore)
         cr_expect_eq(unemulated_launches, before, "%s: launched a kernel the double lacks",
                      models[i]);
         cr_expect_leq(d, 1e-4, "%s: device and CPU differ by %.3g", models[i], d);
+    }
+}
+
+/* FP16 sessions keep the shared weights of products and convolutions as
+ * half on the device (core/cuda/half_weights.h): the double reads the half
+ * operands as their values, so the outputs carry float16's rounding and
+ * must stay within 1e-2 of the FP32 session's largest output; the store's
+ * device copies lose half the bytes of those weights, which are the only
+ * cudaMalloc calls the sessions make here (the emulated backend's arena is
+ * host memory); a second FP16 session uploads nothing and gives the same
+ * output. */
+Test(cuda_emulated, fp16_sessions_keep_weights_in_half_once_per_model, .fini = kn_backends_restore)
+{
+    static const struct {
+        const char *path;
+        int64_t half_bytes; /* the shared weights' elements, two bytes each */
+        int convolutions;
+    } models[] = {
+        /* W1 [128, 128] and W2 [128, 64]; B1 (512 bytes) is not shared */
+        {"tests/data/models/bf16_mlp.onnx", (128 * 128 + 128 * 64) * 2, 0},
+        /* four 16x16x3x3 filters of kiln.NhwcConv with a residual */
+        {"tests/data/models/opt_conv_residual_inplace.onnx", 4 * 16 * 16 * 9 * 2, 1},
+    };
+    plug_emulated_cuda();
+    for (size_t i = 0; i < sizeof models / sizeof models[0]; i++) {
+        half_products = half_convolutions = 0;
+        int64_t mallocs_before = device_malloc_bytes;
+        int launches_before = unemulated_launches;
+        half_sessions r;
+        half_sessions_compare(models[i].path, &r);
+        int64_t malloced = device_malloc_bytes - mallocs_before;
+        cr_log_info("%s: FP16 against FP32 %.2e of max %.3g; device weights %lld bytes at FP32, "
+                    "%lld at FP16 (%lld through cudaMalloc); %d half products, %d half "
+                    "convolutions",
+                    models[i].path, r.worst, r.largest, (long long)r.fp32_weight_bytes,
+                    (long long)r.fp16_weight_bytes, (long long)malloced, half_products,
+                    half_convolutions);
+        cr_expect_eq(unemulated_launches, launches_before, "%s: a launch the double lacks",
+                     models[i].path);
+        cr_expect(models[i].convolutions ? half_convolutions > 0 : half_products > 0,
+                  "%s: nothing ran on half operands", models[i].path);
+        cr_expect_leq(r.worst, 1e-2, "%s: FP16 differs from FP32 by %.3g of the largest output",
+                      models[i].path, r.worst);
+        cr_expect_gt(r.worst, 0.0, "%s: FP16 gave FP32's results bit for bit: nothing rounded",
+                     models[i].path);
+        cr_expect_eq(r.fp32_weight_bytes - r.fp16_weight_bytes, models[i].half_bytes,
+                     "%s: FP32 weights %lld bytes, FP16 %lld", models[i].path,
+                     (long long)r.fp32_weight_bytes, (long long)r.fp16_weight_bytes);
+        cr_expect_eq(malloced, models[i].half_bytes, "%s: %lld bytes through cudaMalloc",
+                     models[i].path, (long long)malloced);
+        cr_expect_eq(r.fp16_uploads[1], r.fp16_uploads[0],
+                     "%s: the second FP16 session uploaded again (%lld, then %lld)", models[i].path,
+                     (long long)r.fp16_uploads[0], (long long)r.fp16_uploads[1]);
+        cr_expect(r.second_same, "%s: the second FP16 session's output differs", models[i].path);
     }
 }
 

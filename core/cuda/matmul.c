@@ -14,15 +14,20 @@
  * shapes, or the tuned choice: cuda_tuning.h) and its workspace is the
  * kernel's scratch. With the session at
  * KN_PRECISION_FP32 products are exact float32; TF32, BF16 and FP16
- * sessions get Tensor Cores (core/cuda/cuda_precision.h). */
+ * sessions get Tensor Cores (core/cuda/cuda_precision.h). An FP16
+ * session's constant B (a shared weight) is a half copy on the device
+ * (half_weights.h): A is rounded to half into the scratch after the
+ * workspace, both operands are CUDA_R_16F, C and D stay float32 and
+ * cuBLASLt accumulates in float32 (COMPUTE_32F). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/cuda/cuda_gemm.h"
-#include "core/cuda/cuda_precision.h"
 #include "core/cuda/cuda_kernels.h"
+#include "core/cuda/cuda_precision.h"
 #include "core/cuda/cuda_tuning.h"
+#include "core/cuda/half_weights.h"
 #include "core/cuda/matmul_algo.h"
 
 typedef struct mm_state {
@@ -34,6 +39,12 @@ typedef struct mm_state {
     int32_t c_input;    /* input passed as C (Gemm, M x N), or -1 */
     int32_t bias_input; /* input given to the bias epilogue, or -1 */
     kn_cuda_act after;  /* activation not done in the epilogue */
+    /* FP16 with a half B: B's device copy, A's element count and where
+     * its half copy sits in the scratch; b_half NULL otherwise */
+    const void *b_half;
+    int64_t a_elems;
+    size_t a_half_at;
+    kn_cuda_half_kernels half;
 } mm_state;
 
 static void mm_free(kn_kctx *k, mm_state *st)
@@ -46,6 +57,7 @@ static void mm_free(kn_kctx *k, mm_state *st)
             api->cublasLtMatrixLayoutDestroy(st->lay[i]);
     if (st->desc)
         api->cublasLtMatmulDescDestroy(st->desc);
+    kn_cuda_half_weight_release(k, st->b_half);
     free(st);
 }
 
@@ -95,13 +107,12 @@ static int matmul_shape(const kn_tensor *a, const kn_tensor *b, mm_shape *s)
     return KN_OK;
 }
 
-static int layout(kn_kctx *k, kn_cublasLtMatrixLayout *lay, uint64_t rows, uint64_t cols,
+static int layout(kn_kctx *k, kn_cublasLtMatrixLayout *lay, int type, uint64_t rows, uint64_t cols,
                   int64_t ld, int64_t batch, int64_t stride)
 {
     const kn_cuda_device *dev = kn_cuda_dev(k);
-    int rc = kn_cublas_check(
-        dev, dev->api->cublasLtMatrixLayoutCreate(lay, KN_CUDA_R_32F, rows, cols, ld),
-        "creating a matrix layout", k->err);
+    int rc = kn_cublas_check(dev, dev->api->cublasLtMatrixLayoutCreate(lay, type, rows, cols, ld),
+                             "creating a matrix layout", k->err);
     if (rc == KN_OK && batch > 1) {
         int32_t count = (int32_t)batch;
         rc = kn_cublas_check(dev,
@@ -132,11 +143,19 @@ typedef struct mm_candidates {
     kn_cublasLtMatmulHeuristicResult found[KN_CUDA_TUNE_CANDIDATES];
 } mm_candidates;
 
+/* The scratch a run needs with `workspace` bytes for cuBLASLt: with a
+ * half B, A's half copy follows (at st->a_half_at). */
+static size_t scratch_for(mm_state *st, size_t workspace)
+{
+    return st->half.to_half ? kn_cuda_half_region(workspace, st->a_elems, &st->a_half_at)
+                            : workspace;
+}
+
 static void use_algo(kn_kctx *k, mm_state *st, const kn_cublasLtMatmulHeuristicResult *r)
 {
     st->algo = r->algo;
     st->workspace = r->workspaceSize;
-    k->scratch_bytes = st->workspace;
+    k->scratch_bytes = scratch_for(st, st->workspace);
 }
 
 static int pick_candidate(kn_kctx *k, void *ctx, int i)
@@ -168,7 +187,8 @@ static int choose_algo(kn_kctx *k, mm_state *st, int tunable)
         for (int i = 0; i < n; i++)
             workspace = c.found[i].workspaceSize > workspace ? c.found[i].workspaceSize : workspace;
         if (n > 1)
-            rc = kn_cuda_time_candidates(k, n, pick_candidate, &c, mm_run, workspace, &at);
+            rc = kn_cuda_time_candidates(k, n, pick_candidate, &c, mm_run,
+                                         scratch_for(st, workspace), &at);
         at = at < 0 ? 0 : at;
         kn_lt_algo_word(kn_cuda_dev(k)->api, &c.found[at], at, word, sizeof word);
         if (rc == KN_OK)
@@ -185,7 +205,10 @@ static int build(kn_kctx *k, mm_state *st, const mm_shape *s, int bias, int relu
 {
     const kn_cuda_device *dev = kn_cuda_dev(k);
     const kn_cuda_api *api = dev->api;
-    int compute = kn_cuda_compute_type(k->precision);
+    /* half operands already are what FAST_16F would round to */
+    int half = st->half.to_half != NULL;
+    int compute = half ? KN_CUBLAS_COMPUTE_32F : kn_cuda_compute_type(k->precision);
+    int operands = half ? KN_CUDA_R_16F : KN_CUDA_R_32F;
     int rc = kn_cublas_check(dev, api->cublasLtMatmulDescCreate(&st->desc, compute, KN_CUDA_R_32F),
                              "creating the product", k->err);
     int32_t op_first = s->trans_b ? KN_CUBLAS_OP_T : KN_CUBLAS_OP_N;
@@ -200,18 +223,19 @@ static int build(kn_kctx *k, mm_state *st, const mm_shape *s, int bias, int relu
         rc = desc_attr(k, st, KN_CUBLASLT_MATMUL_DESC_EPILOGUE, &epilogue, sizeof epilogue);
     /* cuBLASLt's A: our B, column-major N x K (or K x N when B is [N, K]) */
     if (rc == KN_OK)
-        rc = s->trans_b ? layout(k, &st->lay[0], (uint64_t)s->k, (uint64_t)s->n, s->k, s->batch,
-                                 s->stride_b)
-                        : layout(k, &st->lay[0], (uint64_t)s->n, (uint64_t)s->k, s->n, s->batch,
-                                 s->stride_b);
+        rc = s->trans_b ? layout(k, &st->lay[0], operands, (uint64_t)s->k, (uint64_t)s->n, s->k,
+                                 s->batch, s->stride_b)
+                        : layout(k, &st->lay[0], operands, (uint64_t)s->n, (uint64_t)s->k, s->n,
+                                 s->batch, s->stride_b);
     /* cuBLASLt's B: our A, column-major K x M (or M x K when A is [K, M]) */
     if (rc == KN_OK)
-        rc = s->trans_a ? layout(k, &st->lay[1], (uint64_t)s->m, (uint64_t)s->k, s->m, s->batch,
-                                 s->stride_a)
-                        : layout(k, &st->lay[1], (uint64_t)s->k, (uint64_t)s->m, s->k, s->batch,
-                                 s->stride_a);
+        rc = s->trans_a ? layout(k, &st->lay[1], operands, (uint64_t)s->m, (uint64_t)s->k, s->m,
+                                 s->batch, s->stride_a)
+                        : layout(k, &st->lay[1], operands, (uint64_t)s->k, (uint64_t)s->m, s->k,
+                                 s->batch, s->stride_a);
     for (int i = 2; i < 4 && rc == KN_OK; i++)
-        rc = layout(k, &st->lay[i], (uint64_t)s->n, (uint64_t)s->m, s->n, s->batch, s->m * s->n);
+        rc = layout(k, &st->lay[i], KN_CUDA_R_32F, (uint64_t)s->n, (uint64_t)s->m, s->n, s->batch,
+                    s->m * s->n);
     if (rc != KN_OK)
         return rc;
 
@@ -228,6 +252,27 @@ static int new_state(kn_kctx *k, mm_state **out)
     k->state = st;
     *out = st;
     return KN_OK;
+}
+
+/* An FP16 session's constant B: the conversion kernels are found before
+ * the product is planned (the layouts then say half), the weight's half
+ * copy taken once the plan stands (so a decline leaves no reference). */
+static int plan_half(kn_kctx *k, mm_state *st)
+{
+    if (!kn_cuda_half_weight_wanted(k, 1))
+        return KN_OK;
+    st->a_elems = kn_tensor_numel(k->in[0]);
+    return kn_cuda_half_kernels_find(k, &st->half);
+}
+
+static int build_node(kn_kctx *k, mm_state *st, const mm_shape *s, int bias, int relu)
+{
+    int rc = plan_half(k, st);
+    if (rc == KN_OK)
+        rc = build(k, st, s, bias, relu, 1);
+    if (rc == KN_OK && st->half.to_half)
+        rc = kn_cuda_half_weight_acquire(k, 1, &st->b_half);
+    return rc;
 }
 
 /* Inputs 0 and 1 are float, and so is input 2 when given (Gemm's C,
@@ -295,7 +340,7 @@ static int matmul_prepare(kn_kctx *k)
     int relu = act.op == KN_CUDA_U_RELU;
     if (!relu)
         st->after = act;
-    rc = build(k, st, &s, bias, relu, 1);
+    rc = build_node(k, st, &s, bias, relu);
     if (rc != KN_OK)
         mm_release(k);
     return rc;
@@ -355,7 +400,7 @@ static int gemm_prepare(kn_kctx *k)
     k->out[0]->rank = 2;
     k->out[0]->dims[0] = s.m;
     k->out[0]->dims[1] = s.n;
-    rc = build(k, st, &s, bias, relu, 1);
+    rc = build_node(k, st, &s, bias, relu);
     if (rc != KN_OK)
         mm_release(k);
     return rc;
@@ -376,13 +421,20 @@ static int mm_run(kn_kctx *k)
     }
     const void *c = st->c_input >= 0 ? k->in[st->c_input]->data : y->data;
     float beta = st->c_input >= 0 ? st->beta : 0.0f;
+    const void *a = k->in[0]->data, *b = st->b_half ? st->b_half : k->in[1]->data;
+    /* (while candidates are timed B is still the float input's zeros) */
+    if (rc == KN_OK && st->half.to_half) {
+        void *a_half = (unsigned char *)k->scratch + st->a_half_at;
+        rc = kn_cuda_to_half(k, &st->half, a, a_half, st->a_elems);
+        a = a_half;
+    }
     if (rc == KN_OK)
-        rc = kn_cublas_check(
-            dev,
-            dev->api->cublasLtMatmul(dev->blaslt, st->desc, &st->alpha, k->in[1]->data, st->lay[0],
-                                     k->in[0]->data, st->lay[1], &beta, c, st->lay[2], y->data,
-                                     st->lay[3], &st->algo, k->scratch, st->workspace, k->stream),
-            k->node->op_type, k->err);
+        rc = kn_cublas_check(dev,
+                             dev->api->cublasLtMatmul(dev->blaslt, st->desc, &st->alpha, b,
+                                                      st->lay[0], a, st->lay[1], &beta, c,
+                                                      st->lay[2], y->data, st->lay[3], &st->algo,
+                                                      k->scratch, st->workspace, k->stream),
+                             k->node->op_type, k->err);
     if (rc == KN_OK && st->after.op != KN_CUDA_U_NONE)
         rc = kn_cuda_bias_act(k, y->data, NULL, kn_tensor_numel(y), 1, 1, &st->after);
     return rc;

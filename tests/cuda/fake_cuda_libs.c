@@ -166,6 +166,8 @@ typedef void (*where_fn)(const uint8_t *c, const void *x, const void *y, void *o
 void kn_where_4(const uint8_t *, const void *, const void *, void *, kn_cuda_walk, kn_cuda_walk);
 void kn_where_8(const uint8_t *, const void *, const void *, void *, kn_cuda_walk, kn_cuda_walk);
 void kn_cast(const void *x, void *y, int64_t n, int from, int to);
+void kn_f32_to_half(const float *x, uint16_t *y, int64_t n);
+void kn_half_to_f32(const uint16_t *x, float *y, int64_t n);
 typedef void (*strided_fn)(const void *x, void *y, kn_cuda_walk w);
 typedef void (*gather_fn)(const void *x, const void *idx, void *y, int64_t outer, int64_t axis,
                           int64_t n_idx, int64_t inner);
@@ -253,6 +255,10 @@ static int host_kernel(const char *name, void **args)
            ARG(4, kn_cuda_walk), ARG(5, kn_cuda_walk));
     } else if (strcmp(name, "kn_cast") == 0)
         kn_cast(ARG(0, const void *), ARG(1, void *), ARG(2, int64_t), ARG(3, int), ARG(4, int));
+    else if (strcmp(name, "kn_f32_to_half") == 0)
+        kn_f32_to_half(ARG(0, const float *), ARG(1, uint16_t *), ARG(2, int64_t));
+    else if (strcmp(name, "kn_half_to_f32") == 0)
+        kn_half_to_f32(ARG(0, const uint16_t *), ARG(1, float *), ARG(2, int64_t));
     else {
         for (size_t i = 0; i < sizeof strided / sizeof strided[0]; i++)
             if (strcmp(name, strided[i].name) == 0) {
@@ -322,6 +328,7 @@ static const char *fake_error_string(int e)
  * counters tell whether a kernel timed anything. */
 double device_clock_ms;
 int event_records, device_mallocs;
+int64_t device_malloc_bytes;
 typedef struct fake_event {
     double ms;
 } fake_event;
@@ -329,6 +336,7 @@ typedef struct fake_event {
 static kn_cudaError fake_malloc(void **p, size_t n)
 {
     device_mallocs++;
+    device_malloc_bytes += (int64_t)n;
     *p = malloc(n ? n : 1);
     return *p ? 0 : 2;
 }
@@ -344,6 +352,19 @@ static kn_cudaError fake_memset(void *p, int v, size_t n, kn_cudaStream s)
     return 0;
 }
 static kn_cudaError fake_stream_sync(kn_cudaStream s)
+{
+    (void)s;
+    return 0;
+}
+/* streams of their own (the weight store's uploads): work runs as it is
+ * queued, so a stream is only a token */
+static kn_cudaError fake_stream_create(kn_cudaStream *s, unsigned int flags)
+{
+    (void)flags;
+    *s = (kn_cudaStream)(void *)(uintptr_t)2;
+    return 0;
+}
+static kn_cudaError fake_stream_destroy(kn_cudaStream s)
 {
     (void)s;
     return 0;
@@ -415,10 +436,12 @@ typedef struct fake_layout {
     uint64_t rows, cols;
     int64_t ld, stride;
     int32_t batch;
+    int type; /* CUDA_R_32F, or CUDA_R_16F: half bits, read as their float value */
 } fake_layout;
 
 /* What the last product and convolution asked cuBLASLt and cuDNN for. */
 int last_compute_type = -1, last_conv_math = -1;
+int half_products, half_convolutions;
 
 static kn_cublasStatus fake_desc_create(kn_cublasLtMatmulDesc *d, kn_cublasComputeType c,
                                         kn_cudaDataType t)
@@ -456,11 +479,11 @@ static kn_cublasStatus fake_desc_set(kn_cublasLtMatmulDesc d, kn_cublasLtMatmulD
 static kn_cublasStatus fake_layout_create(kn_cublasLtMatrixLayout *l, kn_cudaDataType t,
                                           uint64_t rows, uint64_t cols, int64_t ld)
 {
-    cr_assert_eq(t, KN_CUDA_R_32F);
+    cr_assert(t == KN_CUDA_R_32F || t == KN_CUDA_R_16F, "matrix type %d", (int)t);
     cr_assert_geq(ld, (int64_t)rows, "column-major: ld %lld below rows %llu", (long long)ld,
                   (unsigned long long)rows);
     fake_layout *f = calloc(1, sizeof *f);
-    *f = (fake_layout){.rows = rows, .cols = cols, .ld = ld, .batch = 1};
+    *f = (fake_layout){.rows = rows, .cols = cols, .ld = ld, .batch = 1, .type = (int)t};
     *l = (kn_cublasLtMatrixLayout)(void *)f;
     return 0;
 }
@@ -547,9 +570,11 @@ static kn_cublasStatus fake_algo_config(const kn_cublasLtMatmulAlgo *algo,
     *written = sizeof v;
     return 0;
 }
-static float at(const fake_layout *l, const float *m, int32_t b, uint64_t r, uint64_t c)
+static float at(const fake_layout *l, const void *m, int32_t b, uint64_t r, uint64_t c)
 {
-    return m[(int64_t)b * l->stride + (int64_t)r + (int64_t)c * l->ld];
+    int64_t i = (int64_t)b * l->stride + (int64_t)r + (int64_t)c * l->ld;
+    return l->type == KN_CUDA_R_16F ? kn_f16_to_f32(((const uint16_t *)m)[i])
+                                    : ((const float *)m)[i];
 }
 /* D = alpha op(A) op(B) + beta C, column-major, what cuBLASLt documents */
 static kn_cublasStatus fake_matmul(kn_cublasLtHandle h, kn_cublasLtMatmulDesc desc,
@@ -572,6 +597,15 @@ static kn_cublasStatus fake_matmul(kn_cublasLtHandle h, kn_cublasLtMatmulDesc de
     cr_assert_eq(k, kb, "inner dims %llu and %llu", (unsigned long long)k, (unsigned long long)kb);
     cr_assert(D->rows == m && D->cols == n && C->rows == m && C->cols == n, "D is not m x n");
     cr_assert(A->batch == D->batch && B->batch == D->batch && C->batch == D->batch);
+    /* the combinations cuBLASLt lists: A and B of one type, C and D float;
+     * half operands accumulate in float32 */
+    cr_assert_eq(A->type, B->type, "A is type %d, B %d", A->type, B->type);
+    cr_assert(C->type == KN_CUDA_R_32F && D->type == KN_CUDA_R_32F, "C or D is not float");
+    if (A->type == KN_CUDA_R_16F) {
+        cr_assert_eq(last_compute_type, KN_CUBLAS_COMPUTE_32F, "half operands with compute %d",
+                     last_compute_type);
+        half_products++;
+    }
     float al = *(const float *)alpha, be = *(const float *)beta;
     for (int32_t bt = 0; bt < D->batch; bt++)
         for (uint64_t i = 0; i < m; i++)
@@ -594,14 +628,16 @@ static kn_cublasStatus fake_matmul(kn_cublasLtHandle h, kn_cublasLtMatmulDesc de
 
 /* --- the double: cuDNN (2-D) */
 
+/* type: CUDNN_DATA_FLOAT, or CUDNN_DATA_HALF (half bits, read as their
+ * float value and written rounded to nearest even) */
 typedef struct fake_tensor {
-    int n, dims[8], strides[8];
+    int n, dims[8], strides[8], type;
 } fake_tensor;
 typedef struct fake_filter {
-    int n, dims[8];
+    int n, dims[8], type;
 } fake_filter;
 typedef struct fake_conv {
-    int pads[3], strides[3], dil[3], groups;
+    int pads[3], strides[3], dil[3], groups, type;
 } fake_conv;
 typedef struct fake_pool {
     int mode, window[3], pads[3], strides[3];
@@ -628,10 +664,11 @@ FAKE_CREATE(fake_act_create, int, kn_cudnnActivationDesc)
 static kn_cudnnStatus fake_tensor_set(kn_cudnnTensorDesc d, kn_cudnnDataType t, int n,
                                       const int *dims, const int *strides)
 {
-    cr_assert_eq(t, KN_CUDNN_DATA_FLOAT);
+    cr_assert(t == KN_CUDNN_DATA_FLOAT || t == KN_CUDNN_DATA_HALF, "tensor type %d", (int)t);
     cr_assert(n >= 4 && n <= 5, "cuDNN's Nd descriptors start at 4 dims, got %d", n);
     fake_tensor *f = (void *)d;
     f->n = n;
+    f->type = (int)t;
     memcpy(f->dims, dims, sizeof(int) * (size_t)n);
     memcpy(f->strides, strides, sizeof(int) * (size_t)n);
     return 0;
@@ -639,9 +676,10 @@ static kn_cudnnStatus fake_tensor_set(kn_cudnnTensorDesc d, kn_cudnnDataType t, 
 static kn_cudnnStatus fake_filter_set(kn_cudnnFilterDesc d, kn_cudnnDataType t,
                                       kn_cudnnTensorFormat fmt, int n, const int *dims)
 {
-    cr_assert(t == KN_CUDNN_DATA_FLOAT && fmt == KN_CUDNN_TENSOR_NCHW);
+    cr_assert((t == KN_CUDNN_DATA_FLOAT || t == KN_CUDNN_DATA_HALF) && fmt == KN_CUDNN_TENSOR_NCHW);
     fake_filter *f = (void *)d;
     f->n = n;
+    f->type = (int)t;
     memcpy(f->dims, dims, sizeof(int) * (size_t)n);
     return 0;
 }
@@ -651,6 +689,7 @@ static kn_cudnnStatus fake_conv_set(kn_cudnnConvDesc d, int n, const int *pads, 
 {
     cr_assert(n == 2 && mode == KN_CUDNN_CROSS_CORRELATION && t == KN_CUDNN_DATA_FLOAT);
     fake_conv *f = (void *)d;
+    f->type = (int)t;
     for (int i = 0; i < n; i++) {
         f->pads[i] = pads[i];
         f->strides[i] = strides[i];
@@ -725,17 +764,29 @@ static kn_cudnnStatus fake_act_set(kn_cudnnActivationDesc d, kn_cudnnActivationM
     *(int *)(void *)d = m;
     return 0;
 }
-static float tget(const fake_tensor *t, const float *p, int n, int c, int h, int w)
+static float value_at(int type, const void *p, int64_t i)
 {
-    return p[(int64_t)n * t->strides[0] + (int64_t)c * t->strides[1] + (int64_t)h * t->strides[2] +
-             (int64_t)w * t->strides[3]];
+    return type == KN_CUDNN_DATA_HALF ? kn_f16_to_f32(((const uint16_t *)p)[i])
+                                      : ((const float *)p)[i];
 }
-static float *tptr(const fake_tensor *t, float *p, int n, int c, int h, int w)
+static int64_t toff(const fake_tensor *t, int n, int c, int h, int w)
 {
-    return &p[(int64_t)n * t->strides[0] + (int64_t)c * t->strides[1] + (int64_t)h * t->strides[2] +
-              (int64_t)w * t->strides[3]];
+    return (int64_t)n * t->strides[0] + (int64_t)c * t->strides[1] + (int64_t)h * t->strides[2] +
+           (int64_t)w * t->strides[3];
 }
-static float conv_at(const fake_tensor *X, const float *x, const fake_filter *W, const float *w,
+static float tget(const fake_tensor *t, const void *p, int n, int c, int h, int w)
+{
+    return value_at(t->type, p, toff(t, n, c, h, w));
+}
+static void tset(const fake_tensor *t, void *p, int n, int c, int h, int w, float v)
+{
+    int64_t i = toff(t, n, c, h, w);
+    if (t->type == KN_CUDNN_DATA_HALF)
+        ((uint16_t *)p)[i] = kn_f32_to_f16(v);
+    else
+        ((float *)p)[i] = v;
+}
+static float conv_at(const fake_tensor *X, const void *x, const fake_filter *W, const void *w,
                      const fake_conv *cv, int n, int co, int oh, int ow)
 {
     int cin_g = W->dims[1], cout_g = W->dims[0] / cv->groups, g = co / cout_g;
@@ -748,31 +799,37 @@ static float conv_at(const fake_tensor *X, const float *x, const fake_filter *W,
                 if (ih < 0 || iw < 0 || ih >= X->dims[2] || iw >= X->dims[3])
                     continue;
                 sum += (double)tget(X, x, n, g * cin_g + ci, ih, iw) *
-                       w[((co * cin_g + ci) * W->dims[2] + r) * W->dims[3] + s];
+                       value_at(W->type, w, ((co * cin_g + ci) * W->dims[2] + r) * W->dims[3] + s);
             }
     return (float)sum;
 }
 static void conv_all(kn_cudnnTensorDesc xd, const void *x, kn_cudnnFilterDesc wd, const void *w,
-                     kn_cudnnConvDesc cd, kn_cudnnTensorDesc yd, float *y, float alpha, float beta,
-                     const float *z, float alpha2, const float *bias, int relu)
+                     kn_cudnnConvDesc cd, kn_cudnnTensorDesc yd, void *y, float alpha, float beta,
+                     const void *z, float alpha2, const float *bias, int relu)
 {
     const fake_tensor *X = (void *)xd, *Y = (void *)yd;
     const fake_filter *W = (void *)wd;
     const fake_conv *cv = (void *)cd;
     cr_assert(X->n == 4 && Y->n == 4 && W->n == 4, "2-D convolutions only in this double");
+    /* the legacy API's configurations: all float (FLOAT_CONFIG), or X, W
+     * and Y half computing in float (PSEUDO_HALF_CONFIG) */
+    int half = W->type == KN_CUDNN_DATA_HALF;
+    cr_assert(X->type == W->type && Y->type == W->type && cv->type == KN_CUDNN_DATA_FLOAT,
+              "X %d, W %d, Y %d, convolution %d: not a configuration cuDNN supports", X->type,
+              W->type, Y->type, cv->type);
+    half_convolutions += half;
     for (int n = 0; n < Y->dims[0]; n++)
         for (int c = 0; c < Y->dims[1]; c++)
             for (int h = 0; h < Y->dims[2]; h++)
                 for (int wi = 0; wi < Y->dims[3]; wi++) {
-                    float *out = tptr(Y, y, n, c, h, wi);
                     float v = alpha * conv_at(X, x, W, w, cv, n, c, h, wi);
                     if (z)
                         v += alpha2 * tget(Y, z, n, c, h, wi);
                     else if (beta != 0.0f)
-                        v += beta * *out;
+                        v += beta * tget(Y, y, n, c, h, wi);
                     if (bias)
                         v += bias[c];
-                    *out = relu && v < 0 ? 0 : v;
+                    tset(Y, y, n, c, h, wi, relu && v < 0 ? 0 : v);
                 }
 }
 static kn_cudnnStatus fake_conv_fwd(kn_cudnnHandle h, const void *alpha, kn_cudnnTensorDesc xd,
@@ -851,11 +908,11 @@ static kn_cudnnStatus fake_pool_fwd(kn_cudnnHandle h, kn_cudnnPoolingDesc pd, co
                             sum += v;
                             count++;
                         }
-                    float *out = tptr(Y, y, n, c, oh, ow);
-                    *out = p->mode == KN_CUDNN_POOLING_MAX ? best
-                           : p->mode == KN_CUDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING
-                               ? (float)(sum / (p->window[0] * p->window[1]))
-                               : (float)(sum / count);
+                    tset(Y, y, n, c, oh, ow,
+                         p->mode == KN_CUDNN_POOLING_MAX ? best
+                         : p->mode == KN_CUDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING
+                             ? (float)(sum / (p->window[0] * p->window[1]))
+                             : (float)(sum / count));
                 }
     return 0;
 }
@@ -880,6 +937,8 @@ kn_cuda_device *emulated_device(void)
     a->cudaFree = fake_free;
     a->cudaMemsetAsync = fake_memset;
     a->cudaStreamSynchronize = fake_stream_sync;
+    a->cudaStreamCreateWithFlags = fake_stream_create;
+    a->cudaStreamDestroy = fake_stream_destroy;
     a->cudaEventCreate = fake_event_create;
     a->cudaEventDestroy = fake_event_destroy;
     a->cudaEventRecord = fake_event_record;

@@ -24,6 +24,7 @@ extern int unemulated_launches;
  * timed anything. */
 extern double device_clock_ms;
 extern int event_records, device_mallocs;
+extern int64_t device_malloc_bytes; /* what cudaMalloc was asked for, in all */
 
 /* The algorithms cuBLASLt's heuristic offers, best first, with their cost
  * (the third is the fastest); an algorithm is its id, tile and stages, kept
@@ -52,5 +53,10 @@ extern int last_dnn_algo; /* the algorithm the last convolution ran */
 
 /* What the last product and convolution asked cuBLASLt and cuDNN for. */
 extern int last_compute_type, last_conv_math;
+
+/* Products with half A and B, convolutions with half X, W and Y: the
+ * double reads half operands as their float values, so results carry
+ * half's rounding. */
+extern int half_products, half_convolutions;
 
 #endif
