@@ -169,6 +169,36 @@ Test(cuda_emulated, precision_picks_compute_and_math_types)
     emulated_precision = KN_PRECISION_FP32;
 }
 
+/* A fused GELU goes into cuBLASLt's epilogue, which computes the tanh
+ * approximation (the double too): in an FP16 session, whose budget covers
+ * the 4.8e-4 between the two forms, the exact (erf) GELU of
+ * kiln.FusedMatMul is GELU_BIAS and within 1e-3 of the CPU's exact one; an
+ * FP32 session keeps the bias epilogue and Kiln's exact pass after it. */
+Test(cuda_emulated, gelu_goes_into_the_epilogue_in_fp16_only)
+{
+    static const struct {
+        int32_t precision;
+        uint32_t epilogue;
+        double tol;
+    } want[] = {
+        {KN_PRECISION_FP32, KN_CUBLASLT_EPILOGUE_BIAS, 1e-5},
+        {KN_PRECISION_TF32, KN_CUBLASLT_EPILOGUE_BIAS, 1e-5},
+        {KN_PRECISION_FP16, KN_CUBLASLT_EPILOGUE_GELU_BIAS, 1e-3},
+    };
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        emulated_precision = want[i].precision;
+        last_lt_epilogue = 0;
+        fused_matmul_case(emulated_compare, "Gelu", 13, want[i].tol);
+        cr_expect_eq(last_lt_epilogue, want[i].epilogue, "precision %d: epilogue %u",
+                     want[i].precision, last_lt_epilogue);
+    }
+    /* Relu is exact in every precision */
+    emulated_precision = KN_PRECISION_FP16;
+    fused_matmul_case(emulated_compare, "Relu", 15, 1e-5);
+    cr_expect_eq(last_lt_epilogue, KN_CUBLASLT_EPILOGUE_RELU_BIAS);
+    emulated_precision = KN_PRECISION_FP32;
+}
+
 /* --- tuning (core/cuda/cuda_tuning.h) */
 
 static int tune_on;             /* whether the checks below run a tuning session */

@@ -1,7 +1,8 @@
 /* Matrix products on cuBLASLt: MatMul, Gemm, kiln.FusedMatMul and
  * kiln.FusedGemm, float. A bias (Gemm's C when it is a row vector and beta
- * is 1, FusedMatMul's bias) and a Relu run in cuBLASLt's epilogue; other
- * activations in one elementwise pass after it.
+ * is 1, FusedMatMul's bias) and a Relu or GELU run in cuBLASLt's epilogue
+ * (epilogue_activation says which GELUs); other activations in one
+ * elementwise pass after it.
  *
  * cuBLASLt is column-major and Kiln row-major: a row-major M x N product
  * Y = A B is the column-major N x M product Y' = B' A', so B's bytes are
@@ -199,9 +200,10 @@ static int choose_algo(kn_kctx *k, mm_state *st, int tunable)
 }
 
 /* Builds the descriptor, layouts and algorithm for shape s with the
- * epilogue asked for (bias and/or relu); tunable: the algorithm may be
- * tuned (a node of its own, not a step inside another kernel). */
-static int build(kn_kctx *k, mm_state *st, const mm_shape *s, int bias, int relu, int tunable)
+ * epilogue asked for (bias, and act: 0 or KN_CUBLASLT_EPILOGUE_RELU or
+ * _GELU); tunable: the algorithm may be tuned (a node of its own, not a
+ * step inside another kernel). */
+static int build(kn_kctx *k, mm_state *st, const mm_shape *s, int bias, uint32_t act, int tunable)
 {
     const kn_cuda_device *dev = kn_cuda_dev(k);
     const kn_cuda_api *api = dev->api;
@@ -213,8 +215,11 @@ static int build(kn_kctx *k, mm_state *st, const mm_shape *s, int bias, int relu
                              "creating the product", k->err);
     int32_t op_first = s->trans_b ? KN_CUBLAS_OP_T : KN_CUBLAS_OP_N;
     int32_t op_second = s->trans_a ? KN_CUBLAS_OP_T : KN_CUBLAS_OP_N;
-    uint32_t epilogue = bias ? (relu ? KN_CUBLASLT_EPILOGUE_RELU_BIAS : KN_CUBLASLT_EPILOGUE_BIAS)
-                             : (relu ? KN_CUBLASLT_EPILOGUE_RELU : KN_CUBLASLT_EPILOGUE_DEFAULT);
+    /* the bias and activation epilogues combine by their bits (RELU_BIAS
+     * is RELU | BIAS, GELU_BIAS is GELU | BIAS) */
+    uint32_t epilogue = (bias ? (uint32_t)KN_CUBLASLT_EPILOGUE_BIAS : 0u) | act;
+    if (epilogue == 0)
+        epilogue = KN_CUBLASLT_EPILOGUE_DEFAULT;
     if (rc == KN_OK)
         rc = desc_attr(k, st, KN_CUBLASLT_MATMUL_DESC_TRANSA, &op_first, sizeof op_first);
     if (rc == KN_OK)
@@ -265,14 +270,31 @@ static int plan_half(kn_kctx *k, mm_state *st)
     return kn_cuda_half_kernels_find(k, &st->half);
 }
 
-static int build_node(kn_kctx *k, mm_state *st, const mm_shape *s, int bias, int relu)
+static int build_node(kn_kctx *k, mm_state *st, const mm_shape *s, int bias, uint32_t act)
 {
     int rc = plan_half(k, st);
     if (rc == KN_OK)
-        rc = build(k, st, s, bias, relu, 1);
+        rc = build(k, st, s, bias, act, 1);
     if (rc == KN_OK && st->half.to_half)
         rc = kn_cuda_half_weight_acquire(k, 1, &st->b_half);
     return rc;
+}
+
+/* The fused activation cuBLASLt's epilogue computes, or 0 (then Kiln's
+ * pass after the product does). Relu always. cuBLASLt's GELU is the tanh
+ * approximation, so a tanh GELU always; the exact (erf) GELU only in an
+ * FP16 session: the two differ by at most 5e-4 in absolute value (near
+ * |x| = 2), within FP16's budget of 1e-2 of the largest output and below
+ * what float16 operands round already, while an FP32 session promises
+ * float32's results and keeps Kiln's exact pass. */
+static uint32_t epilogue_activation(const kn_kctx *k, const kn_cuda_act *act)
+{
+    if (act->op == KN_CUDA_U_RELU)
+        return KN_CUBLASLT_EPILOGUE_RELU;
+    if (act->op == KN_CUDA_U_GELU_TANH ||
+        (act->op == KN_CUDA_U_GELU && k->precision == KN_PRECISION_FP16))
+        return KN_CUBLASLT_EPILOGUE_GELU;
+    return 0;
 }
 
 /* Inputs 0 and 1 are float, and so is input 2 when given (Gemm's C,
@@ -337,10 +359,10 @@ static int matmul_prepare(kn_kctx *k)
     int bias = fused && k->n_in > 2 && k->in[2];
     if (bias)
         st->bias_input = 2;
-    int relu = act.op == KN_CUDA_U_RELU;
-    if (!relu)
+    uint32_t in_epilogue = epilogue_activation(k, &act);
+    if (!in_epilogue)
         st->after = act;
-    rc = build_node(k, st, &s, bias, relu);
+    rc = build_node(k, st, &s, bias, in_epilogue);
     if (rc != KN_OK)
         mm_release(k);
     return rc;
@@ -393,14 +415,14 @@ static int gemm_prepare(kn_kctx *k)
     }
     if (bias)
         st->bias_input = 2;
-    int relu = act.op == KN_CUDA_U_RELU;
-    if (!relu)
+    uint32_t in_epilogue = epilogue_activation(k, &act);
+    if (!in_epilogue)
         st->after = act;
     k->out[0]->dtype = KN_FLOAT;
     k->out[0]->rank = 2;
     k->out[0]->dims[0] = s.m;
     k->out[0]->dims[1] = s.n;
-    rc = build_node(k, st, &s, bias, relu);
+    rc = build_node(k, st, &s, bias, in_epilogue);
     if (rc != KN_OK)
         mm_release(k);
     return rc;

@@ -442,6 +442,7 @@ typedef struct fake_layout {
 /* What the last product and convolution asked cuBLASLt and cuDNN for. */
 int last_compute_type = -1, last_conv_math = -1;
 int half_products, half_convolutions;
+uint32_t last_lt_epilogue;
 
 static kn_cublasStatus fake_desc_create(kn_cublasLtMatmulDesc *d, kn_cublasComputeType c,
                                         kn_cudaDataType t)
@@ -587,6 +588,7 @@ static kn_cublasStatus fake_matmul(kn_cublasLtHandle h, kn_cublasLtMatmulDesc de
     (void)h, (void)s;
     const fake_desc *f = (const fake_desc *)(void *)desc;
     last_lt_algo = (uint32_t)algo->data[0];
+    last_lt_epilogue = f->epilogue;
     for (int i = 0; i < N_LT_ALGOS; i++)
         if (lt_algos[i].id == last_lt_algo)
             device_clock_ms += lt_algos[i].ms;
@@ -621,6 +623,9 @@ static kn_cublasStatus fake_matmul(kn_cublasLtHandle h, kn_cublasLtMatmulDesc de
                     v += f->bias[i]; /* one bias entry per row of D */
                 if (f->epilogue & KN_CUBLASLT_EPILOGUE_RELU)
                     v = v < 0 ? 0 : v;
+                if (f->epilogue & KN_CUBLASLT_EPILOGUE_GELU) /* cuBLASLt's: tanh */
+                    v = 0.5f * v *
+                        (1.0f + tanhf(0.7978845608028654f * (v + 0.044715f * v * v * v)));
                 ((float *)d)[(int64_t)bt * D->stride + (int64_t)i + (int64_t)j * D->ld] = v;
             }
     return 0;

@@ -36,6 +36,7 @@ typedef struct fake_lt_algo {
 enum { N_LT_ALGOS = 4 };
 extern const fake_lt_algo lt_algos[N_LT_ALGOS];
 extern uint32_t last_lt_algo;     /* the id the last product ran */
+extern uint32_t last_lt_epilogue; /* its epilogue (CUBLASLT_EPILOGUE_*) */
 extern int lt_requested;          /* results the last heuristic query asked for */
 extern uint32_t rejected_lt_algo; /* an id cublasLtMatmulAlgoCheck refuses */
 
