@@ -428,7 +428,7 @@ int lt_requested;                 /* results the last heuristic query asked for 
 uint32_t rejected_lt_algo = 9999; /* an id cublasLtMatmulAlgoCheck refuses */
 
 typedef struct fake_desc {
-    int transa, transb;
+    int transa, transb, compute;
     uint32_t epilogue;
     const float *bias;
 } fake_desc;
@@ -451,6 +451,7 @@ static kn_cublasStatus fake_desc_create(kn_cublasLtMatmulDesc *d, kn_cublasCompu
     cr_assert_eq(t, KN_CUDA_R_32F);
     fake_desc *f = calloc(1, sizeof *f);
     f->epilogue = KN_CUBLASLT_EPILOGUE_DEFAULT;
+    f->compute = (int)c;
     *d = (kn_cublasLtMatmulDesc)(void *)f;
     return 0;
 }
@@ -604,8 +605,8 @@ static kn_cublasStatus fake_matmul(kn_cublasLtHandle h, kn_cublasLtMatmulDesc de
     cr_assert_eq(A->type, B->type, "A is type %d, B %d", A->type, B->type);
     cr_assert(C->type == KN_CUDA_R_32F && D->type == KN_CUDA_R_32F, "C or D is not float");
     if (A->type == KN_CUDA_R_16F) {
-        cr_assert_eq(last_compute_type, KN_CUBLAS_COMPUTE_32F, "half operands with compute %d",
-                     last_compute_type);
+        cr_assert_eq(f->compute, KN_CUBLAS_COMPUTE_32F, "half operands with compute %d",
+                     f->compute);
         half_products++;
     }
     float al = *(const float *)alpha, be = *(const float *)beta;
