@@ -390,7 +390,7 @@ Test(cuda_gpu, fp16_sessions_keep_weights_in_half_once_per_model)
     };
     for (size_t i = 0; i < sizeof models / sizeof models[0]; i++) {
         half_sessions r;
-        half_sessions_compare(models[i].path, &r);
+        half_sessions_compare(models[i].path, NULL, &r);
         cr_log_info("%s: FP16 against FP32 %.2e of max %.3g; device weights %lld bytes at FP32, "
                     "%lld at FP16",
                     models[i].path, r.worst, r.largest, (long long)r.fp32_weight_bytes,
@@ -399,6 +399,7 @@ Test(cuda_gpu, fp16_sessions_keep_weights_in_half_once_per_model)
         cr_expect_eq(r.fp32_weight_bytes - r.fp16_weight_bytes, models[i].half_bytes, "%s",
                      models[i].path);
         cr_expect_eq(r.fp16_uploads[1], r.fp16_uploads[0], "%s: uploaded again", models[i].path);
+        cr_expect(r.second_same, "%s: the second FP16 session's output differs", models[i].path);
     }
 }
 
