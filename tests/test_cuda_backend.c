@@ -374,6 +374,22 @@ Test(cuda_gpu, fp16_and_tf32_products_and_convolutions)
     gpu_precision = KN_PRECISION_FP32;
 }
 
+/* The device's float16 conversions (__float2half_rn, __half2float) agree
+ * with the host's that made the weights' half copies. */
+Test(cuda_gpu, half_conversion_kernels)
+{
+    cuda_target t = {.device = gpu_or_skip(),
+                     .upload = gpu_upload,
+                     .alloc = gpu_alloc,
+                     .download = gpu_download,
+                     .release = gpu_release};
+    kn_err err = {0};
+    t.stream = kn_backend_cuda.memory.stream_create(t.device, &err);
+    cr_assert_not_null(t.stream, "%s", err.msg);
+    half_conversion_case(&t);
+    kn_backend_cuda.memory.stream_destroy(t.device, t.stream);
+}
+
 /* FP16 sessions of whole models keep the shared weights of products and
  * convolutions as half on the GPU (core/cuda/half_weights.h): within 1e-2
  * of the FP32 session's largest output, the half copies half the float

@@ -169,6 +169,21 @@ Test(cuda_emulated, precision_picks_compute_and_math_types)
     emulated_precision = KN_PRECISION_FP32;
 }
 
+/* The conversion kernels' host builds are Kiln's host conversions; this
+ * runs the launch path (tests/gpu/run.sh compares the device's). */
+Test(cuda_emulated, half_conversion_kernels)
+{
+    const cuda_target t = {.device = emulated_device(),
+                           .stream = (void *)(uintptr_t)1,
+                           .upload = host_upload,
+                           .alloc = host_alloc,
+                           .download = host_download,
+                           .release = host_release};
+    int before = unemulated_launches;
+    half_conversion_case(&t);
+    cr_assert_eq(unemulated_launches, before, "a conversion launch the double lacks");
+}
+
 /* A fused GELU goes into cuBLASLt's epilogue, which computes the tanh
  * approximation (the double too): in an FP16 session, whose budget covers
  * the 4.8e-4 between the two forms, the exact (erf) GELU of
