@@ -45,6 +45,7 @@ Test(cuda_backend, without_nvcc_it_is_never_available)
 #include "core/cuda/cuda_device.h"
 #include "core/cuda/cuda_fatbins.h"
 #include "tests/cuda/cuda_cases.h"
+#include "tests/cuda/half_sessions.h"
 #include "tests/cuda/image_cases.h"
 
 extern const kn_backend kn_backend_cuda;
@@ -371,6 +372,51 @@ Test(cuda_gpu, fp16_and_tf32_products_and_convolutions)
         conv_case(gpu_compare, &conv, 30, 1e-2);
     }
     gpu_precision = KN_PRECISION_FP32;
+}
+
+/* The device's float16 conversions (__float2half_rn, __half2float) agree
+ * with the host's that made the weights' half copies. */
+Test(cuda_gpu, half_conversion_kernels)
+{
+    cuda_target t = {.device = gpu_or_skip(),
+                     .upload = gpu_upload,
+                     .alloc = gpu_alloc,
+                     .download = gpu_download,
+                     .release = gpu_release};
+    kn_err err = {0};
+    t.stream = kn_backend_cuda.memory.stream_create(t.device, &err);
+    cr_assert_not_null(t.stream, "%s", err.msg);
+    half_conversion_case(&t);
+    kn_backend_cuda.memory.stream_destroy(t.device, t.stream);
+}
+
+/* FP16 sessions of whole models keep the shared weights of products and
+ * convolutions as half on the GPU (core/cuda/half_weights.h): within 1e-2
+ * of the FP32 session's largest output, the half copies half the float
+ * ones' bytes, uploaded once for two sessions. */
+Test(cuda_gpu, fp16_sessions_keep_weights_in_half_once_per_model)
+{
+    gpu_or_skip();
+    static const struct {
+        const char *path;
+        int64_t half_bytes;
+    } models[] = {
+        {"tests/data/models/bf16_mlp.onnx", (128 * 128 + 128 * 64) * 2},
+        {"tests/data/models/opt_conv_residual_inplace.onnx", 4 * 16 * 16 * 9 * 2},
+    };
+    for (size_t i = 0; i < sizeof models / sizeof models[0]; i++) {
+        half_sessions r;
+        half_sessions_compare(models[i].path, NULL, &r);
+        cr_log_info("%s: FP16 against FP32 %.2e of max %.3g; device weights %lld bytes at FP32, "
+                    "%lld at FP16",
+                    models[i].path, r.worst, r.largest, (long long)r.fp32_weight_bytes,
+                    (long long)r.fp16_weight_bytes);
+        cr_expect_leq(r.worst, 1e-2, "%s: FP16 differs from FP32 by %.3g", models[i].path, r.worst);
+        cr_expect_eq(r.fp32_weight_bytes - r.fp16_weight_bytes, models[i].half_bytes, "%s",
+                     models[i].path);
+        cr_expect_eq(r.fp16_uploads[1], r.fp16_uploads[0], "%s: uploaded again", models[i].path);
+        cr_expect(r.second_same, "%s: the second FP16 session's output differs", models[i].path);
+    }
 }
 
 /* Tuning (core/cuda/cuda_tuning.h): the first session times cuBLASLt's and

@@ -15,7 +15,15 @@
  * prepare, its workspace the kernel's scratch. At KN_PRECISION_FP32 cuDNN
  * is held to float32 FMA math (its default allows TF32 tensor cores, which
  * round the inputs to 10 mantissa bits); TF32, BF16 and FP16 sessions get
- * Tensor Cores (core/cuda/cuda_precision.h). */
+ * Tensor Cores (core/cuda/cuda_precision.h).
+ *
+ * An FP16 session's shared filter is a half copy on the device
+ * (half_weights.h). cuDNN's legacy API takes half data only as X, W and Y
+ * all half with float32 arithmetic (its PSEUDO_HALF configuration: no half
+ * input with a float output), so X is rounded to half into the scratch,
+ * the convolution writes a half Y there too, and Y is widened to float32
+ * into the node's output before Kiln's bias, residual and activation pass
+ * (never the one cuDNN call, whose Z and Y would be half). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +32,7 @@
 #include "core/cuda/cuda_precision.h"
 #include "core/cuda/cuda_tuning.h"
 #include "core/cuda/cudnn_descs.h"
+#include "core/cuda/half_weights.h"
 
 typedef struct conv_state {
     kn_cudnn_descs d; /* x, y, b, w, conv; activation: the Relu of one_call */
@@ -34,6 +43,12 @@ typedef struct conv_state {
     int z_mode; /* 0 none, 1 Y's shape, 2 broadcast to Y */
     kn_cuda_act act;
     int64_t channels, inner;
+    /* FP16 with a half filter: W's device copy and where the half X and Y
+     * sit in the scratch after the workspace; w_half NULL otherwise */
+    const void *w_half;
+    kn_cuda_half_kernels half;
+    int64_t x_elems, y_elems;
+    size_t x_half_at, y_half_at;
 } conv_state;
 
 static void conv_release(kn_kctx *k)
@@ -42,6 +57,7 @@ static void conv_release(kn_kctx *k)
     if (!st)
         return;
     kn_cudnn_descs_destroy(kn_cuda_dev(k)->api, &st->d);
+    kn_cuda_half_weight_release(k, st->w_half);
     free(st);
     k->state = NULL;
 }
@@ -60,11 +76,21 @@ typedef struct conv_candidates {
     int n;
 } conv_candidates;
 
+/* The scratch a run needs with `workspace` bytes for cuDNN: with a half
+ * filter, the half X and Y follow. */
+static size_t scratch_for(conv_state *st, size_t workspace)
+{
+    if (!st->half.to_half)
+        return workspace;
+    return kn_cuda_half_region(kn_cuda_half_region(workspace, st->x_elems, &st->x_half_at),
+                               st->y_elems, &st->y_half_at);
+}
+
 static void use_algo(kn_kctx *k, conv_state *st, const kn_cudnnConvolutionFwdAlgoPerf *perf)
 {
     st->algo = perf->algo;
     st->workspace = perf->memory;
-    k->scratch_bytes = st->workspace;
+    k->scratch_bytes = scratch_for(st, st->workspace);
 }
 
 static int pick_candidate(kn_kctx *k, void *ctx, int i)
@@ -119,7 +145,8 @@ static int choose_algo(kn_kctx *k, conv_state *st)
         for (int i = 0; i < n; i++)
             workspace = c.usable[i].memory > workspace ? c.usable[i].memory : workspace;
         if (n > 1)
-            rc = kn_cuda_time_candidates(k, n, pick_candidate, &c, conv_run, workspace, &at);
+            rc = kn_cuda_time_candidates(k, n, pick_candidate, &c, conv_run,
+                                         scratch_for(st, workspace), &at);
         at = at < 0 ? 0 : at;
         snprintf(word, sizeof word, "dnn:%d", (int)c.usable[at].algo);
         if (rc == KN_OK)
@@ -135,9 +162,10 @@ static int describe(kn_kctx *k, conv_state *st, const int64_t *xd, const int64_t
 {
     kn_cuda_device *dev = kn_cuda_dev(k);
     const kn_cuda_api *api = dev->api;
-    int rc = kn_cuda_tensor_desc(k, &st->d.x, xd, rank, nhwc);
+    int data = st->half.to_half ? KN_CUDNN_DATA_HALF : KN_CUDNN_DATA_FLOAT;
+    int rc = kn_cuda_tensor_desc_typed(k, &st->d.x, xd, rank, nhwc, data);
     if (rc == KN_OK)
-        rc = kn_cuda_tensor_desc(k, &st->d.y, yd, rank, nhwc);
+        rc = kn_cuda_tensor_desc_typed(k, &st->d.y, yd, rank, nhwc, data);
     if (rc == KN_OK && st->has_bias) {
         int64_t bd[5] = {1, yd[1], 1, 1, 1};
         rc = kn_cuda_tensor_desc(k, &st->d.b, bd, rank, 0);
@@ -149,10 +177,9 @@ static int describe(kn_kctx *k, conv_state *st, const int64_t *xd, const int64_t
         rc = kn_cudnn_check(dev, api->cudnnCreateFilterDescriptor(&st->d.w), "creating a filter",
                             k->err);
     if (rc == KN_OK)
-        rc = kn_cudnn_check(dev,
-                            api->cudnnSetFilterNdDescriptor(st->d.w, KN_CUDNN_DATA_FLOAT,
-                                                            KN_CUDNN_TENSOR_NCHW, rank, w32),
-                            "describing the filter", k->err);
+        rc = kn_cudnn_check(
+            dev, api->cudnnSetFilterNdDescriptor(st->d.w, data, KN_CUDNN_TENSOR_NCHW, rank, w32),
+            "describing the filter", k->err);
     if (rc == KN_OK)
         rc = kn_cudnn_check(dev, api->cudnnCreateConvolutionDescriptor(&st->d.conv),
                             "creating the convolution", k->err);
@@ -228,7 +255,16 @@ static int conv_prepare(kn_kctx *k)
             return KN_ERR_DECLINE;
         }
     }
-    st->one_call = act.op == KN_CUDA_U_RELU && b && st->z_mode != 2;
+    if (kn_cuda_half_weight_wanted(k, 1)) {
+        st->x_elems = kn_tensor_numel(x);
+        st->y_elems = kn_tensor_numel(y);
+        rc = kn_cuda_half_kernels_find(k, &st->half);
+        if (rc != KN_OK) {
+            conv_release(k);
+            return rc;
+        }
+    }
+    st->one_call = act.op == KN_CUDA_U_RELU && b && st->z_mode != 2 && !st->half.to_half;
     st->act = act;
     st->channels = cout;
     /* the epilogue's channel of element i: (i / inner) % channels */
@@ -245,6 +281,9 @@ static int conv_prepare(kn_kctx *k)
         win.strides[1] = win.dilations[1] = 1;
     }
     rc = describe(k, st, xd, wd, yd, rank, &win, group, nhwc);
+    /* taken once the plan stands, so a decline leaves no reference */
+    if (rc == KN_OK && st->half.to_half)
+        rc = kn_cuda_half_weight_acquire(k, 1, &st->w_half);
     if (rc != KN_OK)
         conv_release(k);
     return rc;
@@ -256,16 +295,27 @@ static int conv_run(kn_kctx *k)
     kn_cuda_device *dev = kn_cuda_dev(k);
     const kn_cuda_api *api = dev->api;
     kn_tensor *y = k->out[0];
-    const void *x = k->in[0]->data, *w = k->in[1]->data;
+    /* (while candidates are timed W is still the float input's zeros) */
+    const void *x = k->in[0]->data, *w = st->w_half ? st->w_half : k->in[1]->data;
     const void *bias = st->has_bias ? k->in[2]->data : NULL;
+    void *out = y->data;
     const kn_tensor *z = st->z_mode ? k->in[3] : NULL;
     int64_t n = kn_tensor_numel(y);
     if (n == 0)
         return KN_OK;
     int rc = kn_cuda_use(dev, k->err);
     float one = 1.0f, zero = 0.0f;
-    /* a residual of Y's shape accumulates: Y starts as Z (beta = 1) */
-    if (rc == KN_OK && st->z_mode == 1 && !st->one_call)
+    int half = st->half.to_half != NULL;
+    if (rc == KN_OK && half) {
+        void *x_half = (unsigned char *)k->scratch + st->x_half_at;
+        rc = kn_cuda_to_half(k, &st->half, x, x_half, st->x_elems);
+        x = x_half;
+        out = (unsigned char *)k->scratch + st->y_half_at;
+    }
+    /* a residual of Y's shape accumulates: Y starts as Z (beta = 1); a
+     * half Y adds Z after it is widened instead */
+    int accumulate = st->z_mode == 1 && !st->one_call && !half;
+    if (rc == KN_OK && accumulate)
         rc = kn_cuda_copy_on_device(k, y->data, z->data, (size_t)n * sizeof(float));
     if (rc != KN_OK)
         return rc;
@@ -281,16 +331,19 @@ static int conv_run(kn_kctx *k)
                                 st->d.y, y->data),
                             k->node->op_type, k->err);
     else if (rc == KN_OK)
-        rc = kn_cudnn_check(
-            dev,
-            api->cudnnConvolutionForward(dev->dnn, &one, st->d.x, x, st->d.w, w, st->d.conv,
-                                         st->algo, k->scratch, st->workspace,
-                                         st->z_mode == 1 ? &one : &zero, st->d.y, y->data),
-            k->node->op_type, k->err);
+        rc = kn_cudnn_check(dev,
+                            api->cudnnConvolutionForward(
+                                dev->dnn, &one, st->d.x, x, st->d.w, w, st->d.conv, st->algo,
+                                k->scratch, st->workspace, accumulate ? &one : &zero, st->d.y, out),
+                            k->node->op_type, k->err);
     pthread_mutex_unlock(&dev->dnn_lock);
     if (rc != KN_OK || st->one_call)
         return rc;
-    if (st->z_mode == 2) {
+    if (half)
+        rc = kn_cuda_to_float(k, &st->half, out, y->data, st->y_elems);
+    if (rc != KN_OK)
+        return rc;
+    if (st->z_mode == 2 || (half && st->z_mode == 1)) {
         kn_cuda_act none = {KN_CUDA_U_NONE, 0, 0};
         rc = kn_cuda_bias_act(k, y->data, bias, n, st->inner, st->channels, &none);
         return rc == KN_OK ? kn_cuda_binary(k, KN_CUDA_B_ADD, y, z, y, &st->act) : rc;

@@ -169,6 +169,10 @@ static int padded_prepare(kn_kctx *k)
         padded_free(st);
         return k->err->code;
     }
+    /* an FP16 inner kernel that took the filter's half copy cleared its
+     * view's slot: the node's too, so the engine uploads no float filter */
+    if (!st->in[1])
+        k->in[1] = NULL;
     k->n_variants = st->ik.n_variants;
     st->x_off = (st->ik.scratch_bytes + 255) & ~(size_t)255;
     k->scratch_bytes = st->x_off + (size_t)kn_tensor_nbytes(&st->x);

@@ -169,6 +169,12 @@ int kn_cuda_window_read(kn_kctx *k, int32_t nsp, const int64_t *in, const int64_
 int kn_cuda_tensor_desc(kn_kctx *k, kn_cudnnTensorDesc *desc, const int64_t *dims, int32_t rank,
                         int nhwc)
 {
+    return kn_cuda_tensor_desc_typed(k, desc, dims, rank, nhwc, KN_CUDNN_DATA_FLOAT);
+}
+
+int kn_cuda_tensor_desc_typed(kn_kctx *k, kn_cudnnTensorDesc *desc, const int64_t *dims,
+                              int32_t rank, int nhwc, int type)
+{
     const kn_cuda_device *dev = kn_cuda_dev(k);
     int d32[5], s32[5];
     int64_t step = 1;
@@ -195,8 +201,7 @@ int kn_cuda_tensor_desc(kn_kctx *k, kn_cudnnTensorDesc *desc, const int64_t *dim
     int rc = kn_cudnn_check(dev, dev->api->cudnnCreateTensorDescriptor(desc),
                             "creating a tensor descriptor", k->err);
     if (rc == KN_OK)
-        rc = kn_cudnn_check(
-            dev, dev->api->cudnnSetTensorNdDescriptor(*desc, KN_CUDNN_DATA_FLOAT, rank, d32, s32),
-            "describing a tensor", k->err);
+        rc = kn_cudnn_check(dev, dev->api->cudnnSetTensorNdDescriptor(*desc, type, rank, d32, s32),
+                            "describing a tensor", k->err);
     return rc;
 }

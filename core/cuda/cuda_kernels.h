@@ -54,5 +54,8 @@ int kn_cuda_window_read(kn_kctx *k, int32_t nsp, const int64_t *in, const int64_
  * channels-last (NHWC) when nhwc. */
 int kn_cuda_tensor_desc(kn_kctx *k, kn_cudnnTensorDesc *desc, const int64_t *dims, int32_t rank,
                         int nhwc);
+/* The same with elements of cuDNN data type `type` (KN_CUDNN_DATA_*). */
+int kn_cuda_tensor_desc_typed(kn_kctx *k, kn_cudnnTensorDesc *desc, const int64_t *dims,
+                              int32_t rank, int nhwc, int type);
 
 #endif

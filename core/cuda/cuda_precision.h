@@ -12,7 +12,9 @@
  *         within what the session allowed
  *   FP16  inputs down-converted to float16 Tensor Cores, float32
  *         accumulation: CUBLAS_COMPUTE_32F_FAST_16F,
- *         CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION */
+ *         CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION; where a product's B or a
+ *         convolution's filter is a stored weight it is kept as float16
+ *         and the operands are half with COMPUTE_32F (half_weights.h) */
 #ifndef KN_CUDA_PRECISION_H
 #define KN_CUDA_PRECISION_H
 

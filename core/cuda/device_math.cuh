@@ -6,6 +6,22 @@
 
 #include "core/cuda/device_params.h"
 
+// IEEE half as its 16 bits (the C side's uint16_t), converted with the
+// hardware's round-to-nearest-even conversions. The host build of these
+// files (tests/cuda/host_shim.h) defines the two with Kiln's host
+// conversions instead.
+#ifdef __CUDACC__
+#include <cuda_fp16.h>
+__device__ __forceinline__ uint16_t kn_half_bits(float x)
+{
+    return __half_as_ushort(__float2half_rn(x));
+}
+__device__ __forceinline__ float kn_half_value(uint16_t h)
+{
+    return __half2float(__ushort_as_half(h));
+}
+#endif
+
 #define KN_GRID_LOOP(i, n)                                                                         \
     for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < (n);                      \
          i += (int64_t)blockDim.x * gridDim.x)

@@ -8,6 +8,17 @@ extern "C" __global__ void kn_unary_f32(const float *x, float *y, int64_t n, kn_
     KN_GRID_LOOP(i, n) y[i] = kn_unary(a.op, x[i], a.alpha, a.beta);
 }
 
+// FP16 sessions' operands (half_weights.h): activations rounded to half
+// for the libraries, and a half result back to float32.
+extern "C" __global__ void kn_f32_to_half(const float *x, uint16_t *y, int64_t n)
+{
+    KN_GRID_LOOP(i, n) y[i] = kn_half_bits(x[i]);
+}
+extern "C" __global__ void kn_half_to_f32(const uint16_t *x, float *y, int64_t n)
+{
+    KN_GRID_LOOP(i, n) y[i] = kn_half_value(x[i]);
+}
+
 __device__ __forceinline__ float kn_binary(int op, float a, float b)
 {
     switch (op) {

@@ -1,7 +1,8 @@
 /* Matrix products on cuBLASLt: MatMul, Gemm, kiln.FusedMatMul and
  * kiln.FusedGemm, float. A bias (Gemm's C when it is a row vector and beta
- * is 1, FusedMatMul's bias) and a Relu run in cuBLASLt's epilogue; other
- * activations in one elementwise pass after it.
+ * is 1, FusedMatMul's bias) and a Relu or GELU run in cuBLASLt's epilogue
+ * (epilogue_activation says which GELUs); other activations in one
+ * elementwise pass after it.
  *
  * cuBLASLt is column-major and Kiln row-major: a row-major M x N product
  * Y = A B is the column-major N x M product Y' = B' A', so B's bytes are
@@ -14,15 +15,20 @@
  * shapes, or the tuned choice: cuda_tuning.h) and its workspace is the
  * kernel's scratch. With the session at
  * KN_PRECISION_FP32 products are exact float32; TF32, BF16 and FP16
- * sessions get Tensor Cores (core/cuda/cuda_precision.h). */
+ * sessions get Tensor Cores (core/cuda/cuda_precision.h). An FP16
+ * session's constant B (a shared weight) is a half copy on the device
+ * (half_weights.h): A is rounded to half into the scratch after the
+ * workspace, both operands are CUDA_R_16F, C and D stay float32 and
+ * cuBLASLt accumulates in float32 (COMPUTE_32F). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/cuda/cuda_gemm.h"
-#include "core/cuda/cuda_precision.h"
 #include "core/cuda/cuda_kernels.h"
+#include "core/cuda/cuda_precision.h"
 #include "core/cuda/cuda_tuning.h"
+#include "core/cuda/half_weights.h"
 #include "core/cuda/matmul_algo.h"
 
 typedef struct mm_state {
@@ -34,6 +40,12 @@ typedef struct mm_state {
     int32_t c_input;    /* input passed as C (Gemm, M x N), or -1 */
     int32_t bias_input; /* input given to the bias epilogue, or -1 */
     kn_cuda_act after;  /* activation not done in the epilogue */
+    /* FP16 with a half B: B's device copy, A's element count and where
+     * its half copy sits in the scratch; b_half NULL otherwise */
+    const void *b_half;
+    int64_t a_elems;
+    size_t a_half_at;
+    kn_cuda_half_kernels half;
 } mm_state;
 
 static void mm_free(kn_kctx *k, mm_state *st)
@@ -46,6 +58,7 @@ static void mm_free(kn_kctx *k, mm_state *st)
             api->cublasLtMatrixLayoutDestroy(st->lay[i]);
     if (st->desc)
         api->cublasLtMatmulDescDestroy(st->desc);
+    kn_cuda_half_weight_release(k, st->b_half);
     free(st);
 }
 
@@ -95,13 +108,12 @@ static int matmul_shape(const kn_tensor *a, const kn_tensor *b, mm_shape *s)
     return KN_OK;
 }
 
-static int layout(kn_kctx *k, kn_cublasLtMatrixLayout *lay, uint64_t rows, uint64_t cols,
+static int layout(kn_kctx *k, kn_cublasLtMatrixLayout *lay, int type, uint64_t rows, uint64_t cols,
                   int64_t ld, int64_t batch, int64_t stride)
 {
     const kn_cuda_device *dev = kn_cuda_dev(k);
-    int rc = kn_cublas_check(
-        dev, dev->api->cublasLtMatrixLayoutCreate(lay, KN_CUDA_R_32F, rows, cols, ld),
-        "creating a matrix layout", k->err);
+    int rc = kn_cublas_check(dev, dev->api->cublasLtMatrixLayoutCreate(lay, type, rows, cols, ld),
+                             "creating a matrix layout", k->err);
     if (rc == KN_OK && batch > 1) {
         int32_t count = (int32_t)batch;
         rc = kn_cublas_check(dev,
@@ -132,11 +144,19 @@ typedef struct mm_candidates {
     kn_cublasLtMatmulHeuristicResult found[KN_CUDA_TUNE_CANDIDATES];
 } mm_candidates;
 
+/* The scratch a run needs with `workspace` bytes for cuBLASLt: with a
+ * half B, A's half copy follows (at st->a_half_at). */
+static size_t scratch_for(mm_state *st, size_t workspace)
+{
+    return st->half.to_half ? kn_cuda_half_region(workspace, st->a_elems, &st->a_half_at)
+                            : workspace;
+}
+
 static void use_algo(kn_kctx *k, mm_state *st, const kn_cublasLtMatmulHeuristicResult *r)
 {
     st->algo = r->algo;
     st->workspace = r->workspaceSize;
-    k->scratch_bytes = st->workspace;
+    k->scratch_bytes = scratch_for(st, st->workspace);
 }
 
 static int pick_candidate(kn_kctx *k, void *ctx, int i)
@@ -168,7 +188,8 @@ static int choose_algo(kn_kctx *k, mm_state *st, int tunable)
         for (int i = 0; i < n; i++)
             workspace = c.found[i].workspaceSize > workspace ? c.found[i].workspaceSize : workspace;
         if (n > 1)
-            rc = kn_cuda_time_candidates(k, n, pick_candidate, &c, mm_run, workspace, &at);
+            rc = kn_cuda_time_candidates(k, n, pick_candidate, &c, mm_run,
+                                         scratch_for(st, workspace), &at);
         at = at < 0 ? 0 : at;
         kn_lt_algo_word(kn_cuda_dev(k)->api, &c.found[at], at, word, sizeof word);
         if (rc == KN_OK)
@@ -179,19 +200,26 @@ static int choose_algo(kn_kctx *k, mm_state *st, int tunable)
 }
 
 /* Builds the descriptor, layouts and algorithm for shape s with the
- * epilogue asked for (bias and/or relu); tunable: the algorithm may be
- * tuned (a node of its own, not a step inside another kernel). */
-static int build(kn_kctx *k, mm_state *st, const mm_shape *s, int bias, int relu, int tunable)
+ * epilogue asked for (bias, and act: 0 or KN_CUBLASLT_EPILOGUE_RELU or
+ * _GELU); tunable: the algorithm may be tuned (a node of its own, not a
+ * step inside another kernel). */
+static int build(kn_kctx *k, mm_state *st, const mm_shape *s, int bias, uint32_t act, int tunable)
 {
     const kn_cuda_device *dev = kn_cuda_dev(k);
     const kn_cuda_api *api = dev->api;
-    int compute = kn_cuda_compute_type(k->precision);
+    /* half operands already are what FAST_16F would round to */
+    int half = st->half.to_half != NULL;
+    int compute = half ? KN_CUBLAS_COMPUTE_32F : kn_cuda_compute_type(k->precision);
+    int operands = half ? KN_CUDA_R_16F : KN_CUDA_R_32F;
     int rc = kn_cublas_check(dev, api->cublasLtMatmulDescCreate(&st->desc, compute, KN_CUDA_R_32F),
                              "creating the product", k->err);
     int32_t op_first = s->trans_b ? KN_CUBLAS_OP_T : KN_CUBLAS_OP_N;
     int32_t op_second = s->trans_a ? KN_CUBLAS_OP_T : KN_CUBLAS_OP_N;
-    uint32_t epilogue = bias ? (relu ? KN_CUBLASLT_EPILOGUE_RELU_BIAS : KN_CUBLASLT_EPILOGUE_BIAS)
-                             : (relu ? KN_CUBLASLT_EPILOGUE_RELU : KN_CUBLASLT_EPILOGUE_DEFAULT);
+    /* the bias and activation epilogues combine by their bits (RELU_BIAS
+     * is RELU | BIAS, GELU_BIAS is GELU | BIAS) */
+    uint32_t epilogue = (bias ? (uint32_t)KN_CUBLASLT_EPILOGUE_BIAS : 0u) | act;
+    if (epilogue == 0)
+        epilogue = KN_CUBLASLT_EPILOGUE_DEFAULT;
     if (rc == KN_OK)
         rc = desc_attr(k, st, KN_CUBLASLT_MATMUL_DESC_TRANSA, &op_first, sizeof op_first);
     if (rc == KN_OK)
@@ -200,18 +228,19 @@ static int build(kn_kctx *k, mm_state *st, const mm_shape *s, int bias, int relu
         rc = desc_attr(k, st, KN_CUBLASLT_MATMUL_DESC_EPILOGUE, &epilogue, sizeof epilogue);
     /* cuBLASLt's A: our B, column-major N x K (or K x N when B is [N, K]) */
     if (rc == KN_OK)
-        rc = s->trans_b ? layout(k, &st->lay[0], (uint64_t)s->k, (uint64_t)s->n, s->k, s->batch,
-                                 s->stride_b)
-                        : layout(k, &st->lay[0], (uint64_t)s->n, (uint64_t)s->k, s->n, s->batch,
-                                 s->stride_b);
+        rc = s->trans_b ? layout(k, &st->lay[0], operands, (uint64_t)s->k, (uint64_t)s->n, s->k,
+                                 s->batch, s->stride_b)
+                        : layout(k, &st->lay[0], operands, (uint64_t)s->n, (uint64_t)s->k, s->n,
+                                 s->batch, s->stride_b);
     /* cuBLASLt's B: our A, column-major K x M (or M x K when A is [K, M]) */
     if (rc == KN_OK)
-        rc = s->trans_a ? layout(k, &st->lay[1], (uint64_t)s->m, (uint64_t)s->k, s->m, s->batch,
-                                 s->stride_a)
-                        : layout(k, &st->lay[1], (uint64_t)s->k, (uint64_t)s->m, s->k, s->batch,
-                                 s->stride_a);
+        rc = s->trans_a ? layout(k, &st->lay[1], operands, (uint64_t)s->m, (uint64_t)s->k, s->m,
+                                 s->batch, s->stride_a)
+                        : layout(k, &st->lay[1], operands, (uint64_t)s->k, (uint64_t)s->m, s->k,
+                                 s->batch, s->stride_a);
     for (int i = 2; i < 4 && rc == KN_OK; i++)
-        rc = layout(k, &st->lay[i], (uint64_t)s->n, (uint64_t)s->m, s->n, s->batch, s->m * s->n);
+        rc = layout(k, &st->lay[i], KN_CUDA_R_32F, (uint64_t)s->n, (uint64_t)s->m, s->n, s->batch,
+                    s->m * s->n);
     if (rc != KN_OK)
         return rc;
 
@@ -228,6 +257,44 @@ static int new_state(kn_kctx *k, mm_state **out)
     k->state = st;
     *out = st;
     return KN_OK;
+}
+
+/* An FP16 session's constant B: the conversion kernels are found before
+ * the product is planned (the layouts then say half), the weight's half
+ * copy taken once the plan stands (so a decline leaves no reference). */
+static int plan_half(kn_kctx *k, mm_state *st)
+{
+    if (!kn_cuda_half_weight_wanted(k, 1))
+        return KN_OK;
+    st->a_elems = kn_tensor_numel(k->in[0]);
+    return kn_cuda_half_kernels_find(k, &st->half);
+}
+
+static int build_node(kn_kctx *k, mm_state *st, const mm_shape *s, int bias, uint32_t act)
+{
+    int rc = plan_half(k, st);
+    if (rc == KN_OK)
+        rc = build(k, st, s, bias, act, 1);
+    if (rc == KN_OK && st->half.to_half)
+        rc = kn_cuda_half_weight_acquire(k, 1, &st->b_half);
+    return rc;
+}
+
+/* The fused activation cuBLASLt's epilogue computes, or 0 (then Kiln's
+ * pass after the product does). Relu always. cuBLASLt's GELU is the tanh
+ * approximation, so a tanh GELU always; the exact (erf) GELU only in an
+ * FP16 session: the two differ by at most 4.8e-4 in absolute value (near
+ * |x| = 2.7), within FP16's budget of 1e-2 of the largest output and of
+ * the order of float16's own rounding (2^-11 relative), while an FP32
+ * session promises float32's results and keeps Kiln's exact pass. */
+static uint32_t epilogue_activation(const kn_kctx *k, const kn_cuda_act *act)
+{
+    if (act->op == KN_CUDA_U_RELU)
+        return KN_CUBLASLT_EPILOGUE_RELU;
+    if (act->op == KN_CUDA_U_GELU_TANH ||
+        (act->op == KN_CUDA_U_GELU && k->precision == KN_PRECISION_FP16))
+        return KN_CUBLASLT_EPILOGUE_GELU;
+    return 0;
 }
 
 /* Inputs 0 and 1 are float, and so is input 2 when given (Gemm's C,
@@ -292,10 +359,10 @@ static int matmul_prepare(kn_kctx *k)
     int bias = fused && k->n_in > 2 && k->in[2];
     if (bias)
         st->bias_input = 2;
-    int relu = act.op == KN_CUDA_U_RELU;
-    if (!relu)
+    uint32_t in_epilogue = epilogue_activation(k, &act);
+    if (!in_epilogue)
         st->after = act;
-    rc = build(k, st, &s, bias, relu, 1);
+    rc = build_node(k, st, &s, bias, in_epilogue);
     if (rc != KN_OK)
         mm_release(k);
     return rc;
@@ -348,14 +415,14 @@ static int gemm_prepare(kn_kctx *k)
     }
     if (bias)
         st->bias_input = 2;
-    int relu = act.op == KN_CUDA_U_RELU;
-    if (!relu)
+    uint32_t in_epilogue = epilogue_activation(k, &act);
+    if (!in_epilogue)
         st->after = act;
     k->out[0]->dtype = KN_FLOAT;
     k->out[0]->rank = 2;
     k->out[0]->dims[0] = s.m;
     k->out[0]->dims[1] = s.n;
-    rc = build(k, st, &s, bias, relu, 1);
+    rc = build_node(k, st, &s, bias, in_epilogue);
     if (rc != KN_OK)
         mm_release(k);
     return rc;
@@ -376,13 +443,20 @@ static int mm_run(kn_kctx *k)
     }
     const void *c = st->c_input >= 0 ? k->in[st->c_input]->data : y->data;
     float beta = st->c_input >= 0 ? st->beta : 0.0f;
+    const void *a = k->in[0]->data, *b = st->b_half ? st->b_half : k->in[1]->data;
+    /* (while candidates are timed B is still the float input's zeros) */
+    if (rc == KN_OK && st->half.to_half) {
+        void *a_half = (unsigned char *)k->scratch + st->a_half_at;
+        rc = kn_cuda_to_half(k, &st->half, a, a_half, st->a_elems);
+        a = a_half;
+    }
     if (rc == KN_OK)
-        rc = kn_cublas_check(
-            dev,
-            dev->api->cublasLtMatmul(dev->blaslt, st->desc, &st->alpha, k->in[1]->data, st->lay[0],
-                                     k->in[0]->data, st->lay[1], &beta, c, st->lay[2], y->data,
-                                     st->lay[3], &st->algo, k->scratch, st->workspace, k->stream),
-            k->node->op_type, k->err);
+        rc = kn_cublas_check(dev,
+                             dev->api->cublasLtMatmul(dev->blaslt, st->desc, &st->alpha, b,
+                                                      st->lay[0], a, st->lay[1], &beta, c,
+                                                      st->lay[2], y->data, st->lay[3], &st->algo,
+                                                      k->scratch, st->workspace, k->stream),
+                             k->node->op_type, k->err);
     if (rc == KN_OK && st->after.op != KN_CUDA_U_NONE)
         rc = kn_cuda_bias_act(k, y->data, NULL, kn_tensor_numel(y), 1, 1, &st->after);
     return rc;

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/cuda/half_weights.h"
 #include "core/engine/tuning.h"
 #include "core/kernel/backend.h"
 #include "tests/cuda/cuda_cases.h"
@@ -524,4 +525,58 @@ void attention_case(cuda_check_fn check, const int64_t q[4], const int64_t k[4],
         rand_input(&c, 3, mask, mask_rank, seed + 3);
     check(&c, 0, tol, what);
     free_inputs(&c);
+}
+
+static int half_is_nan(uint16_t h) { return (h & 0x7c00) == 0x7c00 && (h & 0x3ff) != 0; }
+
+void half_conversion_case(const cuda_target *t)
+{
+    /* 1 + 2^-11 and 1 + 3 * 2^-11 tie between two halves (to even: down,
+     * then up); 2^-25 ties between 0 and the smallest subnormal (to 0),
+     * 3 * 2^-25 between two subnormals; 65519.99 rounds to 65504, 65520 to
+     * inf; 2^-14 is the smallest normal */
+    static const float values[] = {0.0f,         -0.0f,     1.0f,       -2.5f,       0x1.002p0f,
+                                   0x1.006p0f,   0x1p-25f,  0x1.8p-24f, 0x1p-24f,    0x1p-14f,
+                                   0x1.ffcp-15f, 65504.0f,  65519.99f,  65520.0f,    -1e9f,
+                                   INFINITY,     -INFINITY, NAN,        3.14159265f, 1e-30f};
+    enum { N = sizeof values / sizeof values[0], ALL = 65536 };
+    kn_err err = {0};
+    kn_kctx k = {.device = t->device, .stream = t->stream, .err = &err};
+    kn_cuda_half_kernels kernels;
+    cr_assert_eq(kn_cuda_half_kernels_find(&k, &kernels), KN_OK, "%s", err.msg);
+
+    void *x = t->upload(t, values, sizeof values), *y = t->alloc(t, N * 2);
+    uint16_t got[N];
+    cr_assert_eq(kn_cuda_to_half(&k, &kernels, x, y, N), KN_OK, "%s", err.msg);
+    t->download(t, got, y, sizeof got);
+    for (int i = 0; i < N; i++) {
+        uint16_t want = kn_f32_to_f16(values[i]);
+        cr_expect(got[i] == want || (half_is_nan(got[i]) && half_is_nan(want)),
+                  "%a to half: device 0x%04x, host 0x%04x", (double)values[i], got[i], want);
+    }
+    t->release(t, x);
+    t->release(t, y);
+
+    uint16_t *all = malloc(ALL * sizeof *all);
+    float *back = malloc(ALL * sizeof *back);
+    cr_assert(all && back);
+    for (int i = 0; i < ALL; i++)
+        all[i] = (uint16_t)i;
+    x = t->upload(t, all, ALL * sizeof *all);
+    y = t->alloc(t, ALL * sizeof *back);
+    cr_assert_eq(kn_cuda_to_float(&k, &kernels, x, y, ALL), KN_OK, "%s", err.msg);
+    t->download(t, back, y, ALL * sizeof *back);
+    int bad = 0;
+    for (int i = 0; i < ALL; i++) {
+        float want = kn_f16_to_f32((uint16_t)i);
+        int same = memcmp(&back[i], &want, sizeof want) == 0 || (isnan(back[i]) && isnan(want));
+        if (!same && bad++ < 5)
+            cr_log_error("half 0x%04x to float: device %a, host %a", i, (double)back[i],
+                         (double)want);
+    }
+    cr_expect_eq(bad, 0, "%d of 65536 halves widen differently on the device", bad);
+    t->release(t, x);
+    t->release(t, y);
+    free(all);
+    free(back);
 }

@@ -135,4 +135,11 @@ typedef struct pool_spec {
 } pool_spec;
 void pool_case(cuda_check_fn check, const pool_spec *s, unsigned seed, double tol);
 
+/* The FP16 sessions' conversion kernels (core/cuda/half_weights.h) on t
+ * against Kiln's host conversions, which made the weights' half copies:
+ * float -> half bit for bit on values that test the rounding (ties to even,
+ * subnormals, overflow, infinities, -0; any NaN for a NaN), and half ->
+ * float on all 65536 half values. */
+void half_conversion_case(const cuda_target *t);
+
 #endif

@@ -33,4 +33,11 @@ static inline float __int_as_float(int i)
 }
 static inline float rsqrtf(float x) { return 1.0f / std::sqrt(x); }
 
+// Half conversions: Kiln's host ones (core/ir/tensor.h), round to nearest
+// even as the device's __float2half_rn.
+extern "C" float kn_f16_to_f32(uint16_t h);
+extern "C" uint16_t kn_f32_to_f16(float f);
+static inline uint16_t kn_half_bits(float x) { return kn_f32_to_f16(x); }
+static inline float kn_half_value(uint16_t h) { return kn_f16_to_f32(h); }
+
 #endif
