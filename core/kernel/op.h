@@ -125,8 +125,10 @@ typedef struct kn_kctx {
      * and attributes from); the engine uploads constant inputs once per
      * model and run() finds the device copy. A kernel that wants its own
      * layout or precision of a weight (fp16, NHWC) packs it through
-     * kn_kctx.weights (core/kernel/weights.h) instead. NULL, NULL for host
-     * backends. */
+     * kn_kctx.weights (core/kernel/weights.h) instead; it then sets that
+     * in[i] to NULL at the end of a successful prepare, so the engine
+     * treats the input as omitted (uploads and copies nothing for it) and
+     * run() finds it NULL. NULL, NULL for host backends. */
     void *device, *stream;
     /* The session's memory limit in bytes (KILN_OPT_MAX_ARENA_MB), 0: none.
      * The engine refuses a tensor above it once prepare has set its shape;
