@@ -766,6 +766,58 @@ Test(integer, conv_kernel_shapes)
         check_conv_shape(&shapes[i]);
 }
 
+/* kiln.QMulFloat (the SE gate) on the CPU kernels: A [2, 5, 17, 23] (391
+ * elements per channel, past the kernel's 256-element chunks) times B per
+ * channel ([1, 5, 1, 1], the NCHW gate: rows with B's stride 0), per last
+ * dim ([23], stride 1), or a scalar, against the graph's float arithmetic
+ * (DequantizeLinear, Mul, QuantizeLinear), uint8 and int8: equal. */
+Test(quantize, qmul_float_equals_the_graphs_arithmetic)
+{
+    enum { N = 2, C = 5, H = 17, W = 23 };
+    const int64_t n = N * C * H * W;
+    for (int dt = 0; dt < 2; dt++)
+        for (int form = 0; form < 3; form++) {
+            int32_t dtype = dt ? KN_INT8 : KN_UINT8;
+            int8_t za8 = -3, zc8 = 10;
+            uint8_t zau = 120, zcu = 90;
+            int32_t za = dt ? za8 : zau, zc = dt ? zc8 : zcu;
+            float sa = 0.03f, sc = 0.021f, b[W];
+            for (int i = 0; i < W; i++)
+                b[i] = 1.5f / (1.0f + expf(-0.3f * (float)(i - 9)));
+            uint8_t *a = malloc((size_t)n);
+            for (int64_t i = 0; i < n; i++)
+                a[i] = (uint8_t)rand_int(0, 255);
+            kh_init(&c, "QMulFloat", 1, 6, 1);
+            kh_input(&c, 0, dtype, DIMS(N, C, H, W), a);
+            if (form == 0)
+                kh_input(&c, 3, KN_FLOAT, DIMS(1, C, 1, 1), b);
+            else if (form == 1)
+                kh_input(&c, 3, KN_FLOAT, DIMS(W), b);
+            else
+                kh_input(&c, 3, KN_FLOAT, NULL, 0, b);
+            kh_input(&c, 1, KN_FLOAT, NULL, 0, &sa);
+            kh_input(&c, 2, dtype, NULL, 0, dt ? (void *)&za8 : (void *)&zau);
+            kh_input(&c, 4, KN_FLOAT, NULL, 0, &sc);
+            kh_input(&c, 5, dtype, NULL, 0, dt ? (void *)&zc8 : (void *)&zcu);
+            cr_assert_eq(run_direct(&c, "kiln", NULL, 1), KN_OK, "%s", c.err.msg);
+            float lo = dt ? -128 : 0, hi = dt ? 127 : 255;
+            const uint8_t *o = c.out[0].data;
+            for (int64_t i = 0; i < n; i++) {
+                float va = dt ? (float)(int8_t)a[i] : (float)a[i];
+                float bi = form == 0 ? b[(i / (H * W)) % C] : form == 1 ? b[i % W] : b[0];
+                volatile float x = (va - (float)za) * sa; /* DequantizeLinear */
+                volatile float m = x * bi;                /* Mul */
+                float q = nearbyintf(m / sc) + (float)zc; /* QuantizeLinear */
+                q = q < lo ? lo : q > hi ? hi : q;
+                int got = dt ? (int8_t)o[i] : o[i];
+                cr_assert_eq(got, (int)q, "%s form %d: element %lld: %d, want %d",
+                             kn_dtype_name(dtype), form, (long long)i, got, (int)q);
+            }
+            kh_free(&c);
+            free(a);
+        }
+}
+
 /* The activations of kiln.QFusedConv's epilogue as the op defines them,
  * on the real value rounded to float: 0 none, 1 Relu, 2 Clip(-1, 2.5),
  * 3 Silu, 4 HardSwish. */
