@@ -4,6 +4,8 @@
  * here on random data with odd sizes (tile tails, groups, strides,
  * per-channel zero points), 1 vs 2 threads, and error cases. */
 #include "kernel_direct.h"
+#include "core/cpu/nn/conv.h"
+#include "core/cpu/quant/quant_common.h"
 
 static kh_case c; /* one case per test; freed by the fini hook */
 static void fini(void) { kh_free(&c); }
@@ -764,6 +766,139 @@ Test(integer, conv_kernel_shapes)
     };
     for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
         check_conv_shape(&shapes[i]);
+}
+
+/* kiln.QMulFloat (the SE gate) on the CPU kernels: A [2, 5, 17, 23] (391
+ * elements per channel, past the kernel's 256-element chunks) times B per
+ * channel ([1, 5, 1, 1], the NCHW gate: rows with B's stride 0), per last
+ * dim ([23], stride 1), or a scalar, against the graph's float arithmetic
+ * (DequantizeLinear, Mul, QuantizeLinear), uint8 and int8: equal. */
+Test(quantize, qmul_float_equals_the_graphs_arithmetic)
+{
+    enum { N = 2, C = 5, H = 17, W = 23 };
+    const int64_t n = N * C * H * W;
+    for (int dt = 0; dt < 2; dt++)
+        for (int form = 0; form < 3; form++) {
+            int32_t dtype = dt ? KN_INT8 : KN_UINT8;
+            int8_t za8 = -3, zc8 = 10;
+            uint8_t zau = 120, zcu = 90;
+            int32_t za = dt ? za8 : zau, zc = dt ? zc8 : zcu;
+            float sa = 0.03f, sc = 0.021f, b[W];
+            for (int i = 0; i < W; i++)
+                b[i] = 1.5f / (1.0f + expf(-0.3f * (float)(i - 9)));
+            uint8_t *a = malloc((size_t)n);
+            for (int64_t i = 0; i < n; i++)
+                a[i] = (uint8_t)rand_int(0, 255);
+            kh_init(&c, "QMulFloat", 1, 6, 1);
+            kh_input(&c, 0, dtype, DIMS(N, C, H, W), a);
+            if (form == 0)
+                kh_input(&c, 3, KN_FLOAT, DIMS(1, C, 1, 1), b);
+            else if (form == 1)
+                kh_input(&c, 3, KN_FLOAT, DIMS(W), b);
+            else
+                kh_input(&c, 3, KN_FLOAT, NULL, 0, b);
+            kh_input(&c, 1, KN_FLOAT, NULL, 0, &sa);
+            kh_input(&c, 2, dtype, NULL, 0, dt ? (void *)&za8 : (void *)&zau);
+            kh_input(&c, 4, KN_FLOAT, NULL, 0, &sc);
+            kh_input(&c, 5, dtype, NULL, 0, dt ? (void *)&zc8 : (void *)&zcu);
+            cr_assert_eq(run_direct(&c, "kiln", NULL, 1), KN_OK, "%s", c.err.msg);
+            float lo = dt ? -128 : 0, hi = dt ? 127 : 255;
+            const uint8_t *o = c.out[0].data;
+            for (int64_t i = 0; i < n; i++) {
+                float va = dt ? (float)(int8_t)a[i] : (float)a[i];
+                float bi = form == 0 ? b[(i / (H * W)) % C] : form == 1 ? b[i % W] : b[0];
+                volatile float x = (va - (float)za) * sa; /* DequantizeLinear */
+                volatile float m = x * bi;                /* Mul */
+                float q = nearbyintf(m / sc) + (float)zc; /* QuantizeLinear */
+                q = q < lo ? lo : q > hi ? hi : q;
+                int got = dt ? (int8_t)o[i] : o[i];
+                cr_assert_eq(got, (int)q, "%s form %d: element %lld: %d, want %d",
+                             kn_dtype_name(dtype), form, (long long)i, got, (int)q);
+            }
+            kh_free(&c);
+            free(a);
+        }
+}
+
+/* The integer Winograd F(2x2, 3x3) path (quant_winograd.c) against the
+ * same naive loops: exactly equal, forced on small channel counts too, with
+ * odd sizes (partial tiles), pads 0 to 2, odd channel counts (the packing's
+ * zero pair), a 1x1 image, uint8 and int8, 1 and 2 threads; and forced off
+ * (KILN_CONV_ALGO=im2col's override) the direct path gives the same. */
+Test(integer, conv_winograd_matches_direct)
+{
+    const conv_shape shapes[] = {
+        {1, 16, 13, 17, 20, 1, 3, 3, 1, 1, 1, 1, KN_UINT8},
+        {2, 9, 8, 7, 12, 1, 3, 3, 1, 1, 0, 0, KN_INT8},
+        {1, 33, 6, 5, 7, 1, 3, 3, 1, 1, 2, 2, KN_UINT8},
+        {1, 3, 1, 1, 5, 1, 3, 3, 1, 1, 1, 1, KN_INT8},
+        {1, 64, 15, 14, 16, 1, 3, 3, 1, 1, 1, 1, KN_INT8},
+        {1, 5, 30, 3, 9, 1, 3, 3, 1, 1, 1, 0, KN_UINT8},
+    };
+    const int algos[] = {KN_CONV_ALGO_WINOGRAD, KN_CONV_ALGO_IM2COL};
+    for (size_t a = 0; a < 2; a++) {
+        kn_conv_algo_force(algos[a]);
+        for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
+            check_conv_shape(&shapes[i]);
+    }
+    kn_conv_algo_force(-1);
+}
+
+/* A 3x3 quant_conv of cin channels for quant_wg_prepare. */
+static quant_conv wg_conv(int64_t cin, int64_t cout)
+{
+    quant_conv q;
+    memset(&q, 0, sizeof q);
+    q.win.nsp = 2;
+    for (int d = 0; d < KN_WIN_DIMS; d++) {
+        q.win.in[d] = q.win.out[d] = d ? 8 : 1;
+        q.win.kernel[d] = d ? 3 : 1;
+        q.win.stride[d] = q.win.dilation[d] = 1;
+        q.win.pad_begin[d] = q.win.pad_end[d] = d ? 1 : 0;
+    }
+    q.group = 1;
+    q.cin = cin;
+    q.cout = cout;
+    q.cg = cin;
+    q.mg = cout;
+    q.kdim = cin * 9;
+    q.in_size = q.out_size = 64;
+    q.tasks = 1;
+    return q;
+}
+
+/* Taken only where 4 * 255 * (sum of |w - zp| of an output channel) <
+ * 2^31, so that 4 y cannot leave int32: with every weight at 255 from its
+ * zero point that is up to 917 input channels, not 918; fewer channels of
+ * smaller weights go further. */
+Test(integer, conv_winograd_only_where_int32_is_exact)
+{
+    for (int64_t cin = 917; cin <= 918; cin++) {
+        quant_conv q = wg_conv(cin, 8);
+        int16_t *g = malloc(sizeof(int16_t) * (size_t)(8 * cin * 9));
+        for (int64_t i = 0; i < 8 * cin * 9; i++) /* channel 1 at the limit */
+            g[i] = (int16_t)(i / (cin * 9) != 1 ? 1 : (i & 1 ? 255 : -255));
+        cr_assert_eq(quant_wg_prepare(&q, g, 1), cin == 917, "%lld channels", (long long)cin);
+        cr_assert_eq(q.winograd, cin == 917);
+        quant_conv_release(&q);
+        free(g);
+    }
+    quant_conv q = wg_conv(2000, 8);
+    int16_t *g = calloc((size_t)(8 * 2000 * 9), sizeof(int16_t));
+    for (int i = 0; i < 8 * 2000 * 9; i++)
+        g[i] = (int16_t)(i % 7 == 0 ? -100 : 0);
+    cr_assert(quant_wg_prepare(&q, g, 1), "small weights, many channels");
+    quant_conv_release(&q);
+    free(g);
+    /* strides and groups are not its */
+    q = wg_conv(16, 16);
+    q.win.stride[2] = 2;
+    g = calloc(16 * 16 * 9, sizeof(int16_t));
+    cr_assert(!quant_wg_prepare(&q, g, 1));
+    q = wg_conv(16, 16);
+    q.group = 2;
+    cr_assert(!quant_wg_prepare(&q, g, 1));
+    free(g);
 }
 
 /* The activations of kiln.QFusedConv's epilogue as the op defines them,

@@ -496,14 +496,20 @@ KS_QUANTIZE(int8_t, quantize_s8)
 
 /* ---- 8-bit times float, requantized (kiln.QMulFloat) ----
  * The same kind of loops. No product is followed by an addition, so there
- * is nothing to contract into FMA: every ISA gives the graph's result. */
-#define KS_QMUL_LOOP(T, IA, IB)                                                                    \
-    for (int64_t i = 0; i < n; i++) {                                                              \
-        float v = ((float)a[IA] - za) * ka * b[IB] / sc;                                           \
+ * is nothing to contract into FMA: every ISA gives the graph's result.
+ * A chunk at a time, the 8-bit values widened to int32 in a loop of their
+ * own: with the widening inside the float loop, clang (14) vectorized it
+ * for WebAssembly with each lane loaded, converted and inserted alone, ten
+ * times the float graph's Mul (EfficientNet-B0's SE gates: 29 ms against
+ * 3 ms under load); int32 to float is one vector instruction. */
+#define KS_QMUL_CHUNK 256
+#define KS_QMUL_LOOP(IB)                                                                           \
+    for (int64_t i = 0; i < m; i++) {                                                              \
+        float v = ((float)ai[i] - za) * ka * (IB) / sc;                                            \
         v = v == v ? v : 0; /* NaN quantizes to the zero point */                                  \
         v = v < lo ? lo : v;                                                                       \
         v = v > hi ? hi : v;                                                                       \
-        c[i] = (T)(int32_t)((v + magic) - magic + zc);                                             \
+        q[i] = (int32_t)((v + magic) - magic + zc);                                                \
     }
 #define KS_QMUL(T, NAME)                                                                           \
     static void KS(NAME)(T * c, const T *a, int64_t sa, const float *b, int64_t sb, int64_t n,     \
@@ -511,17 +517,34 @@ KS_QUANTIZE(int8_t, quantize_s8)
     {                                                                                              \
         const float za = p->za, ka = p->sa, sc = p->sc, zc = p->zc, lo = p->lo, hi = p->hi;        \
         const float magic = 12582912.0f;                                                           \
-        if (sa == 1 && sb == 1)                                                                    \
-            KS_QMUL_LOOP(T, i, i)                                                                  \
-        else if (sa == 1 && sb == 0)                                                               \
-            KS_QMUL_LOOP(T, i, 0)                                                                  \
-        else                                                                                       \
-            KS_QMUL_LOOP(T, i *sa, i *sb)                                                          \
+        int32_t ai[KS_QMUL_CHUNK], q[KS_QMUL_CHUNK];                                               \
+        for (int64_t i0 = 0; i0 < n; i0 += KS_QMUL_CHUNK) {                                        \
+            int64_t m = n - i0 < KS_QMUL_CHUNK ? n - i0 : KS_QMUL_CHUNK;                           \
+            const T *ac = a + i0 * sa;                                                             \
+            const float *bc = b + i0 * sb;                                                         \
+            if (sa == 1)                                                                           \
+                for (int64_t i = 0; i < m; i++)                                                    \
+                    ai[i] = ac[i];                                                                 \
+            else                                                                                   \
+                for (int64_t i = 0; i < m; i++)                                                    \
+                    ai[i] = ac[i * sa];                                                            \
+            if (sb == 0) {                                                                         \
+                const float bb = bc[0];                                                            \
+                KS_QMUL_LOOP(bb)                                                                   \
+            } else if (sb == 1) {                                                                  \
+                KS_QMUL_LOOP(bc[i])                                                                \
+            } else {                                                                               \
+                KS_QMUL_LOOP(bc[i * sb])                                                           \
+            }                                                                                      \
+            for (int64_t i = 0; i < m; i++)                                                        \
+                c[i0 + i] = (T)q[i];                                                               \
+        }                                                                                          \
     }
 KS_QMUL(uint8_t, qmul_u8)
 KS_QMUL(int8_t, qmul_s8)
 #undef KS_QMUL
 #undef KS_QMUL_LOOP
+#undef KS_QMUL_CHUNK
 
 const kn_simd_kernels KS_TABLE = {
     .name = KV_NAME,

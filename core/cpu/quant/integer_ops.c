@@ -393,12 +393,22 @@ int quant_conv_const_weights(kn_kctx *k, quant_conv *c, const kn_tensor *w, cons
         return kn_fail(k->err, KN_ERR_OUT_OF_MEMORY, "%s: out of memory", k->node->op_type);
     prepare_w(c, w->data, w_zp, c->w_const);
     c->w_bytes = 0; /* no scratch for weights */
+    if (!c->depthwise) {
+        /* the int16 rows follow the packed weights */
+        size_t packed = kn_qgemm_packed_a_len(c->mg, c->kdim) * (size_t)c->group;
+        const int16_t *rows =
+            c->w_const + kn_align_up(packed * sizeof(int16_t), 64) / sizeof(int16_t);
+        if (quant_wg_prepare(c, rows, kn_threadpool_threads(k->threads))) {
+            free(c->w_const); /* the transformed weights replace them */
+            c->w_const = NULL;
+        }
+    }
     return KN_OK;
 }
 
 void quant_conv_weights(const quant_conv *c, const void *w, const kn_tensor *w_zp, void *scratch)
 {
-    if (!c->w_const)
+    if (!c->w_const && !c->winograd)
         prepare_w(c, w, w_zp, scratch);
 }
 
@@ -406,6 +416,8 @@ void quant_conv_release(quant_conv *c)
 {
     free(c->w_const);
     c->w_const = NULL;
+    free(c->wg_w);
+    c->wg_w = NULL;
 }
 
 typedef struct conv_job {
@@ -464,6 +476,8 @@ static void dw_item(const conv_job *j, int64_t ch, char *slot)
 
 static int64_t conv_items(const quant_conv *c)
 {
+    if (c->winograd)
+        return quant_wg_items(c);
     return c->depthwise ? c->cout : c->group * ((c->out_size + c->block - 1) / c->block);
 }
 
@@ -474,7 +488,9 @@ static void conv_task(void *ctx, int64_t begin, int64_t end)
     for (int64_t t = begin; t < end; t++)
         for (int64_t item = t; item < items; item += j->c->tasks) {
             char *slot = j->slots + (size_t)t * j->c->slot_bytes;
-            if (j->c->depthwise)
+            if (j->c->winograd)
+                quant_wg_item(j->c, j->x, j->w, item, j->acc, j->ep, slot);
+            else if (j->c->depthwise)
                 dw_item(j, item, slot);
             else
                 conv_item(j, item, slot);
@@ -505,7 +521,7 @@ void quant_conv_image(const quant_conv *c, int64_t n, const void *x, const kn_te
             widen_x_s8((const int8_t *)xn, z, xs, plane);
     }
     conv_job j = {c,
-                  c->w_const ? c->w_const : scratch,
+                  c->winograd ? c->wg_w : c->w_const ? c->w_const : scratch,
                   xs,
                   xn,
                   z,

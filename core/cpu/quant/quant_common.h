@@ -155,6 +155,12 @@ typedef struct quant_conv {
     size_t col_bytes, pack_bytes, tile_bytes, slot_bytes; /* per slot: im2col block, packed
                                                               block, rows for the epilogue */
     int16_t *w_const; /* weights prepared once (owned), or NULL */
+    /* Winograd F(2x2, 3x3) (quant_winograd.c): when set, wg_w holds the 16
+     * transformed weight matrices, packed (owned), and a block is wg_rows
+     * rows of 2x2 tiles */
+    int winograd;
+    int64_t wg_rows;
+    int16_t *wg_w;
 } quant_conv;
 
 /* Validates X [N, C, spatial], W [M, C/group, kernel] and the window
@@ -192,5 +198,14 @@ int quant_dw_fits(const quant_conv *c);
 size_t quant_dw_plane_bytes(const quant_conv *c);
 void quant_dw_channel(const quant_conv *c, int64_t ch, const void *x, int32_t zx, const int16_t *w,
                       int32_t *acc, const quant_epilogue *ep, int16_t *plane);
+
+/* Winograd (quant_winograd.c), for constant weights: whether c takes it,
+ * given W - w_zp as int16 rows (then it sets c's fields and scratch sizes
+ * for `threads`); its blocks, and block `item`'s int32 results (into acc or
+ * through ep as quant_conv_image) from the image x minus its zero point. */
+int quant_wg_prepare(quant_conv *c, const int16_t *g, int32_t threads);
+int64_t quant_wg_items(const quant_conv *c);
+void quant_wg_item(const quant_conv *c, const int16_t *x, const int16_t *w, int64_t item,
+                   int32_t *acc, const quant_epilogue *ep, char *slot);
 
 #endif
