@@ -175,6 +175,11 @@ async function interleaveTiles(opts, browser, server, report) {
       console.log(`${''.padEnd(14)} timed choice ${r.auto.tile} (${r.auto.source}, ${r.auto.tuneMs.toFixed(0)} ms): ${ms(auto)} ms; ` +
         `timed / best forced: median ${r.autoVsBest.toFixed(3)} (best ${best.tile}), fastest ${r.autoVsBestMin.toFixed(3)} (best ${bestMin.tile}); ` +
         `forced ${auto.tile} / best forced: ${r.chosenVsBest.toFixed(3)}, ${r.chosenVsBestMin.toFixed(3)}`);
+      // The timed session runs the same tile as its forced twin: how far
+      // two identical sessions of this page are apart is its noise floor.
+      r.twinSpread = { median: auto.medianMs / chosen.medianMs, fastest: auto.minMs / chosen.minMs };
+      console.log(`${''.padEnd(14)} noise floor: timed / its forced twin (same tile, same page): median ` +
+        `${r.twinSpread.median.toFixed(3)}, fastest ${r.twinSpread.fastest.toFixed(3)}`);
     } catch (e) {
       report.models.push({ model, error: e.message });
       console.log(`${model.padEnd(14)} FAILED: ${e.message}`);
