@@ -39,9 +39,17 @@ async function compareInPage({ builds, model, runs, threads, gemmTile }) {
   const sessions = [];
   for (const build of builds) {
     const kiln = await import(`/coi/${build}/kiln.mjs`);
+    await kiln.init(); // this page's engine decodes the input files
     const session = await kiln.createWorkerSession(bytes.slice(), { init: { threads, gemmTile } });
     const feeds = {};
-    for (const info of session.inputs) {
+    for (const [n, info] of session.inputs.entries()) {
+      // The model's own input_N.pb where there is one (token ids must be
+      // valid), else any fixed float input.
+      const file = await fetch(`/coi/models/${model}/input_${n}.pb`);
+      if (file.ok) {
+        feeds[info.name] = kiln.decodeTensor(new Uint8Array(await file.arrayBuffer()));
+        continue;
+      }
       const dims = info.dims.map((d) => (typeof d === 'number' && d > 0 ? d : 1));
       const data = new Float32Array(dims.reduce((a, b) => a * b, 1));
       for (let i = 0; i < data.length; i++) data[i] = Math.sin(i * 0.37); // any fixed input

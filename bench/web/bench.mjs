@@ -45,8 +45,10 @@ function relativeDiff(a, b) {
  * budget runs out). Returns times in ms. */
 export async function benchModel({ model, runs = 15, budgetMs = 40000, kilnInit = {}, threads = 1 }) {
   // With threads, Kiln's engine lives in a worker (kilnWorkerSession); the
-  // page's own module only decodes the inputs.
-  const [kiln, ort] = await Promise.all([importKiln(threads > 1 ? {} : kilnInit), importOrt(threads)]);
+  // page's own engine decodes the inputs and, unless a tile is forced,
+  // chooses the worker's GEMM tile (createWorkerSession), so it gets the
+  // same simulated CPU and SIMD build.
+  const [kiln, ort] = await Promise.all([importKiln(kilnInit), importOrt(threads)]);
   const base = new URL(`../../models/${model}/`, import.meta.url).href;
   const bytes = await fetchBytes(`${base}model.onnx`);
   const tensors = await readInputs(kiln, base);
@@ -120,6 +122,48 @@ export async function profileKiln({ model, runs = 10, top = 12, kilnInit = {} })
   };
 }
 
+/** Auto against forced GEMM tiles in ONE page, so that drift in machine
+ * load falls on all of them alike: the model is loaded in one worker
+ * session (single-threaded engine) per candidate tile, forced, and one
+ * more with the engine's own choice (timed by this page's engine after
+ * its idle warm-up, as createWorkerSession does when nothing is stored);
+ * then up to `runs` rounds run every session once, the order rotating
+ * from round to round. Returns each session's times in ms. */
+export async function compareTiles({ model, runs = 30, budgetMs = 120000, kilnInit = {} }) {
+  const kiln = await importKiln(kilnInit);
+  const base = new URL(`../../models/${model}/`, import.meta.url).href;
+  const bytes = await fetchBytes(`${base}model.onnx`);
+  const tensors = await readInputs(kiln, base);
+  const sessions = [];
+  const start = async (label, init) => {
+    const remote = await kiln.createWorkerSession(bytes.slice(), { init: { ...kilnInit, ...init, threads: 1 } });
+    const feeds = {};
+    remote.inputs.forEach((info, i) => { feeds[info.name] = tensors[i]; });
+    await remote.run(feeds); // warm-up
+    await remote.run(feeds);
+    sessions.push({ label, remote, feeds, times: [] });
+  };
+  await start('auto', {});
+  for (const tile of kiln.env.gemmTiles) await start(tile, { gemmTile: tile });
+  const t0 = now();
+  for (let r = 0; r < runs; r++) {
+    for (let j = 0; j < sessions.length; j++) {
+      const s = sessions[(j + r) % sessions.length];
+      const t = now();
+      await s.remote.run(s.feeds);
+      s.times.push(now() - t);
+    }
+    if (r >= 4 && now() - t0 > budgetMs) break;
+  }
+  const auto = sessions[0].remote.env;
+  for (const s of sessions) await s.remote.dispose();
+  return {
+    model,
+    auto: { tile: auto.gemmTile, source: auto.gemmTileSource, tuneMs: auto.gemmTuneMs, simd: auto.simd },
+    sessions: sessions.map((s) => ({ label: s.label, tile: s.remote.env.gemmTile, medianMs: median(s.times), times: s.times })),
+  };
+}
+
 const DIGITS = new URL('../../examples/digits/digits.onnx', import.meta.url).href;
 const zeros = () => ({ type: 'float32', dims: [1, 1, 8, 8], data: new Float32Array(64) });
 
@@ -144,7 +188,7 @@ export async function startupOrt() {
   return now() - t0;
 }
 
-window.kilnBench = { benchModel, profileKiln, startupKiln, startupOrt };
+window.kilnBench = { benchModel, profileKiln, compareTiles, startupKiln, startupOrt };
 
 // By hand: ?models=a,b&runs=N runs them and fills the table.
 const params = new URLSearchParams(location.search);

@@ -7,7 +7,7 @@
 //
 //   node bench/web/run.mjs --models-dir DIR [--models a,b,...] [--wasm DIR]
 //        [--runs N] [--startup-runs N] [--json FILE] [--profile]
-//        [--gemm-tile auto|NAME|each] [--threads N] [--wasm-mt DIR]
+//        [--gemm-tile auto|NAME|each|interleave] [--threads N] [--wasm-mt DIR]
 //        [--simd auto|relaxed|simd128] [--max-seconds S]
 //
 // --simulate-slow-tile NAME:F: a simulated second CPU, on which Kiln's GEMM
@@ -23,6 +23,11 @@
 // on this machine ('auto', the default: a fresh page has no stored
 // choice), one forced, or 'each': every candidate forced in turn and the
 // timed choice, per model, to show how close the timing comes to the best.
+// --gemm-tile interleave: Kiln alone, in ONE page per model: a worker
+// session per candidate tile (forced) and one with the timed choice, their
+// runs interleaved round by round so that machine drift hits all alike
+// (pages a minute apart differ by more than the tiles do); prints each
+// median and the timed choice's median over the best forced one.
 // --simd: which Kiln engine build (kiln.init's relaxedSimd): 'auto' (the
 // default: the relaxed-SIMD engine where the browser validates it),
 // 'relaxed', or 'simd128' (the plain engine).
@@ -41,7 +46,7 @@ import { startServer, sourceDir } from '../../wasm/browser/serve.mjs';
 import { describeCpu, hostCpu } from './machine.mjs';
 
 const USAGE = 'usage: node bench/web/run.mjs --models-dir DIR [--models a,b] [--wasm DIR] [--runs N] ' +
-  '[--startup-runs N] [--json FILE] [--profile] [--gemm-tile auto|NAME|each] [--threads N] [--wasm-mt DIR] ' +
+  '[--startup-runs N] [--json FILE] [--profile] [--gemm-tile auto|NAME|each|interleave] [--threads N] [--wasm-mt DIR] ' +
   '[--simd auto|relaxed|simd128] [--max-seconds S] [--simulate-slow-tile NAME:F]';
 
 function parseArgs(argv) {
@@ -143,6 +148,45 @@ async function sweepTiles(auto, bench) {
   return { forced, best: best[0], autoVsBest };
 }
 
+// --gemm-tile interleave: per model, the timed choice against every forced
+// tile in one page (bench.mjs compareTiles), 1 thread.
+async function interleaveTiles(opts, browser, server, report) {
+  console.log(`\nGEMM tiles, one page per model, worker sessions (1 thread) interleaved, up to ${opts.runs} rounds:`);
+  for (const model of opts.models.split(',').filter(Boolean)) {
+    try {
+      const r = await inFreshPage(browser, server.url, (a) => window.kilnBench.compareTiles(a),
+        { model, runs: opts.runs, budgetMs: opts.maxSeconds * 1000, kilnInit: { ...simdInit } });
+      // The median, and the fastest run: on a loaded machine other
+      // processes lengthen runs at random, and the fastest is the least
+      // disturbed, so it separates tiles when medians cannot.
+      for (const s of r.sessions) s.minMs = Math.min(...s.times);
+      const [auto, ...forced] = r.sessions;
+      const bestOf = (key) => [...forced].sort((a, b) => a[key] - b[key])[0];
+      const best = bestOf('medianMs'), bestMin = bestOf('minMs');
+      const chosen = forced.find((f) => f.tile === auto.tile);
+      r.autoVsBest = auto.medianMs / best.medianMs;
+      r.chosenVsBest = chosen.medianMs / best.medianMs;
+      r.autoVsBestMin = auto.minMs / bestMin.minMs;
+      r.chosenVsBestMin = chosen.minMs / bestMin.minMs;
+      report.models.push(r);
+      const ms = (s) => `${s.medianMs.toFixed(1)} (${s.minMs.toFixed(1)})`;
+      console.log(`${model.padEnd(14)} ${auto.times.length} rounds, ${r.auto.simd}; forced, median (fastest) ms: ` +
+        forced.map((f) => `${f.tile} ${ms(f)}`).join(', '));
+      console.log(`${''.padEnd(14)} timed choice ${r.auto.tile} (${r.auto.source}, ${r.auto.tuneMs.toFixed(0)} ms): ${ms(auto)} ms; ` +
+        `timed / best forced: median ${r.autoVsBest.toFixed(3)} (best ${best.tile}), fastest ${r.autoVsBestMin.toFixed(3)} (best ${bestMin.tile}); ` +
+        `forced ${auto.tile} / best forced: ${r.chosenVsBest.toFixed(3)}, ${r.chosenVsBestMin.toFixed(3)}`);
+      // The timed session runs the same tile as its forced twin: how far
+      // two identical sessions of this page are apart is its noise floor.
+      r.twinSpread = { median: auto.medianMs / chosen.medianMs, fastest: auto.minMs / chosen.minMs };
+      console.log(`${''.padEnd(14)} noise floor: timed / its forced twin (same tile, same page): median ` +
+        `${r.twinSpread.median.toFixed(3)}, fastest ${r.twinSpread.fastest.toFixed(3)}`);
+    } catch (e) {
+      report.models.push({ model, error: e.message });
+      console.log(`${model.padEnd(14)} FAILED: ${e.message}`);
+    }
+  }
+}
+
 async function main() {
   const opts = parseArgs(process.argv.slice(2));
   if (opts.simd !== 'auto') simdInit = { relaxedSimd: opts.simd === 'relaxed' };
@@ -194,6 +238,17 @@ async function main() {
       await server.close();
     }
     return 0;
+  }
+  if (opts.gemmTile === 'interleave') {
+    try {
+      await interleaveTiles(opts, browser, server, report);
+    } finally {
+      await browser.close();
+      await server.close();
+    }
+    fs.writeFileSync(opts.json, JSON.stringify(report, null, 1));
+    console.log(`\nwrote ${path.resolve(opts.json)}`);
+    return report.models.some((m) => m.error) ? 1 : 0;
   }
   try {
     console.log(`\n${opts.threads} thread${opts.threads > 1 ? 's (cross-origin isolated page)' : ''}:`);

@@ -34,8 +34,10 @@ async function startWorker(url) {
  * { inputs, outputs, env, run(feeds), dispose() }. options: { init (as
  * kiln.init), model (as Model.load), session (as createSession),
  * workerUrl, transferInputs (hand the feeds' buffers to the worker instead
- * of copying them; they become unusable here) }. */
-export async function createWorkerSession(source, options = {}) {
+ * of copying them; they become unusable here) }. `pageTile(byteLength,
+ * simd)` (kiln.mjs) is the page engine's GEMM tile choice for a model of
+ * that size, { gemmTile, gemmTileSource, gemmTuneMs } or null. */
+export async function createWorkerSession(source, options = {}, pageTile = null) {
   const worker = await startWorker(options.workerUrl ?? new URL('./kiln-worker.mjs', import.meta.url));
   const pending = new Map();
   let nextId = 1;
@@ -73,6 +75,12 @@ export async function createWorkerSession(source, options = {}) {
   // The worker picks its engine build as init() does here (same browser).
   const simd = (init.relaxedSimd ?? relaxedSimdSupported()) ? 'relaxed' : 'simd128';
   if (init.gemmTile === undefined) init.gemmTile = storedGemmTile(simd) ?? undefined;
+  // Nothing stored: the page's engine chooses (timing now if it must),
+  // rather than the fresh worker timing on unoptimised code; its timing
+  // cost is reported as the worker's. Needs the model's size up front.
+  const size = source instanceof ArrayBuffer || ArrayBuffer.isView(source) ? source.byteLength : -1;
+  const fromPage = init.gemmTile === undefined && size >= 0 && pageTile ? pageTile(size, simd) : null;
+  if (fromPage) init.gemmTile = fromPage.gemmTile;
   let info;
   try {
     info = await request({ op: 'load', source: src, init, model: options.model,
@@ -81,6 +89,7 @@ export async function createWorkerSession(source, options = {}) {
     worker.terminate();
     throw e;
   }
+  if (fromPage) info.env = { ...info.env, gemmTileSource: fromPage.gemmTileSource, gemmTuneMs: fromPage.gemmTuneMs };
   rememberGemmTile(info.env);
   let disposed = false;
   return {

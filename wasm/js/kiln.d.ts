@@ -245,7 +245,10 @@ export interface WorkerSession {
 }
 
 /** Loads a model in a Web Worker (a worker thread in Node), so runs do
- * not block the page. */
+ * not block the page. Given the model as bytes, with no tile stored or
+ * forced, the worker takes the GEMM tile this page's engine chooses (if
+ * init() ran here with the same SIMD build; it times the tiles now if
+ * still pending, and the worker's env.gemmTuneMs reports that cost). */
 export function createWorkerSession(source: string | URL | ArrayBuffer | Uint8Array,
                                     options?: WorkerSessionOptions): Promise<WorkerSession>;
 

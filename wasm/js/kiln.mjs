@@ -16,7 +16,31 @@ import { DTYPES, dtypeOf, typeInfo } from './kiln-types.mjs';
 
 export { KilnError };
 
-export { createWorkerSession } from './kiln-worker-client.mjs';
+import { createWorkerSession as startWorkerSession } from './kiln-worker-client.mjs';
+
+/** A model and session in a Web Worker (kiln-worker-client.mjs). When this
+ * page's engine is started and its GEMM tile choice still waits for a large
+ * model, the choice is made here for the worker: this engine has had the
+ * page's idle time to get its candidates optimised, where a fresh worker
+ * would time them at once on the browser's baseline code (25-136 ms on a
+ * loaded 2-core machine, against 20-40 here), and in a page of several
+ * workers each would time them again. The candidates are the same code in
+ * both builds and the timing runs on one thread, so the choice carries. */
+export function createWorkerSession(source, options = {}) {
+  return startWorkerSession(source, options, pageGemmTile);
+}
+
+// For startWorkerSession: the tile this page's engine chose for a model of
+// `byteLength` bytes (timing it now if it was pending), as { gemmTile,
+// gemmTuneMs, gemmTileSource }, or null when this page has no say (engine
+// not started, another SIMD build, or a small model).
+function pageGemmTile(byteLength, simd) {
+  if (!env.initialized || env.simd !== simd) return null;
+  const wasPending = env.gemmTileSource === 'pending';
+  Object.assign(env, tuneForModel({ core, allocString, readCString, simd: env.simd }, env.gemmTileSource, byteLength));
+  if (env.gemmTileSource !== 'timed' && env.gemmTileSource !== 'stored') return null;
+  return { gemmTile: env.gemmTile, gemmTileSource: env.gemmTileSource, gemmTuneMs: wasPending ? env.gemmTuneMs : 0 };
+}
 
 // Status codes and option keys of capi/kiln.h.
 const OK = 0, ERR_INVALID_ARGUMENT = 1, ERR_NOT_FOUND = 8, ERR_STATE = 9, ERR_BUFFER_TOO_SMALL = 12;

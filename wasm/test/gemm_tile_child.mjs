@@ -2,7 +2,8 @@
 // chosen once per module) initialised with gemmTile = argv[2] ('' for the
 // default), runs model argv[3] on input argv[4] and prints, as JSON, the
 // tile it ran with and the output. KILN_TEST_SLOW_TILE=NAME:F adds init's
-// simulateSlowTile (that tile F times slower: a simulated other CPU).
+// simulateSlowTile (that tile F times slower: a simulated other CPU);
+// KILN_TEST_IN_WORKER=1 runs the model in a worker session instead.
 import fs from 'node:fs';
 import { kiln } from './support.mjs';
 
@@ -16,9 +17,21 @@ try {
   console.log(JSON.stringify({ error: e.message }));
   process.exit(0);
 }
-const model = await kiln.Model.load(modelPath);
 const feed = kiln.decodeTensor(fs.readFileSync(inputPath));
-const out = await model.createSession().run({ [model.inputs[0].name]: feed });
-const { gemmTile, gemmTiles, gemmTuneMs, gemmTileSource } = kiln.env;
-console.log(JSON.stringify({ gemmTile, gemmTiles, gemmTuneMs, gemmTileSource,
-  output: Array.from(out[model.outputs[0].name].data) }));
+if (process.env.KILN_TEST_IN_WORKER) {
+  // The model in a worker session, handed over as bytes: the tile comes
+  // from this thread's engine; both engines' state is printed.
+  const remote = await kiln.createWorkerSession(fs.readFileSync(modelPath));
+  const out = await remote.run({ [remote.inputs[0].name]: feed });
+  const { gemmTile, gemmTiles, gemmTuneMs, gemmTileSource } = remote.env;
+  console.log(JSON.stringify({ gemmTile, gemmTiles, gemmTuneMs, gemmTileSource,
+    page: { gemmTile: kiln.env.gemmTile, gemmTileSource: kiln.env.gemmTileSource },
+    output: Array.from(out[remote.outputs[0].name].data) }));
+  await remote.dispose();
+} else {
+  const model = await kiln.Model.load(modelPath);
+  const out = await model.createSession().run({ [model.inputs[0].name]: feed });
+  const { gemmTile, gemmTiles, gemmTuneMs, gemmTileSource } = kiln.env;
+  console.log(JSON.stringify({ gemmTile, gemmTiles, gemmTuneMs, gemmTileSource,
+    output: Array.from(out[model.outputs[0].name].data) }));
+}

@@ -18,9 +18,10 @@ const dir = [modelsDir, '/work/models'].filter(Boolean).map((d) => path.join(d, 
 const skip = !dir ? 'squeezenet1_1 is not exported (set KILN_MODELS_DIR; tools/export_models.py needs python3-torch)'
   : !exists(nativeCli) ? 'no native kiln CLI to compare with (KILN_CLI): run through ctest' : false;
 
-function runWith(tile, slowTile = '') {
+function runWith(tile, slowTile = '', inWorker = false) {
   const text = execFileSync(process.execPath, [...process.execArgv, child, tile, path.join(dir, 'model.onnx'), path.join(dir, 'input_0.pb')],
-    { encoding: 'utf8', env: { ...process.env, KILN_TEST_SLOW_TILE: slowTile }, maxBuffer: 1 << 24 });
+    { encoding: 'utf8', env: { ...process.env, KILN_TEST_SLOW_TILE: slowTile, KILN_TEST_IN_WORKER: inWorker ? '1' : '' },
+      maxBuffer: 1 << 24 });
   return JSON.parse(text.trim().split('\n').pop());
 }
 
@@ -56,6 +57,18 @@ test('every GEMM tile runs squeezenet1_1 to the native output; the timed choice 
     const lazy = runWith('');
     assert.equal(lazy.gemmTileSource, 'timed', 'a 4.7 MB model is worth timing the tiles for');
     assert.ok(lazy.gemmTuneMs > 0);
+
+    // A worker session on model bytes takes the tile this thread's engine
+    // times (its code warmed up while idle), and reports that cost.
+    const worker = runWith('', '', true);
+    assert.equal(worker.page.gemmTileSource, 'timed');
+    assert.equal(worker.gemmTileSource, 'timed');
+    assert.equal(worker.gemmTile, worker.page.gemmTile, 'the worker runs the tile the page chose');
+    assert.ok(worker.gemmTuneMs > 0, 'the timing cost is reported');
+    let workerDiff = 0;
+    for (let i = 0; i < ref.length; i++) workerDiff = Math.max(workerDiff, Math.abs(worker.output[i] - ref[i]));
+    assert.ok(workerDiff <= 1e-5 * maxRef, `in a worker: max|diff| ${workerDiff}`);
+    console.log(`worker session: tile ${worker.gemmTile} timed on this thread in ${worker.gemmTuneMs.toFixed(1)} ms`);
 
     // A simulated other CPU, on which the tile timed fastest here runs 4x
     // slower: the timing moves to another, and the output stays right.
