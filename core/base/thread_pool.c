@@ -22,6 +22,8 @@
  * instead and the workers stay asleep. */
 #include "core/base/thread_pool.h"
 
+#include "core/base/cpu_place.h"
+
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -126,6 +128,40 @@ static void team_body(void *arg)
 {
     kn_threadpool *p = arg;
     run_pieces(p, JOB_GEN(atomic_load(&p->job)));
+}
+
+/* kn_threadpool_spread's job: the CPUs the team occupies, the caller's set
+ * before the fork. */
+typedef struct spread_job {
+    pthread_t caller;
+    _Atomic uint64_t taken;
+} spread_job;
+
+static void spread_body(void *arg)
+{
+    spread_job *j = arg;
+    if (pthread_equal(pthread_self(), j->caller))
+        return; /* the caller's thread is the application's: it stays */
+    int cpu = kn_cpu_current();
+    if (cpu < 0 || cpu >= 64)
+        return;
+    uint64_t bit = (uint64_t)1 << cpu;
+    if (atomic_fetch_or(&j->taken, bit) & bit)
+        kn_cpu_move_to_free(&j->taken); /* stacked on a CPU of the team */
+}
+
+void kn_threadpool_spread(kn_threadpool *p)
+{
+    kn_team_runner team = atomic_load(&team_runner);
+    if (!p || p->threads == 1 || !team)
+        return;
+    int cpu = kn_cpu_current();
+    if (cpu < 0 || cpu >= 64 || pthread_mutex_trylock(&p->busy) != 0)
+        return;
+    spread_job j = {.caller = pthread_self()};
+    atomic_init(&j.taken, (uint64_t)1 << cpu);
+    team(spread_body, &j, (unsigned)p->threads, 0);
+    pthread_mutex_unlock(&p->busy);
 }
 
 static void *worker_main(void *arg)
