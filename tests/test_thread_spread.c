@@ -10,6 +10,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include <time.h>
 
 #include "api_helpers.h"
 #include "core/base/cpu_place.h"
@@ -70,6 +71,13 @@ Test(thread_spread, every_cpu_taken_moves_nothing)
     cr_assert_eq(kn_cpu_move_to_free(&taken), -1);
 }
 
+static double now_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
+}
+
 /* The team double: body on the caller and on one pthread that first puts
  * itself on the caller's CPU (then takes its whole mask back), as the
  * scheduler leaves a stacked team; after body it notes where it runs. */
@@ -79,7 +87,8 @@ typedef struct team_double {
     int stack_on;
     int cpu_after;
     int calls;
-    cpu_set_t all; /* the process's mask: a new thread inherits the pinned caller's */
+    double ended_ms; /* when the last fork joined */
+    cpu_set_t all;   /* the process's mask: a new thread inherits the pinned caller's */
 } team_double;
 
 static team_double td;
@@ -106,6 +115,7 @@ static void double_runner(void (*body)(void *), void *data, unsigned threads, un
     cr_assert_eq(pthread_create(&t, NULL, double_worker, NULL), 0);
     body(data);
     pthread_join(t, NULL);
+    td.ended_ms = now_ms();
 }
 
 Test(thread_spread, a_thread_stacked_on_the_callers_cpu_moves_off_it)
@@ -125,11 +135,18 @@ Test(thread_spread, a_thread_stacked_on_the_callers_cpu_moves_off_it)
      * scheduler may move it back before it notes its CPU, so three tries */
     int apart = 0;
     for (int i = 0; i < 3 && !apart; i++) {
+        if (i > 0)
+            nanosleep(&(struct timespec){0, 3000000}, NULL); /* spread looks every 2 ms */
         kn_threadpool_spread(pool);
         apart = td.cpu_after != a;
     }
     cr_assert_eq(sched_getcpu(), a, "the caller's thread moved");
     cr_assert(td.calls >= 1, "spread did not fork the team");
+    int calls = td.calls;
+    double since = now_ms() - td.ended_ms;
+    kn_threadpool_spread(pool);
+    if (since < 1.5) /* well inside the 2 ms since the last look: nothing to do */
+        cr_assert_eq(td.calls, calls, "spread forked again %.3f ms after the last", since);
     cr_assert(apart, "the team thread stayed on the caller's CPU %d", a);
     kn_threadpool_use_team(NULL);
     sched_setaffinity(0, sizeof before, &before);

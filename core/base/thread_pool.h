@@ -40,8 +40,8 @@ void kn_threadpool_use_team(kn_team_runner runner);
  * scheduler can leave a fork-join team stacked on one CPU: the threads
  * take turns there, never both runnable, so its balancer sees nothing to
  * move, and each wake-up after a sleep is placed beside the waker again.
- * One fork per run; nothing without a team runner, with one thread, or
- * where the OS cannot say or change where threads run. */
+ * At most one fork per 2 ms; nothing without a team runner, with one
+ * thread, or where the OS cannot say or change where threads run. */
 void kn_threadpool_spread(kn_threadpool *pool);
 
 #endif
