@@ -34,4 +34,14 @@ typedef void (*kn_team_runner)(void (*body)(void *), void *data, unsigned thread
                                unsigned flags);
 void kn_threadpool_use_team(kn_team_runner runner);
 
+/* Called at the start of a run: when the team runner's threads share a
+ * CPU with the caller or with each other while another CPU the process may
+ * use is free of them, moves them apart (core/base/cpu_place.h). The
+ * scheduler can leave a fork-join team stacked on one CPU: the threads
+ * take turns there, never both runnable, so its balancer sees nothing to
+ * move, and each wake-up after a sleep is placed beside the waker again.
+ * At most one fork per 2 ms; nothing without a team runner, with one
+ * thread, or where the OS cannot say or change where threads run. */
+void kn_threadpool_spread(kn_threadpool *pool);
+
 #endif

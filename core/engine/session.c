@@ -804,6 +804,9 @@ int kn_session_run(kn_session *s, kn_err *err)
             else
                 kn_plan_bind_input(s->plan, i, s->inputs[i].t.data);
         }
+        /* the threads apart first: a team stacked on one CPU runs a
+         * model slower than one thread (core/base/thread_pool.h) */
+        kn_threadpool_spread(s->pool);
         rc = kn_plan_execute_graph(s->plan, &s->cancel_target, id, err);
     }
     if (rc == KN_OK && s->device.backend)
