@@ -89,7 +89,7 @@ static int softmax_prepare(kn_kctx *k)
         for (int32_t d = axis + 1; d < x->rank; d++)
             if (x->dims[d] != 1)
                 return KN_ERR_DECLINE; /* a middle axis: not rows */
-    rows_state *st;
+    rows_state *st = NULL;
     int rc = new_state(k, "kn_softmax_rows_f32", &st);
     if (rc != KN_OK)
         return rc;
@@ -124,7 +124,7 @@ static int layernorm_prepare(kn_kctx *k)
     int32_t axis = kn_norm_axis(kn_attr_int(k->node, "axis", -1), x->rank, k->err);
     if (axis < 0)
         return k->err->code;
-    rows_state *st;
+    rows_state *st = NULL;
     int64_t rows, cols;
     split_at(x, axis, &rows, &cols);
     if (kn_tensor_numel(k->in[1]) != cols ||
@@ -214,7 +214,7 @@ static int reduce_prepare(kn_kctx *k)
     while (first > 0 && (mask >> (first - 1) & 1u))
         first--;
     int trailing = mask == ((1u << x->rank) - 1) - ((1u << first) - 1);
-    rows_state *st;
+    rows_state *st = NULL;
     rc = new_state(k, trailing ? "kn_reduce_rows_f32" : "kn_reduce_strided_f32", &st);
     if (rc != KN_OK)
         return rc;
@@ -259,7 +259,7 @@ static int global_pool_prepare(kn_kctx *k)
     KN_CUDA_REQUIRE_DEVICE(k);
     if (!float_input(k) || k->in[0]->rank < 3)
         return KN_ERR_DECLINE;
-    rows_state *st;
+    rows_state *st = NULL;
     int rc = new_state(k, "kn_reduce_rows_f32", &st);
     if (rc != KN_OK)
         return rc;
@@ -281,7 +281,7 @@ static int nhwc_global_pool_prepare(kn_kctx *k)
     const kn_tensor *x = k->in[0];
     if (!float_input(k) || x->rank != 4)
         return KN_ERR_DECLINE;
-    rows_state *st;
+    rows_state *st = NULL;
     int rc = new_state(k, "kn_reduce_strided_f32", &st);
     if (rc != KN_OK)
         return rc;

@@ -392,7 +392,7 @@ static int matmul_shapes(kn_kctx *k, int trans_b, int64_t *m, int64_t *kk, int64
 
 static int matmul_prepare(kn_kctx *k)
 {
-    int64_t m, kk, n;
+    int64_t m = 0, kk = 0, n = 0;
     int rc = need_device(k);
     return rc != KN_OK ? rc : matmul_shapes(k, 0, &m, &kk, &n);
 }
@@ -420,7 +420,7 @@ static int gemm_c_kind(const kn_kctx *k, int64_t m, int64_t n)
 
 static int gemm_prepare(kn_kctx *k)
 {
-    int64_t m, kk, n;
+    int64_t m = 0, kk = 0, n = 0;
     int rc = need_device(k);
     if (rc != KN_OK)
         return rc;
