@@ -17,6 +17,7 @@
 #include <time.h>
 
 #include "kiln.h"
+#include "random_inputs.h"
 
 static double thread_ms(void)
 {
@@ -31,53 +32,7 @@ static int by_value(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-static int fail(const char *what)
-{
-    char msg[512];
-    kiln_last_error(msg, sizeof msg);
-    fprintf(stderr, "cpu_time: %s: %s\n", what, msg);
-    return 1;
-}
-
-/* Binds seeded random values to every input of s. */
-static int bind_inputs(const kiln_model *m, kiln_session *s)
-{
-    int32_t n = 0;
-    if (kiln_model_input_count(m, &n) != KILN_OK)
-        return fail("inputs");
-    unsigned seed = 1;
-    for (int32_t i = 0; i < n; i++) {
-        int32_t dtype, rank;
-        int64_t dims[8], count = 1;
-        if (kiln_model_input_dtype(m, i, &dtype) != KILN_OK ||
-            kiln_model_input_shape(m, i, dims, 8, &rank) != KILN_OK)
-            return fail("input shape");
-        for (int32_t d = 0; d < rank; d++)
-            count *= dims[d] = dims[d] < 0 ? 1 : dims[d];
-        int is_float = dtype == KILN_DTYPE_FLOAT;
-        if (!is_float && dtype != KILN_DTYPE_INT64) {
-            fprintf(stderr, "cpu_time: input %d: only float and int64 inputs\n", (int)i);
-            return 1;
-        }
-        size_t bytes = (size_t)count * (is_float ? 4 : 8);
-        void *data = malloc(bytes ? bytes : 1);
-        if (!data)
-            return 1;
-        for (int64_t e = 0; e < count; e++) {
-            seed = seed * 1664525u + 1013904223u;
-            if (is_float)
-                ((float *)data)[e] = (float)(seed >> 8) / 8388608.0f - 1.0f;
-            else
-                ((int64_t *)data)[e] = (int64_t)((seed >> 8) % 10);
-        }
-        /* copied: the session keeps its own */
-        int32_t rc = kiln_session_set_input_at(s, i, dtype, dims, rank, data, bytes, 1);
-        free(data);
-        if (rc != KILN_OK)
-            return fail("input");
-    }
-    return 0;
-}
+static int fail(const char *what) { return bench_fail("cpu_time", what); }
 
 int main(int argc, char **argv)
 {
@@ -101,7 +56,7 @@ int main(int argc, char **argv)
         (bf16 && kiln_options_set_int(so, KILN_OPT_PRECISION, KILN_PRECISION_BF16) != KILN_OK) ||
         kiln_session_create(m, so, &s) != KILN_OK)
         return fail("session");
-    if (bind_inputs(m, s))
+    if (bench_bind_random_inputs("cpu_time", m, s))
         return 1;
     for (int i = 0; i < 3; i++)
         if (kiln_session_run(s) != KILN_OK)

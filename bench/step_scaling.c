@@ -24,6 +24,7 @@
 #include <time.h>
 
 #include "kiln.h"
+#include "random_inputs.h"
 
 #define WARMUP 3
 
@@ -34,51 +35,7 @@ static double clock_ms(clockid_t id)
     return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
 }
 
-static int fail(const char *what)
-{
-    char msg[512];
-    kiln_last_error(msg, sizeof msg);
-    fprintf(stderr, "step_scaling: %s: %s\n", what, msg);
-    return 1;
-}
-
-static int bind_inputs(const kiln_model *m, kiln_session *s)
-{
-    int32_t n = 0;
-    if (kiln_model_input_count(m, &n) != KILN_OK)
-        return fail("inputs");
-    unsigned seed = 1;
-    for (int32_t i = 0; i < n; i++) {
-        int32_t dtype, rank;
-        int64_t dims[8], count = 1;
-        if (kiln_model_input_dtype(m, i, &dtype) != KILN_OK ||
-            kiln_model_input_shape(m, i, dims, 8, &rank) != KILN_OK)
-            return fail("input shape");
-        for (int32_t d = 0; d < rank; d++)
-            count *= dims[d] = dims[d] < 0 ? 1 : dims[d];
-        int is_float = dtype == KILN_DTYPE_FLOAT;
-        if (!is_float && dtype != KILN_DTYPE_INT64) {
-            fprintf(stderr, "step_scaling: input %d: only float and int64 inputs\n", (int)i);
-            return 1;
-        }
-        size_t bytes = (size_t)count * (is_float ? 4 : 8);
-        void *data = malloc(bytes ? bytes : 1);
-        if (!data)
-            return 1;
-        for (int64_t e = 0; e < count; e++) {
-            seed = seed * 1664525u + 1013904223u;
-            if (is_float)
-                ((float *)data)[e] = (float)(seed >> 8) / 8388608.0f - 1.0f;
-            else
-                ((int64_t *)data)[e] = (int64_t)((seed >> 8) % 10);
-        }
-        int32_t rc = kiln_session_set_input_at(s, i, dtype, dims, rank, data, bytes, 1);
-        free(data);
-        if (rc != KILN_OK)
-            return fail("input");
-    }
-    return 0;
-}
+static int fail(const char *what) { return bench_fail("step_scaling", what); }
 
 /* One thread count's session and what its runs measured. */
 typedef struct side {
@@ -108,7 +65,7 @@ static int open_side(side *d, const char *path, int threads)
     kiln_options_destroy(so);
     if (rc)
         return fail("session");
-    return bind_inputs(d->m, d->s);
+    return bench_bind_random_inputs("step_scaling", d->m, d->s);
 }
 
 /* One timed run: wall and process CPU time, and each step's share. */
