@@ -217,14 +217,12 @@ static void gpu_release(const cuda_target *t, void *dev)
     kn_backend_cuda.memory.free(t->device, dev);
 }
 
-/* Runs c on the GPU, with a stream of its own, and on the CPU, and compares
- * them (cuda_case_check). */
-static int32_t gpu_precision; /* KN_PRECISION_* the kernels are given */
-
-static void gpu_compare(kh_case *c, uint32_t const_mask, double tol, const char *what)
+/* A target on the GPU with a stream of its own, kernels given
+ * `precision`; gpu_target_close gives the stream back. */
+static cuda_target gpu_target_open(int32_t precision)
 {
     cuda_target t = {.device = gpu_or_skip(),
-                     .precision = gpu_precision,
+                     .precision = precision,
                      .upload = gpu_upload,
                      .alloc = gpu_alloc,
                      .download = gpu_download,
@@ -232,8 +230,23 @@ static void gpu_compare(kh_case *c, uint32_t const_mask, double tol, const char 
     kn_err err = {0};
     t.stream = kn_backend_cuda.memory.stream_create(t.device, &err);
     cr_assert_not_null(t.stream, "%s", err.msg);
+    return t;
+}
+
+static void gpu_target_close(cuda_target *t)
+{
+    kn_backend_cuda.memory.stream_destroy(t->device, t->stream);
+}
+
+/* Runs c on the GPU, with a stream of its own, and on the CPU, and compares
+ * them (cuda_case_check). */
+static int32_t gpu_precision; /* KN_PRECISION_* the kernels are given */
+
+static void gpu_compare(kh_case *c, uint32_t const_mask, double tol, const char *what)
+{
+    cuda_target t = gpu_target_open(gpu_precision);
     cuda_case_check(&t, c, const_mask, tol, what);
-    kn_backend_cuda.memory.stream_destroy(t.device, t.stream);
+    gpu_target_close(&t);
 }
 
 Test(cuda_gpu, device_opens_and_memory_round_trips)
@@ -361,9 +374,14 @@ Test(cuda_gpu, convolutions)
 Test(cuda_gpu, fp16_and_tf32_products_and_convolutions)
 {
     static const int64_t pads1[] = {1, 1, 1, 1};
-    static const conv_spec conv = {.op = "Conv", .what = "Conv 3x3 pad 1 + bias", .pads = pads1,
-                                   .n_pads = 4, .x = {2, 16, 14, 14}, .w = {32, 16, 3, 3},
-                                   .rank = 4, .bias = 1};
+    static const conv_spec conv = {.op = "Conv",
+                                   .what = "Conv 3x3 pad 1 + bias",
+                                   .pads = pads1,
+                                   .n_pads = 4,
+                                   .x = {2, 16, 14, 14},
+                                   .w = {32, 16, 3, 3},
+                                   .rank = 4,
+                                   .bias = 1};
     static const int32_t precisions[] = {KN_PRECISION_FP16, KN_PRECISION_TF32};
     for (int i = 0; i < 2; i++) {
         gpu_precision = precisions[i];
@@ -378,16 +396,9 @@ Test(cuda_gpu, fp16_and_tf32_products_and_convolutions)
  * with the host's that made the weights' half copies. */
 Test(cuda_gpu, half_conversion_kernels)
 {
-    cuda_target t = {.device = gpu_or_skip(),
-                     .upload = gpu_upload,
-                     .alloc = gpu_alloc,
-                     .download = gpu_download,
-                     .release = gpu_release};
-    kn_err err = {0};
-    t.stream = kn_backend_cuda.memory.stream_create(t.device, &err);
-    cr_assert_not_null(t.stream, "%s", err.msg);
+    cuda_target t = gpu_target_open(KN_PRECISION_FP32);
     half_conversion_case(&t);
-    kn_backend_cuda.memory.stream_destroy(t.device, t.stream);
+    gpu_target_close(&t);
 }
 
 /* FP16 sessions of whole models keep the shared weights of products and
@@ -427,19 +438,12 @@ static const char *gpu_tuning_cache;
 
 static void gpu_tuned_compare(kh_case *c, uint32_t const_mask, double tol, const char *what)
 {
-    cuda_target t = {.device = gpu_or_skip(),
-                     .upload = gpu_upload,
-                     .alloc = gpu_alloc,
-                     .download = gpu_download,
-                     .release = gpu_release};
-    kn_err err = {0};
-    t.stream = kn_backend_cuda.memory.stream_create(t.device, &err);
-    cr_assert_not_null(t.stream, "%s", err.msg);
+    cuda_target t = gpu_target_open(KN_PRECISION_FP32);
     cuda_tuning tu;
     cuda_tuning_begin(&tu, &t, c, 1, gpu_tuning_cache);
     cuda_case_check(&t, c, const_mask, tol, what);
     cuda_tuning_end(&tu, &t);
-    kn_backend_cuda.memory.stream_destroy(t.device, t.stream);
+    gpu_target_close(&t);
 }
 
 Test(cuda_gpu, tuned_algorithms_match_untuned)
