@@ -258,6 +258,10 @@ typedef struct qconv_job {
     char *y;       /* this image's output */
     double lo, hi; /* y's range less its zero point */
     float act_lo, act_hi, ysf, zsf, err_scale;
+    /* requant_smooth_row_f32's inner clamp, [-87, 88] for SiLU's e^-x and
+     * [0, 1] for HardSwish, held here so that clang sees no constant bound
+     * (clampf) */
+    float smooth_lo[2], smooth_hi[2];
 } qconv_job;
 
 /* One channel's values through kiln.QFusedConv's epilogue, in real units. */
@@ -302,10 +306,31 @@ static inline int32_t requant_clamped(double v, double lo, double hi)
 #define QUANT_TIE_EDGE 0x1p-12f
 #define QUANT_F32_EXACT 16777216 /* 2^24: int32 values exact in float below it */
 
+/* v clamped to [lo, hi], written as v < lo ? lo : v and v < hi ? v : hi,
+ * the forms clang 14 turns into SIMD128's f32x4.pmax and f32x4.pmin, one
+ * instruction each in V8 (v > hi ? hi : v became a compare and a
+ * bitselect). With a constant bound clang proves the result NaN-exact
+ * and writes f32x4.max / f32x4.min, which order NaN and -0 and take about
+ * eight instructions each in V8: the loops pass their bounds as values. */
 static inline float clampf(float v, float lo, float hi)
 {
     v = v < lo ? lo : v;
-    return v > hi ? hi : v;
+    return v < hi ? v : hi;
+}
+
+/* 1.5 2^23: for |v| < 2^22, v + QUANT_ROUNDER is v rounded to an integer
+ * (ties to even) plus the constant, and that integer is the sum's bits less
+ * QUANT_ROUNDER_BITS. Reading it from the bits spares a float to int
+ * conversion per element: i32x4.trunc_sat_f32x4_s, several instructions
+ * in V8 (it handles NaN and overflow, which cannot occur here). */
+#define QUANT_ROUNDER 0x1.8p23f
+#define QUANT_ROUNDER_BITS 0x4B400000
+
+static inline int32_t f32_bits(float v)
+{
+    int32_t b;
+    memcpy(&b, &v, sizeof b);
+    return b;
 }
 
 /* Plain requantization of len accumulators, (acc + b) mult; returns
@@ -317,11 +342,11 @@ static int requant_row_f32(const int32_t *restrict acc, int64_t len, int32_t b, 
     for (int64_t i = 0; i < len; i++) {
         int32_t a = (int32_t)((uint32_t)acc[i] + (uint32_t)b); /* wrapped: flagged below */
         float p = clampf((float)a * mult, lo, hi);
-        float r = (p + 0x1.8p23f) - 0x1.8p23f; /* |p| < 2^22: nearest, ties to even */
+        float t = p + QUANT_ROUNDER, r = t - QUANT_ROUNDER; /* |p| < 2^22: nearest, ties to even */
         int32_t flag =
             (fabsf(p - r) > 0.5f - QUANT_TIE_EDGE) | (a > QUANT_F32_EXACT) | (a < -QUANT_F32_EXACT);
         bad |= flag;
-        q[i] = flag ? QUANT_FLAGGED : (int32_t)r;
+        q[i] = flag ? QUANT_FLAGGED : f32_bits(t) - QUANT_ROUNDER_BITS;
     }
     return bad;
 }
@@ -340,12 +365,12 @@ requant_clamp_row_f32(const int32_t *restrict acc, const int32_t *restrict zq, i
         int32_t a = (int32_t)((uint32_t)acc[i] + (uint32_t)b);
         float t1 = (float)a * step, t2 = zq ? (float)zq[i] * zs : 0.0f;
         float p = clampf(clampf(t1 + t2, act_lo, act_hi) / ys, lo, hi);
-        float r = (p + 0x1.8p23f) - 0x1.8p23f;
+        float t = p + QUANT_ROUNDER, r = t - QUANT_ROUNDER;
         float edge = QUANT_TIE_EDGE + (fabsf(t1) + fabsf(t2)) * err_scale;
         int32_t flag =
             (fabsf(p - r) > 0.5f - edge) | (a > QUANT_F32_EXACT) | (a < -QUANT_F32_EXACT);
         bad |= flag;
-        q[i] = flag ? QUANT_FLAGGED : (int32_t)r;
+        q[i] = flag ? QUANT_FLAGGED : f32_bits(t) - QUANT_ROUNDER_BITS;
     }
     return bad;
 }
@@ -356,7 +381,7 @@ requant_clamp_row_f32(const int32_t *restrict acc, const int32_t *restrict zq, i
  * error under 2^-22 with the rounding), 2^n built in the exponent bits. */
 static inline float exp_poly(float y)
 {
-    float n = (y * 0x1.715476p0f + 0x1.8p23f) - 0x1.8p23f;
+    float t = y * 0x1.715476p0f + QUANT_ROUNDER, n = t - QUANT_ROUNDER;
     float r = (y - n * 0x1.62e4p-1f) - n * 0x1.7f7d1cp-20f;
     float p = 0x1.6c16c2p-10f; /* 1/720 */
     p = p * r + 0x1.111112p-7f;
@@ -365,7 +390,8 @@ static inline float exp_poly(float y)
     p = p * r + 0.5f;
     p = p * r + 1.0f;
     p = p * r + 1.0f;
-    int32_t bits = ((int32_t)n + 127) * (1 << 23);
+    /* (n + 127) 2^23 from t's bits (QUANT_ROUNDER_BITS 2^23 is 0 mod 2^32) */
+    int32_t bits = (int32_t)(((uint32_t)f32_bits(t) << 23) + (127u << 23));
     float scale;
     memcpy(&scale, &bits, sizeof scale);
     return p * scale;
@@ -385,7 +411,7 @@ enum { SMOOTH_SILU, SMOOTH_HARD_SWISH };
 static inline __attribute__((always_inline)) int
 requant_smooth_row_f32(int kind, const int32_t *restrict acc, const int32_t *restrict zq,
                        int64_t len, int32_t b, float step, float zs, float ys, float err_scale,
-                       float lo, float hi, int32_t *restrict q)
+                       float lo, float hi, float in_lo, float in_hi, int32_t *restrict q)
 {
     int32_t bad = 0;
     for (int64_t i = 0; i < len; i++) {
@@ -393,16 +419,16 @@ requant_smooth_row_f32(int kind, const int32_t *restrict acc, const int32_t *res
         float t1 = (float)a * step, t2 = zq ? (float)zq[i] * zs : 0.0f;
         float x = t1 + t2, f;
         if (kind == SMOOTH_SILU)
-            f = x / (1.0f + exp_poly(clampf(-x, -87.0f, 88.0f)));
+            f = x / (1.0f + exp_poly(clampf(-x, in_lo, in_hi)));
         else
-            f = x * clampf(x / 6.0f + 0.5f, 0.0f, 1.0f);
+            f = x * clampf(x / 6.0f + 0.5f, in_lo, in_hi);
         float p = clampf(f / ys, lo, hi);
-        float r = (p + 0x1.8p23f) - 0x1.8p23f;
+        float t = p + QUANT_ROUNDER, r = t - QUANT_ROUNDER;
         float edge = QUANT_TIE_EDGE + (fabsf(t1) + fabsf(t2)) * (err_scale * 8.0f);
         int32_t flag = (fabsf(p - r) > 0.5f - edge) | (a > QUANT_F32_EXACT) |
                        (a < -QUANT_F32_EXACT) | (x < -80.0f);
         bad |= flag;
-        q[i] = flag ? QUANT_FLAGGED : (int32_t)r;
+        q[i] = flag ? QUANT_FLAGGED : f32_bits(t) - QUANT_ROUNDER_BITS;
     }
     return bad;
 }
@@ -417,11 +443,14 @@ static int fused_row_f32(const qconv_job *j, const qconv_chan *ch, kn_act_kind k
 {
     float lo = (float)j->lo, hi = (float)j->hi;
 #define KN_FUSED_ROW(Z)                                                                            \
-    (kind == KN_ACT_SILU ? requant_smooth_row_f32(SMOOTH_SILU, a, Z, n, ch->bias, ch->stepf,       \
-                                                  j->zsf, j->ysf, j->err_scale, lo, hi, q)         \
+    (kind == KN_ACT_SILU                                                                           \
+         ? requant_smooth_row_f32(SMOOTH_SILU, a, Z, n, ch->bias, ch->stepf, j->zsf, j->ysf,       \
+                                  j->err_scale, lo, hi, j->smooth_lo[SMOOTH_SILU],                 \
+                                  j->smooth_hi[SMOOTH_SILU], q)                                    \
      : kind == KN_ACT_HARD_SWISH                                                                   \
          ? requant_smooth_row_f32(SMOOTH_HARD_SWISH, a, Z, n, ch->bias, ch->stepf, j->zsf, j->ysf, \
-                                  j->err_scale, lo, hi, q)                                         \
+                                  j->err_scale, lo, hi, j->smooth_lo[SMOOTH_HARD_SWISH],           \
+                                  j->smooth_hi[SMOOTH_HARD_SWISH], q)                              \
          : requant_clamp_row_f32(a, Z, n, ch->bias, ch->stepf, j->zsf, j->act_lo, j->act_hi,       \
                                  j->ysf, j->err_scale, lo, hi, q))
     return zq ? KN_FUSED_ROW(zq) : KN_FUSED_ROW(NULL);
@@ -545,7 +574,9 @@ static int qconv_run(kn_kctx *k)
                    .zs = z ? k->in[QCONV_Z_SCALE] : NULL,
                    .y_zp = quant_zp_at(kn_input(k, 7), 0),
                    .z_zp = z ? quant_zp_at(kn_input(k, QCONV_Z_ZERO), 0) : 0,
-                   .z_dtype = z ? z->dtype : 0};
+                   .z_dtype = z ? z->dtype : 0,
+                   .smooth_lo = {[SMOOTH_SILU] = -87.0f, [SMOOTH_HARD_SWISH] = 0.0f},
+                   .smooth_hi = {[SMOOTH_SILU] = 88.0f, [SMOOTH_HARD_SWISH] = 1.0f}};
     j.lo = (double)(s->lo - j.y_zp);
     j.hi = (double)(s->hi - j.y_zp);
     j.ysf = quant_scale_at(j.ys, 0);
