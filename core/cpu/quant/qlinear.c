@@ -304,7 +304,12 @@ static inline int32_t requant_clamped(double v, double lo, double hi)
  * lanes of double and converts int32 in one instruction. */
 #define QUANT_FLAGGED INT32_MIN
 #define QUANT_TIE_EDGE 0x1p-12f
-#define QUANT_F32_EXACT 16777216 /* 2^24: int32 values exact in float below it */
+/* 2^24: an int32 a is exact in float when |a| < 2^24, and one that is not
+ * converts to a float of magnitude 2^24 or more, so |(float)a| >= 2^24 flags
+ * every inexact a (and 2^24 itself, needlessly): two float instructions per
+ * vector where the same test on the integer took an add and an unsigned
+ * compare, which SIMD128 lacks for int32 and V8 builds of four. */
+#define QUANT_F32_EXACT 0x1p24f
 
 /* v clamped to [lo, hi], written as v < lo ? lo : v and v < hi ? v : hi,
  * the forms clang 14 turns into SIMD128's f32x4.pmax and f32x4.pmin, one
@@ -341,10 +346,10 @@ static int requant_row_f32(const int32_t *restrict acc, int64_t len, int32_t b, 
     int32_t bad = 0;
     for (int64_t i = 0; i < len; i++) {
         int32_t a = (int32_t)((uint32_t)acc[i] + (uint32_t)b); /* wrapped: flagged below */
-        float p = clampf((float)a * mult, lo, hi);
+        float af = (float)a, p = clampf(af * mult, lo, hi);
         float t = p + QUANT_ROUNDER, r = t - QUANT_ROUNDER; /* |p| < 2^22: nearest, ties to even */
         int32_t flag =
-            (fabsf(p - r) > 0.5f - QUANT_TIE_EDGE) | (a > QUANT_F32_EXACT) | (a < -QUANT_F32_EXACT);
+            (fabsf(p - r) > 0.5f - QUANT_TIE_EDGE) | (fabsf(af) >= QUANT_F32_EXACT);
         bad |= flag;
         q[i] = flag ? QUANT_FLAGGED : f32_bits(t) - QUANT_ROUNDER_BITS;
     }
@@ -363,12 +368,12 @@ requant_clamp_row_f32(const int32_t *restrict acc, const int32_t *restrict zq, i
     int32_t bad = 0;
     for (int64_t i = 0; i < len; i++) {
         int32_t a = (int32_t)((uint32_t)acc[i] + (uint32_t)b);
-        float t1 = (float)a * step, t2 = zq ? (float)zq[i] * zs : 0.0f;
+        float af = (float)a, t1 = af * step, t2 = zq ? (float)zq[i] * zs : 0.0f;
         float p = clampf(clampf(t1 + t2, act_lo, act_hi) / ys, lo, hi);
         float t = p + QUANT_ROUNDER, r = t - QUANT_ROUNDER;
         float edge = QUANT_TIE_EDGE + (fabsf(t1) + fabsf(t2)) * err_scale;
         int32_t flag =
-            (fabsf(p - r) > 0.5f - edge) | (a > QUANT_F32_EXACT) | (a < -QUANT_F32_EXACT);
+            (fabsf(p - r) > 0.5f - edge) | (fabsf(af) >= QUANT_F32_EXACT);
         bad |= flag;
         q[i] = flag ? QUANT_FLAGGED : f32_bits(t) - QUANT_ROUNDER_BITS;
     }
@@ -416,7 +421,7 @@ requant_smooth_row_f32(int kind, const int32_t *restrict acc, const int32_t *res
     int32_t bad = 0;
     for (int64_t i = 0; i < len; i++) {
         int32_t a = (int32_t)((uint32_t)acc[i] + (uint32_t)b);
-        float t1 = (float)a * step, t2 = zq ? (float)zq[i] * zs : 0.0f;
+        float af = (float)a, t1 = af * step, t2 = zq ? (float)zq[i] * zs : 0.0f;
         float x = t1 + t2, f;
         if (kind == SMOOTH_SILU)
             f = x / (1.0f + exp_poly(clampf(-x, in_lo, in_hi)));
@@ -425,8 +430,8 @@ requant_smooth_row_f32(int kind, const int32_t *restrict acc, const int32_t *res
         float p = clampf(f / ys, lo, hi);
         float t = p + QUANT_ROUNDER, r = t - QUANT_ROUNDER;
         float edge = QUANT_TIE_EDGE + (fabsf(t1) + fabsf(t2)) * (err_scale * 8.0f);
-        int32_t flag = (fabsf(p - r) > 0.5f - edge) | (a > QUANT_F32_EXACT) |
-                       (a < -QUANT_F32_EXACT) | (x < -80.0f);
+        int32_t flag =
+            (fabsf(p - r) > 0.5f - edge) | (fabsf(af) >= QUANT_F32_EXACT) | (x < -80.0f);
         bad |= flag;
         q[i] = flag ? QUANT_FLAGGED : f32_bits(t) - QUANT_ROUNDER_BITS;
     }
@@ -502,6 +507,40 @@ static int act_clamp(const kn_activation *a, int fused, float *lo, float *hi)
     return 0;
 }
 
+/* The float loop that serves channel ch. */
+static int fast_row(const qconv_job *j, const qconv_chan *ch, const int32_t *a,
+                    const int32_t *zq, int64_t n, int32_t *q)
+{
+    if (!j->s->fused)
+        return requant_row_f32(a, n, ch->bias, ch->multf, (float)j->lo, (float)j->hi, q);
+    return fused_row_f32(j, ch, j->s->act.kind, a, zq, n, q);
+}
+
+/* The float loops' vector width in SIMD128 (and the least x86 one). */
+#define QUANT_LANES 4
+
+/* fast_row over n elements, the last n % QUANT_LANES of them as one full
+ * vector padded with zeros: the loops' scalar remainder costs several
+ * times as much per element, and the depthwise kernel's rows of 7 or 14
+ * (EfficientNet-B0's and MobileNet-V2's last stages) left 3 or 2 of each
+ * there. A padding lane may be flagged: it only costs the scan for the
+ * real ones. */
+static int fast_rows(const qconv_job *j, const qconv_chan *ch, const int32_t *a,
+                     const int32_t *zq, int64_t n, int32_t *q)
+{
+    int64_t body = n & ~(int64_t)(QUANT_LANES - 1), rest = n - body;
+    int bad = body > 0 ? fast_row(j, ch, a, zq, body, q) : 0;
+    if (rest > 0) {
+        int32_t ta[QUANT_LANES] = {0}, tz[QUANT_LANES] = {0}, tq[QUANT_LANES];
+        memcpy(ta, a + body, (size_t)rest * sizeof *ta);
+        if (zq)
+            memcpy(tz, zq + body, (size_t)rest * sizeof *tz);
+        bad |= fast_row(j, ch, ta, zq ? tz : NULL, QUANT_LANES, tq);
+        memcpy(q + body, tq, (size_t)rest * sizeof *tq);
+    }
+    return bad;
+}
+
 /* quant_epilogue row: output channel m's columns [col, col + len) of one
  * image, requantized into y while the convolution's results are in cache. */
 static void qconv_row(void *ctx, int64_t m, int64_t col, const int32_t *acc, int64_t len)
@@ -528,7 +567,7 @@ static void qconv_row(void *ctx, int64_t m, int64_t col, const int32_t *acc, int
         }
         int bad;
         if (!s->fused) {
-            bad = requant_row_f32(a, n, ch->bias, ch->multf, (float)j->lo, (float)j->hi, q);
+            bad = fast_rows(j, ch, a, NULL, n, q);
             for (int64_t i = 0; bad && i < n; i++)
                 if (q[i] == QUANT_FLAGGED)
                     q[i] = requant_clamped(((double)a[i] + ch->bias) * ch->mult, j->lo, j->hi);
@@ -541,7 +580,7 @@ static void qconv_row(void *ctx, int64_t m, int64_t col, const int32_t *acc, int
                     z_row_u8((const uint8_t *)j->z + at, j->z_zp, n, zq);
                 zrow = zq;
             }
-            bad = fused_row_f32(j, ch, s->act.kind, a, zrow, n, q);
+            bad = fast_rows(j, ch, a, zrow, n, q);
             for (int64_t i = 0; bad && i < n; i++)
                 if (q[i] == QUANT_FLAGGED) {
                     /* the reference's arithmetic for this element */
