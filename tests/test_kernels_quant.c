@@ -1005,15 +1005,23 @@ Test(integer, qfusedconv_smooth_epilogue)
 
 /* Requantization at exact ties (s_x s_w / s_y = 0.5: every odd sum is one)
  * rounds half to even, in QLinearConv and in kiln.QFusedConv with a
- * residual: the float loops hand these elements to the double reference. */
+ * residual: the float loops hand these elements to the double reference.
+ * A row of 303: its last 3 go through the loops as one padded vector, and
+ * are made ties (sums 3, 5, 7: 2, 2, 4) so that the padded lane's flags
+ * are tested too. */
 Test(integer, requant_ties_round_to_even)
 {
-    enum { C = 3, HW = 300 };
+    enum { C = 3, HW = 303, TAIL = 300 };
     uint8_t x[C * HW], zres[HW];
     for (int i = 0; i < C * HW; i++)
         x[i] = (uint8_t)rand_int(0, 255);
     for (int i = 0; i < HW; i++)
         zres[i] = (uint8_t)rand_int(0, 255);
+    for (int i = TAIL; i < HW; i++) {
+        x[i] = (uint8_t)(2 * (i - TAIL) + 2);
+        x[HW + i] = x[2 * HW + i] = 0;
+        zres[i] = 100; /* zz: no residual */
+    }
     int8_t w[C] = {1, -1, 1}, wzp = 0;
     float xs = 1.0f, ws = 1.0f, ys = 2.0f, zs = 1.0f;
     uint8_t xz = 0, yz = 0, zz = 100;
@@ -1046,6 +1054,9 @@ Test(integer, requant_ties_round_to_even)
                          i, sum, y[i], want);
         }
         cr_assert_gt(ties, 50);
+        cr_assert_eq(y[TAIL], 2);
+        cr_assert_eq(y[TAIL + 1], 2);
+        cr_assert_eq(y[TAIL + 2], 4);
         kh_free(&c);
     }
 }

@@ -258,6 +258,10 @@ typedef struct qconv_job {
     char *y;       /* this image's output */
     double lo, hi; /* y's range less its zero point */
     float act_lo, act_hi, ysf, zsf, err_scale;
+    /* requant_smooth_row_f32's inner clamp, [-87, 88] for SiLU's e^-x and
+     * [0, 1] for HardSwish, held here so that clang sees no constant bound
+     * (clampf) */
+    float smooth_lo[2], smooth_hi[2];
 } qconv_job;
 
 /* One channel's values through kiln.QFusedConv's epilogue, in real units. */
@@ -300,12 +304,38 @@ static inline int32_t requant_clamped(double v, double lo, double hi)
  * lanes of double and converts int32 in one instruction. */
 #define QUANT_FLAGGED INT32_MIN
 #define QUANT_TIE_EDGE 0x1p-12f
-#define QUANT_F32_EXACT 16777216 /* 2^24: int32 values exact in float below it */
+/* 2^24: an int32 a is exact in float when |a| < 2^24, and one that is not
+ * converts to a float of magnitude 2^24 or more, so |(float)a| >= 2^24 flags
+ * every inexact a (and 2^24 itself, needlessly): two float instructions per
+ * vector where the same test on the integer took an add and an unsigned
+ * compare, which SIMD128 lacks for int32 and V8 builds of four. */
+#define QUANT_F32_EXACT 0x1p24f
 
+/* v clamped to [lo, hi], written as v < lo ? lo : v and v < hi ? v : hi,
+ * the forms clang 14 turns into SIMD128's f32x4.pmax and f32x4.pmin, one
+ * instruction each in V8 (v > hi ? hi : v became a compare and a
+ * bitselect). With a constant bound clang proves the result NaN-exact
+ * and writes f32x4.max / f32x4.min, which order NaN and -0 and take about
+ * eight instructions each in V8: the loops pass their bounds as values. */
 static inline float clampf(float v, float lo, float hi)
 {
     v = v < lo ? lo : v;
-    return v > hi ? hi : v;
+    return v < hi ? v : hi;
+}
+
+/* 1.5 2^23: for |v| < 2^22, v + QUANT_ROUNDER is v rounded to an integer
+ * (ties to even) plus the constant, and that integer is the sum's bits less
+ * QUANT_ROUNDER_BITS. Reading it from the bits spares a float to int
+ * conversion per element: i32x4.trunc_sat_f32x4_s, several instructions
+ * in V8 (it handles NaN and overflow, which cannot occur here). */
+#define QUANT_ROUNDER 0x1.8p23f
+#define QUANT_ROUNDER_BITS 0x4B400000
+
+static inline int32_t f32_bits(float v)
+{
+    int32_t b;
+    memcpy(&b, &v, sizeof b);
+    return b;
 }
 
 /* Plain requantization of len accumulators, (acc + b) mult; returns
@@ -316,12 +346,12 @@ static int requant_row_f32(const int32_t *restrict acc, int64_t len, int32_t b, 
     int32_t bad = 0;
     for (int64_t i = 0; i < len; i++) {
         int32_t a = (int32_t)((uint32_t)acc[i] + (uint32_t)b); /* wrapped: flagged below */
-        float p = clampf((float)a * mult, lo, hi);
-        float r = (p + 0x1.8p23f) - 0x1.8p23f; /* |p| < 2^22: nearest, ties to even */
+        float af = (float)a, p = clampf(af * mult, lo, hi);
+        float t = p + QUANT_ROUNDER, r = t - QUANT_ROUNDER; /* |p| < 2^22: nearest, ties to even */
         int32_t flag =
-            (fabsf(p - r) > 0.5f - QUANT_TIE_EDGE) | (a > QUANT_F32_EXACT) | (a < -QUANT_F32_EXACT);
+            (fabsf(p - r) > 0.5f - QUANT_TIE_EDGE) | (fabsf(af) >= QUANT_F32_EXACT);
         bad |= flag;
-        q[i] = flag ? QUANT_FLAGGED : (int32_t)r;
+        q[i] = flag ? QUANT_FLAGGED : f32_bits(t) - QUANT_ROUNDER_BITS;
     }
     return bad;
 }
@@ -338,14 +368,14 @@ requant_clamp_row_f32(const int32_t *restrict acc, const int32_t *restrict zq, i
     int32_t bad = 0;
     for (int64_t i = 0; i < len; i++) {
         int32_t a = (int32_t)((uint32_t)acc[i] + (uint32_t)b);
-        float t1 = (float)a * step, t2 = zq ? (float)zq[i] * zs : 0.0f;
+        float af = (float)a, t1 = af * step, t2 = zq ? (float)zq[i] * zs : 0.0f;
         float p = clampf(clampf(t1 + t2, act_lo, act_hi) / ys, lo, hi);
-        float r = (p + 0x1.8p23f) - 0x1.8p23f;
+        float t = p + QUANT_ROUNDER, r = t - QUANT_ROUNDER;
         float edge = QUANT_TIE_EDGE + (fabsf(t1) + fabsf(t2)) * err_scale;
         int32_t flag =
-            (fabsf(p - r) > 0.5f - edge) | (a > QUANT_F32_EXACT) | (a < -QUANT_F32_EXACT);
+            (fabsf(p - r) > 0.5f - edge) | (fabsf(af) >= QUANT_F32_EXACT);
         bad |= flag;
-        q[i] = flag ? QUANT_FLAGGED : (int32_t)r;
+        q[i] = flag ? QUANT_FLAGGED : f32_bits(t) - QUANT_ROUNDER_BITS;
     }
     return bad;
 }
@@ -356,7 +386,7 @@ requant_clamp_row_f32(const int32_t *restrict acc, const int32_t *restrict zq, i
  * error under 2^-22 with the rounding), 2^n built in the exponent bits. */
 static inline float exp_poly(float y)
 {
-    float n = (y * 0x1.715476p0f + 0x1.8p23f) - 0x1.8p23f;
+    float t = y * 0x1.715476p0f + QUANT_ROUNDER, n = t - QUANT_ROUNDER;
     float r = (y - n * 0x1.62e4p-1f) - n * 0x1.7f7d1cp-20f;
     float p = 0x1.6c16c2p-10f; /* 1/720 */
     p = p * r + 0x1.111112p-7f;
@@ -365,7 +395,8 @@ static inline float exp_poly(float y)
     p = p * r + 0.5f;
     p = p * r + 1.0f;
     p = p * r + 1.0f;
-    int32_t bits = ((int32_t)n + 127) * (1 << 23);
+    /* (n + 127) 2^23 from t's bits (QUANT_ROUNDER_BITS 2^23 is 0 mod 2^32) */
+    int32_t bits = (int32_t)(((uint32_t)f32_bits(t) << 23) + (127u << 23));
     float scale;
     memcpy(&scale, &bits, sizeof scale);
     return p * scale;
@@ -385,24 +416,24 @@ enum { SMOOTH_SILU, SMOOTH_HARD_SWISH };
 static inline __attribute__((always_inline)) int
 requant_smooth_row_f32(int kind, const int32_t *restrict acc, const int32_t *restrict zq,
                        int64_t len, int32_t b, float step, float zs, float ys, float err_scale,
-                       float lo, float hi, int32_t *restrict q)
+                       float lo, float hi, float in_lo, float in_hi, int32_t *restrict q)
 {
     int32_t bad = 0;
     for (int64_t i = 0; i < len; i++) {
         int32_t a = (int32_t)((uint32_t)acc[i] + (uint32_t)b);
-        float t1 = (float)a * step, t2 = zq ? (float)zq[i] * zs : 0.0f;
+        float af = (float)a, t1 = af * step, t2 = zq ? (float)zq[i] * zs : 0.0f;
         float x = t1 + t2, f;
         if (kind == SMOOTH_SILU)
-            f = x / (1.0f + exp_poly(clampf(-x, -87.0f, 88.0f)));
+            f = x / (1.0f + exp_poly(clampf(-x, in_lo, in_hi)));
         else
-            f = x * clampf(x / 6.0f + 0.5f, 0.0f, 1.0f);
+            f = x * clampf(x / 6.0f + 0.5f, in_lo, in_hi);
         float p = clampf(f / ys, lo, hi);
-        float r = (p + 0x1.8p23f) - 0x1.8p23f;
+        float t = p + QUANT_ROUNDER, r = t - QUANT_ROUNDER;
         float edge = QUANT_TIE_EDGE + (fabsf(t1) + fabsf(t2)) * (err_scale * 8.0f);
-        int32_t flag = (fabsf(p - r) > 0.5f - edge) | (a > QUANT_F32_EXACT) |
-                       (a < -QUANT_F32_EXACT) | (x < -80.0f);
+        int32_t flag =
+            (fabsf(p - r) > 0.5f - edge) | (fabsf(af) >= QUANT_F32_EXACT) | (x < -80.0f);
         bad |= flag;
-        q[i] = flag ? QUANT_FLAGGED : (int32_t)r;
+        q[i] = flag ? QUANT_FLAGGED : f32_bits(t) - QUANT_ROUNDER_BITS;
     }
     return bad;
 }
@@ -417,11 +448,14 @@ static int fused_row_f32(const qconv_job *j, const qconv_chan *ch, kn_act_kind k
 {
     float lo = (float)j->lo, hi = (float)j->hi;
 #define KN_FUSED_ROW(Z)                                                                            \
-    (kind == KN_ACT_SILU ? requant_smooth_row_f32(SMOOTH_SILU, a, Z, n, ch->bias, ch->stepf,       \
-                                                  j->zsf, j->ysf, j->err_scale, lo, hi, q)         \
+    (kind == KN_ACT_SILU                                                                           \
+         ? requant_smooth_row_f32(SMOOTH_SILU, a, Z, n, ch->bias, ch->stepf, j->zsf, j->ysf,       \
+                                  j->err_scale, lo, hi, j->smooth_lo[SMOOTH_SILU],                 \
+                                  j->smooth_hi[SMOOTH_SILU], q)                                    \
      : kind == KN_ACT_HARD_SWISH                                                                   \
          ? requant_smooth_row_f32(SMOOTH_HARD_SWISH, a, Z, n, ch->bias, ch->stepf, j->zsf, j->ysf, \
-                                  j->err_scale, lo, hi, q)                                         \
+                                  j->err_scale, lo, hi, j->smooth_lo[SMOOTH_HARD_SWISH],           \
+                                  j->smooth_hi[SMOOTH_HARD_SWISH], q)                              \
          : requant_clamp_row_f32(a, Z, n, ch->bias, ch->stepf, j->zsf, j->act_lo, j->act_hi,       \
                                  j->ysf, j->err_scale, lo, hi, q))
     return zq ? KN_FUSED_ROW(zq) : KN_FUSED_ROW(NULL);
@@ -473,6 +507,40 @@ static int act_clamp(const kn_activation *a, int fused, float *lo, float *hi)
     return 0;
 }
 
+/* The float loop that serves channel ch. */
+static int fast_row(const qconv_job *j, const qconv_chan *ch, const int32_t *a,
+                    const int32_t *zq, int64_t n, int32_t *q)
+{
+    if (!j->s->fused)
+        return requant_row_f32(a, n, ch->bias, ch->multf, (float)j->lo, (float)j->hi, q);
+    return fused_row_f32(j, ch, j->s->act.kind, a, zq, n, q);
+}
+
+/* The float loops' vector width in SIMD128 (and the least x86 one). */
+#define QUANT_LANES 4
+
+/* fast_row over n elements, the last n % QUANT_LANES of them as one full
+ * vector padded with zeros: the loops' scalar remainder costs several
+ * times as much per element, and the depthwise kernel's rows of 7 or 14
+ * (EfficientNet-B0's and MobileNet-V2's last stages) left 3 or 2 of each
+ * there. A padding lane may be flagged: it only costs the scan for the
+ * real ones. */
+static int fast_rows(const qconv_job *j, const qconv_chan *ch, const int32_t *a,
+                     const int32_t *zq, int64_t n, int32_t *q)
+{
+    int64_t body = n & ~(int64_t)(QUANT_LANES - 1), rest = n - body;
+    int bad = body > 0 ? fast_row(j, ch, a, zq, body, q) : 0;
+    if (rest > 0) {
+        int32_t ta[QUANT_LANES] = {0}, tz[QUANT_LANES] = {0}, tq[QUANT_LANES];
+        memcpy(ta, a + body, (size_t)rest * sizeof *ta);
+        if (zq)
+            memcpy(tz, zq + body, (size_t)rest * sizeof *tz);
+        bad |= fast_row(j, ch, ta, zq ? tz : NULL, QUANT_LANES, tq);
+        memcpy(q + body, tq, (size_t)rest * sizeof *tq);
+    }
+    return bad;
+}
+
 /* quant_epilogue row: output channel m's columns [col, col + len) of one
  * image, requantized into y while the convolution's results are in cache. */
 static void qconv_row(void *ctx, int64_t m, int64_t col, const int32_t *acc, int64_t len)
@@ -499,7 +567,7 @@ static void qconv_row(void *ctx, int64_t m, int64_t col, const int32_t *acc, int
         }
         int bad;
         if (!s->fused) {
-            bad = requant_row_f32(a, n, ch->bias, ch->multf, (float)j->lo, (float)j->hi, q);
+            bad = fast_rows(j, ch, a, NULL, n, q);
             for (int64_t i = 0; bad && i < n; i++)
                 if (q[i] == QUANT_FLAGGED)
                     q[i] = requant_clamped(((double)a[i] + ch->bias) * ch->mult, j->lo, j->hi);
@@ -512,7 +580,7 @@ static void qconv_row(void *ctx, int64_t m, int64_t col, const int32_t *acc, int
                     z_row_u8((const uint8_t *)j->z + at, j->z_zp, n, zq);
                 zrow = zq;
             }
-            bad = fused_row_f32(j, ch, s->act.kind, a, zrow, n, q);
+            bad = fast_rows(j, ch, a, zrow, n, q);
             for (int64_t i = 0; bad && i < n; i++)
                 if (q[i] == QUANT_FLAGGED) {
                     /* the reference's arithmetic for this element */
@@ -545,7 +613,9 @@ static int qconv_run(kn_kctx *k)
                    .zs = z ? k->in[QCONV_Z_SCALE] : NULL,
                    .y_zp = quant_zp_at(kn_input(k, 7), 0),
                    .z_zp = z ? quant_zp_at(kn_input(k, QCONV_Z_ZERO), 0) : 0,
-                   .z_dtype = z ? z->dtype : 0};
+                   .z_dtype = z ? z->dtype : 0,
+                   .smooth_lo = {[SMOOTH_SILU] = -87.0f, [SMOOTH_HARD_SWISH] = 0.0f},
+                   .smooth_hi = {[SMOOTH_SILU] = 88.0f, [SMOOTH_HARD_SWISH] = 1.0f}};
     j.lo = (double)(s->lo - j.y_zp);
     j.hi = (double)(s->hi - j.y_zp);
     j.ysf = quant_scale_at(j.ys, 0);
