@@ -9,18 +9,8 @@
 #include <string.h>
 
 #include "core/cuda/cuda_kernels.h"
+#include "core/cuda/xy_kernel.h"
 #include "core/kernel/tensor_common.h"
-
-typedef struct pad_state {
-    kn_cudaKernel fn;
-    kn_cuda_pad p;
-} pad_state;
-
-static void pad_release(kn_kctx *k)
-{
-    free(k->state);
-    k->state = NULL;
-}
 
 /* Input i's integer values, or -1 when it is not a constant (0: omitted). */
 static int const_ints(const kn_kctx *k, int32_t i, int64_t *v, int32_t cap, int32_t *n)
@@ -113,36 +103,13 @@ static int pad_prepare(kn_kctx *k)
         p.in_stride[d] = stride;
         stride *= x->dims[d];
     }
-    pad_state *st = calloc(1, sizeof *st);
-    if (!st)
-        return kn_fail(k->err, KN_ERR_OUT_OF_MEMORY, "Pad: out of memory");
-    st->p = p;
-    k->state = st;
-    if (p.n == 0)
-        return KN_OK;
     char name[24];
     snprintf(name, sizeof name, "kn_pad_%zu", es);
-    st->fn = kn_cuda_kernel(kn_cuda_dev(k), "pad", name, k->err);
-    if (!st->fn) {
-        pad_release(k);
-        return k->err->code;
-    }
-    return KN_OK;
-}
-
-static int pad_run(kn_kctx *k)
-{
-    pad_state *st = k->state;
-    if (st->p.n == 0)
-        return KN_OK;
-    const void *x = k->in[0]->data;
-    void *y = k->out[0]->data;
-    void *args[] = {&x, &y, &st->p};
-    return kn_cuda_launch_1d(k, st->fn, st->p.n, args);
+    return kn_cuda_xy_prepare(k, "pad", name, &p, sizeof p, p.n);
 }
 
 const kn_op_def kn_cuda_Pad = {.op_type = "Pad",
                                .since_version = 2,
                                .prepare = pad_prepare,
-                               .run = pad_run,
-                               .release = pad_release};
+                               .run = kn_cuda_xy_run,
+                               .release = kn_cuda_xy_release};

@@ -14,17 +14,7 @@
 #include <string.h>
 
 #include "core/cuda/cuda_kernels.h"
-
-typedef struct resize_state {
-    kn_cudaKernel fn;
-    kn_cuda_resize p;
-} resize_state;
-
-static void resize_release(kn_kctx *k)
-{
-    free(k->state);
-    k->state = NULL;
-}
+#include "core/cuda/xy_kernel.h"
 
 static int lookup(const char *s, const char *const *names, int n)
 {
@@ -169,45 +159,22 @@ static int resize_prepare(kn_kctx *k)
         p.moves[d] = !(p.out_dims[d] == p.in_dims[d] && p.scale[d] == 1.0 &&
                        p.ctm != KN_CUDA_CT_TF_HALF_PIXEL_FOR_NN);
     }
-    resize_state *st = calloc(1, sizeof *st);
-    if (!st)
-        return kn_fail(k->err, KN_ERR_OUT_OF_MEMORY, "%s: out of memory", k->node->op_type);
-    st->p = p;
-    k->state = st;
-    if (p.n == 0)
-        return KN_OK;
     char name[40];
     if (p.mode == KN_CUDA_RS_NEAREST)
         snprintf(name, sizeof name, "kn_resize_nearest_%zu", es);
     else
         snprintf(name, sizeof name, "kn_resize_interp_f32");
-    st->fn = kn_cuda_kernel(kn_cuda_dev(k), "resize", name, k->err);
-    if (!st->fn) {
-        resize_release(k);
-        return k->err->code;
-    }
-    return KN_OK;
-}
-
-static int resize_run(kn_kctx *k)
-{
-    resize_state *st = k->state;
-    if (st->p.n == 0)
-        return KN_OK;
-    const void *x = k->in[0]->data;
-    void *y = k->out[0]->data;
-    void *args[] = {&x, &y, &st->p};
-    return kn_cuda_launch_1d(k, st->fn, st->p.n, args);
+    return kn_cuda_xy_prepare(k, "resize", name, &p, sizeof p, p.n);
 }
 
 const kn_op_def kn_cuda_Resize = {.op_type = "Resize",
                                   .since_version = 10,
                                   .prepare = resize_prepare,
-                                  .run = resize_run,
-                                  .release = resize_release};
+                                  .run = kn_cuda_xy_run,
+                                  .release = kn_cuda_xy_release};
 const kn_op_def kn_cuda_Upsample = {.op_type = "Upsample",
                                     .since_version = 7,
                                     .until_version = 9,
                                     .prepare = resize_prepare,
-                                    .run = resize_run,
-                                    .release = resize_release};
+                                    .run = kn_cuda_xy_run,
+                                    .release = kn_cuda_xy_release};
