@@ -371,48 +371,36 @@ Test(training, adam)
               *(double *)c.out[0].data, want);
 }
 
-Test(training, momentum)
+/* A Momentum node over x, g, v (the same two elements in every case) with
+ * the given beta, norm_coefficient and mode; runs it and returns the
+ * status, leaving the outputs in c. */
+static int run_momentum(float beta, float norm_coefficient, const char *mode)
 {
-    float x[] = {1.2f, 2.8f}, g[] = {-0.94f, -2.5f}, v[] = {1.7f, 3.6f};
+    static float x[] = {1.2f, 2.8f}, g[] = {-0.94f, -2.5f}, v[] = {1.7f, 3.6f};
     kh_init(&c, "Momentum", 1, 5, 2);
     kh_attr_float(&c, "alpha", 0.95f);
-    kh_attr_float(&c, "beta", 0.1f);
-    kh_attr_float(&c, "norm_coefficient", 0.001f);
-    kh_attr_string(&c, "mode", "standard");
+    kh_attr_float(&c, "beta", beta);
+    kh_attr_float(&c, "norm_coefficient", norm_coefficient);
+    kh_attr_string(&c, "mode", mode);
     kh_input(&c, 0, KN_FLOAT, NULL, 0, &r01);
     kh_input(&c, 1, KN_INT64, NULL, 0, &t0);
     kh_input(&c, 2, KN_FLOAT, DIMS(2), x);
     kh_input(&c, 3, KN_FLOAT, DIMS(2), g);
     kh_input(&c, 4, KN_FLOAT, DIMS(2), v);
-    cr_assert_eq(run_direct(&c, TRAINING, NULL, 1), KN_OK, "%s", c.err.msg);
+    return run_direct(&c, TRAINING, NULL, 1);
+}
+
+Test(training, momentum)
+{
+    cr_assert_eq(run_momentum(0.1f, 0.001f, "standard"), KN_OK, "%s", c.err.msg);
     expect_f32(&c.out[0], (float[]){1.13238f, 2.70772f}, 2, 1e-6);
     expect_f32(&c.out[1], (float[]){0.67620003f, 0.9227998f}, 2, 1e-6);
     kh_free(&c);
-    kh_init(&c, "Momentum", 1, 5, 2);
-    kh_attr_float(&c, "alpha", 0.95f);
-    kh_attr_float(&c, "beta", 1.0f);
-    kh_attr_float(&c, "norm_coefficient", 0.01f);
-    kh_attr_string(&c, "mode", "nesterov");
-    kh_input(&c, 0, KN_FLOAT, NULL, 0, &r01);
-    kh_input(&c, 1, KN_INT64, NULL, 0, &t0);
-    kh_input(&c, 2, KN_FLOAT, DIMS(2), x);
-    kh_input(&c, 3, KN_FLOAT, DIMS(2), g);
-    kh_input(&c, 4, KN_FLOAT, DIMS(2), v);
-    cr_assert_eq(run_direct(&c, TRAINING, NULL, 1), KN_OK, "%s", c.err.msg);
+    cr_assert_eq(run_momentum(1.0f, 0.01f, "nesterov"), KN_OK, "%s", c.err.msg);
     expect_f32(&c.out[0], (float[]){1.227535f, 2.95714f}, 2, 1e-6);
     expect_f32(&c.out[1], (float[]){0.68700004f, 0.94799995f}, 2, 1e-6);
     kh_free(&c);
-    kh_init(&c, "Momentum", 1, 5, 2);
-    kh_attr_float(&c, "alpha", 0.95f);
-    kh_attr_float(&c, "beta", 1.0f);
-    kh_attr_float(&c, "norm_coefficient", 0.01f);
-    kh_attr_string(&c, "mode", "heavy");
-    kh_input(&c, 0, KN_FLOAT, NULL, 0, &r01);
-    kh_input(&c, 1, KN_INT64, NULL, 0, &t0);
-    kh_input(&c, 2, KN_FLOAT, DIMS(2), x);
-    kh_input(&c, 3, KN_FLOAT, DIMS(2), g);
-    kh_input(&c, 4, KN_FLOAT, DIMS(2), v);
-    cr_assert_eq(run_direct(&c, TRAINING, NULL, 1), KN_ERR_INVALID_MODEL);
+    cr_assert_eq(run_momentum(1.0f, 0.01f, "heavy"), KN_ERR_INVALID_MODEL);
     cr_assert(strstr(c.err.msg, "mode"), "%s", c.err.msg);
 }
 
