@@ -297,13 +297,16 @@ static int cache_lines(const char *text)
 }
 
 /* A fresh cache file path (absent: the first tuned session writes it). */
-static void fresh_cache(char *path)
+/* Tuning on, into a tuning cache at a fresh path that does not exist yet. */
+static void tune_into_fresh_cache(char *path)
 {
     strcpy(path, "/tmp/kiln_cuda_tuning_XXXXXX");
     int fd = mkstemp(path);
     cr_assert_geq(fd, 0);
     close(fd);
     remove(path);
+    tune_on = 1;
+    tune_cache = path;
 }
 
 /* The device's description as the key holds it (blanks made '_'). */
@@ -325,9 +328,7 @@ Test(cuda_emulated, untuned_takes_the_heuristics_first_and_times_nothing)
 Test(cuda_emulated, tuned_keeps_the_fastest_in_the_cache_and_reads_it_back)
 {
     char path[64];
-    fresh_cache(path);
-    tune_on = 1;
-    tune_cache = path;
+    tune_into_fresh_cache(path);
     run_both();
     cr_assert_eq(last_lt_algo, 11, "the fastest product algorithm is 11, ran %u", last_lt_algo);
     cr_assert_eq(lt_requested, KN_CUDA_TUNE_CANDIDATES);
@@ -357,9 +358,7 @@ Test(cuda_emulated, tuned_keeps_the_fastest_in_the_cache_and_reads_it_back)
 Test(cuda_emulated, a_cache_from_another_gpu_or_library_is_not_applied)
 {
     char path[64];
-    fresh_cache(path);
-    tune_on = 1;
-    tune_cache = path;
+    tune_into_fresh_cache(path);
     run_both();
     char *text = read_text(path);
     /* the same choices, said to be from another GPU, then from another
@@ -388,9 +387,7 @@ Test(cuda_emulated, a_cache_from_another_gpu_or_library_is_not_applied)
 Test(cuda_emulated, a_stale_cached_choice_falls_back_to_the_heuristic)
 {
     char path[64];
-    fresh_cache(path);
-    tune_on = 1;
-    tune_cache = path;
+    tune_into_fresh_cache(path);
     run_both();
     char *text = read_text(path);
 
