@@ -108,8 +108,9 @@ done
 [ -n "$REAL" ] || echo "note: no exported torchvision models in $BUILD_DIR/models (export_models)"
 
 # ---- how Kiln loads a QDQ ResNet-50: every DequantizeLinear -> Conv ->
-# (Relu) -> QuantizeLinear becomes one integer convolution (QLinearConv;
-# kiln:NhwcQLinearConv on oneDNN), every residual DequantizeLinear x2 -> Add
+# (Relu) -> QuantizeLinear becomes one integer convolution (QLinearConv, or
+# kiln:QFusedConv with a residual input; kiln:NhwcQLinearConv on oneDNN for
+# both), every residual DequantizeLinear x2 -> Add
 # -> QuantizeLinear (-> DequantizeLinear -> Relu -> QuantizeLinear) one
 # kiln:QAdd, which then goes into the convolution before it (its residual
 # input and Relu: no kiln:QAdd left), and the integer values stay NHWC
@@ -125,7 +126,8 @@ if [ -f "$R50/model.onnx" ] && "$KILN" info 2>&1 | grep -q "optimize"; then
     "$KILN" info "$R50/model.onnx" >"$WORK/r50/float.info" 2>&1
     "$KILN" info "$WORK/r50/q.onnx" >"$WORK/r50/q.info" 2>&1
     q=$(count_op "$WORK/r50/q.info" QuantizeLinear)
-    qconv=$(($(count_op "$WORK/r50/q.info" kiln:NhwcQLinearConv) + $(count_op "$WORK/r50/q.info" QLinearConv)))
+    qconv=$(($(count_op "$WORK/r50/q.info" kiln:NhwcQLinearConv) + $(count_op "$WORK/r50/q.info" QLinearConv) +
+        $(count_op "$WORK/r50/q.info" kiln:QFusedConv)))
     qadd=$(count_op "$WORK/r50/q.info" kiln:QAdd)
     tq=$(count_op "$WORK/r50/q.info" Transpose)
     tf=$(count_op "$WORK/r50/float.info" Transpose)
