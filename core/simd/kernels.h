@@ -97,6 +97,9 @@ typedef struct kn_simd_kernels {
                     int64_t n, const kn_qadd_params *p);
     void (*qadd_s8)(int8_t *c, const int8_t *a, int64_t sa, const int8_t *b, int64_t sb,
                     int64_t n, const kn_qadd_params *p);
+    /* min(0, x) and max(0, x) over n floats, NaN skipped
+     * (DynamicQuantizeLinear's range) */
+    void (*range_with_zero)(const float *x, int64_t n, float *lo, float *hi);
     /* kn_quantize_params' quantization of n contiguous floats */
     void (*quantize_u8)(uint8_t *y, const float *x, int64_t n, const kn_quantize_params *p);
     void (*quantize_s8)(int8_t *y, const float *x, int64_t n, const kn_quantize_params *p);

@@ -474,6 +474,27 @@ KS_QADD(uint8_t, qadd_u8)
 KS_QADD(int8_t, qadd_s8)
 #undef KS_QADD
 
+/* ---- min(0, x) and max(0, x) (DynamicQuantizeLinear's range) ----
+ * kv_min(x, acc) keeps acc where x is NaN, as the scalar x < lo ? x : lo
+ * does; the padding of the last part is 0, already in the range. */
+static void KS(range_with_zero)(const float *x, int64_t n, float *lo_out, float *hi_out)
+{
+    kv lo = kv_zero(), hi = kv_zero();
+    int64_t i = 0;
+    for (; i + KV_W <= n; i += KV_W) {
+        kv v = kv_loadu(x + i);
+        lo = kv_min(v, lo);
+        hi = kv_max(v, hi);
+    }
+    if (i < n) {
+        kv v = kv_load_part(x + i, (int)(n - i), 0.0f);
+        lo = kv_min(v, lo);
+        hi = kv_max(v, hi);
+    }
+    *lo_out = -kv_hmax(kv_sub(kv_zero(), lo));
+    *hi_out = kv_hmax(hi);
+}
+
 /* ---- float to 8-bit (QuantizeLinear) ----
  * Division, not a multiply by the reciprocal: QuantizeLinear's definition,
  * and the portable path's result on every ISA. */
@@ -566,6 +587,7 @@ const kn_simd_kernels KS_TABLE = {
     .dw_plane = KS(dw_plane),
     .qadd_u8 = KS(qadd_u8),
     .qadd_s8 = KS(qadd_s8),
+    .range_with_zero = KS(range_with_zero),
     .quantize_u8 = KS(quantize_u8),
     .quantize_s8 = KS(quantize_s8),
     .qmul_u8 = KS(qmul_u8),

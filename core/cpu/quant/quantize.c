@@ -355,33 +355,34 @@ static int dynq_prepare(kn_kctx *k)
 typedef struct dynq_job {
     const float *x;
     uint8_t *y;
-    float scale;
-    int32_t zp;
+    kn_quantize_params q;
 } dynq_job;
 
 static void dynq_range(void *ctx, int64_t begin, int64_t end)
 {
     const dynq_job *j = ctx;
-    for (int64_t i = begin; i < end; i++) {
-        double v = j->scale > 0 ? (double)(j->x[i] / j->scale) : 0;
-        j->y[i] = (uint8_t)quant_saturate(v, j->zp, 0, 255);
-    }
+    kn_simd()->quantize_u8(j->y + begin, j->x + begin, end - begin, &j->q);
 }
 
+/* The range by the vector kernel (NaN skipped), then QuantizeLinear's
+ * vector loop with the scale and zero point it gives: a transformer's
+ * dynamically quantized products spend as long here as multiplying
+ * otherwise (BERT-base: 48 of these over 128 x 768 or 128 x 3072). */
 static int dynq_run(kn_kctx *k)
 {
     const float *x = k->in[0]->data;
+    uint8_t *y = k->out[0]->data;
     int64_t n = kn_tensor_numel(k->in[0]);
     float lo = 0, hi = 0; /* the range always includes 0 */
-    for (int64_t i = 0; i < n; i++) {
-        lo = x[i] < lo ? x[i] : lo;
-        hi = x[i] > hi ? x[i] : hi;
-    }
-    /* all zeros: scale 0 and zero point 0 (every x quantizes to 0) */
+    kn_simd()->range_with_zero(x, n, &lo, &hi);
     float scale = (hi - lo) / 255.0f;
     int32_t zp = scale > 0 ? quant_saturate((double)((0.0f - lo) / scale), 0, 0, 255) : 0;
-    dynq_job j = {x, k->out[0]->data, scale, zp};
-    kn_parallel_for(k->threads, n, KN_GRAIN, dynq_range, &j);
+    if (scale > 0) {
+        dynq_job j = {x, y, {scale, (float)zp, 0.0f - (float)zp, 255.0f - (float)zp}};
+        kn_parallel_for(k->threads, n, KN_GRAIN, dynq_range, &j);
+    } else {
+        memset(y, 0, (size_t)n); /* all zeros: scale 0 and zero point 0 */
+    }
     kn_tensor *ys = kn_output(k, 1), *yz = kn_output(k, 2);
     if (ys)
         *(float *)ys->data = scale;
