@@ -324,6 +324,29 @@ Test(opt_qdq, a_second_reader_keeps_the_products_epilogue_outside)
     check_within_steps(MODEL("opt_qdq_dense_shared.onnx"), 1, 1);
 }
 
+/* ---- dynamically quantized products (pass_dynamic_matmul.c,
+ * opt_dynamic_dense.onnx: ONNX Runtime's quantize_dynamic form) ---- */
+
+Test(opt_dynamic, the_scales_multiply_inside_the_integer_product)
+{
+    kiln_runtime *rt;
+    kiln_model *m = opt_load_fresh(MODEL("opt_dynamic_dense.onnx"), 2, 0, &rt);
+    /* Y0's bias and GELU go on into the epilogue; Y3's product, converted
+     * to float, is a graph output and keeps its MatMulInteger, Cast, Muls */
+    cr_assert_eq(opt_count_op(m, "QFusedMatMul", "kiln"), 1);
+    cr_assert_eq(opt_count_op(m, "MatMulIntegerToFloat", "com.microsoft"), 2, "Y1 and Y2");
+    cr_assert_eq(opt_count_op(m, "MatMulInteger", ""), 1, "Y3's");
+    cr_assert_eq(opt_count_op(m, "Cast", ""), 1, "Y3's");
+    cr_assert_eq(opt_count_op(m, "DynamicQuantizeLinear", ""), 1, "X quantized once");
+    opt_drop(m, rt);
+    /* the same float arithmetic on Kiln's kernels but for GELU, which the
+     * epilogue evaluates as one function, not the graph's five ops (a last
+     * bit); oneDNN multiplies by b_scale, then a_scale (its int8 kernels
+     * take no run-time output scale), so its last bit may differ too */
+    opt_check_same_outputs(MODEL("opt_dynamic_dense.onnx"), 2, 1e-6);
+    check_within_steps(MODEL("opt_dynamic_dense.onnx"), 1, 1);
+}
+
 Test(opt_kernels, fused_conv_written_directly)
 {
     /* Y = Clip(Conv(X, W) + Z, -0.5, 0.5) as kiln.FusedConv and R as the

@@ -646,6 +646,58 @@ def qdq_dense():
           g.inits + consts)
 
 
+# ---- dynamically quantized matrix products (pass_dynamic_matmul.c) ----
+
+def dynamic_dense():
+    """What ONNX Runtime's quantize_dynamic writes for a MatMul: one
+    DynamicQuantizeLinear for X, then per product MatMulInteger -> Cast ->
+    Mul by Mul(X_scale, W_scale).
+     Y0: int8 W per tensor, bias Add and GELU (Erf) after it;
+     Y1: int8 W per column, the Muls' operands the other way round, no W
+         zero point input;
+     Y2: uint8 W with zero point 128 (the integer kernel takes int8 W only:
+         the portable kernel serves it);
+     Y3: the product's float copy is also a graph output: stays as it is."""
+    rng = np.random.default_rng(41)
+    consts = [const("sqrt2", np.sqrt(2.0)), const("one", 1.0), const("half", 0.5)]
+    inits = list(consts)
+
+    def add(name, value):
+        inits.append(numpy_helper.from_array(np.asarray(value), name))
+
+    def product(tag, wq, ws, wz, swap=False):
+        ins = ["xq", tag + "_wq", "xz"] + ([tag + "_wz"] if wz is not None else [])
+        add(tag + "_wq", wq)
+        add(tag + "_ws", np.asarray(ws, np.float32))
+        if wz is not None:
+            add(tag + "_wz", wz)
+        scales = ["xs", tag + "_ws"]
+        return [node("MatMulInteger", ins, [tag + "_i32"]),
+                node("Cast", [tag + "_i32"], [tag + "_f"], to=F),
+                node("Mul", scales[::-1] if swap else scales, [tag + "_s"]),
+                node("Mul", [tag + "_s", tag + "_f"] if swap else [tag + "_f", tag + "_s"],
+                     [tag + "_y"])]
+
+    nodes = [node("DynamicQuantizeLinear", ["X"], ["xq", "xs", "xz"])]
+    w0 = rng.integers(-127, 128, (16, 24)).astype(np.int8)
+    nodes += product("p0", w0, 0.02, np.int8(0))
+    add("b0", (rng.standard_normal(24) * 0.2).astype(np.float32))
+    nodes.append(node("Add", ["p0_y", "b0"], ["a0"]))
+    nodes += gelu_nodes("a0", "Y0", 0, "g0")
+    w1 = rng.integers(-127, 128, (16, 12)).astype(np.int8)
+    nodes += product("p1", w1, rng.uniform(0.01, 0.03, 12), None, swap=True)
+    nodes.append(node("Identity", ["p1_y"], ["Y1"]))
+    w2 = rng.integers(0, 256, (16, 8)).astype(np.uint8)
+    nodes += product("p2", w2, 0.02, np.uint8(128))
+    nodes.append(node("Identity", ["p2_y"], ["Y2"]))
+    w3 = rng.integers(-127, 128, (16, 8)).astype(np.int8)
+    nodes += product("p3", w3, 0.02, np.int8(0))
+    nodes.append(node("Identity", ["p3_y"], ["Y3"]))
+    write("opt_dynamic_dense.onnx", nodes, [vi("X", [2, 8, 16])],
+          [vi("Y0", [2, 8, 24]), vi("Y1", [2, 8, 12]), vi("Y2", [2, 8, 8]), vi("Y3", [2, 8, 8]),
+           vi("p3_f", [2, 8, 8])], inits)
+
+
 def main():
     os.makedirs(OUT, exist_ok=True)
     kiln_direct()
@@ -661,6 +713,7 @@ def main():
     pad_fold()
     qdq()
     qdq_dense()
+    dynamic_dense()
 
 
 if __name__ == "__main__":

@@ -12,6 +12,8 @@ static dnnl_status_t set_post_ops(dnnl_primitive_attr_t attr, const kn_dnnl_int8
     dnnl_status_t s = dnnl_post_ops_create(&po);
     if (s == dnnl_success && post->with_sum)
         s = dnnl_post_ops_append_sum_v3(po, post->sum_scale, post->sum_zp, post->sum_type);
+    if (s == dnnl_success && post->mul_md)
+        s = dnnl_post_ops_append_binary(po, dnnl_binary_mul, post->mul_md);
     if (s == dnnl_success && post->add_md)
         s = dnnl_post_ops_append_binary(po, dnnl_binary_add, post->add_md);
     if (s == dnnl_success)

@@ -20,12 +20,14 @@ typedef struct opt_pass {
 static const opt_pass passes[] = {
     /* Level 2, but first: a QDQ model's convolutions become integer ones
      * and its matrix products integer ones with float results, while their
-     * weights are still int8 (const_fold would dequantize them),
+     * weights are still int8 (const_fold would dequantize them); so do a
+     * dynamically quantized model's (MatMulInteger -> Cast -> Mul),
      * then its residual additions between them and its products with a
      * float gate, then the pooling and data movement between those, on
      * 8-bit values. */
     {.name = "qdq_conv", .level = KN_OPT_ALL, .run = kn_pass_qdq_conv},
     {.name = "qdq_matmul", .level = KN_OPT_ALL, .run = kn_pass_qdq_matmul},
+    {.name = "dynamic_matmul", .level = KN_OPT_ALL, .run = kn_pass_dynamic_matmul},
     {.name = "qdq_add", .level = KN_OPT_ALL, .run = kn_pass_qdq_add},
     {.name = "qdq_mul", .level = KN_OPT_ALL, .run = kn_pass_qdq_mul},
     {.name = "qdq_passthrough", .level = KN_OPT_ALL, .run = kn_pass_qdq_passthrough},

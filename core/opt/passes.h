@@ -16,6 +16,8 @@ int kn_pass_qdq_mul(
 int kn_pass_qconv_add(kn_opt *o); /* QLinearConv -> kiln.QAdd -> kiln.QFusedConv with a residual */
 int kn_pass_qdq_passthrough(kn_opt *o); /* DQ -> MaxPool/Concat/Reshape... -> Q (same params): on 8-bit values */
 int kn_pass_qdq_matmul(kn_opt *o);    /* DequantizeLinear -> MatMul (int8 weights) -> MatMulIntegerToFloat */
+/* MatMulInteger -> Cast -> Mul by both scales (dynamic quantization) -> MatMulIntegerToFloat */
+int kn_pass_dynamic_matmul(kn_opt *o);
 int kn_pass_const_fold(kn_opt *o);     /* nodes whose inputs are all initializers */
 int kn_pass_identity(kn_opt *o);       /* Identity, inference-mode Dropout */
 int kn_pass_pad_fold(kn_opt *o);       /* zero Pad + AveragePool/Conv -> their own pads */

@@ -207,6 +207,30 @@ def dynamic_quantize_matmul(b_dtype, a_shape, k_, n_, name):
     return m
 
 
+def dynamic_matmul_chain(a_shape, k_, n_, name, per_column=False):
+    """The standard-op graph ONNX Runtime's quantize_dynamic writes for a
+    MatMul (Kiln fuses it into one integer product, pass_dynamic_matmul.c):
+    DynamicQuantizeLinear(A) -> MatMulInteger(Aq, B int8, Az, Bz) -> Cast ->
+    Mul by Mul(A_scale, B_scale) -> Add(bias)."""
+    m = Model(name)
+    a = RNG.normal(0, 2, size=a_shape).astype(np.float32)
+    m.input("A", a)
+    b_s = RNG.uniform(0.01, 0.03, n_ if per_column else ()).astype(np.float32)
+    m.const("B", q_random(np.int8, (k_, n_)))
+    m.const("b_s", b_s)
+    m.zp("b_z", np.int8, 0)
+    m.const("bias", RNG.normal(0, 1, n_).astype(np.float32))
+    m.node("DynamicQuantizeLinear", ["A"], ["Aq", "A_s", "A_z"], domain="")
+    m.node("MatMulInteger", ["Aq", "B", "A_z", "b_z"], ["acc"], domain="")
+    m.node("Cast", ["acc"], ["acc_f"], domain="", to=TensorProto.FLOAT)
+    m.node("Mul", ["A_s", "b_s"], ["scales"], domain="")
+    m.node("Mul", ["acc_f", "scales"], ["prod"], domain="")
+    m.node("Add", ["prod", "bias"], ["Y"], domain="")
+    lo, hi = min(float(a.min()), 0.0), max(float(a.max()), 0.0)
+    m.output("Y", TensorProto.FLOAT, (hi - lo) / 255 * float(b_s.max()))
+    return m
+
+
 def matmul_integer_to_float(a_dtype, b_dtype, a_shape, k_, n_, name):
     m = Model(name)
     a = m.input("A", q_random(a_dtype, a_shape))
@@ -392,6 +416,8 @@ def all_models():
         dynamic_quantize_matmul(i8, (2, 3, 16), 16, 5, "dqmm_i8"),
         dynamic_quantize_matmul(u8, (7, 20), 20, 3, "dqmm_u8"),
         matmul_integer_to_float(u8, i8, (2, 4, 12), 12, 6, "mmitf_u8_i8"),
+        dynamic_matmul_chain((2, 5, 24), 24, 10, "dynamic_matmul_chain"),
+        dynamic_matmul_chain((9, 32), 32, 7, "dynamic_matmul_chain_per_column", per_column=True),
         qattention("qattention_mask_end", 2, 5, 12, 8, 2, mask=[5, 3]),
         qattention("qattention_raw_mask_causal", 2, 4, 8, 12, 3,
                    mask=[[1, 1, 0, 1], [1, 1, 1, 1]], unidirectional=1, per_column=True),
