@@ -21,21 +21,6 @@
  * chain. */
 #include "core/opt/passes.h"
 
-/* The output Mul's operand other than `v`, or -1. */
-static int32_t other_input(const kn_node *mul, int32_t v)
-{
-    if (mul->n_inputs != 2)
-        return -1;
-    return mul->inputs[0] == v ? mul->inputs[1] : mul->inputs[1] == v ? mul->inputs[0] : -1;
-}
-
-/* The sole reader of v when v is private to it; -1 otherwise. */
-static int32_t sole_reader(kn_opt *o, int32_t v)
-{
-    int32_t id;
-    return kn_opt_is_private(o, v) && kn_opt_consumers(o, v, &id, 1) == 1 ? id : -1;
-}
-
 /* Ws: a float initializer of one value or one per column of W; its count. */
 static int64_t weight_scale(kn_opt *o, int32_t v, int64_t n)
 {
@@ -77,22 +62,23 @@ static int fuse_one(kn_opt *o, int32_t mi_id)
         return KN_OK;
     int32_t xs = dql->outputs[1];
 
-    int32_t acc = mi->outputs[0], cast_id = sole_reader(o, acc);
+    int32_t acc = mi->outputs[0], cast_id = kn_opt_sole_reader(o, acc);
     if (cast_id < 0)
         return KN_OK;
     const kn_node *cast = kn_opt_node(o, cast_id);
     if (!kn_opt_is_op(cast, "Cast") || kn_attr_int(cast, "to", 0) != KN_FLOAT ||
         cast->n_outputs != 1)
         return KN_OK;
-    int32_t real = cast->outputs[0], mul_id = sole_reader(o, real);
+    int32_t real = cast->outputs[0], mul_id = kn_opt_sole_reader(o, real);
     if (mul_id < 0)
         return KN_OK;
     const kn_node *mul = kn_opt_node(o, mul_id);
-    int32_t scales = kn_opt_is_op(mul, "Mul") && mul->n_outputs == 1 ? other_input(mul, real) : -1;
+    int32_t scales =
+        kn_opt_is_op(mul, "Mul") && mul->n_outputs == 1 ? kn_opt_other_operand(mul, real) : -1;
     int32_t scales_id = scales >= 0 ? kn_opt_producer_op(o, scales, "Mul") : -1;
     if (scales_id < 0)
         return KN_OK;
-    int32_t ws = other_input(kn_opt_node(o, scales_id), xs);
+    int32_t ws = kn_opt_other_operand(kn_opt_node(o, scales_id), xs);
     int64_t n_scales = weight_scale(o, ws, w->dims[1]);
     if (!n_scales || (wz = weight_zero_point(o, wz, n_scales)) == -2)
         return KN_OK;

@@ -30,21 +30,6 @@ static int binary_with_const(kn_opt *o, int32_t id, const char *op_type, double 
     return 0;
 }
 
-/* The only reader of v, if v is private; -1 otherwise. */
-static int32_t sole_reader(kn_opt *o, int32_t v)
-{
-    int32_t id;
-    return kn_opt_is_private(o, v) && kn_opt_consumers(o, v, &id, 1) == 1 ? id : -1;
-}
-
-/* Operand of binary node n other than v, or -1. */
-static int32_t other_operand(const kn_node *n, int32_t v)
-{
-    if (n->n_inputs != 2)
-        return -1;
-    return n->inputs[0] == v ? n->inputs[1] : n->inputs[1] == v ? n->inputs[0] : -1;
-}
-
 static int match_at_erf(kn_opt *o, int32_t erf_id)
 {
     const kn_node *erf = kn_opt_node(o, erf_id);
@@ -56,17 +41,17 @@ static int match_at_erf(kn_opt *o, int32_t erf_id)
         !(binary_with_const(o, div_id, "Div", M_SQRT2, &x, 0) ||
           binary_with_const(o, div_id, "Mul", M_SQRT1_2, &x, 1)))
         return KN_OK;
-    int32_t add_id = sole_reader(o, erf->outputs[0]), a = -1;
+    int32_t add_id = kn_opt_sole_reader(o, erf->outputs[0]), a = -1;
     if (add_id < 0 || !binary_with_const(o, add_id, "Add", 1.0, &a, 1) || a != erf->outputs[0])
         return KN_OK;
     int32_t av = kn_opt_node(o, add_id)->outputs[0];
-    int32_t mul1 = sole_reader(o, av);
+    int32_t mul1 = kn_opt_sole_reader(o, av);
     if (mul1 < 0 || !kn_opt_is_op(kn_opt_node(o, mul1), "Mul"))
         return KN_OK;
-    int32_t p = other_operand(kn_opt_node(o, mul1), av), half_id = -1, out = -1, y;
+    int32_t p = kn_opt_other_operand(kn_opt_node(o, mul1), av), half_id = -1, out = -1, y;
     if (p == x) {
         /* Mul(Mul(x, a), 0.5) */
-        half_id = sole_reader(o, kn_opt_node(o, mul1)->outputs[0]);
+        half_id = kn_opt_sole_reader(o, kn_opt_node(o, mul1)->outputs[0]);
         if (half_id < 0 || !binary_with_const(o, half_id, "Mul", 0.5, &y, 1) ||
             y != kn_opt_node(o, mul1)->outputs[0])
             return KN_OK;

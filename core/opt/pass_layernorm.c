@@ -28,13 +28,6 @@ static int mean_last_axis(kn_opt *o, const kn_node *n)
     return axes && count == 1 && axes[0] == -1;
 }
 
-/* Sole reader of v when v is private to it; -1 otherwise. */
-static int32_t reader(kn_opt *o, int32_t v)
-{
-    int32_t id;
-    return kn_opt_is_private(o, v) && kn_opt_consumers(o, v, &id, 1) == 1 ? id : -1;
-}
-
 /* Binary node `id` of op_type: one operand `known`, the other returned. */
 static int32_t other_of(kn_opt *o, int32_t id, const char *op_type, int32_t known)
 {
@@ -56,7 +49,7 @@ static int match_at_mean(kn_opt *o, int32_t mean_id)
     if (!mean_last_axis(o, mean))
         return KN_OK;
     int32_t x = mean->inputs[0], mv = mean->outputs[0];
-    int32_t sub_id = reader(o, mv);
+    int32_t sub_id = kn_opt_sole_reader(o, mv);
     const kn_node *sub = sub_id >= 0 ? kn_opt_node(o, sub_id) : NULL;
     if (!sub || !kn_opt_is_op(sub, "Sub") || sub->inputs[0] != x || sub->inputs[1] != mv)
         return KN_OK;
@@ -70,24 +63,24 @@ static int match_at_mean(kn_opt *o, int32_t mean_id)
     if (!kn_opt_is_op(pw, "Pow") || pw->inputs[0] != d || !kn_opt_const_scalar(o, pw->inputs[1], &c) ||
         c != 2.0f || !kn_opt_is_op(dv, "Div") || dv->inputs[0] != d)
         return KN_OK;
-    int32_t var_id = reader(o, pw->outputs[0]);
+    int32_t var_id = kn_opt_sole_reader(o, pw->outputs[0]);
     if (var_id < 0 || !mean_last_axis(o, kn_opt_node(o, var_id)))
         return KN_OK;
-    int32_t add_id = reader(o, kn_opt_node(o, var_id)->outputs[0]);
+    int32_t add_id = kn_opt_sole_reader(o, kn_opt_node(o, var_id)->outputs[0]);
     int32_t eps_v = other_of(o, add_id, "Add", kn_opt_node(o, var_id)->outputs[0]);
     float eps;
     if (eps_v < 0 || !kn_opt_const_scalar(o, eps_v, &eps))
         return KN_OK;
-    int32_t sqrt_id = reader(o, kn_opt_node(o, add_id)->outputs[0]);
+    int32_t sqrt_id = kn_opt_sole_reader(o, kn_opt_node(o, add_id)->outputs[0]);
     if (sqrt_id < 0 || !kn_opt_is_op(kn_opt_node(o, sqrt_id), "Sqrt") ||
         dv->inputs[1] != kn_opt_node(o, sqrt_id)->outputs[0] ||
         !kn_opt_is_private(o, dv->inputs[1]))
         return KN_OK;
-    int32_t mul_id = reader(o, dv->outputs[0]);
+    int32_t mul_id = kn_opt_sole_reader(o, dv->outputs[0]);
     int32_t gamma = other_of(o, mul_id, "Mul", dv->outputs[0]);
     if (gamma < 0 || !is_1d_const(o, gamma))
         return KN_OK;
-    int32_t badd_id = reader(o, kn_opt_node(o, mul_id)->outputs[0]);
+    int32_t badd_id = kn_opt_sole_reader(o, kn_opt_node(o, mul_id)->outputs[0]);
     int32_t beta = other_of(o, badd_id, "Add", kn_opt_node(o, mul_id)->outputs[0]);
     if (beta < 0 || !is_1d_const(o, beta))
         return KN_OK;

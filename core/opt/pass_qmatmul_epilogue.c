@@ -32,18 +32,11 @@
 /* input slots: MatMulIntegerToFloat's, then kiln.QFusedMatMul's own */
 enum { MM_B = 1, MM_BIAS = 6, MM_Y_SCALE, MM_Y_ZP, MM_INPUTS };
 
-/* The sole reader of v when v is private to it; -1 otherwise. */
-static int32_t sole_reader(kn_opt *o, int32_t v)
-{
-    int32_t id;
-    return kn_opt_is_private(o, v) && kn_opt_consumers(o, v, &id, 1) == 1 ? id : -1;
-}
-
 /* The Add reading only v with a 1-D float constant of n values: its id,
  * the constant in *bias. */
 static int32_t bias_add(kn_opt *o, int32_t v, int64_t n, int32_t *bias)
 {
-    int32_t id = sole_reader(o, v);
+    int32_t id = kn_opt_sole_reader(o, v);
     if (id < 0)
         return -1;
     const kn_node *add = kn_opt_node(o, id);
@@ -63,7 +56,7 @@ static int32_t bias_add(kn_opt *o, int32_t v, int64_t n, int32_t *bias)
  * parameters: its id, the parameters in *q. */
 static int32_t quantize_after(kn_opt *o, int32_t v, kn_qparams *q)
 {
-    int32_t id = sole_reader(o, v);
+    int32_t id = kn_opt_sole_reader(o, v);
     if (id < 0)
         return -1;
     const kn_node *n = kn_opt_node(o, id);

@@ -207,6 +207,19 @@ int kn_opt_is_private(kn_opt *o, int32_t v)
            kn_opt_use_count(o, v) == 1;
 }
 
+int32_t kn_opt_sole_reader(kn_opt *o, int32_t v)
+{
+    int32_t id;
+    return kn_opt_is_private(o, v) && kn_opt_consumers(o, v, &id, 1) == 1 ? id : -1;
+}
+
+int32_t kn_opt_other_operand(const kn_node *n, int32_t v)
+{
+    if (n->n_inputs != 2)
+        return -1;
+    return n->inputs[0] == v ? n->inputs[1] : n->inputs[1] == v ? n->inputs[0] : -1;
+}
+
 const float *kn_opt_const_floats(kn_opt *o, int32_t v, int64_t *count)
 {
     *count = 0;

@@ -66,6 +66,10 @@ int kn_opt_is_observed(const kn_opt *o, int32_t v);
  * node input and not observed. */
 int kn_opt_is_private(kn_opt *o, int32_t v);
 int kn_opt_is_op(const kn_node *n, const char *op_type); /* default domain */
+/* The one node reading v when v is private to it (kn_opt_is_private); else -1. */
+int32_t kn_opt_sole_reader(kn_opt *o, int32_t v);
+/* The operand of two-input node n other than v; -1 when v is neither. */
+int32_t kn_opt_other_operand(const kn_node *n, int32_t v);
 /* Initializer data of v as float when v is a float initializer, else NULL;
  * *count gets the element count. */
 const float *kn_opt_const_floats(kn_opt *o, int32_t v, int64_t *count);
