@@ -662,7 +662,8 @@ Test(integer, qlinearconv_example)
 }
 
 /* The integer convolution's kernels by shape: depthwise (stride 1 and 2,
- * channel by channel), pointwise (no im2col) and general (im2col) on the
+ * channel by channel), pointwise (no im2col) and general (columns packed
+ * from the image, quant_conv_pack.c) on the
  * packed int16 GEMM with row, column and odd-depth tails; uint8 and int8
  * inputs, per-channel weight zero points; exact int32 against the naive
  * loops, on 1 and 2 threads. */
@@ -759,10 +760,20 @@ Test(integer, conv_kernel_shapes)
         /* pointwise: rows, columns and depth not multiples of the tile */
         {1, 19, 7, 9, 37, 1, 1, 1, 1, 1, 0, 0, KN_UINT8},
         {2, 32, 5, 5, 16, 1, 1, 1, 1, 1, 0, 0, KN_INT8},
-        /* im2col: 3x3 padded, a strided 1x1, a 7x7 stride 2 stem */
+        /* packed from the image: 3x3 padded, a strided 1x1, a 7x7 stride 2 stem */
         {1, 5, 10, 11, 9, 1, 3, 3, 1, 1, 1, 1, KN_UINT8},
         {1, 12, 9, 9, 20, 1, 1, 1, 2, 2, 0, 0, KN_INT8},
         {1, 3, 20, 20, 8, 1, 7, 7, 2, 2, 3, 3, KN_UINT8},
+        /* lines long enough for whole-vector loads at stride 1 and 2, odd
+         * sizes (panels across lines), a line of exactly 8, stride 3, groups,
+         * one input row, an odd depth */
+        {1, 9, 33, 37, 12, 1, 3, 3, 2, 2, 1, 1, KN_UINT8},
+        {1, 16, 40, 50, 20, 1, 1, 1, 2, 2, 0, 0, KN_INT8},
+        {1, 4, 12, 35, 6, 1, 3, 3, 1, 1, 1, 1, KN_UINT8},
+        {1, 3, 8, 8, 4, 1, 5, 5, 1, 1, 2, 2, KN_UINT8},
+        {1, 3, 26, 50, 5, 1, 3, 3, 3, 3, 1, 1, KN_UINT8},
+        {2, 8, 21, 34, 8, 2, 3, 3, 2, 2, 1, 1, KN_INT8},
+        {1, 7, 1, 40, 5, 1, 1, 3, 1, 2, 0, 1, KN_INT8},
     };
     for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
         check_conv_shape(&shapes[i]);
