@@ -757,6 +757,9 @@ Test(integer, conv_kernel_shapes)
         {2, 8, 14, 15, 8, 8, 3, 3, 2, 2, 1, 1, KN_UINT8},
         {1, 6, 11, 12, 6, 6, 5, 5, 2, 2, 2, 2, KN_INT8},
         {1, 5, 9, 9, 5, 5, 3, 3, 1, 2, 0, 1, KN_INT8},
+        /* stride 2 on rows wide enough for the copy's 16-byte loads */
+        {1, 4, 9, 41, 4, 4, 3, 3, 2, 2, 1, 1, KN_INT8},
+        {1, 3, 7, 44, 3, 3, 3, 3, 1, 2, 1, 0, KN_UINT8},
         /* pointwise: rows, columns and depth not multiples of the tile */
         {1, 19, 7, 9, 37, 1, 1, 1, 1, 1, 0, 0, KN_UINT8},
         {2, 32, 5, 5, 16, 1, 1, 1, 1, 1, 0, 0, KN_INT8},
