@@ -785,8 +785,10 @@ Test(integer, conv_kernel_shapes)
 /* QLinearConv's depthwise path requantizes a strip of output rows per
  * call: rows of 7 and 14 (the padded vector tail on every strip), strides 1
  * and 2, a 5x5 kernel, and planes wide enough to take several strips;
- * against the formula in double, on 1 and 2 threads. */
-static void check_qlinearconv_depthwise(const conv_shape *s)
+ * against the formula in double, on 1 and 2 threads. Biases up to
+ * bias_span: past 2^24 the sums are no longer exact in float, and the
+ * requantization takes its checked loop. */
+static void check_qlinearconv_depthwise(const conv_shape *s, int32_t bias_span, float ys)
 {
     int oh = (s->h + 2 * s->ph - s->kh) / s->sh + 1, ow = (s->w + 2 * s->pw - s->kw) / s->sw + 1;
     int nx = s->n * s->c * s->h * s->w, nw = s->m * s->kh * s->kw, ny = s->n * s->m * oh * ow;
@@ -795,7 +797,7 @@ static void check_qlinearconv_depthwise(const conv_shape *s)
     int32_t *xv = malloc(sizeof(int32_t) * (size_t)nx), *wv = malloc(sizeof(int32_t) * (size_t)nw);
     int32_t *acc = malloc(sizeof(int32_t) * (size_t)ny), bias[64];
     int8_t *want = malloc((size_t)ny);
-    float xs = 0.03f, ys = 0.07f, ws[64];
+    float xs = 0.03f, ws[64];
     cr_assert_leq(s->m, 64);
     for (int i = 0; i < nx; i++) {
         x[i] = (uint8_t)rand_int(0, 255);
@@ -804,7 +806,7 @@ static void check_qlinearconv_depthwise(const conv_shape *s)
     for (int m = 0; m < s->m; m++) {
         wzp[m] = (int8_t)rand_int(-5, 5);
         ws[m] = 0.004f * (float)(m + 1);
-        bias[m] = rand_int(-2000, 2000);
+        bias[m] = rand_int(-bias_span, bias_span);
     }
     for (int i = 0; i < nw; i++) {
         w[i] = (int8_t)rand_int(-128, 127);
@@ -856,8 +858,10 @@ Test(integer, qlinearconv_depthwise_strips)
         {1, 3, 30, 301, 3, 3, 3, 3, 1, 1, 1, 1, KN_UINT8}, /* several strips */
         {1, 3, 31, 300, 3, 3, 3, 3, 2, 2, 1, 1, KN_UINT8},
     };
-    for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
-        check_qlinearconv_depthwise(&shapes[i]);
+    for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
+        check_qlinearconv_depthwise(&shapes[i], 2000, 0.07f);
+        check_qlinearconv_depthwise(&shapes[i], 20000000, 5000.0f);
+    }
 }
 
 /* kiln.QMulFloat (the SE gate) on the CPU kernels: A [2, 5, 17, 23] (391
