@@ -43,7 +43,10 @@ static inline ki ki_zip_hi16(ki a, ki b)
     return wasm_i16x8_shuffle(a, b, 4, 12, 5, 13, 6, 14, 7, 15);
 }
 /* a0 a2 a4 a6 b0 b2 b4 b6 (int16 lanes): every other element of 16 */
-static inline ki ki_even16(ki a, ki b) { return wasm_i16x8_shuffle(a, b, 0, 2, 4, 6, 8, 10, 12, 14); }
+static inline ki ki_even16(ki a, ki b)
+{
+    return wasm_i16x8_shuffle(a, b, 0, 2, 4, 6, 8, 10, 12, 14);
+}
 static inline ki ki_splat16(int16_t v) { return wasm_i16x8_splat(v); }
 static inline ki ki_sub16(ki a, ki b) { return wasm_i16x8_sub(a, b); }
 /* bytes p[0], p[2], .. p[14] as int16: the low byte of each 16-bit lane,
@@ -81,8 +84,14 @@ static inline ki ki_even16(ki a, ki b)
 }
 static inline ki ki_splat16(int16_t v) { return _mm_set1_epi16(v); }
 static inline ki ki_sub16(ki a, ki b) { return _mm_sub_epi16(a, b); }
-static inline ki ki_even_u8(const void *p) { return _mm_and_si128(ki_load(p), _mm_set1_epi16(0xff)); }
-static inline ki ki_even_s8(const void *p) { return _mm_srai_epi16(_mm_slli_epi16(ki_load(p), 8), 8); }
+static inline ki ki_even_u8(const void *p)
+{
+    return _mm_and_si128(ki_load(p), _mm_set1_epi16(0xff));
+}
+static inline ki ki_even_s8(const void *p)
+{
+    return _mm_srai_epi16(_mm_slli_epi16(ki_load(p), 8), 8);
+}
 #define KI_NAME "sse2"
 #else
 typedef struct ki {

@@ -519,10 +519,9 @@ static int fast_row(const qconv_job *j, const qconv_chan *ch, const int32_t *a,
                     const int32_t *zq, int64_t n, int32_t *q)
 {
     if (!j->s->fused)
-        return ch->small ? requant_row_f32(1, a, n, ch->bias, ch->multf, (float)j->lo,
-                                           (float)j->hi, q)
-                         : requant_row_f32(0, a, n, ch->bias, ch->multf, (float)j->lo,
-                                           (float)j->hi, q);
+        return ch->small
+                   ? requant_row_f32(1, a, n, ch->bias, ch->multf, (float)j->lo, (float)j->hi, q)
+                   : requant_row_f32(0, a, n, ch->bias, ch->multf, (float)j->lo, (float)j->hi, q);
     return fused_row_f32(j, ch, j->s->act.kind, a, zq, n, q);
 }
 

@@ -93,11 +93,11 @@ size_t quant_dw_plane_bytes(const quant_conv *c)
                         for (int64_t c = lo; c < hi; c++)                                          \
                             d[c] = (int16_t)(s[c] - zx);                                           \
                     } else if (sw == 2) {                                                          \
-                        /* 8 columns from 16 bytes while those stay inside the row           \
-                         * (clang leaves a stride-2 loop scalar) */                               \
+                        /* 8 columns from 16 bytes while those stay inside the row                 \
+                         * (clang leaves a stride-2 loop scalar) */                                \
                         int64_t c = lo;                                                            \
                         for (; c + 8 <= hi && first + 2 * c + 16 <= iw; c += 8)                    \
-                            ki_store(d + c, ki_sub16(EVEN(s + 2 * c), kz));                         \
+                            ki_store(d + c, ki_sub16(EVEN(s + 2 * c), kz));                        \
                         for (; c < hi; c++)                                                        \
                             d[c] = (int16_t)(s[2 * c] - zx);                                       \
                     } else                                                                         \
