@@ -662,7 +662,8 @@ Test(integer, qlinearconv_example)
 }
 
 /* The integer convolution's kernels by shape: depthwise (stride 1 and 2,
- * channel by channel), pointwise (no im2col) and general (im2col) on the
+ * channel by channel), pointwise (no im2col) and general (columns packed
+ * from the image, quant_conv_pack.c) on the
  * packed int16 GEMM with row, column and odd-depth tails; uint8 and int8
  * inputs, per-channel weight zero points; exact int32 against the naive
  * loops, on 1 and 2 threads. */
@@ -756,16 +757,111 @@ Test(integer, conv_kernel_shapes)
         {2, 8, 14, 15, 8, 8, 3, 3, 2, 2, 1, 1, KN_UINT8},
         {1, 6, 11, 12, 6, 6, 5, 5, 2, 2, 2, 2, KN_INT8},
         {1, 5, 9, 9, 5, 5, 3, 3, 1, 2, 0, 1, KN_INT8},
+        /* stride 2 on rows wide enough for the copy's 16-byte loads */
+        {1, 4, 9, 41, 4, 4, 3, 3, 2, 2, 1, 1, KN_INT8},
+        {1, 3, 7, 44, 3, 3, 3, 3, 1, 2, 1, 0, KN_UINT8},
         /* pointwise: rows, columns and depth not multiples of the tile */
         {1, 19, 7, 9, 37, 1, 1, 1, 1, 1, 0, 0, KN_UINT8},
         {2, 32, 5, 5, 16, 1, 1, 1, 1, 1, 0, 0, KN_INT8},
-        /* im2col: 3x3 padded, a strided 1x1, a 7x7 stride 2 stem */
+        /* packed from the image: 3x3 padded, a strided 1x1, a 7x7 stride 2 stem */
         {1, 5, 10, 11, 9, 1, 3, 3, 1, 1, 1, 1, KN_UINT8},
         {1, 12, 9, 9, 20, 1, 1, 1, 2, 2, 0, 0, KN_INT8},
         {1, 3, 20, 20, 8, 1, 7, 7, 2, 2, 3, 3, KN_UINT8},
+        /* lines long enough for whole-vector loads at stride 1 and 2, odd
+         * sizes (panels across lines), a line of exactly 8, stride 3, groups,
+         * one input row, an odd depth */
+        {1, 9, 33, 37, 12, 1, 3, 3, 2, 2, 1, 1, KN_UINT8},
+        {1, 16, 40, 50, 20, 1, 1, 1, 2, 2, 0, 0, KN_INT8},
+        {1, 4, 12, 35, 6, 1, 3, 3, 1, 1, 1, 1, KN_UINT8},
+        {1, 3, 8, 8, 4, 1, 5, 5, 1, 1, 2, 2, KN_UINT8},
+        {1, 3, 26, 50, 5, 1, 3, 3, 3, 3, 1, 1, KN_UINT8},
+        {2, 8, 21, 34, 8, 2, 3, 3, 2, 2, 1, 1, KN_INT8},
+        {1, 7, 1, 40, 5, 1, 1, 3, 1, 2, 0, 1, KN_INT8},
     };
     for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
         check_conv_shape(&shapes[i]);
+}
+
+/* QLinearConv's depthwise path requantizes a strip of output rows per
+ * call: rows of 7 and 14 (the padded vector tail on every strip), strides 1
+ * and 2, a 5x5 kernel, and planes wide enough to take several strips;
+ * against the formula in double, on 1 and 2 threads. Biases up to
+ * bias_span: past 2^24 the sums are no longer exact in float, and the
+ * requantization takes its checked loop. */
+static void check_qlinearconv_depthwise(const conv_shape *s, int32_t bias_span, float ys)
+{
+    int oh = (s->h + 2 * s->ph - s->kh) / s->sh + 1, ow = (s->w + 2 * s->pw - s->kw) / s->sw + 1;
+    int nx = s->n * s->c * s->h * s->w, nw = s->m * s->kh * s->kw, ny = s->n * s->m * oh * ow;
+    uint8_t *x = malloc((size_t)nx), xz = 119;
+    int8_t *w = malloc((size_t)nw), wzp[64], yzp = 3;
+    int32_t *xv = malloc(sizeof(int32_t) * (size_t)nx), *wv = malloc(sizeof(int32_t) * (size_t)nw);
+    int32_t *acc = malloc(sizeof(int32_t) * (size_t)ny), bias[64];
+    int8_t *want = malloc((size_t)ny);
+    float xs = 0.03f, ws[64];
+    cr_assert_leq(s->m, 64);
+    for (int i = 0; i < nx; i++) {
+        x[i] = (uint8_t)rand_int(0, 255);
+        xv[i] = x[i] - xz;
+    }
+    for (int m = 0; m < s->m; m++) {
+        wzp[m] = (int8_t)rand_int(-5, 5);
+        ws[m] = 0.004f * (float)(m + 1);
+        bias[m] = rand_int(-bias_span, bias_span);
+    }
+    for (int i = 0; i < nw; i++) {
+        w[i] = (int8_t)rand_int(-128, 127);
+        wv[i] = w[i] - wzp[i / (s->kh * s->kw)];
+    }
+    naive_conv_any(xv, wv, s, oh, ow, acc);
+    for (int i = 0; i < ny; i++) {
+        int m = (i / (oh * ow)) % s->m;
+        float mult = xs * ws[m] / ys;
+        double v = nearbyint((double)(acc[i] + bias[m]) * mult) + yzp;
+        want[i] = (int8_t)(v < -128 ? -128 : v > 127 ? 127 : v);
+    }
+    for (int threads = 1; threads <= 2; threads++) {
+        kh_init(&c, "QLinearConv", 10, 9, 1);
+        kh_attr_int(&c, "group", s->g);
+        kh_attr_ints(&c, "strides", (int64_t[]){s->sh, s->sw}, 2);
+        kh_attr_ints(&c, "pads", (int64_t[]){s->ph, s->pw, s->ph, s->pw}, 4);
+        kh_input(&c, 0, KN_UINT8, DIMS(s->n, s->c, s->h, s->w), x);
+        kh_input(&c, 1, KN_FLOAT, NULL, 0, &xs);
+        kh_input(&c, 2, KN_UINT8, NULL, 0, &xz);
+        kh_input(&c, 3, KN_INT8, DIMS(s->m, 1, s->kh, s->kw), w);
+        kh_input(&c, 4, KN_FLOAT, DIMS(s->m), ws);
+        kh_input(&c, 5, KN_INT8, DIMS(s->m), wzp);
+        kh_input(&c, 6, KN_FLOAT, NULL, 0, &ys);
+        kh_input(&c, 7, KN_INT8, NULL, 0, &yzp);
+        kh_input(&c, 8, KN_INT32, DIMS(s->m), bias);
+        cr_assert_eq(run_direct(&c, "", NULL, threads), KN_OK, "%s", c.err.msg);
+        expect_shape(&c.out[0], DIMS(s->n, s->m, oh, ow));
+        const int8_t *y = c.out[0].data;
+        for (int i = 0; i < ny; i++)
+            cr_assert_eq(y[i], want[i], "%dx%d plane %dx%d stride %d, %d threads: [%d] %d vs %d",
+                         s->kh, s->kw, s->h, s->w, s->sh, threads, i, y[i], want[i]);
+        kh_free(&c);
+    }
+    free(x);
+    free(w);
+    free(xv);
+    free(wv);
+    free(acc);
+    free(want);
+}
+
+Test(integer, qlinearconv_depthwise_strips)
+{
+    const conv_shape shapes[] = {
+        {1, 6, 13, 13, 6, 6, 3, 3, 2, 2, 1, 1, KN_UINT8},  /* 7x7 out */
+        {2, 4, 14, 14, 4, 4, 3, 3, 1, 1, 1, 1, KN_UINT8},  /* 14x14 */
+        {1, 5, 9, 11, 5, 5, 5, 5, 2, 2, 2, 2, KN_UINT8},   /* 5x5 stride 2 */
+        {1, 3, 30, 301, 3, 3, 3, 3, 1, 1, 1, 1, KN_UINT8}, /* several strips */
+        {1, 3, 31, 300, 3, 3, 3, 3, 2, 2, 1, 1, KN_UINT8},
+    };
+    for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
+        check_qlinearconv_depthwise(&shapes[i], 2000, 0.07f);
+        check_qlinearconv_depthwise(&shapes[i], 20000000, 5000.0f);
+    }
 }
 
 /* kiln.QMulFloat (the SE gate) on the CPU kernels: A [2, 5, 17, 23] (391

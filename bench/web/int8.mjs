@@ -6,7 +6,7 @@
 // int8 faster), and with --profile the time per op type of both.
 //
 //   node bench/web/int8.mjs --models-dir DIR [--models a,b] [--wasm DIR]
-//        [--runs N] [--profile] [--json FILE]
+//        [--runs N] [--profile] [--top N] [--json FILE]
 //
 // DIR holds NAME/model.onnx, NAME/int8.onnx (kiln quantize, see
 // docs/quantization.md) and NAME/input_0.pb. Single-threaded engine
@@ -18,10 +18,10 @@ import { startServer, sourceDir } from '../../wasm/browser/serve.mjs';
 import { describeCpu, hostCpu } from './machine.mjs';
 
 const USAGE = 'usage: node bench/web/int8.mjs --models-dir DIR [--models a,b] [--wasm DIR] [--runs N] ' +
-  '[--profile] [--json FILE]';
+  '[--profile] [--top N] [--json FILE]';
 const opts = { models: 'squeezenet1_1,mobilenet_v2,resnet50,efficientnet_b0', wasmDir: path.join(sourceDir, 'build-wasm'),
-  runs: 30, modelsDir: process.env.KILN_MODELS_DIR };
-const names = { '--models': 'models', '--models-dir': 'modelsDir', '--wasm': 'wasmDir', '--runs': 'runs', '--json': 'json' };
+  runs: 30, top: 12, modelsDir: process.env.KILN_MODELS_DIR };
+const names = { '--models': 'models', '--models-dir': 'modelsDir', '--wasm': 'wasmDir', '--runs': 'runs', '--top': 'top', '--json': 'json' };
 const argv = process.argv.slice(2);
 for (let i = 0; i < argv.length; i++) {
   if (argv[i] === '--profile') {
@@ -42,7 +42,7 @@ if (!opts.modelsDir || !fs.existsSync(opts.modelsDir)) {
 // In the page: both models of one name loaded, warmed up, then `runs`
 // rounds, the order within a round alternating; with profile, each
 // session's steps summed by op type (ms per run).
-async function compareInPage({ model, runs, profile, budgetMs }) {
+async function compareInPage({ model, runs, profile, top, budgetMs }) {
   const kiln = await import('/kiln/kiln.mjs');
   await kiln.init({});
   const get = async (file) => {
@@ -77,7 +77,7 @@ async function compareInPage({ model, runs, profile, budgetMs }) {
       for (const p of s.session.profile()) byOp[p.op] = (byOp[p.op] ?? 0) + p.totalMs / Math.max(1, p.runs);
       out[s.name].byOp = Object.entries(byOp).sort((a, b) => b[1] - a[1]);
       out[s.name].slowest = s.session.profile().map((p) => ({ op: p.op, name: p.name, ms: p.totalMs / Math.max(1, p.runs) }))
-        .sort((a, b) => b.ms - a.ms).slice(0, 12);
+        .sort((a, b) => b.ms - a.ms).slice(0, top);
     }
     s.m.dispose();
   }
@@ -110,7 +110,7 @@ try {
       const page = await context.newPage();
       await page.goto(`${server.url}bench/web/`);
       const r = await page.evaluate(compareInPage, { model, runs: Number(opts.runs), profile: !!opts.profile,
-        budgetMs: 120000 });
+        top: Number(opts.top), budgetMs: 120000 });
       const f32 = median(r.f32.times), int8 = median(r.int8.times);
       report.models.push({ model, f32Ms: f32, int8Ms: int8, speedup: f32 / int8, ...r });
       report.pageCpu ??= r.browserCpu;

@@ -11,7 +11,10 @@
  * ki holds 8 int16 or 4 int32 lanes. ki_dot_add(acc, a, b) adds
  * a[2i] b[2i] + a[2i+1] b[2i+1] to int32 lane i of acc; the sum wraps as
  * the hardware's does (operands here are at most 255 in magnitude, so a
- * pair cannot overflow). */
+ * pair cannot overflow). ki_zip_lo16 / ki_zip_hi16 interleave two vectors'
+ * int16 lanes, ki_even16 keeps the even int16 lanes of two (a stride-2
+ * gather), ki_even_u8 / ki_even_s8 widen the even bytes of 16 (the same
+ * from 8-bit data). */
 #ifndef KN_SIMD_VEC_I16_H
 #define KN_SIMD_VEC_I16_H
 
@@ -39,6 +42,23 @@ static inline ki ki_zip_hi16(ki a, ki b)
 {
     return wasm_i16x8_shuffle(a, b, 4, 12, 5, 13, 6, 14, 7, 15);
 }
+/* a0 a2 a4 a6 b0 b2 b4 b6 (int16 lanes): every other element of 16 */
+static inline ki ki_even16(ki a, ki b)
+{
+    return wasm_i16x8_shuffle(a, b, 0, 2, 4, 6, 8, 10, 12, 14);
+}
+static inline ki ki_splat16(int16_t v) { return wasm_i16x8_splat(v); }
+static inline ki ki_sub16(ki a, ki b) { return wasm_i16x8_sub(a, b); }
+/* bytes p[0], p[2], .. p[14] as int16: the low byte of each 16-bit lane,
+ * unsigned or signed */
+static inline ki ki_even_u8(const void *p)
+{
+    return wasm_v128_and(wasm_v128_load(p), wasm_i16x8_splat(0xff));
+}
+static inline ki ki_even_s8(const void *p)
+{
+    return wasm_i16x8_shr(wasm_i16x8_shl(wasm_v128_load(p), 8), 8);
+}
 #define KI_NAME "wasm128"
 #elif defined(__SSE2__) && !defined(KN_VEC_I16_PORTABLE)
 #include <emmintrin.h>
@@ -55,6 +75,23 @@ static inline ki ki_splat_pair(const int16_t *p)
 static inline ki ki_dot_add(ki acc, ki a, ki b) { return _mm_add_epi32(acc, _mm_madd_epi16(a, b)); }
 static inline ki ki_zip_lo16(ki a, ki b) { return _mm_unpacklo_epi16(a, b); }
 static inline ki ki_zip_hi16(ki a, ki b) { return _mm_unpackhi_epi16(a, b); }
+/* SSE2 has no even-lane shuffle of int16: each even lane sign-extended to
+ * int32, then packed back, which saturates nothing */
+static inline ki ki_even16(ki a, ki b)
+{
+    return _mm_packs_epi32(_mm_srai_epi32(_mm_slli_epi32(a, 16), 16),
+                           _mm_srai_epi32(_mm_slli_epi32(b, 16), 16));
+}
+static inline ki ki_splat16(int16_t v) { return _mm_set1_epi16(v); }
+static inline ki ki_sub16(ki a, ki b) { return _mm_sub_epi16(a, b); }
+static inline ki ki_even_u8(const void *p)
+{
+    return _mm_and_si128(ki_load(p), _mm_set1_epi16(0xff));
+}
+static inline ki ki_even_s8(const void *p)
+{
+    return _mm_srai_epi16(_mm_slli_epi16(ki_load(p), 8), 8);
+}
 #define KI_NAME "sse2"
 #else
 typedef struct ki {
@@ -106,6 +143,42 @@ static inline ki ki_zip_hi16(ki a, ki b)
         v.h[2 * i] = a.h[4 + i];
         v.h[2 * i + 1] = b.h[4 + i];
     }
+    return v;
+}
+static inline ki ki_even16(ki a, ki b)
+{
+    ki v;
+    for (int i = 0; i < 4; i++) {
+        v.h[i] = a.h[2 * i];
+        v.h[4 + i] = b.h[2 * i];
+    }
+    return v;
+}
+static inline ki ki_splat16(int16_t x)
+{
+    ki v;
+    for (int i = 0; i < 8; i++)
+        v.h[i] = x;
+    return v;
+}
+static inline ki ki_sub16(ki a, ki b)
+{
+    for (int i = 0; i < 8; i++)
+        a.h[i] = (int16_t)(a.h[i] - b.h[i]);
+    return a;
+}
+static inline ki ki_even_u8(const void *p)
+{
+    ki v;
+    for (int i = 0; i < 8; i++)
+        v.h[i] = ((const uint8_t *)p)[2 * i];
+    return v;
+}
+static inline ki ki_even_s8(const void *p)
+{
+    ki v;
+    for (int i = 0; i < 8; i++)
+        v.h[i] = ((const int8_t *)p)[2 * i];
     return v;
 }
 #define KI_NAME "portable"

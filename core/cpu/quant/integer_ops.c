@@ -310,6 +310,7 @@ int quant_conv_prepare(kn_kctx *k, quant_conv *c, const kn_tensor *x, const kn_t
         pointwise &= c->win.stride[d] == 1 && c->win.pad_begin[d] == 0 && c->win.pad_end[d] == 0;
     c->pointwise = pointwise;
     c->depthwise = quant_dw_fits(c);
+    c->direct_pack = !pointwise && quant_pack_fits(c);
 
     int32_t threads = kn_threadpool_threads(k->threads);
     c->x_bytes = kn_align_up((size_t)(cin * c->in_size) * sizeof(int16_t), 64);
@@ -338,7 +339,9 @@ int quant_conv_prepare(kn_kctx *k, quant_conv *c, const kn_tensor *x, const kn_t
     c->w_bytes =
         kn_align_up(kn_qgemm_packed_a_len(c->mg, c->kdim) * (size_t)group * sizeof(int16_t), 64) +
         kn_align_up((size_t)(cout * c->kdim) * sizeof(int16_t), 64);
-    c->col_bytes = pointwise ? 0 : kn_align_up((size_t)(c->kdim * c->block) * sizeof(int16_t), 64);
+    c->col_bytes = pointwise || c->direct_pack
+                       ? 0
+                       : kn_align_up((size_t)(c->kdim * c->block) * sizeof(int16_t), 64);
     c->pack_bytes = kn_align_up(kn_qgemm_packed_b_len(c->kdim, c->block) * sizeof(int16_t), 64);
     c->tile_bytes = kn_align_up((size_t)(KN_QGEMM_MR * c->block) * sizeof(int32_t), 64);
     c->slot_bytes = c->col_bytes + c->pack_bytes + c->tile_bytes;
@@ -431,7 +434,8 @@ typedef struct conv_job {
     char *slots;
 } conv_job;
 
-/* Item = (group, column block): im2col the block, pack it, multiply. */
+/* Item = (group, column block): pack the block (from the image, or im2col
+ * then pack), multiply. */
 static void conv_item(const conv_job *j, int64_t item, char *slot)
 {
     const quant_conv *c = j->c;
@@ -440,15 +444,19 @@ static void conv_item(const conv_job *j, int64_t item, char *slot)
     int64_t c1 = c0 + c->block < c->out_size ? c0 + c->block : c->out_size;
     const int16_t *xg = j->x + g * c->cg * c->in_size, *bmat = xg + c0;
     int64_t ldb = c->in_size;
-    if (!c->pointwise) {
-        int16_t *col = (int16_t *)slot;
-        kn_im2col_i16(&c->win, xg, col, 0, c->kdim, c0, c1);
-        bmat = col;
-        ldb = c1 - c0;
-    }
     int16_t *pb = (int16_t *)(slot + c->col_bytes);
     int64_t n = c1 - c0;
-    kn_qgemm_pack_b(c->kdim, n, bmat, ldb, pb);
+    if (c->direct_pack) {
+        quant_pack_cols(c, xg, c0, c1, pb);
+    } else {
+        if (!c->pointwise) {
+            int16_t *col = (int16_t *)slot;
+            kn_im2col_i16(&c->win, xg, col, 0, c->kdim, c0, c1);
+            bmat = col;
+            ldb = c1 - c0;
+        }
+        kn_qgemm_pack_b(c->kdim, n, bmat, ldb, pb);
+    }
     const int16_t *pa = j->w + (size_t)g * kn_qgemm_packed_a_len(c->mg, c->kdim);
     if (!j->ep) {
         kn_qgemm_packed(c->mg, n, c->kdim, pa, pb, j->acc + g * c->mg * c->out_size + c0,

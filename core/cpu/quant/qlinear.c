@@ -210,6 +210,9 @@ typedef struct qconv_chan {
     float multf, stepf; /* the same in float, for the fast loops */
     int32_t bias;
     int fast; /* the float loops may serve (finite constants, clamp activation) */
+    /* every (acc + bias) is below 2^24 in magnitude, so exact in float: the
+     * products' bound (kdim x 255 x 255) plus |bias| */
+    int small;
 } qconv_chan;
 
 static int qconv_prepare(kn_kctx *k)
@@ -339,17 +342,21 @@ static inline int32_t f32_bits(float v)
 }
 
 /* Plain requantization of len accumulators, (acc + b) mult; returns
- * whether any element is flagged (QUANT_FLAGGED in q). */
-static int requant_row_f32(const int32_t *restrict acc, int64_t len, int32_t b, float mult,
-                           float lo, float hi, int32_t *restrict q)
+ * whether any element is flagged (QUANT_FLAGGED in q). small: the caller
+ * knows |acc + b| < 2^24 (qconv_chan.small), so the exactness test is left
+ * out (a constant, so that each case gets its own loop). */
+static inline __attribute__((always_inline)) int
+requant_row_f32(int small, const int32_t *restrict acc, int64_t len, int32_t b, float mult,
+                float lo, float hi, int32_t *restrict q)
 {
     int32_t bad = 0;
     for (int64_t i = 0; i < len; i++) {
         int32_t a = (int32_t)((uint32_t)acc[i] + (uint32_t)b); /* wrapped: flagged below */
         float af = (float)a, p = clampf(af * mult, lo, hi);
         float t = p + QUANT_ROUNDER, r = t - QUANT_ROUNDER; /* |p| < 2^22: nearest, ties to even */
-        int32_t flag =
-            (fabsf(p - r) > 0.5f - QUANT_TIE_EDGE) | (fabsf(af) >= QUANT_F32_EXACT);
+        int32_t flag = fabsf(p - r) > 0.5f - QUANT_TIE_EDGE;
+        if (!small)
+            flag |= fabsf(af) >= QUANT_F32_EXACT;
         bad |= flag;
         q[i] = flag ? QUANT_FLAGGED : f32_bits(t) - QUANT_ROUNDER_BITS;
     }
@@ -512,7 +519,9 @@ static int fast_row(const qconv_job *j, const qconv_chan *ch, const int32_t *a,
                     const int32_t *zq, int64_t n, int32_t *q)
 {
     if (!j->s->fused)
-        return requant_row_f32(a, n, ch->bias, ch->multf, (float)j->lo, (float)j->hi, q);
+        return ch->small
+                   ? requant_row_f32(1, a, n, ch->bias, ch->multf, (float)j->lo, (float)j->hi, q)
+                   : requant_row_f32(0, a, n, ch->bias, ch->multf, (float)j->lo, (float)j->hi, q);
     return fused_row_f32(j, ch, j->s->act.kind, a, zq, n, q);
 }
 
@@ -632,6 +641,9 @@ static int qconv_run(kn_kctx *k)
         ch->step = (double)xs * wsm;
         ch->stepf = xs * wsm;
         ch->bias = bias ? ((const int32_t *)bias->data)[m] : 0;
+        /* operands less their zero points lie in [-255, 255] (8-bit both) */
+        double bound = (double)c->kdim * 255.0 * 255.0 + fabs((double)ch->bias);
+        ch->small = bound < 0x1p24;
         ch->fast = fast_act && isfinite(ch->multf) && isfinite(ch->stepf) && isfinite(j.zsf) &&
                    isfinite(j.err_scale) && isfinite(1.0f / j.ysf);
     }

@@ -148,6 +148,7 @@ typedef struct quant_conv {
     int64_t kdim;                  /* GEMM depth: cg * kernel volume */
     int64_t in_size, out_size;     /* spatial element counts */
     int pointwise;                 /* 1x1, stride 1, no padding: no im2col */
+    int direct_pack;               /* 2-D: columns packed from the image (quant_pack_cols) */
     int depthwise;                 /* quant_dw_fits: channel by channel */
     int64_t block;                 /* output columns per block */
     int32_t tasks;                 /* blocks (channels) in parallel, one scratch slot each */
@@ -198,6 +199,13 @@ int quant_dw_fits(const quant_conv *c);
 size_t quant_dw_plane_bytes(const quant_conv *c);
 void quant_dw_channel(const quant_conv *c, int64_t ch, const void *x, int32_t zx, const int16_t *w,
                       int32_t *acc, const quant_epilogue *ep, int16_t *plane);
+
+/* Packing from the image (quant_conv_pack.c): whether c's window is one
+ * it handles (2-D or 1-D), and columns [c0, c1) of one group's im2col
+ * matrix packed as kn_qgemm_pack_b would pack them, from xg (the group's
+ * channels less the zero point, int16). */
+int quant_pack_fits(const quant_conv *c);
+void quant_pack_cols(const quant_conv *c, const int16_t *xg, int64_t c0, int64_t c1, int16_t *dst);
 
 /* Winograd (quant_winograd.c), for constant weights: whether c takes it,
  * given W - w_zp as int16 rows (then it sets c's fields and scratch sizes

@@ -18,6 +18,7 @@
 #include "core/base/alloc.h"
 #include "core/cpu/quant/quant_common.h"
 #include "core/simd/qgemm.h"
+#include "core/simd/vec_i16.h"
 
 int quant_dw_fits(const quant_conv *c)
 {
@@ -62,11 +63,12 @@ size_t quant_dw_plane_bytes(const quant_conv *c)
 }
 
 /* x (one channel, 8-bit of type T) minus zx into the sub-planes. */
-#define KN_DW_COPY(T, SFX)                                                                         \
+#define KN_DW_COPY(T, SFX, EVEN)                                                                   \
     static void dw_copy_##SFX(const kn_window *w, const dw_geometry *g, const T *x, int32_t zx,    \
                               int16_t *dst)                                                        \
     {                                                                                              \
         const int64_t sh = w->stride[1], sw = w->stride[2], ih = w->in[1], iw = w->in[2];          \
+        const ki kz = ki_splat16((int16_t)zx);                                                     \
         for (int64_t qi = 0; qi < sh; qi++)                                                        \
             for (int64_t qj = 0; qj < sw; qj++) {                                                  \
                 int16_t *sub = dst + (qi * sw + qj) * g->sub;                                      \
@@ -87,10 +89,18 @@ size_t quant_dw_plane_bytes(const quant_conv *c)
                     const T *s = x + ir * iw + first;                                              \
                     for (int64_t c = 0; c < lo; c++)                                               \
                         d[c] = 0;                                                                  \
-                    if (sw == 1)                                                                   \
+                    if (sw == 1) {                                                                 \
                         for (int64_t c = lo; c < hi; c++)                                          \
                             d[c] = (int16_t)(s[c] - zx);                                           \
-                    else                                                                           \
+                    } else if (sw == 2) {                                                          \
+                        /* 8 columns from 16 bytes while those stay inside the row                 \
+                         * (clang leaves a stride-2 loop scalar) */                                \
+                        int64_t c = lo;                                                            \
+                        for (; c + 8 <= hi && first + 2 * c + 16 <= iw; c += 8)                    \
+                            ki_store(d + c, ki_sub16(EVEN(s + 2 * c), kz));                        \
+                        for (; c < hi; c++)                                                        \
+                            d[c] = (int16_t)(s[2 * c] - zx);                                       \
+                    } else                                                                         \
                         for (int64_t c = lo; c < hi; c++)                                          \
                             d[c] = (int16_t)(s[c * sw] - zx);                                      \
                     for (int64_t c = hi; c < g->pitch; c++)                                        \
@@ -99,8 +109,8 @@ size_t quant_dw_plane_bytes(const quant_conv *c)
                 memset(sub + g->rows * g->pitch, 0, (size_t)(g->sub - g->rows * g->pitch) * 2);    \
             }                                                                                      \
     }
-KN_DW_COPY(uint8_t, u8)
-KN_DW_COPY(int8_t, s8)
+KN_DW_COPY(uint8_t, u8, ki_even_u8)
+KN_DW_COPY(int8_t, s8, ki_even_s8)
 
 void quant_dw_channel(const quant_conv *c, int64_t ch, const void *x, int32_t zx, const int16_t *w,
                       int32_t *acc, const quant_epilogue *ep, int16_t *plane)
@@ -125,12 +135,17 @@ void quant_dw_channel(const quant_conv *c, int64_t ch, const void *x, int32_t zx
                 src[i * kw + j] = sub + (y0 + i / sh) * g.pitch + j / sw;
             }
         kn_qdw_taps(wide, src, w, (int32_t)(kh * kw), (n + 7) & ~(int64_t)7);
-        for (int64_t r = 0; r < rows; r++) {
-            int64_t oy = y0 + r;
-            if (acc)
-                memcpy(acc + oy * ow, wide + r * g.pitch, (size_t)ow * sizeof *acc);
-            else
-                ep->row(ep->ctx, ch, oy * ow, wide + r * g.pitch, ow);
-        }
+        /* the strip's rows closed up (the dropped columns removed, in
+         * place: row r moves down from r pitch to r ow), then handed on in
+         * one piece: the epilogue's fixed cost per call and its padded
+         * tail came once per output row, which on rows of 7 or 14
+         * (MobileNet's and EfficientNet's last stages) cost about as much
+         * as the row itself */
+        for (int64_t r = 1; r < rows && g.pitch != ow; r++)
+            memmove(wide + r * ow, wide + r * g.pitch, (size_t)ow * sizeof *wide);
+        if (acc)
+            memcpy(acc + y0 * ow, wide, (size_t)(rows * ow) * sizeof *acc);
+        else
+            ep->row(ep->ctx, ch, y0 * ow, wide, rows * ow);
     }
 }

@@ -1,0 +1,93 @@
+/* The integer convolution's columns packed straight from the image: for a
+ * 2-D window, each 8-column panel of qgemm.h's packed B (the layout
+ * kn_qgemm_pack_b writes) is gathered from the image less its zero point,
+ * without first writing the im2col matrix and reading it back.
+ *
+ * Row r of the im2col matrix is (channel, kernel row, kernel column);
+ * column j is an output position (oy, ox). A panel whose 8 columns lie on
+ * one output line reads, for each row, 8 inputs at a fixed stride from one
+ * input row: one vector load at stride 1, two loads and an even-lane
+ * shuffle at stride 2 (ResNet's downsampling convolutions and stems), as
+ * long as the run is inside the input row; the other panels and rows (a
+ * line's end, the padding) are gathered element by element, zero outside
+ * the image (the zero point, as the spec pads). */
+#include "core/cpu/quant/quant_common.h"
+#include "core/simd/qgemm.h"
+#include "core/simd/vec_i16.h"
+
+#define NR KN_QGEMM_NR
+
+int quant_pack_fits(const quant_conv *c)
+{
+    const kn_window *w = &c->win;
+    return w->kernel[0] == 1 && w->in[0] == 1 && w->out[0] == 1;
+}
+
+/* Far outside any image: an unused column's corner, so every tap on it
+ * reads as padding (no overflow: |dy|, |dx| are far smaller). */
+#define PACK_OUTSIDE (-((int64_t)1 << 40))
+
+/* Row (input channel ci, tap ky, kx) of the 8 columns with top-left input
+ * corners (y0[j], x0[j]): the 8 int16 values as one vector. line: all 8
+ * columns on one output line, consecutive (x0[j] = x0[0] + j sw). */
+static ki pack_row(const int16_t *src, int64_t ih, int64_t iw, int64_t sw, int line,
+                   const int64_t *y0, const int64_t *x0, int64_t dy, int64_t dx)
+{
+    if (line) {
+        int64_t iy = y0[0] + dy, ix = x0[0] + dx;
+        if (iy >= 0 && iy < ih && ix >= 0) {
+            const int16_t *s = src + iy * iw + ix;
+            if (sw == 1 && ix + NR <= iw)
+                return ki_load(s);
+            /* reads 2 NR elements, the last one unused */
+            if (sw == 2 && ix + 2 * NR <= iw)
+                return ki_even16(ki_load(s), ki_load(s + NR));
+        }
+    }
+    int16_t t[NR];
+    for (int64_t j = 0; j < NR; j++) {
+        int64_t iy = y0[j] + dy, ix = x0[j] + dx;
+        t[j] = iy >= 0 && iy < ih && ix >= 0 && ix < iw ? src[iy * iw + ix] : 0;
+    }
+    return ki_load(t);
+}
+
+void quant_pack_cols(const quant_conv *c, const int16_t *xg, int64_t c0, int64_t c1, int16_t *dst)
+{
+    const kn_window *w = &c->win;
+    const int64_t ih = w->in[1], iw = w->in[2], ow = w->out[2];
+    const int64_t sh = w->stride[1], sw = w->stride[2], kh = w->kernel[1], kw = w->kernel[2];
+    const int64_t dh = w->dilation[1], dw = w->dilation[2];
+    const int64_t kdim = c->kdim, kp = kn_qgemm_pairs(kdim), plane = c->in_size;
+    for (int64_t n0 = c0; n0 < c1; n0 += NR) {
+        int64_t cols = c1 - n0 < NR ? c1 - n0 : NR;
+        int64_t y0[NR], x0[NR];
+        for (int64_t j = 0; j < NR; j++) {
+            int64_t o = n0 + j;
+            y0[j] = j < cols ? (o / ow) * sh - w->pad_begin[1] : PACK_OUTSIDE;
+            x0[j] = j < cols ? (o % ow) * sw - w->pad_begin[2] : PACK_OUTSIDE;
+        }
+        int line = cols == NR && n0 % ow + NR <= ow;
+        /* the row being read: channel ci, tap (ky, kx) */
+        int64_t ci = 0, ky = 0, kx = 0;
+        for (int64_t p = 0; p < kp; p++, dst += 2 * NR) {
+            ki v[2];
+            for (int h = 0; h < 2; h++) {
+                if (2 * p + h >= kdim) { /* odd depth: a zero row */
+                    v[h] = ki_zero();
+                    continue;
+                }
+                v[h] = pack_row(xg + ci * plane, ih, iw, sw, line, y0, x0, ky * dh, kx * dw);
+                if (++kx == kw) {
+                    kx = 0;
+                    if (++ky == kh) {
+                        ky = 0;
+                        ci++;
+                    }
+                }
+            }
+            ki_store(dst, ki_zip_lo16(v[0], v[1]));
+            ki_store(dst + NR, ki_zip_hi16(v[0], v[1]));
+        }
+    }
+}
