@@ -3,6 +3,7 @@
 // machine load; startup of each from import to the first digits result.
 // Driven by run.mjs (window.kilnBench), or by hand: index.html?models=squeezenet1_1
 import { importKiln, importOrt, kilnSession, kilnWorkerSession, ortSession } from './engines.mjs';
+import { profileModel } from './profile.mjs';
 
 const now = () => performance.now();
 
@@ -96,30 +97,22 @@ export async function benchModel({ model, runs = 15, budgetMs = 40000, kilnInit 
   };
 }
 
-/** Kiln alone with { profile: true }: `runs` runs after a warm-up, then
- * the time per op type and the slowest steps, in ms per run. */
-export async function profileKiln({ model, runs = 10, top = 12, kilnInit = {} }) {
-  const kiln = await importKiln(kilnInit);
-  const base = new URL(`../../models/${model}/`, import.meta.url).href;
-  const m = await kiln.Model.load(await fetchBytes(`${base}model.onnx`));
-  const tensors = await readInputs(kiln, base);
-  const session = m.createSession({ profile: true });
-  const feeds = {};
-  m.inputs.forEach((info, i) => { feeds[info.name] = tensors[i]; });
-  session.runSync(feeds);
-  session.resetProfile();
-  const t0 = now();
-  for (let i = 0; i < runs; i++) session.runSync(feeds);
-  const wallMs = (now() - t0) / runs;
-  const steps = session.profile().map((s) => ({ ...s, ms: s.totalMs / Math.max(1, s.runs) }));
-  m.dispose();
-  const byOp = {};
-  for (const s of steps) byOp[s.op] = (byOp[s.op] ?? 0) + s.ms;
-  return {
-    model, wallMs,
-    byOp: Object.entries(byOp).sort((a, b) => b[1] - a[1]),
-    slowest: [...steps].sort((a, b) => b.ms - a.ms).slice(0, top),
-  };
+/** Kiln alone with { profile: true } (profile.mjs), on this page's thread
+ * or, with inWorker, in a module worker as a worker session would run. */
+export async function profileKiln({ inWorker = false, ...args }) {
+  if (!inWorker) return profileModel(args);
+  const worker = new Worker(new URL('./profile-worker.mjs', import.meta.url), { type: 'module' });
+  try {
+    const reply = await new Promise((resolve, reject) => {
+      worker.onmessage = (e) => resolve(e.data);
+      worker.onerror = (e) => reject(new Error(`profile worker: ${e.message}`));
+      worker.postMessage(args);
+    });
+    if (reply.error) throw new Error(reply.error);
+    return reply.result;
+  } finally {
+    worker.terminate();
+  }
 }
 
 /** Auto against forced GEMM tiles in ONE page, so that drift in machine

@@ -32,7 +32,10 @@
 // default: the relaxed-SIMD engine where the browser validates it),
 // 'relaxed', or 'simd128' (the plain engine).
 // --profile: Kiln alone, time per op type and the slowest steps of each
-// model (the session's own profile), instead of the comparison.
+// model (the session's own profile), instead of the comparison; in a
+// module worker, as worker sessions run (on the page's own thread the
+// threads engine's waits spin). --profile-steps N: the N slowest steps
+// (default 12; 0: every step, in plan order).
 //
 // DIR holds NAME/model.onnx + NAME/input_0.pb (tools/export_models.py).
 // Default models: squeezenet1_1,mobilenet_v2,resnet50,bert_encoder.
@@ -47,7 +50,7 @@ import { describeCpu, hostCpu } from './machine.mjs';
 
 const USAGE = 'usage: node bench/web/run.mjs --models-dir DIR [--models a,b] [--wasm DIR] [--runs N] ' +
   '[--startup-runs N] [--json FILE] [--profile] [--gemm-tile auto|NAME|each|interleave] [--threads N] [--wasm-mt DIR] ' +
-  '[--simd auto|relaxed|simd128] [--max-seconds S] [--simulate-slow-tile NAME:F]';
+  '[--simd auto|relaxed|simd128] [--max-seconds S] [--simulate-slow-tile NAME:F] [--profile-steps N]';
 
 function parseArgs(argv) {
   const opts = {
@@ -63,10 +66,12 @@ function parseArgs(argv) {
     simd: 'auto',
     maxSeconds: 40,
     slowTile: '',
+    profileSteps: 12,
   };
   const names = { '--models': 'models', '--models-dir': 'modelsDir', '--wasm': 'wasmDir', '--runs': 'runs',
     '--startup-runs': 'startupRuns', '--json': 'json', '--gemm-tile': 'gemmTile',
-    '--threads': 'threads', '--wasm-mt': 'wasmMtDir', '--simd': 'simd', '--max-seconds': 'maxSeconds', '--simulate-slow-tile': 'slowTile' };
+    '--threads': 'threads', '--wasm-mt': 'wasmMtDir', '--simd': 'simd', '--max-seconds': 'maxSeconds', '--simulate-slow-tile': 'slowTile',
+    '--profile-steps': 'profileSteps' };
   for (let i = 0; i < argv.length; i++) {
     if (argv[i] === '--profile') {
       opts.profile = true;
@@ -83,6 +88,7 @@ function parseArgs(argv) {
   opts.startupRuns = Number(opts.startupRuns);
   opts.threads = Number(opts.threads);
   opts.maxSeconds = Number(opts.maxSeconds);
+  opts.profileSteps = Number(opts.profileSteps);
   if (!['auto', 'relaxed', 'simd128'].includes(opts.simd)) {
     console.error(USAGE);
     process.exit(2);
@@ -226,11 +232,11 @@ async function main() {
   if (opts.profile) {
     try {
       for (const model of opts.models.split(',').filter(Boolean)) {
-        const r = await inFreshPage(browser, server.url, (a) => window.kilnBench.profileKiln(a), { model, runs: opts.runs, kilnInit: { ...tileInit(opts.gemmTile), threads: opts.threads } });
+        const r = await inFreshPage(browser, server.url, (a) => window.kilnBench.profileKiln(a), { model, runs: opts.runs, top: opts.profileSteps, inWorker: true, kilnInit: { ...tileInit(opts.gemmTile), threads: opts.threads } });
         const total = r.byOp.reduce((a, [, ms]) => a + ms, 0);
-        console.log(`\n${model}: ${r.wallMs.toFixed(1)} ms per run, ${total.toFixed(1)} ms in steps`);
+        console.log(`\n${model}: ${r.wallMs.toFixed(1)} ms per run, ${total.toFixed(1)} ms in steps, ${r.threads} thread(s)${r.fallbackReason ? ` (${r.fallbackReason})` : ''}`);
         for (const [op, ms] of r.byOp) console.log(`  ${op.padEnd(28)} ${pad(ms.toFixed(2), 8)} ms ${pad((100 * ms / total).toFixed(1), 5)} %`);
-        console.log('  slowest steps:');
+        console.log(opts.profileSteps > 0 ? '  slowest steps:' : '  steps:');
         for (const s of r.slowest) console.log(`    ${s.op.padEnd(24)} ${pad(s.ms.toFixed(2), 7)} ms  ${s.name}`);
       }
     } finally {
