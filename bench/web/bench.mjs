@@ -44,7 +44,7 @@ function relativeDiff(a, b) {
 /** Benchmarks models/<model>/model.onnx with its input_K.pb: one warm-up
  * run each, then up to `runs` alternating pairs (at least 5 when the
  * budget runs out). Returns times in ms. */
-export async function benchModel({ model, runs = 15, budgetMs = 40000, kilnInit = {}, threads = 1 }) {
+export async function benchModel({ model, runs = 15, budgetMs = 40000, kilnInit = {}, threads = 1, gapMs = 0 }) {
   // With threads, Kiln's engine lives in a worker (kilnWorkerSession); the
   // page's own engine decodes the inputs and, unless a tile is forced,
   // chooses the worker's GEMM tile (createWorkerSession), so it gets the
@@ -71,6 +71,9 @@ export async function benchModel({ model, runs = 15, budgetMs = 40000, kilnInit 
   const start = now();
   for (let i = 0; i < runs; i++) {
     for (const e of i % 2 ? [...engines].reverse() : engines) {
+      // an idle gap first: with threads, an engine's pool may still be
+      // watching for work (spinning) when the other engine's run starts
+      if (gapMs) await new Promise((resolve) => setTimeout(resolve, gapMs));
       const t0 = now();
       await e.run();
       times[e.name].push(now() - t0);

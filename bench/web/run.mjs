@@ -36,6 +36,9 @@
 // module worker, as worker sessions run (on the page's own thread the
 // threads engine's waits spin). --profile-steps N: the N slowest steps
 // (default 12; 0: every step, in plan order).
+// --gap-ms MS: an idle pause before each timed run (default 0): with
+// threads, the engine that ran last may still have threads spinning,
+// waiting for more work, while the other's run starts.
 //
 // DIR holds NAME/model.onnx + NAME/input_0.pb (tools/export_models.py).
 // Default models: squeezenet1_1,mobilenet_v2,resnet50,bert_encoder.
@@ -50,7 +53,7 @@ import { describeCpu, hostCpu } from './machine.mjs';
 
 const USAGE = 'usage: node bench/web/run.mjs --models-dir DIR [--models a,b] [--wasm DIR] [--runs N] ' +
   '[--startup-runs N] [--json FILE] [--profile] [--gemm-tile auto|NAME|each|interleave] [--threads N] [--wasm-mt DIR] ' +
-  '[--simd auto|relaxed|simd128] [--max-seconds S] [--simulate-slow-tile NAME:F] [--profile-steps N]';
+  '[--simd auto|relaxed|simd128] [--max-seconds S] [--simulate-slow-tile NAME:F] [--profile-steps N] [--gap-ms MS]';
 
 function parseArgs(argv) {
   const opts = {
@@ -67,11 +70,12 @@ function parseArgs(argv) {
     maxSeconds: 40,
     slowTile: '',
     profileSteps: 12,
+    gapMs: 0,
   };
   const names = { '--models': 'models', '--models-dir': 'modelsDir', '--wasm': 'wasmDir', '--runs': 'runs',
     '--startup-runs': 'startupRuns', '--json': 'json', '--gemm-tile': 'gemmTile',
     '--threads': 'threads', '--wasm-mt': 'wasmMtDir', '--simd': 'simd', '--max-seconds': 'maxSeconds', '--simulate-slow-tile': 'slowTile',
-    '--profile-steps': 'profileSteps' };
+    '--profile-steps': 'profileSteps', '--gap-ms': 'gapMs' };
   for (let i = 0; i < argv.length; i++) {
     if (argv[i] === '--profile') {
       opts.profile = true;
@@ -89,6 +93,7 @@ function parseArgs(argv) {
   opts.threads = Number(opts.threads);
   opts.maxSeconds = Number(opts.maxSeconds);
   opts.profileSteps = Number(opts.profileSteps);
+  opts.gapMs = Number(opts.gapMs);
   if (!['auto', 'relaxed', 'simd128'].includes(opts.simd)) {
     console.error(USAGE);
     process.exit(2);
@@ -267,7 +272,8 @@ async function main() {
       }
       try {
         const bench = (gemmTile) => inFreshPage(browser, server.url, (a) => window.kilnBench.benchModel(a),
-          { model, runs: opts.runs, budgetMs: opts.maxSeconds * 1000, kilnInit: tileInit(gemmTile), threads: opts.threads });
+          { model, runs: opts.runs, budgetMs: opts.maxSeconds * 1000, kilnInit: tileInit(gemmTile), threads: opts.threads,
+            gapMs: opts.gapMs });
         const r = await bench(opts.gemmTile === 'each' ? 'auto' : opts.gemmTile);
         r.ratio = r.medianMs.kiln / r.medianMs.ort;
         report.models.push(r);
