@@ -3,6 +3,7 @@
 // machine load; startup of each from import to the first digits result.
 // Driven by run.mjs (window.kilnBench), or by hand: index.html?models=squeezenet1_1
 import { importKiln, importOrt, kilnSession, kilnWorkerSession, ortSession } from './engines.mjs';
+import { fetchBytes, readInputs } from './model_files.mjs';
 import { profileModel } from './profile.mjs';
 
 const now = () => performance.now();
@@ -11,24 +12,6 @@ function median(values) {
   const s = [...values].sort((a, b) => a - b);
   const m = s.length >> 1;
   return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
-}
-
-async function fetchBytes(url) {
-  const r = await fetch(url);
-  if (!r.ok) throw new Error(`${url}: HTTP ${r.status}`);
-  return new Uint8Array(await r.arrayBuffer());
-}
-
-// input_0.pb, input_1.pb ... next to the model, decoded by Kiln.
-async function readInputs(kiln, base) {
-  const tensors = [];
-  for (let i = 0; ; i++) {
-    const r = await fetch(`${base}input_${i}.pb`);
-    if (!r.ok) break;
-    tensors.push(kiln.decodeTensor(new Uint8Array(await r.arrayBuffer())));
-  }
-  if (!tensors.length) throw new Error(`${base}input_0.pb is missing`);
-  return tensors;
 }
 
 // max |a - b| / max |b|: how far the engines' first outputs are apart.

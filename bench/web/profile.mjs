@@ -4,14 +4,9 @@
 // for its pool spin there and the profile would not be the one a worker
 // session (how an application runs threads) sees.
 import { importKiln } from './engines.mjs';
+import { fetchBytes, readInputs } from './model_files.mjs';
 
 const now = () => performance.now();
-
-async function fetchBytes(url) {
-  const r = await fetch(url);
-  if (!r.ok) throw new Error(`${url}: HTTP ${r.status}`);
-  return new Uint8Array(await r.arrayBuffer());
-}
 
 /** `runs` runs after a warm-up; ms per run for the whole run, per op type
  * and for the `top` slowest steps (top 0: every step, in plan order). */
@@ -19,13 +14,7 @@ export async function profileModel({ model, runs = 10, top = 12, kilnInit = {} }
   const kiln = await importKiln(kilnInit);
   const base = new URL(`../../models/${model}/`, import.meta.url).href;
   const m = await kiln.Model.load(await fetchBytes(`${base}model.onnx`));
-  const tensors = [];
-  for (let i = 0; ; i++) {
-    const r = await fetch(`${base}input_${i}.pb`);
-    if (!r.ok) break;
-    tensors.push(kiln.decodeTensor(new Uint8Array(await r.arrayBuffer())));
-  }
-  if (!tensors.length) throw new Error(`${base}input_0.pb is missing`);
+  const tensors = await readInputs(kiln, base);
   const session = m.createSession({ profile: true });
   const feeds = {};
   m.inputs.forEach((info, i) => { feeds[info.name] = tensors[i]; });
