@@ -314,7 +314,10 @@ static void cycles(const inputs *in, long n)
      * in the heap, and resident memory can step once, at a cycle that
      * depends on timing: squeezenet with 4 threads before, +2.3 MiB at a
      * cycle past 20 of 50 in one CI run, flat in the five runs after it).
-     * A leak of even 1 KiB a cycle still shows over the second half. */
+     * A leak still shows over the second half: with the default 1000
+     * cycles, 1 KiB a cycle on the digits model (8.5 MiB resident); with
+     * the 120 cycles the reliability script gives squeezenet (23 MiB),
+     * about 4 KiB a cycle. */
     long warm = n / 2;
     double t0 = now_s();
     for (long c = 0; c < n; c++) {
