@@ -77,6 +77,16 @@ int kn_window_init(kn_window *w, const kn_node *node, const int64_t *in_sp, int3
         (rc = read_ints(node, "pads", 2 * nsp, pads, 0, op, err)) != KN_OK)
         return rc;
 
+    /* Bounds that keep the sums and products below in int64: a crafted
+     * model's pads or strides near 2^63 made them overflow (fuzzing). */
+    for (int32_t i = 0; i < nsp; i++)
+        if (in_sp[i] > KN_WIN_MAX_EXTENT || kernel[i] > KN_WIN_MAX_EXTENT ||
+            stride[i] > KN_WIN_MAX_EXTENT || dil[i] > KN_WIN_MAX_EXTENT ||
+            pads[i] > KN_WIN_MAX_EXTENT || pads[nsp + i] > KN_WIN_MAX_EXTENT)
+            return kn_fail(err, KN_ERR_SHAPE,
+                           "%s: spatial dim %d: size, kernel, stride, dilation or pads past %lld",
+                           op, (int)i, (long long)KN_WIN_MAX_EXTENT);
+
     int32_t off = KN_WIN_DIMS - nsp;
     w->nsp = nsp;
     for (int32_t i = 0; i < off; i++) {
@@ -122,6 +132,13 @@ int kn_window_init(kn_window *w, const kn_node *node, const int64_t *in_sp, int3
         w->pad_begin[off + i] = pb;
         w->pad_end[off + i] = pe;
     }
+    int64_t in_size = 1, out_size = 1, kvol = 1;
+    for (int32_t d = 0; d < KN_WIN_DIMS; d++)
+        if (__builtin_mul_overflow(in_size, w->in[d], &in_size) ||
+            __builtin_mul_overflow(out_size, w->out[d], &out_size) ||
+            __builtin_mul_overflow(kvol, w->kernel[d], &kvol))
+            return kn_fail(err, KN_ERR_SHAPE, "%s: the window's input, output or kernel has "
+                           "more positions than fit in 64 bits", op);
     return KN_OK;
 }
 

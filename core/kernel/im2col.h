@@ -20,6 +20,11 @@ typedef struct kn_window {
     int64_t pad_begin[KN_WIN_DIMS], pad_end[KN_WIN_DIMS];
 } kn_window;
 
+/* Largest spatial size, kernel, stride, dilation or pad kn_window_init
+ * accepts (2^40): far past any real model, and small enough that the
+ * window's sums cannot overflow. */
+#define KN_WIN_MAX_EXTENT ((int64_t)1 << 40)
+
 /* How kn_window_init reads a node. */
 typedef struct kn_window_opts {
     const char *op;          /* for messages */
