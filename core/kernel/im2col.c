@@ -132,13 +132,11 @@ int kn_window_init(kn_window *w, const kn_node *node, const int64_t *in_sp, int3
         w->pad_begin[off + i] = pb;
         w->pad_end[off + i] = pe;
     }
-    int64_t in_size = 1, out_size = 1, kvol = 1;
-    for (int32_t d = 0; d < KN_WIN_DIMS; d++)
-        if (__builtin_mul_overflow(in_size, w->in[d], &in_size) ||
-            __builtin_mul_overflow(out_size, w->out[d], &out_size) ||
-            __builtin_mul_overflow(kvol, w->kernel[d], &kvol))
-            return kn_fail(err, KN_ERR_SHAPE, "%s: the window's input, output or kernel has "
-                           "more positions than fit in 64 bits", op);
+    /* kn_window_in_size and the others multiply unchecked later */
+    if (kn_shape_numel(w->in, KN_WIN_DIMS) < 0 || kn_shape_numel(w->out, KN_WIN_DIMS) < 0 ||
+        kn_shape_numel(w->kernel, KN_WIN_DIMS) < 0)
+        return kn_fail(err, KN_ERR_SHAPE, "%s: the window's input, output or kernel has "
+                       "more positions than fit in 64 bits", op);
     return KN_OK;
 }
 
