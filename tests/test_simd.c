@@ -460,3 +460,36 @@ Test(simd_kernels, layernorm_rows)
         }
     }
 }
+
+/* DequantizeLinear's rows: exactly (x - zp) * scale in float for every 8-bit
+ * value, over lengths that end inside and past the kernels' 256-value
+ * widening chunks, and nothing written past n. */
+Test(simd_kernels, dequantize_8bit_rows_exactly)
+{
+    static const int64_t lengths[] = {0, 1, 5, 255, 256, 257, 700};
+    const float scale = 0.0371f, zp_u8 = 131.0f, zp_s8 = -7.0f;
+    uint8_t xu[700];
+    int8_t xs[700];
+    for (int i = 0; i < 700; i++) {
+        xu[i] = (uint8_t)(i * 37 + 11);
+        xs[i] = (int8_t)(uint8_t)(i * 53 + 5);
+    }
+    FOR_EACH_ISA(ks)
+    {
+        for (int l = 0; l < (int)(sizeof lengths / sizeof lengths[0]); l++) {
+            int64_t n = lengths[l];
+            float yu[701], ys[701];
+            yu[n] = ys[n] = -1.0f;
+            ks->dequantize_u8(yu, xu, n, scale, zp_u8);
+            ks->dequantize_s8(ys, xs, n, scale, zp_s8);
+            for (int64_t i = 0; i < n; i++) {
+                cr_assert_eq(yu[i], ((float)xu[i] - zp_u8) * scale, "%s u8 n=%lld i=%lld",
+                             ks->name, (long long)n, (long long)i);
+                cr_assert_eq(ys[i], ((float)xs[i] - zp_s8) * scale, "%s s8 n=%lld i=%lld",
+                             ks->name, (long long)n, (long long)i);
+            }
+            cr_assert(yu[n] == -1.0f && ys[n] == -1.0f, "%s wrote past n=%lld", ks->name,
+                      (long long)n);
+        }
+    }
+}

@@ -103,6 +103,9 @@ typedef struct kn_simd_kernels {
     /* kn_quantize_params' quantization of n contiguous floats */
     void (*quantize_u8)(uint8_t *y, const float *x, int64_t n, const kn_quantize_params *p);
     void (*quantize_s8)(int8_t *y, const float *x, int64_t n, const kn_quantize_params *p);
+    /* y = (x - zp) * scale over n contiguous 8-bit values (DequantizeLinear) */
+    void (*dequantize_u8)(float *y, const uint8_t *x, int64_t n, float scale, float zp);
+    void (*dequantize_s8)(float *y, const int8_t *x, int64_t n, float scale, float zp);
     /* kn_qmul_params' product over n elements, the same strides */
     void (*qmul_u8)(uint8_t *c, const uint8_t *a, int64_t sa, const float *b, int64_t sb, int64_t n,
                     const kn_qmul_params *p);

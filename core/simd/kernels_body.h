@@ -515,15 +515,37 @@ KS_QUANTIZE(uint8_t, quantize_u8)
 KS_QUANTIZE(int8_t, quantize_s8)
 #undef KS_QUANTIZE
 
+/* The 8-bit loops below go a chunk at a time, the 8-bit values widened to
+ * int32 in a loop of their own: with the widening inside the float loop,
+ * clang (14) vectorized it for WebAssembly with each lane loaded,
+ * converted and inserted alone (EfficientNet-B0's SE gates took ten times
+ * the float graph's Mul, 29 ms against 3 ms under load, and its int8
+ * squeeze inputs' DequantizeLinear 2-3 ns an element); int32 to float is
+ * one vector instruction. */
+#define KS_WIDEN_CHUNK 256
+
+/* ---- 8-bit to float (DequantizeLinear per tensor or along an axis) ----
+ * y = (x - zp) * scale: no product is followed by an addition, so every
+ * ISA gives the scalar definition's result. */
+#define KS_DEQUANTIZE(T, NAME)                                                                     \
+    static void KS(NAME)(float *y, const T *x, int64_t n, float scale, float zp)                   \
+    {                                                                                              \
+        int32_t wide[KS_WIDEN_CHUNK];                                                              \
+        for (int64_t i0 = 0; i0 < n; i0 += KS_WIDEN_CHUNK) {                                       \
+            int64_t m = n - i0 < KS_WIDEN_CHUNK ? n - i0 : KS_WIDEN_CHUNK;                         \
+            for (int64_t i = 0; i < m; i++)                                                        \
+                wide[i] = x[i0 + i];                                                               \
+            for (int64_t i = 0; i < m; i++)                                                        \
+                y[i0 + i] = ((float)wide[i] - zp) * scale;                                         \
+        }                                                                                          \
+    }
+KS_DEQUANTIZE(uint8_t, dequantize_u8)
+KS_DEQUANTIZE(int8_t, dequantize_s8)
+#undef KS_DEQUANTIZE
+
 /* ---- 8-bit times float, requantized (kiln.QMulFloat) ----
  * The same kind of loops. No product is followed by an addition, so there
- * is nothing to contract into FMA: every ISA gives the graph's result.
- * A chunk at a time, the 8-bit values widened to int32 in a loop of their
- * own: with the widening inside the float loop, clang (14) vectorized it
- * for WebAssembly with each lane loaded, converted and inserted alone, ten
- * times the float graph's Mul (EfficientNet-B0's SE gates: 29 ms against
- * 3 ms under load); int32 to float is one vector instruction. */
-#define KS_QMUL_CHUNK 256
+ * is nothing to contract into FMA: every ISA gives the graph's result. */
 #define KS_QMUL_LOOP(IB)                                                                           \
     for (int64_t i = 0; i < m; i++) {                                                              \
         float v = ((float)ai[i] - za) * ka * (IB) / sc;                                            \
@@ -538,9 +560,9 @@ KS_QUANTIZE(int8_t, quantize_s8)
     {                                                                                              \
         const float za = p->za, ka = p->sa, sc = p->sc, zc = p->zc, lo = p->lo, hi = p->hi;        \
         const float magic = 12582912.0f;                                                           \
-        int32_t ai[KS_QMUL_CHUNK], q[KS_QMUL_CHUNK];                                               \
-        for (int64_t i0 = 0; i0 < n; i0 += KS_QMUL_CHUNK) {                                        \
-            int64_t m = n - i0 < KS_QMUL_CHUNK ? n - i0 : KS_QMUL_CHUNK;                           \
+        int32_t ai[KS_WIDEN_CHUNK], q[KS_WIDEN_CHUNK];                                             \
+        for (int64_t i0 = 0; i0 < n; i0 += KS_WIDEN_CHUNK) {                                       \
+            int64_t m = n - i0 < KS_WIDEN_CHUNK ? n - i0 : KS_WIDEN_CHUNK;                         \
             const T *ac = a + i0 * sa;                                                             \
             const float *bc = b + i0 * sb;                                                         \
             if (sa == 1)                                                                           \
@@ -565,7 +587,7 @@ KS_QMUL(uint8_t, qmul_u8)
 KS_QMUL(int8_t, qmul_s8)
 #undef KS_QMUL
 #undef KS_QMUL_LOOP
-#undef KS_QMUL_CHUNK
+#undef KS_WIDEN_CHUNK
 
 const kn_simd_kernels KS_TABLE = {
     .name = KV_NAME,
@@ -590,6 +612,8 @@ const kn_simd_kernels KS_TABLE = {
     .range_with_zero = KS(range_with_zero),
     .quantize_u8 = KS(quantize_u8),
     .quantize_s8 = KS(quantize_s8),
+    .dequantize_u8 = KS(dequantize_u8),
+    .dequantize_s8 = KS(dequantize_s8),
     .qmul_u8 = KS(qmul_u8),
     .qmul_s8 = KS(qmul_s8),
 };

@@ -239,21 +239,18 @@ static void qdq_span_fast(const qdq_job *j, int64_t i, int64_t n, int64_t si)
     const qdq_state *s = j->s;
     const float sc = j->scale[si], zp = (float)j->zp[si];
     const int is_signed = (s->quantize ? s->y_dtype : s->x_dtype) == KN_INT8;
+    /* the SIMD table's rows: this file's baseline build (SSE2) took ~2 ns
+     * an element to quantize, a fifth of a QDQ BERT's time at 1 thread, and
+     * the WebAssembly build of a plain dequantizing loop converted lane by
+     * lane (kernels_body.h says why) */
     if (!s->quantize) {
         float *y = (float *)j->y + i;
-        if (is_signed) {
-            const int8_t *x = (const int8_t *)j->x + i;
-            for (int64_t t = 0; t < n; t++)
-                y[t] = ((float)x[t] - zp) * sc;
-        } else {
-            const uint8_t *x = (const uint8_t *)j->x + i;
-            for (int64_t t = 0; t < n; t++)
-                y[t] = ((float)x[t] - zp) * sc;
-        }
+        if (is_signed)
+            kn_simd()->dequantize_s8(y, (const int8_t *)j->x + i, n, sc, zp);
+        else
+            kn_simd()->dequantize_u8(y, (const uint8_t *)j->x + i, n, sc, zp);
         return;
     }
-    /* the SIMD table's rows: this file's baseline build (SSE2) took ~2 ns
-     * an element, a fifth of a QDQ BERT's time at 1 thread */
     const kn_quantize_params q = {sc, zp, (float)s->lo - zp, (float)s->hi - zp};
     const float *x = (const float *)j->x + i;
     if (is_signed)
