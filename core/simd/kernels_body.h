@@ -230,18 +230,29 @@ static void KS(sum_rows)(float *acc, const float *x, int64_t rows, int64_t n, in
         kv_storeu(acc + i + 2 * KV_W, a2);
         kv_storeu(acc + i + 3 * KV_W, a3);
     }
-    /* the last 0-3 whole vectors: even and odd rows in separate chains */
-    for (; i + KV_W <= n; i += KV_W) {
-        kv a0 = kv_loadu(acc + i), a1 = kv_zero();
+    /* The last 0-3 whole vectors in one pass over the rows. Each column is
+     * one chain of additions in row order here as above, so its sum does
+     * not depend on where its vector falls: a global pool that splits the
+     * channels between threads gives the same bits on any thread count. */
+    const int64_t left = (n - i) / KV_W;
+    if (left > 0) {
+        kv a0 = kv_loadu(acc + i);
+        kv a1 = left > 1 ? kv_loadu(acc + i + KV_W) : kv_zero();
+        kv a2 = left > 2 ? kv_loadu(acc + i + 2 * KV_W) : kv_zero();
         const float *p = x + i;
-        int64_t r = 0;
-        for (; r + 2 <= rows; r += 2, p += 2 * ld) {
+        for (int64_t r = 0; r < rows; r++, p += ld) {
             a0 = kv_add(a0, kv_loadu(p));
-            a1 = kv_add(a1, kv_loadu(p + ld));
+            if (left > 1)
+                a1 = kv_add(a1, kv_loadu(p + KV_W));
+            if (left > 2)
+                a2 = kv_add(a2, kv_loadu(p + 2 * KV_W));
         }
-        if (r < rows)
-            a0 = kv_add(a0, kv_loadu(p));
-        kv_storeu(acc + i, kv_add(a0, a1));
+        kv_storeu(acc + i, a0);
+        if (left > 1)
+            kv_storeu(acc + i + KV_W, a1);
+        if (left > 2)
+            kv_storeu(acc + i + 2 * KV_W, a2);
+        i += left * KV_W;
     }
     if (i < n) { /* a partial vector */
         int part = (int)(n - i);

@@ -3,11 +3,17 @@
  *
  * In NHWC the channels of one pixel are a contiguous row, so the pool is
  * the column sums of an (H W) x C block. The work is a grid of pixel
- * ranges x channel ranges, one cell per thread: many pixels split by
- * pixels (each range sums into its own row of scratch, added up after),
- * few pixels with many channels (the 7x7 maps before a classifier) by
- * channels. Sums run a block of rows at a time (kn_simd sum_rows), so no
- * partial sum runs over more than KN_GAP_BLOCK values.
+ * ranges x channel ranges: many pixels split by pixels (each range sums
+ * into its own row of scratch, added up after in range order), few pixels
+ * with many channels (the 7x7 maps before a classifier) by channels. Sums
+ * run a block of rows at a time (kn_simd sum_rows), so no partial sum runs
+ * over more than KN_GAP_BLOCK values.
+ *
+ * The pixel ranges follow from the shape alone, never from the thread
+ * count: they decide the order of the additions, and a model's outputs
+ * should not change in their last bits when it runs on more threads
+ * (SqueezeNet's and EfficientNet-B0's did, from these pools). Channel
+ * ranges change no sum and follow the threads.
  *
  * oneDNN 2.6's NHWC global pooling ran on one thread whatever the thread
  * count: EfficientNet-B0's 17 pools took 0.14 ms on 1 thread and 0.15 on
@@ -21,8 +27,10 @@
 
 /* pixels summed into a zeroed row before it joins the range's total */
 #define KN_GAP_BLOCK 256
-/* fewer pixels than this per range are not worth another thread */
-#define KN_GAP_MIN_PIXELS 64
+/* pixels per range: a few blocks, so that a large map splits into enough
+ * ranges for the threads while each range's overhead (its scratch rows and
+ * their final addition) stays small */
+#define KN_GAP_RANGE_PIXELS (4 * KN_GAP_BLOCK)
 /* channel ranges are whole cache lines of floats */
 #define KN_GAP_CHANNEL_STEP 16
 
@@ -91,10 +99,10 @@ static int gap_prepare(kn_kctx *k)
     st->pixels = x->dims[1] * x->dims[2];
     st->channels = x->dims[3];
     int64_t threads = kn_threadpool_threads(k->threads);
-    int64_t by_pixels = st->pixels / KN_GAP_MIN_PIXELS;
-    st->pixel_parts = by_pixels < 1 ? 1 : by_pixels > threads ? threads : by_pixels;
+    int64_t by_pixels = (st->pixels + KN_GAP_RANGE_PIXELS - 1) / KN_GAP_RANGE_PIXELS;
+    st->pixel_parts = by_pixels < 1 ? 1 : by_pixels;
     int64_t by_channels = (st->channels + KN_GAP_CHANNEL_STEP - 1) / KN_GAP_CHANNEL_STEP;
-    int64_t left = threads / st->pixel_parts;
+    int64_t left = (threads + st->pixel_parts - 1) / st->pixel_parts;
     st->channel_parts = by_channels < 1 ? 1 : by_channels > left ? left : by_channels;
     st->row_bytes = kn_align_up((size_t)st->channels * sizeof(float), 64);
     k->state = st;
