@@ -95,6 +95,14 @@ static int qadd_prepare(kn_kctx *k)
         return rc;
     if (!(sc > 0.0f) || !isfinite(sc))
         return kn_fail(k->err, KN_ERR_INVALID_MODEL, "kiln.QAdd: C_scale must be positive");
+    const float ka = sa / sc, kb = sb / sc, k0 = zc - ka * za - kb * zb;
+    /* an infinite or NaN factor makes NaN sums, which no rounding turns
+     * into an integer */
+    if (!isfinite(ka) || !isfinite(kb) || !isfinite(k0))
+        return kn_fail(k->err, KN_ERR_INVALID_MODEL,
+                       "kiln.QAdd: A_scale %g and B_scale %g over C_scale %g do not give finite "
+                       "factors",
+                       (double)sa, (double)sb, (double)sc);
     kn_tensor *c = k->out[0];
     if (kn_broadcast_shape(a, b, c, k->err) != KN_OK)
         return k->err->code;
@@ -105,9 +113,9 @@ static int qadd_prepare(kn_kctx *k)
     const kn_tensor *in[2] = {a, b};
     kn_bcast_init(&s->plan, c, 2, in);
     s->dtype = a->dtype;
-    s->q.ka = sa / sc;
-    s->q.kb = sb / sc;
-    s->q.k0 = zc - s->q.ka * za - s->q.kb * zb;
+    s->q.ka = ka;
+    s->q.kb = kb;
+    s->q.k0 = k0;
     s->q.lo = a->dtype == KN_UINT8 ? 0.0f : -128.0f;
     s->q.hi = a->dtype == KN_UINT8 ? 255.0f : 127.0f;
     if (kn_attr_int(k->node, "relu", 0))
