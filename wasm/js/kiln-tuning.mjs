@@ -136,14 +136,27 @@ function state(engine, source) {
 // step per task (core/simd/gemm_tune.c: kn_sgemm_tune_warm_step), so that
 // the browser's optimising compiler has them ready when they are timed;
 // the page stays responsive and neither init() nor a model load waits for
-// it. engine.pending() says whether a timing may still come.
+// it. engine.pending() says whether a timing may still come. Resolves
+// when the steps are done (or no timing is pending any more).
 function warmWhileIdle(engine) {
   let step = 0;
-  const next = () => {
-    if (!engine.pending()) return;
-    if (engine.core._kiln_wasm_gemm_tile_warm(step++)) setTimeout(next, 0);
-  };
-  setTimeout(next, 0);
+  return new Promise((resolve) => {
+    const next = () => {
+      if (engine.pending() && engine.core._kiln_wasm_gemm_tile_warm(step++)) setTimeout(next, 0);
+      else resolve();
+    };
+    setTimeout(next, 0);
+  });
+}
+
+let warmed = Promise.resolve();
+
+/** Resolves when the idle warm-up started at init() is over: Model.load
+ * waits for it before a model that will be timed, so that a page loading
+ * its model right after init() times optimised candidates, not the
+ * browser's baseline code (a few ms per step, not blocking the page). */
+export function warmUpDone() {
+  return warmed;
 }
 
 /** At init(): `requested` is its gemmTile option, `given` its
@@ -159,7 +172,7 @@ export function chooseGemmTile(engine, requested, argError, given) {
     forceTile(engine, requested);
     return { ...state(engine, requested === 'auto' ? 'timed' : 'option'), gemmTuneShapes: [] };
   }
-  warmWhileIdle(engine);
+  warmed = warmWhileIdle(engine);
   return { ...state(engine, 'pending'), gemmTuneShapes: [] };
 }
 

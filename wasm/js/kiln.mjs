@@ -12,7 +12,7 @@
 import { KilnError } from './kiln-errors.mjs';
 import { isNode, loadEngine, readUrl, threadsUnavailableReason } from './kiln-loader.mjs';
 import { activeTile, chooseGemmTile, forceTile, modelKey, storedModelTile, timeForModel, TUNE_FROM_MODEL_BYTES,
-  withCensus } from './kiln-tuning.mjs';
+  warmUpDone, withCensus } from './kiln-tuning.mjs';
 import { DTYPES, dtypeOf, typeInfo } from './kiln-types.mjs';
 
 export { KilnError };
@@ -404,6 +404,8 @@ export class Model {
   static async load(source, options = {}) {
     const bytes = await sourceBytes(source);
     await init();
+    // A model that will choose its tile waits for the candidates' warm-up.
+    if (tilesPerModel && !tunedAModel && bytes.byteLength >= TUNE_FROM_MODEL_BYTES) await warmUpDone();
     const p = allocBytes(bytes);
     try {
       return Model.#fromBytes(p, bytes, options);
