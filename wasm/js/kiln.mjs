@@ -404,8 +404,10 @@ export class Model {
   static async load(source, options = {}) {
     const bytes = await sourceBytes(source);
     await init();
-    // A model that will choose its tile waits for the candidates' warm-up.
-    if (tilesPerModel && !tunedAModel && bytes.byteLength >= TUNE_FROM_MODEL_BYTES) await warmUpDone();
+    // A model that will be timed waits for the candidates' warm-up (one
+    // with a stored choice does not).
+    if (tilesPerModel && !tunedAModel && bytes.byteLength >= TUNE_FROM_MODEL_BYTES &&
+      !storedModelTile(env.simd, modelKey(bytes), env.gemmTiles)) await warmUpDone();
     const p = allocBytes(bytes);
     try {
       return Model.#fromBytes(p, bytes, options);
