@@ -145,6 +145,45 @@ Test(simd_gemm, every_tile_matches_reference_and_tuning_picks_one)
     kn_threadpool_destroy(two);
 }
 
+/* The per-model choice: a census open while kernels size their products
+ * ranks the planned shapes by multiply-adds; timing on those shapes lands
+ * on a candidate, and moves off it when it is made 20x slower (a
+ * simulated other CPU; natively the table's own tile is several times
+ * wider than the SSE2 alternatives, so a small factor would not do). */
+Test(simd_gemm, census_ranks_planned_products_and_timing_follows_them)
+{
+    kn_sgemm_workspace_size(8, 8, 8, 1); /* before the census: not counted */
+    kn_sgemm_census_begin();
+    kn_sgemm_workspace_size(64, 784, 576, 1);  /* 28.9 M multiply-adds, twice */
+    kn_sgemm_workspace_size(64, 784, 576, 1);
+    kn_sgemm_workspace_size(512, 49, 4608, 1); /* 115.6 M */
+    kn_sgemm_workspace_size(16, 16, 16, 1);
+    kn_sgemm_workspace_size(0, 16, 16, 1); /* empty: ignored */
+    int64_t top[KN_SGEMM_TUNE_MAX_SHAPES][3];
+    int32_t n = kn_sgemm_census_end(top, KN_SGEMM_TUNE_MAX_SHAPES);
+    kn_sgemm_workspace_size(128, 128, 128, 1); /* after: not counted */
+    cr_assert_eq(n, 3);
+    cr_assert(top[0][0] == 512 && top[0][1] == 49 && top[0][2] == 4608);
+    cr_assert(top[1][0] == 64 && top[1][1] == 784 && top[1][2] == 576);
+    cr_assert(top[2][0] == 16 && top[2][1] == 16 && top[2][2] == 16);
+
+    cr_assert_eq(kn_sgemm_tile_tune_shapes((const int64_t(*)[3])top, 2), 0);
+    const kn_sgemm_tile *chosen = kn_sgemm_tile_active();
+    cr_assert_not_null(kn_sgemm_tile_named(chosen->name));
+    double ms = kn_sgemm_tune_ms();
+    fprintf(stderr, "timing on the census's shapes chose %s in %.1f ms\n", chosen->name, ms);
+    cr_assert_gt(ms, 0.0);
+
+    cr_assert_eq(kn_sgemm_tile_simulate_slowdown(chosen->name, 20.0), 0);
+    cr_assert_eq(kn_sgemm_tile_tune_shapes((const int64_t(*)[3])top, 2), 0);
+    const kn_sgemm_tile *moved = kn_sgemm_tile_active();
+    cr_assert_eq(kn_sgemm_tile_simulate_slowdown(chosen->name, 1.0), 0);
+    cr_assert_neq(moved, chosen, "%s made 20x slower was still chosen", chosen->name);
+
+    cr_assert_eq(kn_sgemm_tile_tune_shapes(NULL, 0), 0, "no shapes: the stand-ins");
+    kn_sgemm_tile_force(kn_sgemm_tile_at(0)->name);
+}
+
 /* Weights packed under one tile stay right after the process chooses
  * another: they remember the tile that packed them. */
 Test(simd_gemm, packed_weights_keep_their_tile_across_a_change)

@@ -44,3 +44,33 @@ EMSCRIPTEN_KEEPALIVE int kiln_wasm_gemm_tile_simulate_slowdown(const char *name,
 {
     return kn_sgemm_tile_simulate_slowdown(name, factor);
 }
+
+/* The choice for one model, on its own products: the page opens a census
+ * before its first session of the model prepares (every product a kernel
+ * plans is counted), closes it after, and times the candidates on the
+ * shapes carrying most multiply-adds. Shapes travel as doubles (m, n, k
+ * each), which JavaScript reads without BigInt. */
+EMSCRIPTEN_KEEPALIVE void kiln_wasm_gemm_census_begin(void) { kn_sgemm_census_begin(); }
+
+/* Writes up to `max` shapes (3 doubles each) to out; returns how many. */
+EMSCRIPTEN_KEEPALIVE int kiln_wasm_gemm_census_end(double *out, int32_t max)
+{
+    int64_t top[KN_SGEMM_TUNE_MAX_SHAPES][3];
+    int32_t n = kn_sgemm_census_end(top, max < KN_SGEMM_TUNE_MAX_SHAPES ? max : KN_SGEMM_TUNE_MAX_SHAPES);
+    for (int32_t i = 0; i < n; i++)
+        for (int j = 0; j < 3; j++)
+            out[i * 3 + j] = (double)top[i][j];
+    return n;
+}
+
+/* Times the candidates on `count` shapes (3 doubles each) and makes the
+ * fastest the choice; 0, or -1 when out of memory. */
+EMSCRIPTEN_KEEPALIVE int kiln_wasm_gemm_tile_tune_shapes(const double *mnk, int32_t count)
+{
+    int64_t shapes[KN_SGEMM_TUNE_MAX_SHAPES][3];
+    int32_t n = count < KN_SGEMM_TUNE_MAX_SHAPES ? count : KN_SGEMM_TUNE_MAX_SHAPES;
+    for (int32_t i = 0; i < n; i++)
+        for (int j = 0; j < 3; j++)
+            shapes[i][j] = (int64_t)mnk[i * 3 + j];
+    return kn_sgemm_tile_tune_shapes(shapes, n > 0 ? n : 0);
+}
