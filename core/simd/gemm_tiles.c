@@ -169,7 +169,7 @@ int32_t kn_sgemm_tile_index(const kn_sgemm_tile *tile)
 /* ---- the choice ---- */
 
 static _Atomic(const kn_sgemm_tile *) active;
-static double tune_ms;
+static kn_sgemm_tune_report last_report; /* under choice_lock */
 static pthread_mutex_t choice_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* Under choice_lock: two threads making their first product at once must
@@ -178,9 +178,9 @@ static const kn_sgemm_tile *choose_locked(const char *name)
 {
     int tune = name && strcmp(name, "auto") == 0;
     const kn_sgemm_tile *t = tune ? NULL : kn_sgemm_tile_named(name);
-    tune_ms = 0;
+    last_report = (kn_sgemm_tune_report){0};
     if (tune)
-        t = kn_sgemm_tune(&tune_ms);
+        t = kn_sgemm_tune(&last_report);
     return t ? t : kn_sgemm_tile_at(0);
 }
 
@@ -211,15 +211,23 @@ int kn_sgemm_tile_force(const char *name)
 
 double kn_sgemm_tune_ms(void)
 {
+    kn_sgemm_tune_report r;
+    kn_sgemm_tune_last_report(&r);
+    return r.elapsed_ms;
+}
+
+void kn_sgemm_tune_last_report(kn_sgemm_tune_report *out)
+{
     kn_sgemm_tile_active();
-    return tune_ms;
+    pthread_mutex_lock(&choice_lock);
+    *out = last_report;
+    pthread_mutex_unlock(&choice_lock);
 }
 
 int kn_sgemm_tile_tune_shapes(const int64_t (*mnk)[3], int32_t count)
 {
     pthread_mutex_lock(&choice_lock);
-    tune_ms = 0;
-    const kn_sgemm_tile *t = kn_sgemm_tune_shapes(mnk, count, &tune_ms);
+    const kn_sgemm_tile *t = kn_sgemm_tune_shapes(mnk, count, &last_report);
     atomic_store_explicit(&active, t ? t : kn_sgemm_tile_at(0), memory_order_release);
     pthread_mutex_unlock(&choice_lock);
     return t ? 0 : -1;

@@ -19,7 +19,7 @@
  *
  * Rounds alternate the candidates so drift in clock speed or machine load
  * falls on all of them alike, and each candidate's fastest round decides
- * (below). */
+ * (kn_sgemm_tune_decide, below). */
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -39,8 +39,13 @@
  *
  * The whole timing is held to TOTAL_BUDGET_MS, since it is paid on the
  * first model load of a page: warm-up ends early enough that the counted
- * rounds, at the pace of the last warm-up round, still fit. */
-enum { COUNTED_ROUNDS = 7, MIN_WARM_ROUNDS = 2, MAX_WARM_ROUNDS = 12, MAX_TILES = 8 };
+ * rounds, at the pace of the last warm-up round, still fit, and a counted
+ * round starts only if it still ends within the budget (none fits: the
+ * warm-up's fastest rounds decide). One round of optimised candidates
+ * takes about 4 ms, so a round slower than the one before it overruns by
+ * a few ms at most: the page's 50 ms. */
+enum { COUNTED_ROUNDS = KN_SGEMM_TUNE_MAX_ROUNDS, MIN_WARM_ROUNDS = 2, MAX_WARM_ROUNDS = 12,
+       MAX_TILES = KN_SGEMM_TUNE_MAX_TILES };
 #define TOTAL_BUDGET_MS 45.0
 
 typedef struct tune_shape {
@@ -84,13 +89,76 @@ static double now_ms(void)
     return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
 }
 
-/* The smallest of n values (n >= 1). */
-static double fastest_of(const double *v, int n)
+/* The clock's step in ms: a browser page that is not cross-origin
+ * isolated coarsens performance.now() (which clock_gettime reads under
+ * Emscripten) to 0.1 ms, a tenth of a candidate's round; natively well
+ * under a microsecond. The smaller of two steps seen (a browser adds
+ * jitter to where the steps fall); about 0.2 ms spent in a page. */
+static double clock_tick_ms(void)
 {
-    double m = v[0];
-    for (int i = 1; i < n; i++)
-        m = v[i] < m ? v[i] : m;
-    return m;
+    double t = now_ms(), next = t, tick = 1e30;
+    for (int change = 0; change < 3; change++) {
+        for (long spin = 0; next == t && spin < 10000000L; spin++)
+            next = now_ms();
+        if (change > 0) /* the first change only aligns to a step */
+            tick = next - t < tick ? next - t : tick;
+        t = next;
+    }
+    return tick; /* 0 when the clock did not move */
+}
+
+/* The smallest of n values (n >= 1), and the second smallest (the
+ * smallest again when n is 1). */
+static void two_fastest(const double *v, int n, double *first, double *second)
+{
+    double a = v[0], b = 1e300;
+    for (int i = 1; i < n; i++) {
+        if (v[i] < a) {
+            b = a;
+            a = v[i];
+        } else if (v[i] < b) {
+            b = v[i];
+        }
+    }
+    *first = a;
+    *second = n > 1 ? b : a;
+}
+
+/* Each candidate's fastest round decides: interruptions by another process
+ * or a compile thread only ever add time, and on a loaded 2-core VM the
+ * fastest runs of identical sessions were 0.94-1.01 apart where their
+ * medians were up to 1.36 apart (bench/web/README.md). But the tiles come
+ * within a few percent of each other, and which of two near-equal ones is
+ * faster in one timing is chance; a move off [0] (the kernel table's own
+ * tile, which a page runs when it does not time) has to pay for itself.
+ * So a challenger is chosen only if its fastest round beats [0]'s by more
+ * than the timing's own spread: for each of the two, how far its second
+ * fastest round lies above its fastest (how precisely the fastest is
+ * known), but at least one step of the clock, the two added (the
+ * uncertainty of a difference). Of the challengers that clear it, the
+ * fastest wins. One round (the budget spent in the warm-up) measures no
+ * spread but the clock's step: a tile the browser has not optimised yet
+ * then loses, as it would have without the margin. */
+int32_t kn_sgemm_tune_decide(const double (*times)[KN_SGEMM_TUNE_MAX_ROUNDS], int32_t tiles,
+                             int32_t rounds, double tick_ms, kn_sgemm_tune_report *report)
+{
+    kn_sgemm_tune_report r = {.tiles = tiles, .rounds = rounds, .tick_ms = tick_ms};
+    for (int32_t i = 0; i < tiles; i++) {
+        double second;
+        two_fastest(times[i], rounds, &r.fastest_ms[i], &second);
+        second = second > r.fastest_ms[i] + tick_ms ? second : r.fastest_ms[i] + tick_ms;
+        r.spread[i] = r.fastest_ms[i] > 0 ? second / r.fastest_ms[i] - 1.0 : 0.0;
+        r.fastest = r.fastest_ms[i] < r.fastest_ms[r.fastest] ? i : r.fastest;
+    }
+    for (int32_t i = 1; i < tiles; i++) {
+        double margin = r.spread[0] + r.spread[i];
+        if (r.fastest_ms[i] * (1.0 + margin) < r.fastest_ms[0] &&
+            r.fastest_ms[i] < r.fastest_ms[r.chosen])
+            r.chosen = i;
+    }
+    if (report)
+        *report = r; /* elapsed_ms: the caller's */
+    return r.chosen;
 }
 
 typedef struct tune_buffers {
@@ -173,14 +241,16 @@ static void run_products(const tune_buffers *t, const kn_sgemm_tile *tile,
     }
 }
 
-static const kn_sgemm_tile *tune_set_of(const tune_set *set, double *elapsed_ms)
+static const kn_sgemm_tile *tune_set_of(const tune_set *set, kn_sgemm_tune_report *report)
 {
     double start = now_ms();
+    if (report)
+        *report = (kn_sgemm_tune_report){0};
+    double tick = clock_tick_ms();
     int32_t n = kn_sgemm_tile_count();
     n = n > MAX_TILES ? MAX_TILES : n;
     /* every tile's packed weights at once, so rounds can alternate */
     float *packed[MAX_TILES][N_SHAPES] = {{0}};
-    double total[MAX_TILES] = {0};
     tune_buffers buf = {0};
     const kn_sgemm_tile *best = NULL;
     int ok = alloc_buffers(&buf, set, n) == 0;
@@ -215,16 +285,12 @@ static const kn_sgemm_tile *tune_set_of(const tune_set *set, double *elapsed_ms)
             break;
     }
     /* Whole rounds only, so every candidate is timed as often; past the
-     * budget (a busy machine) fewer rounds decide, at least one. Each
-     * candidate's fastest round decides: interruptions by another process
-     * or a compile thread only ever add time, and on a loaded 2-core VM
-     * the fastest runs of identical sessions were 0.94-1.01 apart where
-     * their medians were up to 1.36 apart (bench/web/README.md). */
+     * budget (a busy machine) fewer rounds decide. */
     double times[MAX_TILES][COUNTED_ROUNDS];
     int counted = 0;
     for (int round = 0; ok && round < COUNTED_ROUNDS; round++) {
         double round_start = now_ms();
-        if (round > 0 && now_ms() - start + last_round_ms > TOTAL_BUDGET_MS)
+        if (now_ms() - start + last_round_ms > TOTAL_BUDGET_MS)
             break;
         for (int32_t j = 0; j < n; j++) {
             int32_t i = (j + round) % n;
@@ -236,33 +302,36 @@ static const kn_sgemm_tile *tune_set_of(const tune_set *set, double *elapsed_ms)
         counted++;
         last_round_ms = now_ms() - round_start;
     }
-    if (ok) {
+    if (ok && counted == 0) { /* no counted round fitted */
         for (int32_t i = 0; i < n; i++)
-            total[i] = fastest_of(times[i], counted);
-        int32_t fastest = 0;
-        for (int32_t i = 1; i < n; i++)
-            fastest = total[i] < total[fastest] ? i : fastest;
-        best = kn_sgemm_tile_at(fastest);
+            times[i][0] = fastest_seen[i];
+        counted = 1;
     }
+    if (ok)
+        best = kn_sgemm_tile_at(kn_sgemm_tune_decide((const double(*)[COUNTED_ROUNDS])times, n,
+                                                     counted, tick, report));
     for (int32_t i = 0; i < n; i++)
         for (size_t s = 0; s < N_SHAPES; s++)
             free(packed[i][s]);
     free_buffers(&buf);
-    if (elapsed_ms)
-        *elapsed_ms = now_ms() - start;
+    if (report)
+        report->elapsed_ms = now_ms() - start;
     return best; /* NULL (out of memory): the caller keeps the default */
 }
 
-const kn_sgemm_tile *kn_sgemm_tune(double *elapsed_ms) { return tune_set_of(&default_set, elapsed_ms); }
+const kn_sgemm_tile *kn_sgemm_tune(kn_sgemm_tune_report *report)
+{
+    return tune_set_of(&default_set, report);
+}
 
 const kn_sgemm_tile *kn_sgemm_tune_shapes(const int64_t (*mnk)[3], int32_t count,
-                                          double *elapsed_ms)
+                                          kn_sgemm_tune_report *report)
 {
     tune_set set = {.count = 0};
     for (int32_t i = 0; mnk && i < count && set.count < N_SHAPES; i++)
         if (mnk[i][0] > 0 && mnk[i][1] > 0 && mnk[i][2] > 0)
             set.s[set.count++] = fit_shape((tune_shape){mnk[i][0], mnk[i][1], mnk[i][2]});
-    return tune_set_of(set.count ? &set : &default_set, elapsed_ms);
+    return tune_set_of(set.count ? &set : &default_set, report);
 }
 
 /* One step of a warm-up before the timing: candidate `step` % count runs

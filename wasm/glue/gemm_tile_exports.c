@@ -35,6 +35,27 @@ EMSCRIPTEN_KEEPALIVE const char *kiln_wasm_gemm_tile_name(void) { return kn_sgem
 
 EMSCRIPTEN_KEEPALIVE double kiln_wasm_gemm_tune_ms(void) { return kn_sgemm_tune_ms(); }
 
+/* What the last timing saw, for env.gemmTuneDetail: writes the counted
+ * rounds, the fastest candidate's index and the chosen one's, the clock's
+ * step (ms), then each candidate's fastest round (ms) and spread,
+ * 4 + 2 * tiles doubles (out holds 4 + 2 * max_tiles); returns the number
+ * of candidates timed. */
+EMSCRIPTEN_KEEPALIVE int kiln_wasm_gemm_tune_report(double *out, int32_t max_tiles)
+{
+    kn_sgemm_tune_report r;
+    kn_sgemm_tune_last_report(&r);
+    int32_t n = r.tiles < max_tiles ? r.tiles : max_tiles;
+    out[0] = r.rounds;
+    out[1] = r.fastest;
+    out[2] = r.chosen;
+    out[3] = r.tick_ms;
+    for (int32_t i = 0; i < n; i++) {
+        out[4 + 2 * i] = r.fastest_ms[i];
+        out[5 + 2 * i] = r.spread[i];
+    }
+    return n;
+}
+
 /* Before the first large model: lets the browser optimise the candidates
  * (kn_sgemm_tune_warm_step). */
 EMSCRIPTEN_KEEPALIVE int kiln_wasm_gemm_tile_warm(int32_t step) { return kn_sgemm_tune_warm_step(step); }

@@ -122,12 +122,34 @@ export function activeTile(engine) {
   return engine.readCString(engine.core._kiln_wasm_gemm_tile_name());
 }
 
+// What the last timing saw (core/simd/gemm_tiles.h's report), for
+// benchmarks: { rounds, fastestTile, tickMs, fastestMs: { tile: ms },
+// spread: { tile: fraction } }; the choice is fastestTile only where that
+// beat the first tile by more than the spread of the two.
+function tuneDetail(engine, tiles) {
+  const { core } = engine;
+  const doubles = 4 + 2 * tiles.length;
+  const p = core._malloc(doubles * 8);
+  if (!p) return null;
+  try {
+    const n = core._kiln_wasm_gemm_tune_report(p, tiles.length);
+    const d = new Float64Array(engine.memoryBuffer(), p, doubles);
+    const per = (j) => Object.fromEntries(tiles.slice(0, n).map((t, i) => [t, d[4 + 2 * i + j]]));
+    return n ? { rounds: d[0], fastestTile: tiles[d[1]], tickMs: d[3], fastestMs: per(0), spread: per(1) } : null;
+  } finally {
+    core._free(p);
+  }
+}
+
 function state(engine, source) {
   const { core, readCString } = engine;
+  const gemmTiles = readCString(core._kiln_wasm_gemm_tiles()).split(',');
+  const timed = source === 'timed';
   return {
     gemmTile: activeTile(engine),
-    gemmTiles: readCString(core._kiln_wasm_gemm_tiles()).split(','),
-    gemmTuneMs: source === 'timed' ? core._kiln_wasm_gemm_tune_ms() : 0,
+    gemmTiles,
+    gemmTuneMs: timed ? core._kiln_wasm_gemm_tune_ms() : 0,
+    gemmTuneDetail: timed ? tuneDetail(engine, gemmTiles) : null,
     gemmTileSource: source,
   };
 }
@@ -161,7 +183,8 @@ export function warmUpDone() {
 
 /** At init(): `requested` is its gemmTile option, `given` its
  * gemmTileStore (a worker's copy of the page's stored choices). Returns
- * the env fields { gemmTile, gemmTiles, gemmTuneMs, gemmTileSource }; the
+ * the env fields { gemmTile, gemmTiles, gemmTuneMs, gemmTuneDetail,
+ * gemmTileSource, gemmTuneShapes }; the
  * source is 'pending' when each large model will choose its own. */
 export function chooseGemmTile(engine, requested, argError, given) {
   const tiles = state(engine, null).gemmTiles;

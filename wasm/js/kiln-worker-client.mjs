@@ -36,8 +36,8 @@ async function startWorker(url) {
  * workerUrl, transferInputs (hand the feeds' buffers to the worker instead
  * of copying them; they become unusable here) }. `pageTile(bytes, simd)`
  * (kiln.mjs) resolves to the page engine's GEMM tile choice for the model
- * in `bytes`, { gemmTile, gemmTileSource, gemmTuneMs, gemmModelKey } or
- * null. */
+ * in `bytes`, { gemmTile, gemmTileSource, gemmTuneMs, gemmTuneDetail,
+ * gemmModelKey, gemmTuneShapes } or null. */
 export async function createWorkerSession(source, options = {}, pageTile = null) {
   const worker = await startWorker(options.workerUrl ?? new URL('./kiln-worker.mjs', import.meta.url));
   const pending = new Map();
@@ -93,7 +93,8 @@ export async function createWorkerSession(source, options = {}, pageTile = null)
     throw e;
   }
   if (fromPage) info.env = { ...info.env, gemmTileSource: fromPage.gemmTileSource, gemmTuneMs: fromPage.gemmTuneMs,
-    gemmModelKey: fromPage.gemmModelKey, gemmTuneShapes: fromPage.gemmTuneShapes ?? [] };
+    gemmTuneDetail: fromPage.gemmTuneDetail, gemmModelKey: fromPage.gemmModelKey,
+    gemmTuneShapes: fromPage.gemmTuneShapes ?? [] };
   rememberGemmTile(info.env);
   let disposed = false;
   return {

@@ -107,6 +107,18 @@ export const env: {
   readonly gemmModelKey: string | null;
   /** The model's products ([m, n, k]) the last per-model timing ran on. */
   readonly gemmTuneShapes: readonly (readonly number[])[];
+  /** What the last timing saw: each candidate's fastest counted round (ms)
+   * and how far its second fastest lay above it, at least the clock's
+   * step `tickMs` (0.02: 2 %); the fastest candidate is chosen only where
+   * it beat the first tile by more than the larger spread of the two.
+   * null when the tile was not timed. */
+  readonly gemmTuneDetail: {
+    readonly rounds: number;
+    readonly fastestTile: string;
+    readonly tickMs: number;
+    readonly fastestMs: Readonly<Record<string, number>>;
+    readonly spread: Readonly<Record<string, number>>;
+  } | null;
 };
 
 /** Loads and starts the engine; later calls return the first promise. */

@@ -47,12 +47,12 @@ async function pageGemmTile(bytes, simd) {
   if (!env.initialized || env.simd !== simd || !tilesPerModel || bytes.byteLength < TUNE_FROM_MODEL_BYTES) return null;
   const key = modelKey(bytes);
   const stored = storedModelTile(simd, key, env.gemmTiles);
-  if (stored) return { gemmTile: stored, gemmTileSource: 'stored', gemmTuneMs: 0, gemmModelKey: key };
+  if (stored) return { gemmTile: stored, gemmTileSource: 'stored', gemmTuneMs: 0, gemmTuneDetail: null, gemmModelKey: key };
   const model = await Model.load(bytes);
   try {
     model.createSession().dispose();
-    return { gemmTile: model.gemmTile, gemmTileSource: 'timed', gemmTuneMs: env.gemmTuneMs, gemmModelKey: key,
-      gemmTuneShapes: env.gemmTuneShapes };
+    return { gemmTile: model.gemmTile, gemmTileSource: 'timed', gemmTuneMs: env.gemmTuneMs,
+      gemmTuneDetail: env.gemmTuneDetail, gemmModelKey: key, gemmTuneShapes: env.gemmTuneShapes };
   } finally {
     model.dispose();
   }
@@ -82,10 +82,12 @@ const MAX_RANK = 8;
  * candidates run briefly while the page is idle, for the browser's
  * compiler). Each large model keeps its own tile (`model.gemmTile`);
  * `gemmTuneShapes` are the products ([m, n, k]) its timing ran on, before
- * they were cut to size (empty for stand-in shapes). */
+ * they were cut to size (empty for stand-in shapes), `gemmTuneDetail` what
+ * that timing saw: each candidate's fastest round in ms and its spread,
+ * the counted rounds, the fastest candidate (chosen only where it beat
+ * the first by more than the spread of the two). */
 export const env = {
   initialized: false,
-  gemmModelKey: null,
   build: null,
   simd: null,
   version: null,
@@ -96,7 +98,9 @@ export const env = {
   gemmTile: null,
   gemmTiles: [],
   gemmTuneMs: 0,
+  gemmTuneDetail: null,
   gemmTileSource: null,
+  gemmModelKey: null,
   gemmTuneShapes: [],
 };
 
@@ -268,7 +272,7 @@ async function doInit(options) {
   if (abi !== 1) throw new KilnError(`kiln-core.wasm has ABI version ${abi}; this kiln.mjs expects 1`, 11, 'internal error');
   if (options.simulateSlowTile) simulateSlowTile(options.simulateSlowTile);
   tilesPerModel = options.gemmTile === undefined;
-  const tuning = chooseGemmTile({ core, allocString, readCString, simd: loaded.simd,
+  const tuning = chooseGemmTile({ core, allocString, readCString, simd: loaded.simd, memoryBuffer: () => memory.buffer,
     pending: () => tilesPerModel && !tunedAModel }, options.gemmTile, argError, options.gemmTileStore);
   runtime = withOptions([[OPT_THREADS, threads]], (opts) => {
     check(core._kiln_runtime_create(opts, scratch + 8));
@@ -438,7 +442,10 @@ export class Model {
     if (tilesPerModel && bytes.byteLength >= TUNE_FROM_MODEL_BYTES) {
       model.#tileKey = modelKey(bytes);
       model.#tile = storedModelTile(env.simd, model.#tileKey, env.gemmTiles);
-      if (model.#tile) Object.assign(env, { gemmTileSource: 'stored', gemmTuneMs: 0, gemmModelKey: model.#tileKey, gemmTuneShapes: [] });
+      if (model.#tile) {
+        Object.assign(env, { gemmTileSource: 'stored', gemmTuneMs: 0, gemmTuneDetail: null, gemmModelKey: model.#tileKey,
+          gemmTuneShapes: [] });
+      }
     }
     return model;
   }
