@@ -41,11 +41,17 @@
  * first model load of a page: warm-up ends early enough that the counted
  * rounds, at the pace of the last warm-up round, still fit, and a counted
  * round starts only if it still ends within the budget (none fits: the
- * warm-up's fastest rounds decide). One round of optimised candidates
- * takes about 4 ms, so a round slower than the one before it overruns by
- * a few ms at most: the page's 50 ms. */
-enum { COUNTED_ROUNDS = KN_SGEMM_TUNE_MAX_ROUNDS, MIN_WARM_ROUNDS = 2, MAX_WARM_ROUNDS = 12,
-       MAX_TILES = KN_SGEMM_TUNE_MAX_TILES };
+ * warm-up's fastest rounds decide). A round of optimised candidates
+ * takes 2-4 ms, so a round slower than the one before overruns by a few
+ * ms (50 ms in all). The first warm-up round always runs whole: where the
+ * browser has not yet optimised a candidate (it ran 5-50 ms instead of
+ * 0.5-1 in pages at load 4-6) that round alone can pass the budget. */
+enum {
+    COUNTED_ROUNDS = KN_SGEMM_TUNE_MAX_ROUNDS,
+    MIN_WARM_ROUNDS = 2,
+    MAX_WARM_ROUNDS = 12,
+    MAX_TILES = KN_SGEMM_TUNE_MAX_TILES
+};
 #define TOTAL_BUDGET_MS 45.0
 
 typedef struct tune_shape {
@@ -91,9 +97,9 @@ static double now_ms(void)
 
 /* The clock's step in ms: a browser page that is not cross-origin
  * isolated coarsens performance.now() (which clock_gettime reads under
- * Emscripten) to 0.1 ms, a tenth of a candidate's round; natively well
- * under a microsecond. The smaller of two steps seen (a browser adds
- * jitter to where the steps fall); about 0.2 ms spent in a page. */
+ * Emscripten) to 0.1 ms, a tenth to a quarter of a candidate's round;
+ * natively well under a microsecond. The smaller of two steps seen (a
+ * browser adds jitter to where the steps fall); 0.2-0.3 ms in a page. */
 static double clock_tick_ms(void)
 {
     double t = now_ms(), next = t, tick = 1e30;

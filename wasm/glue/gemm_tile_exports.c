@@ -77,7 +77,8 @@ EMSCRIPTEN_KEEPALIVE void kiln_wasm_gemm_census_begin(void) { kn_sgemm_census_be
 EMSCRIPTEN_KEEPALIVE int kiln_wasm_gemm_census_end(double *out, int32_t max)
 {
     int64_t top[KN_SGEMM_TUNE_MAX_SHAPES][3];
-    int32_t n = kn_sgemm_census_end(top, max < KN_SGEMM_TUNE_MAX_SHAPES ? max : KN_SGEMM_TUNE_MAX_SHAPES);
+    int32_t n =
+        kn_sgemm_census_end(top, max < KN_SGEMM_TUNE_MAX_SHAPES ? max : KN_SGEMM_TUNE_MAX_SHAPES);
     for (int32_t i = 0; i < n; i++)
         for (int j = 0; j < 3; j++)
             out[i * 3 + j] = (double)top[i][j];

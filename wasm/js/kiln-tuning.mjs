@@ -125,7 +125,7 @@ export function activeTile(engine) {
 // What the last timing saw (core/simd/gemm_tiles.h's report), for
 // benchmarks: { rounds, fastestTile, tickMs, fastestMs: { tile: ms },
 // spread: { tile: fraction } }; the choice is fastestTile only where that
-// beat the first tile by more than the spread of the two.
+// beat the first tile by more than the two spreads added.
 function tuneDetail(engine, tiles) {
   const { core } = engine;
   const doubles = 4 + 2 * tiles.length;

@@ -110,7 +110,7 @@ export const env: {
   /** What the last timing saw: each candidate's fastest counted round (ms)
    * and how far its second fastest lay above it, at least the clock's
    * step `tickMs` (0.02: 2 %); the fastest candidate is chosen only where
-   * it beat the first tile by more than the larger spread of the two.
+   * it beat the first tile by more than the two spreads added.
    * null when the tile was not timed. */
   readonly gemmTuneDetail: {
     readonly rounds: number;

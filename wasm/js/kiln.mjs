@@ -85,7 +85,7 @@ const MAX_RANK = 8;
  * they were cut to size (empty for stand-in shapes), `gemmTuneDetail` what
  * that timing saw: each candidate's fastest round in ms and its spread,
  * the counted rounds, the fastest candidate (chosen only where it beat
- * the first by more than the spread of the two). */
+ * the first by more than the two spreads added). */
 export const env = {
   initialized: false,
   build: null,
