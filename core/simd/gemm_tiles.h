@@ -110,7 +110,7 @@ void kn_sgemm_tune_last_report(kn_sgemm_tune_report *out);
  * (kn_sgemm_tune_shapes, none: the conv-shaped), up to
  * KN_SGEMM_TUNE_MAX_ROUNDS interleaved counted rounds after a warm-up
  * that lasts until the browser has optimised the candidates (or until
- * only the counted rounds still fit in the 45 ms budget). Returns the
+ * only the counted rounds still fit in the 40 ms budget). Returns the
  * choice (NULL when out of memory) and fills *report when given. */
 const kn_sgemm_tile *kn_sgemm_tune(kn_sgemm_tune_report *report);
 const kn_sgemm_tile *kn_sgemm_tune_shapes(const int64_t (*mnk)[3], int32_t count,
