@@ -145,6 +145,91 @@ Test(simd_gemm, every_tile_matches_reference_and_tuning_picks_one)
     kn_threadpool_destroy(two);
 }
 
+/* The per-model choice: a census open while kernels size their products
+ * ranks the planned shapes by multiply-adds; timing on those shapes lands
+ * on a candidate, and moves off it when it is made 20x slower (a
+ * simulated other CPU; natively the table's own tile is several times
+ * wider than the SSE2 alternatives, so a small factor would not do). */
+Test(simd_gemm, census_ranks_planned_products_and_timing_follows_them)
+{
+    kn_sgemm_workspace_size(8, 8, 8, 1); /* before the census: not counted */
+    kn_sgemm_census_begin();
+    kn_sgemm_workspace_size(64, 784, 576, 1);  /* 28.9 M multiply-adds, twice */
+    kn_sgemm_workspace_size(64, 784, 576, 1);
+    kn_sgemm_workspace_size(512, 49, 4608, 1); /* 115.6 M */
+    kn_sgemm_workspace_size(16, 16, 16, 1);
+    kn_sgemm_workspace_size(0, 16, 16, 1); /* empty: ignored */
+    int64_t top[KN_SGEMM_TUNE_MAX_SHAPES][3];
+    int32_t n = kn_sgemm_census_end(top, KN_SGEMM_TUNE_MAX_SHAPES);
+    kn_sgemm_workspace_size(128, 128, 128, 1); /* after: not counted */
+    cr_assert_eq(n, 3);
+    cr_assert(top[0][0] == 512 && top[0][1] == 49 && top[0][2] == 4608);
+    cr_assert(top[1][0] == 64 && top[1][1] == 784 && top[1][2] == 576);
+    cr_assert(top[2][0] == 16 && top[2][1] == 16 && top[2][2] == 16);
+
+    cr_assert_eq(kn_sgemm_tile_tune_shapes((const int64_t(*)[3])top, 2), 0);
+    const kn_sgemm_tile *chosen = kn_sgemm_tile_active();
+    cr_assert_not_null(kn_sgemm_tile_named(chosen->name));
+    double ms = kn_sgemm_tune_ms();
+    fprintf(stderr, "timing on the census's shapes chose %s in %.1f ms\n", chosen->name, ms);
+    cr_assert_gt(ms, 0.0);
+
+    cr_assert_eq(kn_sgemm_tile_simulate_slowdown(chosen->name, 20.0), 0);
+    cr_assert_eq(kn_sgemm_tile_tune_shapes((const int64_t(*)[3])top, 2), 0);
+    const kn_sgemm_tile *moved = kn_sgemm_tile_active();
+    cr_assert_eq(kn_sgemm_tile_simulate_slowdown(chosen->name, 1.0), 0);
+    cr_assert_neq(moved, chosen, "%s made 20x slower was still chosen", chosen->name);
+
+    cr_assert_eq(kn_sgemm_tile_tune_shapes(NULL, 0), 0, "no shapes: the stand-ins");
+    kn_sgemm_tile_force(kn_sgemm_tile_at(0)->name);
+}
+
+/* The decision on the timing's rounds (times made up, ms): a challenger
+ * replaces [0] only where its fastest round beats [0]'s by more than the
+ * spreads of the two added (each second fastest over fastest, at least
+ * one step of the clock), so a near-tie keeps the default. */
+Test(simd_gemm, timing_keeps_the_default_tile_unless_beaten_by_more_than_its_spread)
+{
+    double t[KN_SGEMM_TUNE_MAX_TILES][KN_SGEMM_TUNE_MAX_ROUNDS] = {
+        {1.10, 1.00, 1.02, 1.30}, /* [0]: fastest 1.00, spread 2 % */
+        {0.99, 1.05, 1.00, 1.20}, /* 1 % faster: inside the 2 % */
+        {1.08, 1.07, 1.10, 1.09},
+    };
+    kn_sgemm_tune_report r;
+    cr_assert_eq(kn_sgemm_tune_decide(t, 3, 4, 0.0, &r), 0);
+    cr_assert_eq(r.fastest, 1);
+    cr_assert_eq(r.chosen, 0);
+    cr_assert_float_eq(r.fastest_ms[1], 0.99, 1e-12);
+    cr_assert_float_eq(r.spread[0], 0.02, 1e-9);
+    cr_assert_float_eq(r.spread[2], 1.08 / 1.07 - 1.0, 1e-9);
+
+    /* 5 % faster with a 1 % spread clears 2 % + 1 % */
+    memcpy(t[2], (double[]){0.95, 0.97, 0.96, 1.00}, 4 * sizeof(double));
+    cr_assert_eq(kn_sgemm_tune_decide(t, 3, 4, 0.0, &r), 2);
+
+    /* 10 % faster with a 5.6 % spread of its own: clears 7.6 %, and being
+     * the fastest that clears, wins */
+    memcpy(t[1], (double[]){0.90, 0.95, 1.20, 1.10}, 4 * sizeof(double));
+    cr_assert_eq(kn_sgemm_tune_decide(t, 3, 4, 0.0, &r), 1);
+    cr_assert_float_eq(r.spread[1], 0.95 / 0.90 - 1.0, 1e-9);
+    t[1][1] = 1.01; /* spread 12 % + 2 %: 0.90 x 1.14 is past 1.00 */
+    cr_assert_eq(kn_sgemm_tune_decide(t, 3, 4, 0.0, &r), 2);
+
+    /* The clock's step is the least spread: a browser's 0.1 ms on rounds
+     * of about 1 ms hides a 5 % lead */
+    double u[KN_SGEMM_TUNE_MAX_TILES][KN_SGEMM_TUNE_MAX_ROUNDS] = {{1.00, 1.01}, {0.95, 0.96}};
+    cr_assert_eq(kn_sgemm_tune_decide(u, 2, 2, 0.0, &r), 1);
+    cr_assert_eq(kn_sgemm_tune_decide(u, 2, 2, 0.02, &r), 1);
+    cr_assert_eq(kn_sgemm_tune_decide(u, 2, 2, 0.1, &r), 0);
+    cr_assert_float_eq(r.spread[0], 0.1, 1e-9);
+    cr_assert_float_eq(r.tick_ms, 0.1, 0.0);
+
+    /* One round measures only the clock's step: 1.10 / 0.90 / 0.95 */
+    cr_assert_eq(kn_sgemm_tune_decide(t, 3, 1, 0.0, &r), 1);
+    cr_assert_eq(kn_sgemm_tune_decide(t, 3, 1, 0.1, &r), 1, "0.90 x (1 + 0.1 / 1.10 + 0.1 / 0.90) < 1.10");
+    cr_assert_eq(kn_sgemm_tune_decide(t, 3, 1, 0.15, &r), 0, "0.90 x (1 + 0.15 / 1.10 + 0.15 / 0.90) > 1.10");
+}
+
 /* Weights packed under one tile stay right after the process chooses
  * another: they remember the tile that packed them. */
 Test(simd_gemm, packed_weights_keep_their_tile_across_a_change)

@@ -138,7 +138,8 @@ export async function compareTiles({ model, runs = 30, budgetMs = 120000, kilnIn
   for (const s of sessions) await s.remote.dispose();
   return {
     model,
-    auto: { tile: auto.gemmTile, source: auto.gemmTileSource, tuneMs: auto.gemmTuneMs, simd: auto.simd },
+    auto: { tile: auto.gemmTile, source: auto.gemmTileSource, tuneMs: auto.gemmTuneMs, simd: auto.simd,
+      shapes: auto.gemmTuneShapes ?? [], detail: auto.gemmTuneDetail ?? null },
     sessions: sessions.map((s) => ({ label: s.label, tile: s.remote.env.gemmTile, medianMs: median(s.times), times: s.times })),
   };
 }

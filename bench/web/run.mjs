@@ -183,6 +183,13 @@ async function interleaveTiles(opts, browser, server, report) {
       const ms = (s) => `${s.medianMs.toFixed(1)} (${s.minMs.toFixed(1)})`;
       console.log(`${model.padEnd(14)} ${auto.times.length} rounds, ${r.auto.simd}; forced, median (fastest) ms: ` +
         forced.map((f) => `${f.tile} ${ms(f)}`).join(', '));
+      console.log(`${''.padEnd(14)} timed on the model's products (m x n x k) ${r.auto.shapes.map((s) => s.join('x')).join(', ') || 'stand-ins'}`);
+      const d = r.auto.detail;
+      if (d) {
+        console.log(`${''.padEnd(14)} the timing's fastest rounds (spread), ${d.rounds} rounds, clock step ${d.tickMs.toFixed(3)} ms: ` +
+          Object.keys(d.fastestMs).map((t) => `${t} ${d.fastestMs[t].toFixed(2)} ms (${(100 * d.spread[t]).toFixed(1)} %)`).join(', ') +
+          `; fastest ${d.fastestTile}`);
+      }
       console.log(`${''.padEnd(14)} timed choice ${r.auto.tile} (${r.auto.source}, ${r.auto.tuneMs.toFixed(0)} ms): ${ms(auto)} ms; ` +
         `timed / best forced: median ${r.autoVsBest.toFixed(3)} (best ${best.tile}), fastest ${r.autoVsBestMin.toFixed(3)} (best ${bestMin.tile}); ` +
         `forced ${auto.tile} / best forced: ${r.chosenVsBest.toFixed(3)}, ${r.chosenVsBestMin.toFixed(3)}`);

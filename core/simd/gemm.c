@@ -134,6 +134,7 @@ typedef struct pack_header {
 
 size_t kn_sgemm_workspace_size(int64_t m, int64_t n, int64_t k, int32_t threads)
 {
+    kn_sgemm_census_note(m, n, k); /* kernels size their products when prepared */
     size_t need = 0;
     for (int32_t i = 0; i < kn_sgemm_tile_count(); i++) {
         size_t s = kn_sgemm_tile_at(i)->workspace_size(m, n, k, threads);

@@ -169,7 +169,7 @@ int32_t kn_sgemm_tile_index(const kn_sgemm_tile *tile)
 /* ---- the choice ---- */
 
 static _Atomic(const kn_sgemm_tile *) active;
-static double tune_ms;
+static kn_sgemm_tune_report last_report; /* under choice_lock */
 static pthread_mutex_t choice_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* Under choice_lock: two threads making their first product at once must
@@ -178,9 +178,9 @@ static const kn_sgemm_tile *choose_locked(const char *name)
 {
     int tune = name && strcmp(name, "auto") == 0;
     const kn_sgemm_tile *t = tune ? NULL : kn_sgemm_tile_named(name);
-    tune_ms = 0;
+    last_report = (kn_sgemm_tune_report){0};
     if (tune)
-        t = kn_sgemm_tune(&tune_ms);
+        t = kn_sgemm_tune(&last_report);
     return t ? t : kn_sgemm_tile_at(0);
 }
 
@@ -211,6 +211,75 @@ int kn_sgemm_tile_force(const char *name)
 
 double kn_sgemm_tune_ms(void)
 {
+    kn_sgemm_tune_report r;
+    kn_sgemm_tune_last_report(&r);
+    return r.elapsed_ms;
+}
+
+void kn_sgemm_tune_last_report(kn_sgemm_tune_report *out)
+{
     kn_sgemm_tile_active();
-    return tune_ms;
+    pthread_mutex_lock(&choice_lock);
+    *out = last_report;
+    pthread_mutex_unlock(&choice_lock);
+}
+
+int kn_sgemm_tile_tune_shapes(const int64_t (*mnk)[3], int32_t count)
+{
+    pthread_mutex_lock(&choice_lock);
+    const kn_sgemm_tile *t = kn_sgemm_tune_shapes(mnk, count, &last_report);
+    atomic_store_explicit(&active, t ? t : kn_sgemm_tile_at(0), memory_order_release);
+    pthread_mutex_unlock(&choice_lock);
+    return t ? 0 : -1;
+}
+
+/* ---- the census of planned products ---- */
+
+/* Distinct shapes kept: a model has a few dozen; past this, further new
+ * shapes are dropped (the ones seen first stay). */
+enum { CENSUS_MAX = 256 };
+
+static struct census_entry {
+    int64_t m, n, k;
+    double macs;
+} census[CENSUS_MAX];
+static int32_t census_used;
+static atomic_int census_open;
+
+void kn_sgemm_census_begin(void)
+{
+    census_used = 0;
+    atomic_store(&census_open, 1);
+}
+
+void kn_sgemm_census_note(int64_t m, int64_t n, int64_t k)
+{
+    if (!atomic_load_explicit(&census_open, memory_order_relaxed) || m <= 0 || n <= 0 || k <= 0)
+        return;
+    double macs = (double)m * (double)n * (double)k;
+    for (int32_t i = 0; i < census_used; i++)
+        if (census[i].m == m && census[i].n == n && census[i].k == k) {
+            census[i].macs += macs;
+            return;
+        }
+    if (census_used < CENSUS_MAX)
+        census[census_used++] = (struct census_entry){m, n, k, macs};
+}
+
+int32_t kn_sgemm_census_end(int64_t (*top)[3], int32_t max)
+{
+    atomic_store(&census_open, 0);
+    int32_t out = 0;
+    for (; out < max && out < census_used; out++) {
+        int32_t best = out; /* selection: a partial sort of the largest */
+        for (int32_t i = out + 1; i < census_used; i++)
+            best = census[i].macs > census[best].macs ? i : best;
+        struct census_entry e = census[best];
+        census[best] = census[out];
+        census[out] = e;
+        top[out][0] = e.m;
+        top[out][1] = e.n;
+        top[out][2] = e.k;
+    }
+    return out;
 }

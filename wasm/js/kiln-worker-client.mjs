@@ -3,7 +3,7 @@
 // as transferred buffers. In Node the worker is a worker thread.
 import { KilnError } from './kiln-errors.mjs';
 import { isNode, relaxedSimdSupported } from './kiln-loader.mjs';
-import { rememberGemmTile, storedGemmTile } from './kiln-tuning.mjs';
+import { rememberGemmTile, storedGemmTiles } from './kiln-tuning.mjs';
 
 // A Worker with the browser's interface, also under Node.
 async function startWorker(url) {
@@ -34,9 +34,10 @@ async function startWorker(url) {
  * { inputs, outputs, env, run(feeds), dispose() }. options: { init (as
  * kiln.init), model (as Model.load), session (as createSession),
  * workerUrl, transferInputs (hand the feeds' buffers to the worker instead
- * of copying them; they become unusable here) }. `pageTile(byteLength,
- * simd)` (kiln.mjs) is the page engine's GEMM tile choice for a model of
- * that size, { gemmTile, gemmTileSource, gemmTuneMs } or null. */
+ * of copying them; they become unusable here) }. `pageTile(bytes, simd)`
+ * (kiln.mjs) resolves to the page engine's GEMM tile choice for the model
+ * in `bytes`, { gemmTile, gemmTileSource, gemmTuneMs, gemmTuneDetail,
+ * gemmModelKey, gemmTuneShapes } or null. */
 export async function createWorkerSession(source, options = {}, pageTile = null) {
   const worker = await startWorker(options.workerUrl ?? new URL('./kiln-worker.mjs', import.meta.url));
   const pending = new Map();
@@ -69,17 +70,19 @@ export async function createWorkerSession(source, options = {}, pageTile = null)
   let src = source;
   if (source instanceof URL) src = source.href;
   else if (typeof source === 'string' && globalThis.location) src = new URL(source, globalThis.location.href).href;
-  // The worker cannot read the page's stored GEMM tile, so it is handed
-  // over; what a worker times is stored here for the next one.
+  // The worker cannot read the page's stored GEMM tiles (one per model),
+  // so they are handed over; what a worker times is stored here for the
+  // next one.
   const init = { ...options.init };
   // The worker picks its engine build as init() does here (same browser).
   const simd = (init.relaxedSimd ?? relaxedSimdSupported()) ? 'relaxed' : 'simd128';
-  if (init.gemmTile === undefined) init.gemmTile = storedGemmTile(simd) ?? undefined;
-  // Nothing stored: the page's engine chooses (timing now if it must),
-  // rather than the fresh worker timing on unoptimised code; its timing
-  // cost is reported as the worker's. Needs the model's size up front.
-  const size = source instanceof ArrayBuffer || ArrayBuffer.isView(source) ? source.byteLength : -1;
-  const fromPage = init.gemmTile === undefined && size >= 0 && pageTile ? pageTile(size, simd) : null;
+  if (init.gemmTile === undefined) init.gemmTileStore = storedGemmTiles(simd);
+  // For model bytes, the page's engine chooses (stored, or timed now on
+  // the model's products), rather than the fresh worker timing on
+  // unoptimised code; its timing cost is reported as the worker's.
+  const bytes = source instanceof ArrayBuffer ? new Uint8Array(source)
+    : ArrayBuffer.isView(source) ? new Uint8Array(source.buffer, source.byteOffset, source.byteLength) : null;
+  const fromPage = init.gemmTile === undefined && bytes && pageTile ? await pageTile(bytes, simd) : null;
   if (fromPage) init.gemmTile = fromPage.gemmTile;
   let info;
   try {
@@ -89,7 +92,9 @@ export async function createWorkerSession(source, options = {}, pageTile = null)
     worker.terminate();
     throw e;
   }
-  if (fromPage) info.env = { ...info.env, gemmTileSource: fromPage.gemmTileSource, gemmTuneMs: fromPage.gemmTuneMs };
+  if (fromPage) info.env = { ...info.env, gemmTileSource: fromPage.gemmTileSource, gemmTuneMs: fromPage.gemmTuneMs,
+    gemmTuneDetail: fromPage.gemmTuneDetail, gemmModelKey: fromPage.gemmModelKey,
+    gemmTuneShapes: fromPage.gemmTuneShapes ?? [] };
   rememberGemmTile(info.env);
   let disposed = false;
   return {

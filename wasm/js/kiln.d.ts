@@ -65,10 +65,15 @@ export interface InitOptions {
    * warning is printed and env.threadsFallback is set. */
   threads?: number;
   /** The matrix product's micro-tile: 'auto' times the candidates on this
-   * machine now, a name from env.gemmTiles forces one. Default: reuse an
-   * earlier timing on this browser and CPU (localStorage), else time them
-   * when the first model of 1 MiB or more loads. */
+   * machine now (stand-in shapes, one tile for every model), a name from
+   * env.gemmTiles forces one. Default: each model of 1 MiB or more gets
+   * its own, an earlier timing of that model on this browser and CPU
+   * (localStorage), else timed on the model's own products when its first
+   * session is created. */
   gemmTile?: string;
+  /** Stored per-model tile choices ({ modelKey: tile }) for an engine
+   * without localStorage (createWorkerSession passes the page's). */
+  gemmTileStore?: Record<string, string>;
   /** A simulation for benchmarks: that tile's matrix products take
    * `factor` times as long (results unchanged), as on a CPU where it is
    * slower, to show the timed choice adapting. */
@@ -94,9 +99,26 @@ export const env: {
   readonly gemmTiles: readonly string[];
   /** ms the timing took at this init (0 when the tile was not timed). */
   readonly gemmTuneMs: number;
-  /** 'timed' (at init or the first large model), 'stored' (an earlier
-   * timing), 'option', or 'pending' (default tile until a large model). */
+  /** 'timed' (at init, or on the products of the large model last
+   * loaded), 'stored' (an earlier timing of that model), 'option', or
+   * 'pending' (default tile until a large model's first session). */
   readonly gemmTileSource: 'timed' | 'stored' | 'option' | 'pending' | null;
+  /** The model the last per-model choice was for (its size and a hash). */
+  readonly gemmModelKey: string | null;
+  /** The model's products ([m, n, k]) the last per-model timing ran on. */
+  readonly gemmTuneShapes: readonly (readonly number[])[];
+  /** What the last timing saw: each candidate's fastest counted round (ms)
+   * and how far its second fastest lay above it, at least the clock's
+   * step `tickMs` (0.02: 2 %); the fastest candidate is chosen only where
+   * it beat the first tile by more than the two spreads added.
+   * null when the tile was not timed. */
+  readonly gemmTuneDetail: {
+    readonly rounds: number;
+    readonly fastestTile: string;
+    readonly tickMs: number;
+    readonly fastestMs: Readonly<Record<string, number>>;
+    readonly spread: Readonly<Record<string, number>>;
+  } | null;
 };
 
 /** Loads and starts the engine; later calls return the first promise. */
@@ -163,6 +185,12 @@ export class Model {
   readonly inputs: readonly TensorInfo[];
   readonly outputs: readonly TensorInfo[];
   createSession(options?: SessionOptions): Session;
+  /** The matrix product's tile this model's sessions run, or null when the
+   * engine-wide choice applies (small model, forced tile, or no session
+   * yet of a model still to be timed). */
+  readonly gemmTile: string | null;
+  /** Makes this model's tile the engine's (Session.run does it). */
+  activateTile(): void;
   /** Memory the model holds for all its sessions (a session adds its
    * arena, see Session.cacheInfo()). */
   memoryInfo(): ModelMemoryInfo;

@@ -11,7 +11,8 @@
 // bundlers understand. Works in browsers, Web Workers and Node 20.
 import { KilnError } from './kiln-errors.mjs';
 import { isNode, loadEngine, readUrl, threadsUnavailableReason } from './kiln-loader.mjs';
-import { chooseGemmTile, tuneForModel } from './kiln-tuning.mjs';
+import { activeTile, chooseGemmTile, forceTile, modelKey, storedModelTile, timeForModel, TUNE_FROM_MODEL_BYTES,
+  warmUpDone, withCensus } from './kiln-tuning.mjs';
 import { DTYPES, dtypeOf, typeInfo } from './kiln-types.mjs';
 
 export { KilnError };
@@ -19,27 +20,42 @@ export { KilnError };
 import { createWorkerSession as startWorkerSession } from './kiln-worker-client.mjs';
 
 /** A model and session in a Web Worker (kiln-worker-client.mjs). When this
- * page's engine is started and its GEMM tile choice still waits for a large
- * model, the choice is made here for the worker: this engine has had the
- * page's idle time to get its candidates optimised, where a fresh worker
- * would time them at once on the browser's baseline code (25-136 ms on a
- * loaded 2-core machine, against 20-40 here), and in a page of several
- * workers each would time them again. The candidates are the same code in
- * both builds and the timing runs on one thread, so the choice carries. */
+ * page's engine is started and chooses GEMM tiles per model, the choice
+ * for a model handed over as bytes is made here for the worker: this
+ * engine has had the page's idle time to get its candidates optimised,
+ * where a fresh worker would time them at once on the browser's baseline
+ * code (25-136 ms on a loaded 2-core machine, against 20-40 here), and in
+ * a page of several workers each would time them again. The candidates
+ * are the same code in both builds and the timing runs on one thread, so
+ * the choice carries. */
 export function createWorkerSession(source, options = {}) {
   return startWorkerSession(source, options, pageGemmTile);
 }
 
-// For startWorkerSession: the tile this page's engine chose for a model of
-// `byteLength` bytes (timing it now if it was pending), as { gemmTile,
-// gemmTuneMs, gemmTileSource }, or null when this page has no say (engine
-// not started, another SIMD build, or a small model).
-function pageGemmTile(byteLength, simd) {
-  if (!env.initialized || env.simd !== simd) return null;
-  const wasPending = env.gemmTileSource === 'pending';
-  Object.assign(env, tuneForModel({ core, allocString, readCString, simd: env.simd }, env.gemmTileSource, byteLength));
-  if (env.gemmTileSource !== 'timed' && env.gemmTileSource !== 'stored') return null;
-  return { gemmTile: env.gemmTile, gemmTileSource: env.gemmTileSource, gemmTuneMs: wasPending ? env.gemmTuneMs : 0 };
+// The engine's handles, for kiln-tuning.mjs.
+function tuningEngine() {
+  return { core, allocString, readCString, simd: env.simd, memoryBuffer: () => memory.buffer };
+}
+
+// For startWorkerSession: the tile this page's engine chooses for the
+// model in `bytes` (stored, or timed now on its products: the model is
+// loaded here for its first session's census, then let go), as { gemmTile,
+// gemmTuneMs, gemmTileSource, gemmModelKey }, or null when this page has
+// no say (engine not started, another SIMD build, a forced tile, or a
+// small model).
+async function pageGemmTile(bytes, simd) {
+  if (!env.initialized || env.simd !== simd || !tilesPerModel || bytes.byteLength < TUNE_FROM_MODEL_BYTES) return null;
+  const key = modelKey(bytes);
+  const stored = storedModelTile(simd, key, env.gemmTiles);
+  if (stored) return { gemmTile: stored, gemmTileSource: 'stored', gemmTuneMs: 0, gemmTuneDetail: null, gemmModelKey: key };
+  const model = await Model.load(bytes);
+  try {
+    model.createSession().dispose();
+    return { gemmTile: model.gemmTile, gemmTileSource: 'timed', gemmTuneMs: env.gemmTuneMs,
+      gemmTuneDetail: env.gemmTuneDetail, gemmModelKey: key, gemmTuneShapes: env.gemmTuneShapes };
+  } finally {
+    model.dispose();
+  }
 }
 
 // Status codes and option keys of capi/kiln.h.
@@ -58,11 +74,18 @@ const MAX_RANK = 8;
  * 'threads'; `simd` 'relaxed' (the Relaxed SIMD engine: fused multiply-add)
  * or 'simd128'; `version` the engine's release. `gemmTile` is the matrix
  * product's micro-tile in use (of `gemmTiles`), `gemmTileSource` how it
- * was chosen: 'timed' (when the first model of 1 MiB or more loaded, or
- * at init with gemmTile 'auto'; it took `gemmTuneMs`), 'stored' (an
- * earlier visit's timing), 'option', or 'pending' (the default tile until
- * a large model loads; meanwhile the candidates run briefly while the
- * page is idle, for the browser's compiler). */
+ * was chosen: 'timed' (on the products of the model last loaded, of 1 MiB
+ * or more, when its first session was created, or at init with gemmTile
+ * 'auto' on stand-in shapes; it took `gemmTuneMs`), 'stored' (an earlier
+ * timing of that model, `gemmModelKey`), 'option', or 'pending' (the
+ * default tile until a large model's first session; meanwhile the
+ * candidates run briefly while the page is idle, for the browser's
+ * compiler). Each large model keeps its own tile (`model.gemmTile`);
+ * `gemmTuneShapes` are the products ([m, n, k]) its timing ran on, before
+ * they were cut to size (empty for stand-in shapes), `gemmTuneDetail` what
+ * that timing saw: each candidate's fastest round in ms and its spread,
+ * the counted rounds, the fastest candidate (chosen only where it beat
+ * the first by more than the two spreads added). */
 export const env = {
   initialized: false,
   build: null,
@@ -75,7 +98,10 @@ export const env = {
   gemmTile: null,
   gemmTiles: [],
   gemmTuneMs: 0,
+  gemmTuneDetail: null,
   gemmTileSource: null,
+  gemmModelKey: null,
+  gemmTuneShapes: [],
 };
 
 let core = null;        // the Emscripten module (exports as core._kiln_*)
@@ -83,6 +109,8 @@ let memory = null;      // its WebAssembly.Memory
 let runtime = 0;        // kiln_runtime*
 let scratch = 0;        // 256 bytes for out-parameters
 let initPromise = null;
+let tilesPerModel = false; // no gemmTile option: each large model chooses its own
+let tunedAModel = false;   // stops the idle warm-up
 const SCRATCH_BYTES = 256;
 
 // ---- memory access -------------------------------------------------------
@@ -209,10 +237,12 @@ function withOptions(settings, fn) {
  * return the first call's promise). options.threads > 1 loads the threads
  * build when SharedArrayBuffer is usable; otherwise a warning is printed,
  * env.threadsFallback is set and one thread runs. options.gemmTile: 'auto'
- * times the matrix product's tile candidates now, a candidate's name
- * (env.gemmTiles) forces it; by default an earlier timing on this browser
- * and CPU is reused (localStorage), else the candidates are timed when
- * the first model of 1 MiB or more loads (tens of ms, env.gemmTuneMs). */
+ * times the matrix product's tile candidates now on stand-in shapes, for
+ * every model; a candidate's name (env.gemmTiles) forces it; by default
+ * each model of 1 MiB or more gets its own: an earlier timing of that
+ * model on this browser and CPU (localStorage), else the candidates are
+ * timed on the model's own products when its first session is created
+ * (tens of ms, env.gemmTuneMs). */
 export function init(options = {}) {
   if (!initPromise) initPromise = doInit(options).catch((e) => { initPromise = null; throw e; });
   return initPromise;
@@ -241,8 +271,9 @@ async function doInit(options) {
   const abi = core._kiln_abi_version();
   if (abi !== 1) throw new KilnError(`kiln-core.wasm has ABI version ${abi}; this kiln.mjs expects 1`, 11, 'internal error');
   if (options.simulateSlowTile) simulateSlowTile(options.simulateSlowTile);
-  const tuning = chooseGemmTile({ core, allocString, readCString, simd: loaded.simd,
-    pending: () => env.gemmTileSource === 'pending' }, options.gemmTile, argError);
+  tilesPerModel = options.gemmTile === undefined;
+  const tuning = chooseGemmTile({ core, allocString, readCString, simd: loaded.simd, memoryBuffer: () => memory.buffer,
+    pending: () => tilesPerModel && !tunedAModel }, options.gemmTile, argError, options.gemmTileStore);
   runtime = withOptions([[OPT_THREADS, threads]], (opts) => {
     check(core._kiln_runtime_create(opts, scratch + 8));
     return u32At(scratch + 8);
@@ -361,6 +392,8 @@ function checkFeedNames(feeds, inputs, bound) {
 export class Model {
   #handle;
   #sessions = new Set();
+  #tileKey = null; // modelKey() of a model that chooses its own tile
+  #tile = null;    // that tile, once stored or timed
 
   constructor(handle) {
     this.#handle = handle;
@@ -375,6 +408,10 @@ export class Model {
   static async load(source, options = {}) {
     const bytes = await sourceBytes(source);
     await init();
+    // A model that will be timed waits for the candidates' warm-up (one
+    // with a stored choice does not).
+    if (tilesPerModel && !tunedAModel && bytes.byteLength >= TUNE_FROM_MODEL_BYTES &&
+      !storedModelTile(env.simd, modelKey(bytes), env.gemmTiles)) await warmUpDone();
     const p = allocBytes(bytes);
     try {
       return Model.#fromBytes(p, bytes, options);
@@ -393,7 +430,6 @@ export class Model {
 
   // The model in `bytes`, already copied to the engine's heap at p.
   static #fromBytes(p, bytes, options) {
-    Object.assign(env, tuneForModel({ core, allocString, readCString, simd: env.simd }, env.gemmTileSource, bytes.byteLength));
     const handle = withOptions([
       [OPT_OPTIMIZE, options.optimize],
       [OPT_ALLOW_UNSUPPORTED, options.allowUnsupported === undefined ? undefined : +!!options.allowUnsupported],
@@ -402,7 +438,30 @@ export class Model {
       check(core._kiln_model_load_memory(runtime, p, bytes.byteLength, opts, scratch + 8));
       return u32At(scratch + 8);
     });
-    return new Model(handle);
+    const model = new Model(handle);
+    if (tilesPerModel && bytes.byteLength >= TUNE_FROM_MODEL_BYTES) {
+      model.#tileKey = modelKey(bytes);
+      model.#tile = storedModelTile(env.simd, model.#tileKey, env.gemmTiles);
+      if (model.#tile) {
+        Object.assign(env, { gemmTileSource: 'stored', gemmTuneMs: 0, gemmTuneDetail: null, gemmModelKey: model.#tileKey,
+          gemmTuneShapes: [] });
+      }
+    }
+    return model;
+  }
+
+  /** The GEMM tile this model's sessions run (env.gemmTile), or null when
+   * the engine-wide choice applies (a small model, a forced tile, or
+   * before the first session of a model still to be timed). */
+  get gemmTile() { return this.#tile; }
+
+  // Before this model packs weights or runs: its own tile becomes the
+  // engine's (products without packed weights follow the engine's tile).
+  activateTile() {
+    if (this.#tile && activeTile(tuningEngine()) !== this.#tile) {
+      forceTile(tuningEngine(), this.#tile);
+      env.gemmTile = this.#tile;
+    }
   }
 
   /** A session holds the planned memory for runs; options: { maxArenaMB,
@@ -413,7 +472,7 @@ export class Model {
     const plans = options.planCache;
     if (plans !== undefined && !(Number.isInteger(plans) && plans >= 1 && plans <= MAX_PLAN_CACHE))
       throw argError(`createSession: planCache must be an integer from 1 to ${MAX_PLAN_CACHE}, got ${plans}`);
-    const handle = withOptions([
+    const create = () => withOptions([
       [OPT_MAX_ARENA_MB, options.maxArenaMB],
       [OPT_PROFILE, options.profile === undefined ? undefined : +!!options.profile],
       [OPT_PLAN_CACHE, plans],
@@ -421,6 +480,27 @@ export class Model {
       check(core._kiln_session_create(this.#handle, opts, scratch + 8));
       return u32At(scratch + 8);
     });
+    let handle;
+    if (this.#tileKey && !this.#tile) {
+      // The first session of a model to be timed: its kernels' planned
+      // products say which shapes matter; the candidates are timed on
+      // those, and if another tile than the one that packed this
+      // session's weights wins, the session is prepared again with it.
+      const engine = tuningEngine();
+      const packedWith = activeTile(engine);
+      const census = withCensus(engine, create);
+      handle = census.value;
+      tunedAModel = true;
+      Object.assign(env, timeForModel(engine, census.shapes, this.#tileKey), { gemmModelKey: this.#tileKey });
+      this.#tile = env.gemmTile;
+      if (this.#tile !== packedWith) {
+        core._kiln_session_destroy(handle);
+        handle = create();
+      }
+    } else {
+      this.activateTile();
+      handle = create();
+    }
     const session = new Session(handle, this, () => this.#sessions.delete(session));
     this.#sessions.add(session);
     return session;
@@ -474,6 +554,7 @@ export class Session {
     if (!feeds || typeof feeds !== 'object') throw argError('Session.run: feeds must be an object of tensors');
     checkFeedNames(feeds, this.inputs, this.#buffers);
     for (const [name, t] of Object.entries(feeds)) this.#bind(name, t);
+    this.#model.activateTile();
     check(core._kiln_session_run(this.#handle));
     const result = {};
     this.outputs.forEach((o, i) => { result[o.name] = this.#output(i); });

@@ -18,9 +18,10 @@ const dir = [modelsDir, '/work/models'].filter(Boolean).map((d) => path.join(d, 
 const skip = !dir ? 'squeezenet1_1 is not exported (set KILN_MODELS_DIR; tools/export_models.py needs python3-torch)'
   : !exists(nativeCli) ? 'no native kiln CLI to compare with (KILN_CLI): run through ctest' : false;
 
-function runWith(tile, slowTile = '', inWorker = false) {
+function runWith(tile, slowTile = '', inWorker = false, reload = false) {
   const text = execFileSync(process.execPath, [...process.execArgv, child, tile, path.join(dir, 'model.onnx'), path.join(dir, 'input_0.pb')],
-    { encoding: 'utf8', env: { ...process.env, KILN_TEST_SLOW_TILE: slowTile, KILN_TEST_IN_WORKER: inWorker ? '1' : '' },
+    { encoding: 'utf8', env: { ...process.env, KILN_TEST_SLOW_TILE: slowTile, KILN_TEST_IN_WORKER: inWorker ? '1' : '',
+      KILN_TEST_RELOAD: reload ? '1' : '' },
       maxBuffer: 1 << 24 });
   return JSON.parse(text.trim().split('\n').pop());
 }
@@ -54,9 +55,21 @@ test('every GEMM tile runs squeezenet1_1 to the native output; the timed choice 
       assert.ok(maxDiff <= 1e-5 * maxRef, `tile ${tile}: max|diff| ${maxDiff} > 1e-5 * ${maxRef}`);
     }
 
-    const lazy = runWith('');
+    // By default the model's first session chooses its tile, timed on the
+    // model's own products (the census of what its kernels planned); a
+    // second load of the same model reuses that choice at no cost.
+    const lazy = runWith('', '', false, true);
     assert.equal(lazy.gemmTileSource, 'timed', 'a 4.7 MB model is worth timing the tiles for');
     assert.ok(lazy.gemmTuneMs > 0);
+    assert.equal(lazy.modelTile, lazy.gemmTile, 'the model keeps the tile timed for it');
+    assert.ok(lazy.gemmTuneShapes.length >= 2 && lazy.gemmTuneShapes.length <= 3, `shapes ${JSON.stringify(lazy.gemmTuneShapes)}`);
+    for (const [m, n, k] of lazy.gemmTuneShapes) assert.ok(m > 0 && n > 0 && k > 0 && Number.isInteger(m * n * k));
+    console.log(`timed on squeezenet1_1's products ${lazy.gemmTuneShapes.map((s) => s.join('x')).join(', ')}: ` +
+      `${lazy.gemmTile} in ${lazy.gemmTuneMs.toFixed(1)} ms`);
+    assert.equal(lazy.reload.gemmTileSource, 'stored', 'the second load of the model is not timed again');
+    assert.equal(lazy.reload.gemmTuneMs, 0);
+    assert.equal(lazy.reload.modelTile, lazy.gemmTile);
+    assert.ok(lazy.reload.same, 'the reloaded model gives the same output');
 
     // A worker session on model bytes takes the tile this thread's engine
     // times (its code warmed up while idle), and reports that cost.
