@@ -162,6 +162,13 @@ typedef struct quant_conv {
     int winograd;
     int64_t wg_rows;
     int16_t *wg_w;
+    /* The dot-product GEMM (core/simd/qgemm_dot.h, the relaxed WebAssembly
+     * engine): its mode when the constant weights were packed for it into
+     * dot_w (owned), else KN_QDOT_OFF; dot_b_bytes, per slot, the column
+     * block packed for it */
+    int dot;
+    unsigned char *dot_w;
+    size_t dot_b_bytes;
 } quant_conv;
 
 /* Validates X [N, C, spatial], W [M, C/group, kernel] and the window
