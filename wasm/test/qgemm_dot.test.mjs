@@ -12,8 +12,24 @@ import { pathToFileURL } from 'node:url';
 import { sourceDir, wasmDir } from './support.mjs';
 import { checkDotGemm } from './qgemm_dot_check.mjs';
 
+const { standardizeRelaxedOpcodes } = await import(pathToFileURL(path.join(sourceDir, 'wasm/postlink/standard_relaxed_opcodes.mjs')).href);
+const { dotProbeModule } = await import(pathToFileURL(path.join(sourceDir, 'wasm/postlink/relaxed_dot_probe.mjs')).href);
+
 const relaxedBuilt = fs.existsSync(path.join(wasmDir, 'kiln-core-relaxed.wasm'));
 const { loadEngine, relaxedSimdSupported } = await import(pathToFileURL(path.join(wasmDir, 'kiln-loader.mjs')).href);
+
+test('the placeholder f64x2.fms becomes i32x4.relaxed_dot_i8x16_i7x16_add_s', () => {
+  const standard = dotProbeModule();
+  const at = standard.findIndex((_, i) => standard[i] === 0xfd && standard[i + 1] === 0x93 && standard[i + 2] === 0x02);
+  assert.ok(at > 0);
+  const draft = standard.slice();
+  draft.set([0xfd, 0xd0, 0x01], at); // f64x2.fms, draft numbering
+  const counts = {};
+  assert.deepEqual(standardizeRelaxedOpcodes(draft, counts), { rewritten: 1, standard: 0 });
+  assert.equal(counts.dots, 1);
+  assert.deepEqual(draft, standard);
+  assert.equal(WebAssembly.validate(draft), relaxedSimdSupported());
+});
 
 function report(where, r) {
   console.log(`${where}: probe ${JSON.stringify(r.probe)}, modes ${r.modes.join(', ')}; ` +
