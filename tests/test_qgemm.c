@@ -141,9 +141,10 @@ Test(qgemm, depthwise_taps_equal_int64_loops)
 /* 8-bit data less a zero point, as the convolution hands them over: uint8
  * or int8 values (extremes often) minus a zero point of their type; *shift
  * is what brings them back into [0, 255] (the dot GEMM's z). */
-static void eight_bit(unsigned *seed, int is_signed, int16_t *dst, int64_t count, int32_t *shift)
+static void eight_bit(unsigned *seed, int kind, int16_t *dst, int64_t count, int32_t *shift)
 {
-    int32_t lo = is_signed ? -128 : 0, zp = lo + (int32_t)(rand_r(seed) % 256);
+    /* kind: 0 uint8, 1 int8, 2 int8 with zero point 0 (symmetric weights) */
+    int32_t lo = kind ? -128 : 0, zp = kind == 2 ? 0 : lo + (int32_t)(rand_r(seed) % 256);
     for (int64_t i = 0; i < count; i++) {
         unsigned r = (unsigned)rand_r(seed);
         int32_t x = r % 4 == 0 ? (r & 4 ? lo + 255 : lo) : lo + (int32_t)(r % 256);
@@ -153,37 +154,41 @@ static void eight_bit(unsigned *seed, int is_signed, int16_t *dst, int64_t count
 }
 
 /* the dot GEMM in `mode` under `reading` against the int16 GEMM */
-static void check_dot(int64_t m, int64_t n, int64_t k, int w_signed, int x_signed, int mode,
+static void check_dot(int64_t m, int64_t n, int64_t k, int w_kind, int x_kind, int mode,
                       int reading)
 {
-    unsigned seed = (unsigned)(m * 977 + n * 31 + k * 3 + w_signed * 2 + x_signed);
+    unsigned seed = (unsigned)(m * 977 + n * 31 + k * 3 + w_kind * 2 + x_kind);
     int64_t lda = k + 1, ldc = n + 3;
     int16_t *a = malloc(sizeof(int16_t) * (size_t)(m * lda)),
             *b = malloc(sizeof(int16_t) * (size_t)(k * n));
     int32_t z, unused;
     for (int64_t r = 0; r < m; r++) /* per-channel weight zero points */
-        eight_bit(&seed, w_signed, a + r * lda, lda, &unused);
-    eight_bit(&seed, x_signed, b, k * n, &z);
+        eight_bit(&seed, w_kind, a + r * lda, lda, &unused);
+    eight_bit(&seed, x_kind, b, k * n, &z);
     int16_t *pa = malloc(sizeof(int16_t) * kn_qgemm_packed_a_len(m, k)),
             *pb = malloc(sizeof(int16_t) * kn_qgemm_packed_b_len(k, n));
-    void *da = malloc(kn_qgemm_dot_packed_a_bytes(m, k)), *db = malloc(kn_qgemm_dot_packed_b_bytes(k, n));
+    void *da = malloc(kn_qgemm_dot_packed_a_bytes(m, k)),
+         *db = malloc(kn_qgemm_dot_packed_b_bytes(k, n));
     int32_t *want = malloc(sizeof(int32_t) * (size_t)(m * ldc)),
             *got = malloc(sizeof(int32_t) * (size_t)(m * ldc));
     kn_qgemm_pack_a(m, k, a, lda, pa);
     kn_qgemm_pack_b(k, n, b, n, pb);
     kn_qgemm_packed(m, n, k, pa, pb, want, ldc);
-    cr_assert(kn_qgemm_dot_pack_a(m, k, a, lda, da), "8-bit rows pack into bytes");
-    kn_qgemm_dot_pack_b(k, n, pb, z, mode, db);
+    int packed = kn_qgemm_dot_pack_a(m, k, a, lda, da);
+    cr_assert(packed, "8-bit rows pack into bytes");
+    if (w_kind == 2)
+        cr_assert_eq(packed, KN_QDOT_ROWS_AS_THEY_ARE, "symmetric int8 rows need no shift");
+    /* column sums only where a row was shifted; else they go unread */
+    kn_qgemm_dot_pack_b(k, n, pb, z, mode, packed == KN_QDOT_ROWS_SHIFTED, db);
     kd_portable_reading = reading;
     kn_qgemm_dot_packed(m, n, k, da, db, z, mode, got, ldc);
     kd_portable_reading = KD_READ_UNSIGNED;
     for (int64_t i = 0; i < m; i++)
         for (int64_t j = 0; j < n; j++)
             cr_assert_eq(got[i * ldc + j], want[i * ldc + j],
-                         "mode %d reading %d, %lldx%lldx%lld (w %s, x %s): c[%lld][%lld] %d vs %d",
-                         mode, reading, (long long)m, (long long)n, (long long)k,
-                         w_signed ? "s8" : "u8", x_signed ? "s8" : "u8", (long long)i,
-                         (long long)j, got[i * ldc + j], want[i * ldc + j]);
+                         "mode %d reading %d, %lldx%lldx%lld (w %d, x %d): c[%lld][%lld] %d vs %d",
+                         mode, reading, (long long)m, (long long)n, (long long)k, w_kind, x_kind,
+                         (long long)i, (long long)j, got[i * ldc + j], want[i * ldc + j]);
     free(a);
     free(b);
     free(pa);
@@ -196,17 +201,17 @@ static void check_dot(int64_t m, int64_t n, int64_t k, int w_signed, int x_signe
 
 Test(qgemm, dot_product_gemm_equals_int16_gemm)
 {
-    const int64_t shapes[][3] = {{1, 1, 1},   {4, 8, 4},    {5, 9, 3},     {7, 17, 33},
-                                 {4, 8, 6},   {3, 20, 7},   {16, 64, 64},  {13, 40, 576},
+    const int64_t shapes[][3] = {{1, 1, 1},    {4, 8, 4},    {5, 9, 3},    {7, 17, 33},
+                                 {4, 8, 6},    {3, 20, 7},   {16, 64, 64}, {13, 40, 576},
                                  {64, 8, 147}, {9, 24, 2304}};
     for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
-        for (int types = 0; types < 4; types++) {
+        for (int types = 0; types < 6; types++) { /* weights u8, s8, symmetric s8; image u8, s8 */
             const int64_t *d = shapes[s];
             /* one dot per quad only where bytes above 127 are read as unsigned */
-            check_dot(d[0], d[1], d[2], types & 1, types >> 1, KN_QDOT_UNSIGNED, KD_READ_UNSIGNED);
+            check_dot(d[0], d[1], d[2], types % 3, types / 3, KN_QDOT_UNSIGNED, KD_READ_UNSIGNED);
             /* halves under every reading */
             for (int reading = 0; reading < 3; reading++)
-                check_dot(d[0], d[1], d[2], types & 1, types >> 1, KN_QDOT_HALVES, reading);
+                check_dot(d[0], d[1], d[2], types % 3, types / 3, KN_QDOT_HALVES, reading);
         }
 }
 
@@ -215,8 +220,10 @@ Test(qgemm, dot_product_gemm_refuses_rows_wider_than_bytes)
     int16_t a[2 * 5] = {0, 0, 0, 0, 0, -200, 100, 0, 0, 0}; /* row 1 spans 300 */
     unsigned char dst[256];
     cr_assert_eq(kn_qgemm_dot_pack_a(2, 5, a, 5, dst), 0);
-    a[6] = 55; /* spans 255: fits */
-    cr_assert_eq(kn_qgemm_dot_pack_a(2, 5, a, 5, dst), 1);
+    a[6] = 55; /* spans 255: fits, shifted */
+    cr_assert_eq(kn_qgemm_dot_pack_a(2, 5, a, 5, dst), KN_QDOT_ROWS_SHIFTED);
+    a[5] = -128; /* within a signed byte: as it is */
+    cr_assert_eq(kn_qgemm_dot_pack_a(2, 5, a, 5, dst), KN_QDOT_ROWS_AS_THEY_ARE);
 }
 
 Test(qgemm, dot_product_mode_is_off_without_the_instruction)

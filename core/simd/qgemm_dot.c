@@ -110,6 +110,7 @@ int kn_qgemm_dot_pack_a(int64_t m, int64_t k, const int16_t *a, int64_t lda, voi
 {
     int64_t kq = kn_qgemm_quads(k);
     uint8_t *d = dst;
+    int shifted = 0;
     for (int64_t m0 = 0; m0 < m; m0 += MR, d += A_HEAD + kq * MR * 4) {
         int32_t head[2 * MR] = {0};
         for (int64_t r = 0; r < MR && m0 + r < m; r++) {
@@ -131,27 +132,29 @@ int kn_qgemm_dot_pack_a(int64_t m, int64_t k, const int16_t *a, int64_t lda, voi
                 }
             head[r] = sum;
             head[MR + r] = t;
+            shifted |= t != 0;
         }
         for (int64_t r = m - m0; r < MR; r++)
             for (int64_t q = 0; q < kq; q++)
                 memset(d + A_HEAD + (q * MR + r) * 4, 0, 4);
         memcpy(d, head, sizeof head);
     }
-    return 1;
+    return shifted ? KN_QDOT_ROWS_SHIFTED : KN_QDOT_ROWS_AS_THEY_ARE;
 }
 
 void kn_qgemm_dot_pack_b(int64_t k, int64_t n, const int16_t *packed16, int32_t z, int mode,
-                         void *dst)
+                         int sums, void *dst)
 {
     int64_t kp = kn_qgemm_pairs(k), kq = kn_qgemm_quads(k);
     uint8_t *d = dst;
     for (int64_t n0 = 0; n0 < n; n0 += NR) {
         const int16_t *src = packed16 + n0 / NR * kp * NR * 2;
         uint8_t *quads = d + B_HEAD;
-        kd sums[2] = {kd_zero(), kd_zero()}, out[2];
+        kd colsum[2] = {kd_zero(), kd_zero()}, out[2];
         for (int64_t q = 0; q < kq; q++) {
             const int16_t *r0 = src + 2 * q * NR * 2;
-            kd_quads_from_pairs(r0, 2 * q + 1 < kp ? r0 + NR * 2 : NULL, (int16_t)z, out, sums);
+            kd_quads_from_pairs(r0, 2 * q + 1 < kp ? r0 + NR * 2 : NULL, (int16_t)z, out,
+                                sums ? colsum : NULL);
             if (mode == KN_QDOT_HALVES) {
                 kd_store(quads + q * NR * 4, kd_low7(out[0]));
                 kd_store(quads + q * NR * 4 + 16, kd_low7(out[1]));
@@ -162,8 +165,8 @@ void kn_qgemm_dot_pack_b(int64_t k, int64_t n, const int16_t *packed16, int32_t 
                 kd_store(quads + q * NR * 4 + 16, out[1]);
             }
         }
-        kd_store(d, sums[0]);
-        kd_store(d + 16, sums[1]);
+        kd_store(d, colsum[0]);
+        kd_store(d + 16, colsum[1]);
         d += B_HEAD + (mode == KN_QDOT_HALVES ? 2 : 1) * kq * NR * 4;
     }
 }

@@ -53,13 +53,18 @@ static inline int64_t kn_qgemm_quads(int64_t k) { return (k + 3) / 4; }
 /* Bytes of packed A (m x k) and of packed B (k x n, room for halves). */
 size_t kn_qgemm_dot_packed_a_bytes(int64_t m, int64_t k);
 size_t kn_qgemm_dot_packed_b_bytes(int64_t k, int64_t n);
-/* a: m x k int16 (8-bit values less a zero point), row stride lda. Returns
- * 0 (dst partly written) when a row spans more than 255. */
+/* a: m x k int16 (8-bit values less a zero point), row stride lda.
+ * Returns 0 (dst partly written) when a row spans more than 255, else
+ * KN_QDOT_ROWS_AS_THEY_ARE when no row needed a shift (t = 0: symmetric
+ * int8 weights), else KN_QDOT_ROWS_SHIFTED. */
+enum { KN_QDOT_ROWS_AS_THEY_ARE = 1, KN_QDOT_ROWS_SHIFTED = 2 };
 int kn_qgemm_dot_pack_a(int64_t m, int64_t k, const int16_t *a, int64_t lda, void *dst);
 /* B from the int16 packing of qgemm.h (kn_qgemm_pack_b's output for k x n),
- * each value plus z within [0, 255], for `mode`. */
+ * each value plus z within [0, 255], for `mode`. The column sums only
+ * with `sums` (what every A it meets packed as KN_QDOT_ROWS_SHIFTED needs;
+ * zeros otherwise). */
 void kn_qgemm_dot_pack_b(int64_t k, int64_t n, const int16_t *packed16, int32_t z, int mode,
-                         void *dst);
+                         int sums, void *dst);
 /* c[m x n] (row stride ldc) = (A - t) x (B' - z), exactly the int16
  * product of the same matrices. */
 void kn_qgemm_dot_packed(int64_t m, int64_t n, int64_t k, const void *pa, const void *pb, int32_t z,

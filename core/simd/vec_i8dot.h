@@ -48,8 +48,9 @@ static inline kd kd_low7(kd a) { return wasm_v128_and(a, wasm_i8x16_splat(0x7f))
 static inline kd kd_high1(kd a) { return wasm_u8x16_shr(a, 7); }
 /* Two rows of a packed int16 GEMM panel (qgemm.c: 8 columns x a depth
  * pair each, 16 values), plus z, as one depth quad of bytes per column:
- * out[0] columns 0-3, out[1] columns 4-7; sums[0..1] (int32 per column)
- * gain the rows' values themselves. Values plus z must lie in [0, 255]. */
+ * out[0] columns 0-3, out[1] columns 4-7; sums[0..1] (int32 per column),
+ * unless NULL, gain the rows' values themselves (4 values within +-255
+ * summed in int16 first: no overflow). Values plus z must lie in [0, 255]. */
 static inline void kd_quads_from_pairs(const int16_t *r0, const int16_t *r1, int16_t z, kd out[2],
                                        kd sums[2])
 {
@@ -57,10 +58,10 @@ static inline void kd_quads_from_pairs(const int16_t *r0, const int16_t *r1, int
     v128_t x0 = wasm_v128_load(r0), x1 = wasm_v128_load(r0 + 8);
     v128_t y0 = r1 ? wasm_v128_load(r1) : wasm_i16x8_splat(0);
     v128_t y1 = r1 ? wasm_v128_load(r1 + 8) : wasm_i16x8_splat(0);
-    sums[0] = wasm_i32x4_add(sums[0], wasm_i32x4_dot_i16x8(x0, one));
-    sums[0] = wasm_i32x4_add(sums[0], wasm_i32x4_dot_i16x8(y0, one));
-    sums[1] = wasm_i32x4_add(sums[1], wasm_i32x4_dot_i16x8(x1, one));
-    sums[1] = wasm_i32x4_add(sums[1], wasm_i32x4_dot_i16x8(y1, one));
+    if (sums) {
+        sums[0] = wasm_i32x4_add(sums[0], wasm_i32x4_dot_i16x8(wasm_i16x8_add(x0, y0), one));
+        sums[1] = wasm_i32x4_add(sums[1], wasm_i32x4_dot_i16x8(wasm_i16x8_add(x1, y1), one));
+    }
     v128_t n0 = wasm_u8x16_narrow_i16x8(wasm_i16x8_add(x0, zv), wasm_i16x8_add(x1, zv));
     v128_t n1 = wasm_u8x16_narrow_i16x8(wasm_i16x8_add(y0, zv), wasm_i16x8_add(y1, zv));
     out[0] = wasm_i16x8_shuffle(n0, n1, 0, 8, 1, 9, 2, 10, 3, 11);
@@ -168,9 +169,11 @@ static inline kd kd_high1(kd a)
 static inline void kd_quads_from_pairs(const int16_t *r0, const int16_t *r1, int16_t z, kd out[2],
                                        kd sums[2])
 {
-    int32_t s[8];
-    kd_lanes(sums[0], s);
-    kd_lanes(sums[1], s + 4);
+    int32_t s[8] = {0};
+    if (sums) {
+        kd_lanes(sums[0], s);
+        kd_lanes(sums[1], s + 4);
+    }
     for (int j = 0; j < 8; j++) {
         int16_t v[4] = {r0[2 * j], r0[2 * j + 1], r1 ? r1[2 * j] : 0, r1 ? r1[2 * j + 1] : 0};
         for (int q = 0; q < 4; q++) {
@@ -178,8 +181,10 @@ static inline void kd_quads_from_pairs(const int16_t *r0, const int16_t *r1, int
             out[j / 4].b[4 * (j % 4) + q] = (uint8_t)(v[q] + z);
         }
     }
-    sums[0] = kd_from_lanes(s);
-    sums[1] = kd_from_lanes(s + 4);
+    if (sums) {
+        sums[0] = kd_from_lanes(s);
+        sums[1] = kd_from_lanes(s + 4);
+    }
 }
 #define KD_NAME "portable"
 #endif

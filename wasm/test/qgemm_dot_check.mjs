@@ -19,8 +19,9 @@ function rng(seed) {
 
 // count 8-bit values of one type less a zero point of that type (extremes
 // often); shift brings them back into [0, 255].
-function eightBit(next, signed, count) {
-  const lo = signed ? -128 : 0, zp = lo + (next() % 256);
+function eightBit(next, kind, count) {
+  // kind: 0 uint8, 1 int8, 2 int8 with zero point 0 (symmetric weights)
+  const lo = kind ? -128 : 0, zp = kind === 2 ? 0 : lo + (next() % 256);
   const v = new Int16Array(count);
   for (let i = 0; i < count; i++) {
     const r = next();
@@ -48,7 +49,7 @@ class Engine {
     const pc = this.mod._malloc(4 * m * n);
     new Int16Array(this.memory.buffer, pa, a.length).set(a);
     new Int16Array(this.memory.buffer, pb, b.length).set(b);
-    const rc = this.mod._kiln_wasm_qgemm(m, n, k, pa, pb, z, mode, pc);
+    const rc = this.mod._kiln_wasm_qgemm(m, n, k, pa, pb, z, mode, pc, 1);
     const c = new Int32Array(this.memory.buffer, pc, m * n).slice();
     for (const p of [pa, pb, pc]) this.mod._free(p);
     if (rc !== 0) throw new Error(`kiln_wasm_qgemm: ${rc}`);
@@ -91,13 +92,13 @@ export async function checkDotGemm(loadEngine, { relaxed = true } = {}) {
     else out.skipped.push(`halves: the probe found the instruction inexact even within [0, 127] (lanes ${out.probe.lanes})`);
   }
   for (const [m, n, k] of SHAPES)
-    for (let types = 0; types < 4; types++) {
+    for (let types = 0; types < 6; types++) {
       const next = rng(m * 977 + n * 31 + k * 3 + types);
       const a = new Int16Array(m * k);
-      for (let r = 0; r < m; r++) a.set(eightBit(next, types & 1, k).v, r * k); // per-row zero points
-      const { v: b, shift: z } = eightBit(next, types & 2, k * n);
+      for (let r = 0; r < m; r++) a.set(eightBit(next, types % 3, k).v, r * k); // per-row zero points
+      const { v: b, shift: z } = eightBit(next, Math.floor(types / 3), k * n);
       const want = reference(m, n, k, a, b);
-      const what = `${m}x${n}x${k} w ${types & 1 ? 's8' : 'u8'} x ${types & 2 ? 's8' : 'u8'}`;
+      const what = `${m}x${n}x${k} w ${['u8', 's8', 's8 symmetric'][types % 3]} x ${types < 3 ? 'u8' : 's8'}`;
       const runs = [['simd128 int16', plain.product(m, n, k, a, b, z, OFF)]];
       for (const mode of modes) runs.push([`relaxed ${MODE_NAMES[mode]}`, dot.product(m, n, k, a, b, z, mode)]);
       for (const [name, got] of runs) {

@@ -403,14 +403,19 @@ static int pack_dot_weights(quant_conv *c, const int16_t *rows)
     c->dot_w = malloc(bytes * (size_t)c->group);
     if (!c->dot_w)
         return KN_ERR_OUT_OF_MEMORY;
-    for (int64_t g = 0; g < c->group; g++)
-        if (!kn_qgemm_dot_pack_a(c->mg, c->kdim, rows + g * c->mg * c->kdim, c->kdim,
-                                 c->dot_w + (size_t)g * bytes)) {
+    int shifted = 0;
+    for (int64_t g = 0; g < c->group; g++) {
+        int packed = kn_qgemm_dot_pack_a(c->mg, c->kdim, rows + g * c->mg * c->kdim, c->kdim,
+                                         c->dot_w + (size_t)g * bytes);
+        if (!packed) {
             free(c->dot_w);
             c->dot_w = NULL;
             return KN_OK;
         }
+        shifted |= packed == KN_QDOT_ROWS_SHIFTED;
+    }
     c->dot = mode;
+    c->dot_shifted = shifted;
     return KN_OK;
 }
 
@@ -481,7 +486,7 @@ static void dot_product(const conv_job *j, int64_t g, int64_t c0, int64_t n, con
     const quant_conv *c = j->c;
     int32_t z = c->x_dtype == KN_UINT8 ? j->zx : j->zx + 128;
     void *db = slot + c->col_bytes + c->pack_bytes + c->tile_bytes;
-    kn_qgemm_dot_pack_b(c->kdim, n, pb, z, c->dot, db);
+    kn_qgemm_dot_pack_b(c->kdim, n, pb, z, c->dot, c->dot_shifted, db);
     const unsigned char *pa = c->dot_w + (size_t)g * kn_qgemm_dot_packed_a_bytes(c->mg, c->kdim);
     if (!j->ep) {
         kn_qgemm_dot_packed(c->mg, n, c->kdim, pa, db, z, c->dot,

@@ -167,6 +167,7 @@ typedef struct quant_conv {
      * dot_w (owned), else KN_QDOT_OFF; dot_b_bytes, per slot, the column
      * block packed for it */
     int dot;
+    int dot_shifted; /* some weight rows were shifted: column sums needed */
     unsigned char *dot_w;
     size_t dot_b_bytes;
 } quant_conv;
