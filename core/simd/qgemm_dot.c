@@ -65,11 +65,17 @@ int kn_qgemm_dot_probe(int32_t lanes[4])
  * tests: halves wherever the instruction is exact within [0, 127], unsigned
  * only where the probe found it exact above; plain C (native builds) takes
  * either, emulated. */
-static int mode_from_env(int probed)
+static int mode_from_env(int probed, const int32_t lanes[4])
 {
     const char *e = getenv("KILN_QGEMM_DOT");
-    if (!e)
-        return probed;
+    if (!e) {
+        /* Where pairs saturate (V8 on x64 without AVX-VNNI: pmaddubsw,
+         * pmaddwd, paddd for one dot) halves take 6 instructions per 16
+         * products against the int16 GEMM's 4: keep that. Elsewhere (ARM's
+         * sdot: one instruction per dot) halves pay. */
+        int saturating = lanes[0] == 2 * 32767;
+        return probed == KN_QDOT_HALVES && saturating ? KN_QDOT_OFF : probed;
+    }
     int any = !KD_HAS_DOT || probed != KN_QDOT_OFF;
     if (!strcmp(e, "halves"))
         return any ? KN_QDOT_HALVES : KN_QDOT_OFF;
@@ -83,7 +89,8 @@ int kn_qgemm_dot_mode(void)
     int mode = atomic_load_explicit(&dot_mode, memory_order_relaxed);
     if (mode < 0) { /* every thread that gets here computes the same */
         int32_t lanes[4];
-        mode = mode_from_env(kn_qgemm_dot_probe(lanes));
+        int probed = kn_qgemm_dot_probe(lanes);
+        mode = mode_from_env(probed, lanes);
         atomic_store_explicit(&dot_mode, mode, memory_order_relaxed);
     }
     return mode;

@@ -20,7 +20,9 @@
  * B. Where the engine reads bytes above 127 exactly (x64 with AVX-VNNI: one
  * vpdpbusd), one dot per depth quad (KN_QDOT_UNSIGNED); elsewhere each
  * byte goes as two 7-bit halves, b' = lo + 128 hi, two dots
- * (KN_QDOT_HALVES). A probe at start picks, through the same instruction.
+ * (KN_QDOT_HALVES), except where the engine saturates int16 pairs (x64
+ * without AVX-VNNI), whose two dots cost more than the int16 GEMM. A probe
+ * at start picks, through the same instruction.
  *
  *   packed A: panels of KN_QGEMM_MR rows: int32 sum(a)[MR], int32 t[MR],
  *             then for each depth quad q, row r's bytes a[r][4q .. 4q+3]
@@ -37,15 +39,18 @@
 
 enum { KN_QDOT_OFF = 0, KN_QDOT_UNSIGNED = 1, KN_QDOT_HALVES = 2 };
 
-/* Which way the dot product can be used here: KN_QDOT_OFF where there is
- * no such instruction (native builds, the SIMD128 engine) or the probe
- * found it inexact even within [0, 127]. Probed once. */
+/* Which way the dot product is used here: KN_QDOT_OFF where there is no
+ * such instruction (native builds, the SIMD128 engine), where the probe
+ * found it inexact even within [0, 127], or where it saturates int16 pairs
+ * (two such dots cost more than the int16 GEMM). Probed once. */
 int kn_qgemm_dot_mode(void);
 /* Sets the mode (tests: KN_QDOT_HALVES anywhere the instruction is exact
  * within [0, 127]); returns the one before. */
 int kn_qgemm_dot_set_mode(int mode);
-/* What the probe computed: the mode, and in lanes[0..3] the lanes of the
- * probe a = 127, b = 255 (129540 exact, 65534 saturated pairs, -508 signed). */
+/* What the probe found the instruction can do exactly (KN_QDOT_UNSIGNED:
+ * all bytes, KN_QDOT_HALVES: bytes within [0, 127], else KN_QDOT_OFF), and
+ * in lanes[0..3] the lanes of a = 127, b = 255 (129540 exact, 65534
+ * saturated pairs, -508 signed). */
 int kn_qgemm_dot_probe(int32_t lanes[4]);
 
 /* Depth quads of a depth k. */

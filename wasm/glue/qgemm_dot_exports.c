@@ -9,13 +9,15 @@
 #include "core/simd/qgemm.h"
 #include "core/simd/qgemm_dot.h"
 
-/* The mode in use (KN_QDOT_*); lanes (4 int32) get the probe's a = 127,
- * b = 255 lanes. */
+/* What the instruction does exactly (KN_QDOT_*: kn_qgemm_dot_probe);
+ * lanes (4 int32) get the probe's a = 127, b = 255 lanes. */
 EMSCRIPTEN_KEEPALIVE int kiln_wasm_qgemm_dot_probe(int32_t *lanes)
 {
-    kn_qgemm_dot_probe(lanes);
-    return kn_qgemm_dot_mode();
+    return kn_qgemm_dot_probe(lanes);
 }
+
+/* The mode the convolutions use (KN_QDOT_*). */
+EMSCRIPTEN_KEEPALIVE int kiln_wasm_qgemm_dot_mode(void) { return kn_qgemm_dot_mode(); }
 
 /* Forces a mode; returns the one before. */
 EMSCRIPTEN_KEEPALIVE int kiln_wasm_qgemm_dot_set_mode(int mode)

@@ -19,7 +19,7 @@ async function timeInPage({ shapes }) {
   const { loadEngine } = await import('/kiln/kiln-loader.mjs');
   const { mod, memory } = await loadEngine({ relaxedSimd: true }, 1);
   const p = mod._malloc(16);
-  const mode = mod._kiln_wasm_qgemm_dot_probe(p);
+  const mode = mod._kiln_wasm_qgemm_dot_probe(p); // what runs exactly
   const modes = mode === 1 ? [0, 1, 2] : mode === 2 ? [0, 2] : [0];
   const rows = [];
   for (const [m, n, k] of shapes) {
