@@ -437,10 +437,14 @@ int quant_conv_const_weights(kn_kctx *k, quant_conv *c, const kn_tensor *w, cons
         if (rc != KN_OK)
             return kn_fail(k->err, rc, "%s: out of memory", k->node->op_type);
         /* One dot per depth quad does 16 products an instruction, 4 times
-         * the int16 pairs' rate: more than Winograd's 2.25 times fewer
-         * products gain. At two dots (halves) Winograd still pays. */
-        if (c->dot != KN_QDOT_UNSIGNED &&
-            quant_wg_prepare(c, rows, kn_threadpool_threads(k->threads))) {
+         * the int16 pairs' rate, Winograd 2.25 times fewer products on the
+         * int16 GEMM plus its transforms. In Chromium 156 (ResNet-50's int8
+         * model, --profile) the direct dot product won on 7x7 planes (5.3-
+         * 6.8 ms a layer against 7.2-11), tied on 14x14, and lost on 28x28
+         * and 56x56 (1.2-1.6x slower: with 64-128 output channels the
+         * columns' packing weighs). At two dots (halves) Winograd pays. */
+        int wg_pays = c->dot != KN_QDOT_UNSIGNED || c->out_size >= 16 * 16;
+        if (wg_pays && quant_wg_prepare(c, rows, kn_threadpool_threads(k->threads))) {
             free(c->dot_w);
             c->dot_w = NULL;
             c->dot = KN_QDOT_OFF;
