@@ -180,9 +180,34 @@ static void check_dot(int64_t m, int64_t n, int64_t k, int w_kind, int x_kind, i
         cr_assert_eq(packed, KN_QDOT_ROWS_AS_THEY_ARE, "symmetric int8 rows need no shift");
     /* column sums only where a row was shifted; else they go unread */
     kn_qgemm_dot_pack_b(k, n, pb, z, mode, packed == KN_QDOT_ROWS_SHIFTED, db);
+    /* and B packed from rows of bytes, panel by panel, as the convolution
+     * packs the image: rows past the depth and columns past n hold z */
+    int64_t depth = 4 * kn_qgemm_quads(k);
+    size_t panel = kn_qgemm_dot_panel_b_bytes(k, mode);
+    unsigned char *rows = malloc((size_t)(depth * KN_QGEMM_NR)),
+                  *db_rows = malloc(panel * (size_t)((n + KN_QGEMM_NR - 1) / KN_QGEMM_NR));
+    for (int64_t n0 = 0; n0 < n; n0 += KN_QGEMM_NR) {
+        for (int64_t r = 0; r < depth; r++)
+            for (int64_t j = 0; j < KN_QGEMM_NR; j++)
+                rows[r * KN_QGEMM_NR + j] =
+                    (unsigned char)(r < k && n0 + j < n ? b[r * n + n0 + j] + z : z);
+        kn_qgemm_dot_pack_b_rows(k, rows, z, mode, packed == KN_QDOT_ROWS_SHIFTED,
+                                 db_rows + (size_t)(n0 / KN_QGEMM_NR) * panel);
+    }
+    int32_t *got_rows = malloc(sizeof(int32_t) * (size_t)(m * ldc));
     kd_portable_reading = reading;
     kn_qgemm_dot_packed(m, n, k, da, db, z, mode, got, ldc);
+    kn_qgemm_dot_packed(m, n, k, da, db_rows, z, mode, got_rows, ldc);
     kd_portable_reading = KD_READ_UNSIGNED;
+    for (int64_t i = 0; i < m; i++)
+        for (int64_t j = 0; j < n; j++)
+            cr_assert_eq(got_rows[i * ldc + j], want[i * ldc + j],
+                         "rows: mode %d reading %d, %lldx%lldx%lld: c[%lld][%lld] %d vs %d", mode,
+                         reading, (long long)m, (long long)n, (long long)k, (long long)i,
+                         (long long)j, got_rows[i * ldc + j], want[i * ldc + j]);
+    free(rows);
+    free(db_rows);
+    free(got_rows);
     for (int64_t i = 0; i < m; i++)
         for (int64_t j = 0; j < n; j++)
             cr_assert_eq(got[i * ldc + j], want[i * ldc + j],

@@ -178,6 +178,40 @@ void kn_qgemm_dot_pack_b(int64_t k, int64_t n, const int16_t *packed16, int32_t 
     }
 }
 
+size_t kn_qgemm_dot_panel_b_bytes(int64_t k, int mode)
+{
+    return (size_t)(B_HEAD + (mode == KN_QDOT_HALVES ? 2 : 1) * kn_qgemm_quads(k) * NR * 4);
+}
+
+void kn_qgemm_dot_pack_b_rows(int64_t k, const uint8_t *rows, int32_t z, int mode, int sums,
+                              void *dst)
+{
+    int64_t kq = kn_qgemm_quads(k);
+    uint8_t *d = dst, *quads = d + B_HEAD;
+    int32_t colsum[NR] = {0};
+    for (int64_t q = 0; q < kq; q++, rows += 4 * NR) {
+        kd out[2];
+        kd_quads_from_rows(rows, out);
+        if (mode == KN_QDOT_HALVES) {
+            kd_store(quads + q * NR * 4, kd_low7(out[0]));
+            kd_store(quads + q * NR * 4 + 16, kd_low7(out[1]));
+            kd_store(quads + (kq + q) * NR * 4, kd_high1(out[0]));
+            kd_store(quads + (kq + q) * NR * 4 + 16, kd_high1(out[1]));
+        } else {
+            kd_store(quads + q * NR * 4, out[0]);
+            kd_store(quads + q * NR * 4 + 16, out[1]);
+        }
+        if (sums)
+            for (int r = 0; r < 4; r++)
+                for (int j = 0; j < NR; j++)
+                    colsum[j] += rows[r * NR + j];
+    }
+    /* rows past k hold z: every row less z */
+    for (int j = 0; j < NR; j++)
+        colsum[j] = sums ? colsum[j] - (int32_t)(4 * kq) * z : 0;
+    memcpy(d, colsum, sizeof colsum);
+}
+
 typedef struct acc8 {
     kd c[MR][2];
 } acc8;

@@ -70,6 +70,13 @@ int kn_qgemm_dot_pack_a(int64_t m, int64_t k, const int16_t *a, int64_t lda, voi
  * zeros otherwise). */
 void kn_qgemm_dot_pack_b(int64_t k, int64_t n, const int16_t *packed16, int32_t z, int mode,
                          int sums, void *dst);
+/* Bytes of one packed B panel (KN_QGEMM_NR columns) in `mode`. */
+size_t kn_qgemm_dot_panel_b_bytes(int64_t k, int mode);
+/* One packed B panel from its depth rows as bytes already: rows holds
+ * 4 kn_qgemm_quads(k) rows of KN_QGEMM_NR bytes (b' itself, rows past k
+ * equal to z), for `mode`; the column sums (of b' - z) only with `sums`. */
+void kn_qgemm_dot_pack_b_rows(int64_t k, const uint8_t *rows, int32_t z, int mode, int sums,
+                              void *dst);
 /* c[m x n] (row stride ldc) = (A - t) x (B' - z), exactly the int16
  * product of the same matrices. */
 void kn_qgemm_dot_packed(int64_t m, int64_t n, int64_t k, const void *pa, const void *pb, int32_t z,

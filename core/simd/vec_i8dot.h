@@ -67,6 +67,15 @@ static inline void kd_quads_from_pairs(const int16_t *r0, const int16_t *r1, int
     out[0] = wasm_i16x8_shuffle(n0, n1, 0, 8, 1, 9, 2, 10, 3, 11);
     out[1] = wasm_i16x8_shuffle(n0, n1, 4, 12, 5, 13, 6, 14, 7, 15);
 }
+/* Four rows of 8 bytes (rows[8 q + j]: row q, column j) as one depth quad
+ * per column: out[0] columns 0-3, out[1] columns 4-7. */
+static inline void kd_quads_from_rows(const uint8_t *rows, kd out[2])
+{
+    v128_t r01 = wasm_v128_load(rows), r23 = wasm_v128_load(rows + 16);
+    out[0] = wasm_i8x16_shuffle(r01, r23, 0, 8, 16, 24, 1, 9, 17, 25, 2, 10, 18, 26, 3, 11, 19, 27);
+    out[1] =
+        wasm_i8x16_shuffle(r01, r23, 4, 12, 20, 28, 5, 13, 21, 29, 6, 14, 22, 30, 7, 15, 23, 31);
+}
 #define KD_NAME "wasm-relaxed-dot"
 #else
 #define KD_HAS_DOT 0
@@ -185,6 +194,12 @@ static inline void kd_quads_from_pairs(const int16_t *r0, const int16_t *r1, int
         sums[0] = kd_from_lanes(s);
         sums[1] = kd_from_lanes(s + 4);
     }
+}
+static inline void kd_quads_from_rows(const uint8_t *rows, kd out[2])
+{
+    for (int j = 0; j < 8; j++)
+        for (int q = 0; q < 4; q++)
+            out[j / 4].b[4 * (j % 4) + q] = rows[8 * q + j];
 }
 #define KD_NAME "portable"
 #endif

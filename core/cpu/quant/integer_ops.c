@@ -416,6 +416,7 @@ static int pack_dot_weights(quant_conv *c, const int16_t *rows)
     }
     c->dot = mode;
     c->dot_shifted = shifted;
+    c->dot_bytes = quant_pack_fits(c);
     return KN_OK;
 }
 
@@ -482,15 +483,23 @@ typedef struct conv_job {
     char *slots;
 } conv_job;
 
-/* conv_item's product on the dot GEMM: the int16 block pb repacked as
- * bytes, the image's values plus z (its 8-bit values as unsigned bytes) */
+/* conv_item's product on the dot GEMM: the image's 8-bit values as
+ * unsigned bytes (z their zero point so), packed straight from the image
+ * (pb NULL), else the int16 block pb repacked */
 static void dot_product(const conv_job *j, int64_t g, int64_t c0, int64_t n, const int16_t *pb,
                         char *slot)
 {
     const quant_conv *c = j->c;
     int32_t z = c->x_dtype == KN_UINT8 ? j->zx : j->zx + 128;
     void *db = slot + c->col_bytes + c->pack_bytes + c->tile_bytes;
-    kn_qgemm_dot_pack_b(c->kdim, n, pb, z, c->dot, c->dot_shifted, db);
+    if (pb) {
+        kn_qgemm_dot_pack_b(c->kdim, n, pb, z, c->dot, c->dot_shifted, db);
+    } else {
+        /* the int16 block's room holds one panel's rows of bytes */
+        const uint8_t *x8g = (const uint8_t *)j->x8 + g * c->cg * c->in_size;
+        quant_pack_cols_dot(c, x8g, c->x_dtype == KN_UINT8 ? 0 : 0x80, z, c0, c0 + n,
+                            (uint8_t *)(slot + c->col_bytes), db);
+    }
     const unsigned char *pa = c->dot_w + (size_t)g * kn_qgemm_dot_packed_a_bytes(c->mg, c->kdim);
     if (!j->ep) {
         kn_qgemm_dot_packed(c->mg, n, c->kdim, pa, db, z, c->dot,
@@ -516,6 +525,10 @@ static void conv_item(const conv_job *j, int64_t item, char *slot)
     int64_t blocks = (c->out_size + c->block - 1) / c->block;
     int64_t g = item / blocks, c0 = (item % blocks) * c->block;
     int64_t c1 = c0 + c->block < c->out_size ? c0 + c->block : c->out_size;
+    if (c->dot && c->dot_bytes) {
+        dot_product(j, g, c0, c1 - c0, NULL, slot);
+        return;
+    }
     const int16_t *xg = j->x + g * c->cg * c->in_size, *bmat = xg + c0;
     int64_t ldb = c->in_size;
     int16_t *pb = (int16_t *)(slot + c->col_bytes);
@@ -600,7 +613,7 @@ void quant_conv_image(const quant_conv *c, int64_t n, const void *x, const kn_te
     const char *xn = (const char *)x + (size_t)(n * plane); /* 8-bit */
     int32_t z = quant_zp_at(x_zp, 0);
     int16_t *xs = (int16_t *)((char *)scratch + c->w_bytes);
-    if (!c->depthwise) {
+    if (!c->depthwise && !(c->dot && c->dot_bytes)) { /* those read the bytes themselves */
         if (c->x_dtype == KN_UINT8)
             widen_x_u8((const uint8_t *)xn, z, xs, plane);
         else
