@@ -82,6 +82,8 @@ async function compareInPage({ model, runs, profile, top, budgetMs }) {
     s.m.dispose();
   }
   out.tile = kiln.env.gemmTile;
+  // 'relaxed' runs the int8 GEMM on the i8 dot product where its probe allows
+  out.simd = kiln.env.simd;
   out.browserCpu = { userAgent: navigator.userAgent, hardwareConcurrency: navigator.hardwareConcurrency };
   return out;
 }
@@ -115,7 +117,7 @@ try {
       report.models.push({ model, f32Ms: f32, int8Ms: int8, speedup: f32 / int8, ...r });
       report.pageCpu ??= r.browserCpu;
       console.log(`${model.padEnd(16)} ${pad(f32.toFixed(1), 9)} ${pad(int8.toFixed(1), 9)} ${pad((f32 / int8).toFixed(2), 9)}` +
-        ` ${pad(r.int8.times.length, 5)}  (min ${Math.min(...r.f32.times).toFixed(1)} / ${Math.min(...r.int8.times).toFixed(1)}, tile ${r.tile})`);
+        ` ${pad(r.int8.times.length, 5)}  (min ${Math.min(...r.f32.times).toFixed(1)} / ${Math.min(...r.int8.times).toFixed(1)}, tile ${r.tile}, ${r.simd})`);
       if (opts.profile) {
         for (const kind of ['f32', 'int8']) {
           const total = r[kind].byOp.reduce((a, [, ms]) => a + ms, 0);

@@ -1,9 +1,12 @@
 // Rewrites the relaxed-SIMD fused multiply-add of a linked module from the
 // opcode LLVM 14 emits (Emscripten 3.1.6's compiler, proposal draft numbering)
 // to the one the finished Relaxed SIMD standard gives it, which browsers
-// accept:
+// accept, and the placeholder written for the i8 dot product, which LLVM 14
+// does not know at all (core/simd/vec_i8dot.h), to that instruction:
 //
 //   f32x4.fma (draft, 0xfd 0xaf 0x01)  ->  f32x4.relaxed_madd (0xfd 0x85 0x02)
+//   f64x2.fms (draft, 0xfd 0xd0 0x01)  ->  i32x4.relaxed_dot_i8x16_i7x16_add_s
+//                                          (0xfd 0x93 0x02)
 //
 //   node wasm/postlink/standard_relaxed_opcodes.mjs IN.wasm [OUT.wasm]
 //
@@ -12,12 +15,19 @@
 // body (a byte pattern alone could sit inside a constant or an offset), and
 // stops on any other draft relaxed opcode: only f32x4.fma is used by Kiln
 // (core/simd/vec_wasm.h's kv_fma), and written there with the standard's
-// operand order (a * b + c), which the draft's a + b * c did not have.
-// Prints how many instructions were rewritten.
+// operand order (a * b + c), which the draft's a + b * c did not have; and
+// f64x2.fms only as the dot's placeholder (core/simd/vec_i8dot.h's
+// kd_dot_add: same stack types, three v128 in and one out, operands in the
+// dot's order). Prints how many instructions were rewritten.
 import { readFileSync, writeFileSync } from 'node:fs';
 
 const DRAFT_FMA_F32X4 = 0xaf;
 const STANDARD_MADD_F32X4 = 0x105;
+const DRAFT_FMS_F64X2 = 0xd0;
+const STANDARD_DOT_I8X16_I7X16_ADD = 0x113;
+// draft opcode (two-byte LEB128) -> standard one
+const REWRITES = new Map([[DRAFT_FMA_F32X4, STANDARD_MADD_F32X4],
+  [DRAFT_FMS_F64X2, STANDARD_DOT_I8X16_I7X16_ADD]]);
 // Every draft relaxed opcode LLVM 14 knows (llvm-mc -mattr=+relaxed-simd):
 // none of them is a SIMD128 instruction.
 const DRAFT_RELAXED = new Set([0xa2, 0xa5, 0xa6, 0xaf, 0xb0, 0xb2, 0xb3, 0xb4, 0xc5, 0xc6,
@@ -64,10 +74,10 @@ function skipSimd(r, op, at, rewrites, found) {
   else if (op === 0x0c || op === 0x0d) r.skip(16); // v128.const, i8x16.shuffle
   else if (op >= 0x15 && op <= 0x22) r.skip(1); // extract/replace lane
   else if (op >= 0x54 && op <= 0x5b) { r.memarg(); r.skip(1); } // load/store lane
-  else if (op === DRAFT_FMA_F32X4) rewrites.push(at);
+  else if (REWRITES.has(op)) rewrites.push(at);
   else if (DRAFT_RELAXED.has(op))
     throw new Error(`draft relaxed-SIMD opcode 0xfd 0x${op.toString(16)} at byte ${at}: ` +
-      'only f32x4.fma has a rewrite (see the header of this file)');
+      'only f32x4.fma and f64x2.fms have a rewrite (see the header of this file)');
   else if (op > 0xff && op < 0x114) found.standard++; // rewritten before: no immediates
   else if (op > 0xff) throw new Error(`unknown SIMD opcode 0x${op.toString(16)} at byte ${at}`);
 }
@@ -125,8 +135,9 @@ function walkInstructions(r, rewrites, found) {
 
 /** Rewrites bytes in place; returns { rewritten: instructions changed,
  * standard: standard relaxed-SIMD instructions met (a second run over the
- * same module changes nothing and finds them all here) }. */
-export function standardizeRelaxedOpcodes(bytes) {
+ * same module changes nothing and finds them all here) }; with `counts`,
+ * counts.dots gets how many rewrites gave the i8 dot product. */
+export function standardizeRelaxedOpcodes(bytes, counts = {}) {
   if (bytes[0] !== 0 || bytes[1] !== 0x61 || bytes[2] !== 0x73 || bytes[3] !== 0x6d)
     throw new Error('not a WebAssembly module');
   const r = new Reader(bytes, 8, bytes.length);
@@ -149,12 +160,17 @@ export function standardizeRelaxedOpcodes(bytes) {
     }
     r.pos = end;
   }
+  let dots = 0;
   for (const at of rewrites) {
-    // 0xaf as LEB128 is af 01; 0x105 is 85 02: the same two bytes' room.
-    if (bytes[at] !== 0xaf || bytes[at + 1] !== 0x01) throw new Error(`unexpected encoding at ${at}`);
-    bytes[at] = 0x80 | (STANDARD_MADD_F32X4 & 0x7f);
-    bytes[at + 1] = STANDARD_MADD_F32X4 >> 7;
+    // Each draft opcode is two LEB128 bytes (af 01, d0 01), and so is each
+    // standard one (85 02, 93 02): the same room.
+    const to = REWRITES.get(bytes[at]);
+    if (to === undefined || bytes[at + 1] !== 0x01) throw new Error(`unexpected encoding at ${at}`);
+    bytes[at] = 0x80 | (to & 0x7f);
+    bytes[at + 1] = to >> 7;
+    if (to === STANDARD_DOT_I8X16_I7X16_ADD) dots++;
   }
+  counts.dots = dots;
   return { rewritten: rewrites.length, standard: found.standard };
 }
 
@@ -165,7 +181,10 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     process.exit(2);
   }
   const bytes = new Uint8Array(readFileSync(input));
-  const { rewritten } = standardizeRelaxedOpcodes(bytes);
+  const counts = {};
+  const { rewritten } = standardizeRelaxedOpcodes(bytes, counts);
+  const { dots } = counts;
   writeFileSync(output, bytes);
-  console.log(`${output}: ${rewritten} f32x4.fma -> f32x4.relaxed_madd`);
+  console.log(`${output}: ${rewritten - dots} f32x4.fma -> f32x4.relaxed_madd, ` +
+    `${dots} f64x2.fms -> i32x4.relaxed_dot_i8x16_i7x16_add_s`);
 }

@@ -162,6 +162,15 @@ typedef struct quant_conv {
     int winograd;
     int64_t wg_rows;
     int16_t *wg_w;
+    /* The dot-product GEMM (core/simd/qgemm_dot.h, the relaxed WebAssembly
+     * engine): its mode when the constant weights were packed for it into
+     * dot_w (owned), else KN_QDOT_OFF; dot_b_bytes, per slot, the column
+     * block packed for it */
+    int dot;
+    int dot_shifted; /* some weight rows were shifted: column sums needed */
+    int dot_bytes;   /* the columns packed from the 8-bit image (quant_pack_fits) */
+    unsigned char *dot_w;
+    size_t dot_b_bytes;
 } quant_conv;
 
 /* Validates X [N, C, spatial], W [M, C/group, kernel] and the window
@@ -206,6 +215,12 @@ void quant_dw_channel(const quant_conv *c, int64_t ch, const void *x, int32_t zx
  * channels less the zero point, int16). */
 int quant_pack_fits(const quant_conv *c);
 void quant_pack_cols(const quant_conv *c, const int16_t *xg, int64_t c0, int64_t c1, int16_t *dst);
+/* The same columns as the dot GEMM's packed B (core/simd/qgemm_dot.h, in
+ * c->dot's mode) straight from the 8-bit image x8g (the group's channels):
+ * each byte x ^ flip (128 for int8), z (the zero point so flipped) outside
+ * the image; rows: scratch of 32 kn_qgemm_quads(kdim) bytes. */
+void quant_pack_cols_dot(const quant_conv *c, const uint8_t *x8g, uint8_t flip, int32_t z,
+                         int64_t c0, int64_t c1, uint8_t *rows, void *dst);
 
 /* Winograd (quant_winograd.c), for constant weights: whether c takes it,
  * given W - w_zp as int16 rows (then it sets c's fields and scratch sizes

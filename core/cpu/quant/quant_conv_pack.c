@@ -12,7 +12,10 @@
  * line's end, the padding) are gathered element by element, zero outside
  * the image (the zero point, as the spec pads). */
 #include "core/cpu/quant/quant_common.h"
+#include <string.h>
+
 #include "core/simd/qgemm.h"
+#include "core/simd/qgemm_dot.h"
 #include "core/simd/vec_i16.h"
 
 #define NR KN_QGEMM_NR
@@ -89,5 +92,75 @@ void quant_pack_cols(const quant_conv *c, const int16_t *xg, int64_t c0, int64_t
             ki_store(dst, ki_zip_lo16(v[0], v[1]));
             ki_store(dst + NR, ki_zip_hi16(v[0], v[1]));
         }
+    }
+}
+
+/* pack_row for the dot GEMM: the row's 8 bytes straight from the 8-bit
+ * image, each x ^ flip (x + 128 for int8: the unsigned byte), zb outside
+ * the image (the zero point, so flipped too). */
+static void pack_row8(const uint8_t *src, int64_t ih, int64_t iw, int64_t sw, int line,
+                      const int64_t *y0, const int64_t *x0, int64_t dy, int64_t dx, uint8_t flip,
+                      uint8_t zb, uint8_t *out)
+{
+    if (line) {
+        int64_t iy = y0[0] + dy, ix = x0[0] + dx;
+        if (iy >= 0 && iy < ih && ix >= 0) {
+            const uint8_t *s = src + iy * iw + ix;
+            if (ix + (NR - 1) * sw < iw) {
+                for (int64_t j = 0; j < NR; j++)
+                    out[j] = s[j * sw] ^ flip;
+                return;
+            }
+        }
+    }
+    for (int64_t j = 0; j < NR; j++) {
+        int64_t iy = y0[j] + dy, ix = x0[j] + dx;
+        out[j] = iy >= 0 && iy < ih && ix >= 0 && ix < iw ? src[iy * iw + ix] ^ flip : zb;
+    }
+}
+
+void quant_pack_cols_dot(const quant_conv *c, const uint8_t *x8g, uint8_t flip, int32_t z,
+                         int64_t c0, int64_t c1, uint8_t *rows, void *dst)
+{
+    const kn_window *w = &c->win;
+    const int64_t ih = w->in[1], iw = w->in[2], ow = w->out[2];
+    const int64_t sh = w->stride[1], sw = w->stride[2], kh = w->kernel[1], kw = w->kernel[2];
+    const int64_t dh = w->dilation[1], dw = w->dilation[2];
+    const int64_t kdim = c->kdim, depth = 4 * kn_qgemm_quads(kdim), plane = c->in_size;
+    const size_t panel = kn_qgemm_dot_panel_b_bytes(kdim, c->dot);
+    uint8_t *d = dst;
+    for (int64_t n0 = c0; n0 < c1; n0 += NR, d += panel) {
+        int64_t cols = c1 - n0 < NR ? c1 - n0 : NR;
+        int64_t y0[NR], x0[NR];
+        for (int64_t j = 0; j < NR; j++) {
+            int64_t o = n0 + j;
+            y0[j] = j < cols ? (o / ow) * sh - w->pad_begin[1] : PACK_OUTSIDE;
+            x0[j] = j < cols ? (o % ow) * sw - w->pad_begin[2] : PACK_OUTSIDE;
+        }
+        int line = cols == NR && n0 % ow + NR <= ow;
+        int64_t ci = 0, ky = 0, kx = 0;
+        for (int64_t r = 0; r < depth; r++) {
+            uint8_t *out = rows + r * NR;
+            if (r >= kdim) { /* the last quad's rows past the depth */
+                memset(out, z, NR);
+                continue;
+            }
+            if (c->pointwise && cols == NR) { /* consecutive positions: one run */
+                const uint8_t *s = x8g + ci * plane + n0;
+                for (int64_t j = 0; j < NR; j++)
+                    out[j] = s[j] ^ flip;
+            } else {
+                pack_row8(x8g + ci * plane, ih, iw, sw, line, y0, x0, ky * dh, kx * dw, flip,
+                          (uint8_t)z, out);
+            }
+            if (++kx == kw) {
+                kx = 0;
+                if (++ky == kh) {
+                    ky = 0;
+                    ci++;
+                }
+            }
+        }
+        kn_qgemm_dot_pack_b_rows(kdim, rows, z, c->dot, c->dot_shifted, d);
     }
 }
