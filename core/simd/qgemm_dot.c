@@ -148,6 +148,22 @@ int kn_qgemm_dot_pack_a(int64_t m, int64_t k, const int16_t *a, int64_t lda, voi
     }
     return shifted ? KN_QDOT_ROWS_SHIFTED : KN_QDOT_ROWS_AS_THEY_ARE;
 }
+/* Depth quad q of a panel's 8 columns (out[0]: columns 0-3, out[1]: 4-7)
+ * into the panel's quads: as they are, or as two 7-bit halves, the low
+ * ones in the first kq quads and the high bits in the next kq. */
+static void store_quad(uint8_t *quads, int64_t q, int64_t kq, int mode, const kd out[2])
+{
+    if (mode == KN_QDOT_HALVES) {
+        kd_store(quads + q * NR * 4, kd_low7(out[0]));
+        kd_store(quads + q * NR * 4 + 16, kd_low7(out[1]));
+        kd_store(quads + (kq + q) * NR * 4, kd_high1(out[0]));
+        kd_store(quads + (kq + q) * NR * 4 + 16, kd_high1(out[1]));
+    } else {
+        kd_store(quads + q * NR * 4, out[0]);
+        kd_store(quads + q * NR * 4 + 16, out[1]);
+    }
+}
+
 
 void kn_qgemm_dot_pack_b(int64_t k, int64_t n, const int16_t *packed16, int32_t z, int mode,
                          int sums, void *dst)
@@ -162,15 +178,7 @@ void kn_qgemm_dot_pack_b(int64_t k, int64_t n, const int16_t *packed16, int32_t 
             const int16_t *r0 = src + 2 * q * NR * 2;
             kd_quads_from_pairs(r0, 2 * q + 1 < kp ? r0 + NR * 2 : NULL, (int16_t)z, out,
                                 sums ? colsum : NULL);
-            if (mode == KN_QDOT_HALVES) {
-                kd_store(quads + q * NR * 4, kd_low7(out[0]));
-                kd_store(quads + q * NR * 4 + 16, kd_low7(out[1]));
-                kd_store(quads + (kq + q) * NR * 4, kd_high1(out[0]));
-                kd_store(quads + (kq + q) * NR * 4 + 16, kd_high1(out[1]));
-            } else {
-                kd_store(quads + q * NR * 4, out[0]);
-                kd_store(quads + q * NR * 4 + 16, out[1]);
-            }
+            store_quad(quads, q, kq, mode, out);
         }
         kd_store(d, colsum[0]);
         kd_store(d + 16, colsum[1]);
@@ -192,15 +200,7 @@ void kn_qgemm_dot_pack_b_rows(int64_t k, const uint8_t *rows, int32_t z, int mod
     for (int64_t q = 0; q < kq; q++, rows += 4 * NR) {
         kd out[2];
         kd_quads_from_rows(rows, out);
-        if (mode == KN_QDOT_HALVES) {
-            kd_store(quads + q * NR * 4, kd_low7(out[0]));
-            kd_store(quads + q * NR * 4 + 16, kd_low7(out[1]));
-            kd_store(quads + (kq + q) * NR * 4, kd_high1(out[0]));
-            kd_store(quads + (kq + q) * NR * 4 + 16, kd_high1(out[1]));
-        } else {
-            kd_store(quads + q * NR * 4, out[0]);
-            kd_store(quads + q * NR * 4 + 16, out[1]);
-        }
+        store_quad(quads, q, kq, mode, out);
         if (sums)
             for (int r = 0; r < 4; r++)
                 for (int j = 0; j < NR; j++)

@@ -55,21 +55,31 @@ static ki pack_row(const int16_t *src, int64_t ih, int64_t iw, int64_t sw, int l
     return ki_load(t);
 }
 
+/* The input row and column where the windows of output columns n0 ..
+ * n0 + NR - 1 start (top-left tap, before dilation); columns past `cols`
+ * get PACK_OUTSIDE, which no tap brings inside the image. */
+static void column_origins(const kn_window *w, int64_t n0, int64_t cols, int64_t y0[NR],
+                           int64_t x0[NR])
+{
+    const int64_t ow = w->out[2];
+    for (int64_t j = 0; j < NR; j++) {
+        int64_t o = n0 + j;
+        y0[j] = j < cols ? (o / ow) * w->stride[1] - w->pad_begin[1] : PACK_OUTSIDE;
+        x0[j] = j < cols ? (o % ow) * w->stride[2] - w->pad_begin[2] : PACK_OUTSIDE;
+    }
+}
+
 void quant_pack_cols(const quant_conv *c, const int16_t *xg, int64_t c0, int64_t c1, int16_t *dst)
 {
     const kn_window *w = &c->win;
     const int64_t ih = w->in[1], iw = w->in[2], ow = w->out[2];
-    const int64_t sh = w->stride[1], sw = w->stride[2], kh = w->kernel[1], kw = w->kernel[2];
+    const int64_t sw = w->stride[2], kh = w->kernel[1], kw = w->kernel[2];
     const int64_t dh = w->dilation[1], dw = w->dilation[2];
     const int64_t kdim = c->kdim, kp = kn_qgemm_pairs(kdim), plane = c->in_size;
     for (int64_t n0 = c0; n0 < c1; n0 += NR) {
         int64_t cols = c1 - n0 < NR ? c1 - n0 : NR;
         int64_t y0[NR], x0[NR];
-        for (int64_t j = 0; j < NR; j++) {
-            int64_t o = n0 + j;
-            y0[j] = j < cols ? (o / ow) * sh - w->pad_begin[1] : PACK_OUTSIDE;
-            x0[j] = j < cols ? (o % ow) * sw - w->pad_begin[2] : PACK_OUTSIDE;
-        }
+        column_origins(w, n0, cols, y0, x0);
         int line = cols == NR && n0 % ow + NR <= ow;
         /* the row being read: channel ci, tap (ky, kx) */
         int64_t ci = 0, ky = 0, kx = 0;
@@ -124,7 +134,7 @@ void quant_pack_cols_dot(const quant_conv *c, const uint8_t *x8g, uint8_t flip, 
 {
     const kn_window *w = &c->win;
     const int64_t ih = w->in[1], iw = w->in[2], ow = w->out[2];
-    const int64_t sh = w->stride[1], sw = w->stride[2], kh = w->kernel[1], kw = w->kernel[2];
+    const int64_t sw = w->stride[2], kh = w->kernel[1], kw = w->kernel[2];
     const int64_t dh = w->dilation[1], dw = w->dilation[2];
     const int64_t kdim = c->kdim, depth = 4 * kn_qgemm_quads(kdim), plane = c->in_size;
     const size_t panel = kn_qgemm_dot_panel_b_bytes(kdim, c->dot);
@@ -132,11 +142,7 @@ void quant_pack_cols_dot(const quant_conv *c, const uint8_t *x8g, uint8_t flip, 
     for (int64_t n0 = c0; n0 < c1; n0 += NR, d += panel) {
         int64_t cols = c1 - n0 < NR ? c1 - n0 : NR;
         int64_t y0[NR], x0[NR];
-        for (int64_t j = 0; j < NR; j++) {
-            int64_t o = n0 + j;
-            y0[j] = j < cols ? (o / ow) * sh - w->pad_begin[1] : PACK_OUTSIDE;
-            x0[j] = j < cols ? (o % ow) * sw - w->pad_begin[2] : PACK_OUTSIDE;
-        }
+        column_origins(w, n0, cols, y0, x0);
         int line = cols == NR && n0 % ow + NR <= ow;
         int64_t ci = 0, ky = 0, kx = 0;
         for (int64_t r = 0; r < depth; r++) {
