@@ -18,12 +18,14 @@
 const leb = (n) => (n < 0x80 ? [n] : [0x80 | (n & 0x7f), n >> 7]);
 const section = (id, bytes) => [id, ...leb(bytes.length), ...bytes];
 
-/** A module exporting memory "mem" and run(): the v128 at byte 48 becomes
- * i32x4.relaxed_dot_i8x16_i7x16_add_s(v128 at 0, v128 at 16, v128 at 32). */
-export function dotProbeModule() {
+/** A module exporting memory "mem" and run(): stores at byte 48 the result
+ * of `ops` applied to the v128 loads at bytes 0, 16 and 32. `extra` goes
+ * before them (dropped), to place bytes inside immediates. The tests of
+ * the post-link rewrite build their modules with it too. */
+export function v128Module(ops, extra = []) {
   const load = (at) => [0x41, at, 0xfd, 0x00, 0x04, 0x00];
-  const body = [0x00, 0x41, 0x30, ...load(0), ...load(16), ...load(32),
-    0xfd, 0x93, 0x02, 0xfd, 0x0b, 0x04, 0x00, 0x0b];
+  const body = [0x00, ...extra, 0x41, 0x30, ...load(0), ...load(16), ...load(32), ...ops,
+    0xfd, 0x0b, 0x04, 0x00, 0x0b];
   return new Uint8Array([0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,
     ...section(1, [0x01, 0x60, 0x00, 0x00]),
     ...section(3, [0x01, 0x00]),
@@ -31,6 +33,10 @@ export function dotProbeModule() {
     ...section(7, [0x02, 0x03, 0x72, 0x75, 0x6e, 0x00, 0x00, 0x03, 0x6d, 0x65, 0x6d, 0x02, 0x00]),
     ...section(10, [0x01, ...leb(body.length), ...body])]);
 }
+
+/** v128Module running i32x4.relaxed_dot_i8x16_i7x16_add_s(v128 at 0,
+ * v128 at 16, v128 at 32). */
+export const dotProbeModule = () => v128Module([0xfd, 0x93, 0x02]);
 
 // [name, a (16 signed bytes, or one repeated), b (16 bytes 0..255), c (4 int32)]
 export const PROBES = [

@@ -14,23 +14,8 @@ import { kiln, sourceDir, wasmDir } from './support.mjs';
 const { standardizeRelaxedOpcodes } = await import(path.join(sourceDir, 'wasm/postlink/standard_relaxed_opcodes.mjs'));
 const { relaxedSimdSupported } = await import(path.join(wasmDir, 'kiln-loader.mjs'));
 
-const leb = (n) => (n < 0x80 ? [n] : [0x80 | (n & 0x7f), n >> 7]);
-const section = (id, bytes) => [id, ...leb(bytes.length), ...bytes];
-
-// A module exporting memory "mem" and run(): stores at byte 48 the result
-// of `ops` applied to the v128 loads at bytes 0, 16 and 32. `extra` goes
-// before them (dropped), to place bytes inside immediates.
-function module(ops, extra = []) {
-  const load = (at) => [0x41, at, 0xfd, 0x00, 0x04, 0x00];
-  const body = [0x00, ...extra, 0x41, 0x30, ...load(0), ...load(16), ...load(32), ...ops,
-    0xfd, 0x0b, 0x04, 0x00, 0x0b];
-  return new Uint8Array([0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,
-    ...section(1, [0x01, 0x60, 0x00, 0x00]),
-    ...section(3, [0x01, 0x00]),
-    ...section(5, [0x01, 0x00, 0x01]),
-    ...section(7, [0x02, 0x03, 0x72, 0x75, 0x6e, 0x00, 0x00, 0x03, 0x6d, 0x65, 0x6d, 0x02, 0x00]),
-    ...section(10, [0x01, ...leb(body.length), ...body])]);
-}
+// A module running `ops` on three v128 loads (wasm/postlink/relaxed_dot_probe.mjs).
+const { v128Module: module } = await import(path.join(sourceDir, 'wasm/postlink/relaxed_dot_probe.mjs'));
 const DRAFT_FMA = [0xfd, 0xaf, 0x01];
 const STANDARD_MADD = [0xfd, 0x85, 0x02];
 const indexOf = (bytes, seq) => bytes.findIndex((_, i) => seq.every((b, j) => bytes[i + j] === b));
