@@ -4,7 +4,10 @@
  * stay) and a 1x1 layer run directly (its reordered copy is shared and its
  * raw pages are given back). Sessions do not grow the packed bytes and agree
  * bit for bit; a session on Kiln's CPU kernels gets the raw bytes back and
- * matches a model that never evicted anything. */
+ * matches a model that never evicted anything. oneDNN has Winograd only on
+ * AVX-512 CPUs: elsewhere the 3x3 layer runs directly too, its copy is
+ * two-way, and the expectations count one-way copies rather than assume
+ * one. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdlib.h>
@@ -128,8 +131,11 @@ Test(weight_store_conv, sessions_share_conv_weights)
     float *out_a = run(a);
     kn_weight_store_stats st = stats(m);
     cr_assert_geq(st.n_packed, 2, "one copy per weight at least");
-    cr_assert_eq(st.n_evicted, 1, "the 1x1 weights' pages are given back, the Winograd ones "
-                 "are not (a one-way copy cannot restore them): %d evicted", (int)st.n_evicted);
+    cr_assert_leq(st.n_one_way, 1, "only the 3x3 layer can be Winograd");
+    const int one_way = st.n_one_way;
+    cr_assert_eq(st.n_evicted, 2 - one_way, "the 1x1 weights' pages are given back, Winograd "
+                 "ones are not (a one-way copy cannot restore them): %d evicted, %d one-way",
+                 (int)st.n_evicted, one_way);
 
     kn_session *b = new_session(m);
     float *out_b = run(b);
@@ -144,7 +150,7 @@ Test(weight_store_conv, sessions_share_conv_weights)
     kn_session *cpu = new_session(m);
     m->backends = usable;
     float *out_cpu = run(cpu);
-    cr_assert_eq(stats(m).restores, 1, "the evicted 1x1 weights came back once");
+    cr_assert_eq(stats(m).restores, 2 - one_way, "each evicted weight came back once");
     kn_model *fresh = load_conv(&bytes, 1u << dnnl);
     kn_session *ref = new_session(fresh);
     float *out_ref = run(ref);
@@ -297,7 +303,8 @@ Test(weight_store_conv, one_way_weights_are_read_back_from_the_model_file)
     m->backends = usable;
     float *out_cpu = run(cpu);
     cr_assert_eq(stats(m).n_evicted, 0);
-    cr_assert_eq(stats(m).restores, 2, "one from the packed copy, one from the file");
+    cr_assert_eq(stats(m).restores, 2, "one per evicted weight: from its packed copy, or from "
+                 "the file for a one-way copy");
     kn_model *fresh = load_conv(&bytes, 1u << dnnl);
     kn_session *ref = new_session(fresh);
     float *out_ref = run(ref);
@@ -326,6 +333,15 @@ Test(weight_store_conv, a_truncated_model_file_is_an_error_not_a_crash)
     float *out_a;
     kn_model *m = evicted_file_model(&bytes, path, sizeof path, &a, &out_a);
     int32_t dnnl = kn_backend_index("dnnl");
+    if (stats(m).n_one_way == 0) {
+        kn_session_destroy(a);
+        kn_model_destroy(m);
+        remove(path);
+        free(out_a);
+        free(bytes.p);
+        cr_skip_test("no one-way copy on this CPU (oneDNN's Winograd needs AVX-512): every "
+                     "weight comes back from its packed copy, the file is never read again");
+    }
     FILE *f = fopen(path, "wb"); /* truncates it */
     cr_assert(f);
     fclose(f);

@@ -598,10 +598,13 @@ void kn_weight_store_get_stats(kn_weight_store *ws, kn_weight_store_stats *out)
             out->evicted_bytes += (int64_t)len;
         }
         out->n_packed_values += w->packed != NULL;
+        int one_way = 0;
         for (packed_copy *c = w->packed; c; c = c->next) {
             out->n_packed++;
             out->packed_bytes += (int64_t)c->bytes;
+            one_way |= c->one_way;
         }
+        out->n_one_way += one_way;
     }
     pthread_mutex_unlock(&ws->lock);
 }

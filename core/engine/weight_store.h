@@ -87,6 +87,8 @@ typedef struct kn_weight_store_stats {
     int32_t n_evictable;     /* of those, the ones big enough to evict */
     int32_t n_packed;        /* packed copies held */
     int32_t n_packed_values; /* values with at least one packed copy */
+    int32_t n_one_way;       /* of those, values with a copy that cannot give the raw
+                              * bytes back (oneDNN's Winograd, where the CPU has it) */
     int64_t packed_bytes;    /* their bytes */
     int32_t n_evicted;       /* values whose raw pages are given back now */
     int64_t evicted_bytes;   /* bytes of those pages */
