@@ -25,9 +25,11 @@ function relativeDiff(a, b) {
 }
 
 /** Benchmarks models/<model>/model.onnx with its input_K.pb: one warm-up
- * run each, then up to `runs` alternating pairs (at least 5 when the
- * budget runs out). Returns times in ms. */
-export async function benchModel({ model, runs = 15, budgetMs = 40000, kilnInit = {}, threads = 1, gapMs = 0 }) {
+ * run each, then up to `runs` runs of each engine (at least 5 when the
+ * budget runs out), the engines taking turns of `turnRuns` runs each, the
+ * order of the two reversed every turn. Returns times in ms. */
+export async function benchModel({ model, runs = 15, budgetMs = 40000, kilnInit = {}, threads = 1, gapMs = 0,
+  turnRuns = 1 }) {
   // With threads, Kiln's engine lives in a worker (kilnWorkerSession); the
   // page's own engine decodes the inputs and, unless a tile is forced,
   // chooses the worker's GEMM tile (createWorkerSession), so it gets the
@@ -52,16 +54,19 @@ export async function benchModel({ model, runs = 15, budgetMs = 40000, kilnInit 
   }
   const times = { kiln: [], ort: [] };
   const start = now();
-  for (let i = 0; i < runs; i++) {
-    for (const e of i % 2 ? [...engines].reverse() : engines) {
-      // an idle gap first: with threads, an engine's pool may still be
-      // watching for work (spinning) when the other engine's run starts
-      if (gapMs) await new Promise((resolve) => setTimeout(resolve, gapMs));
-      const t0 = now();
-      await e.run();
-      times[e.name].push(now() - t0);
+  const turn = Math.max(1, Math.floor(turnRuns));
+  for (let i = 0, t = 0; i < runs; i += turn, t++) {
+    for (const e of t % 2 ? [...engines].reverse() : engines) {
+      for (let j = 0; j < turn && i + j < runs; j++) {
+        // an idle gap first: with threads, an engine's pool may still be
+        // watching for work (spinning) when the other engine's run starts
+        if (gapMs) await new Promise((resolve) => setTimeout(resolve, gapMs));
+        const t0 = now();
+        await e.run();
+        times[e.name].push(now() - t0);
+      }
     }
-    if (i >= 4 && now() - start > budgetMs) break;
+    if (i + turn >= 5 && now() - start > budgetMs) break;
   }
   const kilnEnv = engines[0].env;
   if (kilnEnv.threads !== threads) throw new Error(`Kiln ran ${kilnEnv.threads} threads, not ${threads}: ${kilnEnv.fallbackReason}`);
@@ -79,6 +84,7 @@ export async function benchModel({ model, runs = 15, budgetMs = 40000, kilnInit 
     kilnTile: { tile: kilnEnv.gemmTile, source: kilnEnv.gemmTileSource, tuneMs: kilnEnv.gemmTuneMs,
       candidates: kilnEnv.gemmTiles },
     threads,
+    turnRuns: turn,
     browserCpu: { userAgent: navigator.userAgent, hardwareConcurrency: navigator.hardwareConcurrency },
   };
 }
