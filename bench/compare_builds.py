@@ -17,16 +17,14 @@ import json
 import os
 import statistics
 import subprocess
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tools"))
+import cpu_info  # noqa: E402
 
 
 def cpu_model():
-    try:
-        for line in open("/proc/cpuinfo"):
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return "unknown CPU"
+    return cpu_info.describe_cpu()
 
 
 def bench(kiln, model_dir, threads, runs):

@@ -37,17 +37,12 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, os.path.join(ROOT, "tools"))
+import cpu_info  # noqa: E402
 from export_dynamic_models import SHAPES, shape_tag  # noqa: E402
 
 
 def cpu_model():
-    try:
-        for line in open("/proc/cpuinfo"):
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return "unknown CPU"
+    return cpu_info.describe_cpu()
 
 
 def json_lines(cmd):

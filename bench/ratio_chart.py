@@ -8,20 +8,18 @@ different machines are never mixed up.
 """
 import html
 import math
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tools"))
+import cpu_info  # noqa: E402
 
 BAR_COLOURS = {True: "#2e8b57", False: "#e07b24"}  # faster, slower
 THREAD_SHADES = ("1.0", "0.7", "0.5", "0.35")      # opacity per thread count
 
 
 def cpu_name(cpuinfo="/proc/cpuinfo"):
-    try:
-        with open(cpuinfo) as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return "unknown CPU"
+    return cpu_info.describe_cpu(cpuinfo)
 
 
 def ratio_svg(title, names, threads, ratio_of, metric_label="median latency"):

@@ -18,10 +18,15 @@ differences W - Z are the same numbers, so the model computes the same
 function). Used by tools/compare_with_ort.py and the int8 tests that compare
 against ONNX Runtime.
 """
+import os
 import platform
+import sys
 
 import numpy as np
-from onnx import TensorProto, helper, load, numpy_helper, save
+from onnx import TensorProto, load, numpy_helper, save
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import cpu_info  # noqa: E402
 
 # op type -> (weight input index, weight zero-point input index)
 WEIGHT_SLOTS = {
@@ -53,14 +58,7 @@ ACTIVATION_SLOTS = {
 
 
 def cpu_flags():
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("flags"):
-                    return set(line.split(":", 1)[1].split())
-    except OSError:
-        pass
-    return set()
+    return cpu_info.cpu_flags()
 
 
 def ort_saturates_u8s8():
@@ -73,14 +71,7 @@ def ort_saturates_u8s8():
 
 
 def cpu_name():
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown CPU"
+    return cpu_info.describe_cpu()
 
 
 def note():

@@ -35,11 +35,9 @@ SOURCE = os.path.dirname(os.path.dirname(HERE))
 
 
 def cpu_name():
-    with open("/proc/cpuinfo") as f:
-        for line in f:
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    return "unknown CPU"
+    sys.path.insert(0, os.path.join(SOURCE, "tools"))
+    import cpu_info
+    return cpu_info.describe_cpu()
 
 
 def in_process_ms(kiln, model, threads, shape=None, runs=200):
