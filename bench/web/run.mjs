@@ -194,7 +194,8 @@ async function interleaveTiles(opts, browser, server, report) {
       console.log(`${''.padEnd(14)} timed on the model's products (m x n x k) ${r.auto.shapes.map((s) => s.join('x')).join(', ') || 'stand-ins'}`);
       const d = r.auto.detail;
       if (d) {
-        console.log(`${''.padEnd(14)} the timing's fastest rounds (spread), ${d.rounds} rounds, clock step ${d.tickMs.toFixed(3)} ms: ` +
+        console.log(`${''.padEnd(14)} the timing's fastest rounds (spread), ${d.rounds} rounds of ${d.reps ?? 1} run(s) a candidate, ` +
+          `clock step ${d.tickMs.toFixed(3)} ms, per run: ` +
           Object.keys(d.fastestMs).map((t) => `${t} ${d.fastestMs[t].toFixed(2)} ms (${(100 * d.spread[t]).toFixed(1)} %)`).join(', ') +
           `; fastest ${d.fastestTile}`);
       }

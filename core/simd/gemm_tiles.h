@@ -98,6 +98,8 @@ typedef struct kn_sgemm_tune_report {
     double elapsed_ms; /* the whole timing, warm-up included */
     double tick_ms;    /* the clock's step */
     int32_t tiles, rounds;
+    int32_t reps; /* runs of a candidate's products per counted round;
+                   * fastest_ms is per run */
     double fastest_ms[KN_SGEMM_TUNE_MAX_TILES], spread[KN_SGEMM_TUNE_MAX_TILES];
     int32_t fastest, chosen;
 } kn_sgemm_tune_report;

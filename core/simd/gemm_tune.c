@@ -20,6 +20,7 @@
  * Rounds alternate the candidates so drift in clock speed or machine load
  * falls on all of them alike, and each candidate's fastest round decides
  * (kn_sgemm_tune_decide, below). */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -55,6 +56,15 @@ enum {
     MAX_TILES = KN_SGEMM_TUNE_MAX_TILES
 };
 #define TOTAL_BUDGET_MS 40.0
+/* A counted timing spans at least this many steps of the clock: a page
+ * that is not cross-origin isolated reads it in 0.1 ms steps, and a small
+ * model's products (MobileNet-V2's, cut to size: 0.3 ms a candidate) were
+ * timed to one step in three, so the margin below (each spread at least a
+ * step) came to 66 % and not even a tile made 1.5x slower lost. Each
+ * counted round therefore runs a candidate's products `reps` times in a
+ * row, as many as this asks for and MIN_COUNTED_ROUNDS still fit. */
+#define MIN_TICKS_PER_TIMING 8.0
+#define MIN_COUNTED_ROUNDS 3
 
 typedef struct tune_shape {
     int64_t m, n, k;
@@ -249,6 +259,25 @@ static void run_products(const tune_buffers *t, const kn_sgemm_tile *tile,
     }
 }
 
+/* How many times in a row a counted round runs each candidate's products:
+ * enough for MIN_TICKS_PER_TIMING clock steps on the fastest candidate
+ * (1 with a fine clock), but no more than lets MIN_COUNTED_ROUNDS rounds
+ * of all of them fit in what is left of the budget. */
+static int32_t repetitions(const double *fastest_ms, int32_t n, double tick_ms, double left_ms)
+{
+    double fastest = 1e30, round_ms = 0;
+    for (int32_t i = 0; i < n; i++) {
+        fastest = fastest_ms[i] < fastest ? fastest_ms[i] : fastest;
+        round_ms += fastest_ms[i];
+    }
+    if (!(fastest > 0) || !(tick_ms > 0) || !(round_ms > 0))
+        return 1;
+    double want = ceil(MIN_TICKS_PER_TIMING * tick_ms / fastest);
+    double fit = floor(left_ms / (MIN_COUNTED_ROUNDS * round_ms));
+    double reps = want < fit ? want : fit;
+    return reps < 1 ? 1 : reps > 64 ? 64 : (int32_t)reps;
+}
+
 static const kn_sgemm_tile *tune_set_of(const tune_set *set, kn_sgemm_tune_report *report)
 {
     double start = now_ms();
@@ -292,6 +321,8 @@ static const kn_sgemm_tile *tune_set_of(const tune_set *set, kn_sgemm_tune_repor
         if (settled || now_ms() - start + (COUNTED_ROUNDS + 1) * last_round_ms > TOTAL_BUDGET_MS)
             break;
     }
+    int32_t reps = ok ? repetitions(fastest_seen, n, tick, TOTAL_BUDGET_MS - (now_ms() - start)) : 1;
+    last_round_ms *= reps;
     /* Whole rounds only, so every candidate is timed as often; past the
      * budget (a busy machine) fewer rounds decide. */
     double times[MAX_TILES][COUNTED_ROUNDS];
@@ -304,8 +335,9 @@ static const kn_sgemm_tile *tune_set_of(const tune_set *set, kn_sgemm_tune_repor
             int32_t i = (j + round) % n;
             const kn_sgemm_tile *tile = kn_sgemm_tile_at(i);
             double t0 = now_ms();
-            run_products(&buf, tile, packed[i]);
-            times[i][round] = now_ms() - t0;
+            for (int32_t r = 0; r < reps; r++)
+                run_products(&buf, tile, packed[i]);
+            times[i][round] = (now_ms() - t0) / reps;
         }
         counted++;
         last_round_ms = now_ms() - round_start;
@@ -314,16 +346,21 @@ static const kn_sgemm_tile *tune_set_of(const tune_set *set, kn_sgemm_tune_repor
         for (int32_t i = 0; i < n; i++)
             times[i][0] = fastest_seen[i];
         counted = 1;
+        reps = 1;
     }
+    /* a timing of reps runs is read to one clock step: tick / reps a run */
     if (ok)
         best = kn_sgemm_tile_at(kn_sgemm_tune_decide((const double(*)[COUNTED_ROUNDS])times, n,
-                                                     counted, tick, report));
+                                                     counted, tick / reps, report));
     for (int32_t i = 0; i < n; i++)
         for (size_t s = 0; s < N_SHAPES; s++)
             free(packed[i][s]);
     free_buffers(&buf);
-    if (report)
+    if (report) {
         report->elapsed_ms = now_ms() - start;
+        report->tick_ms = tick;
+        report->reps = ok ? reps : 0;
+    }
     return best; /* NULL (out of memory): the caller keeps the default */
 }
 

@@ -37,9 +37,10 @@ EMSCRIPTEN_KEEPALIVE double kiln_wasm_gemm_tune_ms(void) { return kn_sgemm_tune_
 
 /* What the last timing saw, for env.gemmTuneDetail: writes the counted
  * rounds, the fastest candidate's index and the chosen one's, the clock's
- * step (ms), then each candidate's fastest round (ms) and spread,
- * 4 + 2 * tiles doubles (out holds 4 + 2 * max_tiles); returns the number
- * of candidates timed. */
+ * step (ms), then each candidate's fastest round (ms, per run of its
+ * products) and spread, then the runs per counted round: 5 + 2 * tiles
+ * doubles (out holds 5 + 2 * max_tiles); returns the number of candidates
+ * timed. */
 EMSCRIPTEN_KEEPALIVE int kiln_wasm_gemm_tune_report(double *out, int32_t max_tiles)
 {
     kn_sgemm_tune_report r;
@@ -53,6 +54,7 @@ EMSCRIPTEN_KEEPALIVE int kiln_wasm_gemm_tune_report(double *out, int32_t max_til
         out[4 + 2 * i] = r.fastest_ms[i];
         out[5 + 2 * i] = r.spread[i];
     }
+    out[4 + 2 * n] = r.reps;
     return n;
 }
 

@@ -128,14 +128,14 @@ export function activeTile(engine) {
 // beat the first tile by more than the two spreads added.
 function tuneDetail(engine, tiles) {
   const { core } = engine;
-  const doubles = 4 + 2 * tiles.length;
+  const doubles = 5 + 2 * tiles.length;
   const p = core._malloc(doubles * 8);
   if (!p) return null;
   try {
     const n = core._kiln_wasm_gemm_tune_report(p, tiles.length);
     const d = new Float64Array(engine.memoryBuffer(), p, doubles);
     const per = (j) => Object.fromEntries(tiles.slice(0, n).map((t, i) => [t, d[4 + 2 * i + j]]));
-    return n ? { rounds: d[0], fastestTile: tiles[d[1]], tickMs: d[3], fastestMs: per(0), spread: per(1) } : null;
+    return n ? { rounds: d[0], fastestTile: tiles[d[1]], tickMs: d[3], fastestMs: per(0), spread: per(1), reps: d[4 + 2 * n] } : null;
   } finally {
     core._free(p);
   }

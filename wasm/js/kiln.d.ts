@@ -107,13 +107,16 @@ export const env: {
   readonly gemmModelKey: string | null;
   /** The model's products ([m, n, k]) the last per-model timing ran on. */
   readonly gemmTuneShapes: readonly (readonly number[])[];
-  /** What the last timing saw: each candidate's fastest counted round (ms)
-   * and how far its second fastest lay above it, at least the clock's
-   * step `tickMs` (0.02: 2 %); the fastest candidate is chosen only where
-   * it beat the first tile by more than the two spreads added.
+  /** What the last timing saw: each candidate's fastest counted round (ms
+   * per run of its products; a round runs them `reps` times in a row, so
+   * that a coarse clock still reads the round to about 1/8) and how far its
+   * second fastest lay above it, at least the clock's step `tickMs` divided
+   * by `reps` (0.02: 2 %); the fastest candidate is chosen only where it
+   * beat the first tile by more than the two spreads added.
    * null when the tile was not timed. */
   readonly gemmTuneDetail: {
     readonly rounds: number;
+    readonly reps: number;
     readonly fastestTile: string;
     readonly tickMs: number;
     readonly fastestMs: Readonly<Record<string, number>>;
