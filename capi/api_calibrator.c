@@ -56,6 +56,7 @@ static int32_t apply_options(kiln_calibrator *c, const kiln_options *o)
         .method = o ? o->calib_method : KILN_CALIB_MSE,
         .percentile = o ? o->calib_percentile : 99.99,
         .symmetric = o ? o->calib_symmetric : 0,
+        .weight_qmax = o && o->calib_weight_bits == 7 ? 63 : 127,
         .keep_float = list,
         .n_keep_float = n,
     };

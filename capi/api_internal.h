@@ -30,6 +30,7 @@ struct kiln_options {
      * comma-separated, or NULL). */
     int32_t calib_method;
     int32_t calib_symmetric;
+    int32_t calib_weight_bits;
     double calib_percentile;
     char *calib_keep_float;
 };

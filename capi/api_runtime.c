@@ -15,6 +15,7 @@ int32_t kiln_options_create(kiln_options **out)
     (*out)->use_dnnl = 1;
     (*out)->calib_method = KILN_CALIB_MSE;
     (*out)->calib_percentile = 99.99;
+    (*out)->calib_weight_bits = 8;
     return KILN_OK;
 }
 
@@ -83,6 +84,12 @@ int32_t kiln_options_set_int(kiln_options *o, int32_t key, int32_t value)
         return KILN_OK;
     case KILN_OPT_CALIB_SYMMETRIC:
         return set_flag(&o->calib_symmetric, value, "calib_symmetric");
+    case KILN_OPT_CALIB_WEIGHT_BITS:
+        if (value != 7 && value != 8)
+            return kiln_fail(KILN_ERR_INVALID_ARGUMENT,
+                             "calib_weight_bits must be 8 or 7, got %d", (int)value);
+        o->calib_weight_bits = value;
+        return KILN_OK;
     case KILN_OPT_KEEP_VALUES:
         return set_flag(&o->keep_values, value, "keep_values");
     case KILN_OPT_PRECISION:

@@ -161,6 +161,13 @@ extern "C" {
  * "graph replay (N steps)", or says on the last step why the plan was not
  * captured. Default 0. */
 #define KILN_OPT_DEVICE_GRAPH 14
+/* Calibrator: the weights' magnitude in bits, 8 (int8 symmetric over
+ * [-127, 127], the default) or 7 (over [-63, 63]). On x86 CPUs without VNNI,
+ * ONNX Runtime multiplies uint8 activations by int8 weights with
+ * VPMADDUBSW, whose 16-bit sums of two products saturate unless
+ * |w0| + |w1| <= 128: there, only 7-bit weights give the model's exact
+ * result (its "reduce range"). Costs one bit of weight precision. */
+#define KILN_OPT_CALIB_WEIGHT_BITS 15
 
 /* ---- option keys for kiln_options_set_string ---- */
 /* Session: path of the kernel tuning cache file, keyed inside by model and

@@ -36,6 +36,10 @@ static void usage(FILE *out)
                  "  --method M              minmax, percentile, entropy or mse (default mse)\n"
                  "  --percentile P          for --method percentile (default 99.99)\n"
                  "  --symmetric             int8 activations with zero point 0\n"
+                 "  --weight-bits B         8 (weights over [-127, 127], default) or 7 (over\n"
+                 "                          [-63, 63]: ONNX Runtime on x86 without VNNI then\n"
+                 "                          computes the model exactly; its uint8 x int8\n"
+                 "                          products saturate with 8-bit weights)\n"
                  "  --exclude LIST          comma-separated op types or node names left in float\n"
                  "  --max-samples N         use at most N samples\n"
                  "  --report                print each quantized tensor: range, threshold, scale,\n"
@@ -48,13 +52,13 @@ static void usage(FILE *out)
 
 typedef struct quantize_args {
     const char *model, *output, *calib, *calib_images, *method, *percentile, *exclude;
-    int symmetric, report, threads, max_samples;
+    int symmetric, report, threads, max_samples, weight_bits;
     image_options images; /* preprocessing for --calib-images (image_input.h) */
 } quantize_args;
 
 static int parse_args(int argc, char **argv, quantize_args *a)
 {
-    *a = (quantize_args){.threads = 1};
+    *a = (quantize_args){.threads = 1, .weight_bits = 8};
     int image_options_set = 0;
     for (int i = 1; i < argc; i++) {
         const char *v = NULL;
@@ -101,6 +105,12 @@ static int parse_args(int argc, char **argv, quantize_args *a)
                 cli_error("--max-samples needs a positive number");
                 return EXIT_USAGE;
             }
+        } else if ((m = arg_value(argc, argv, &i, "--weight-bits", NULL, &v)) != 0) {
+            if (m < 0 || (strcmp(v, "7") != 0 && strcmp(v, "8") != 0)) {
+                cli_error("--weight-bits needs 8 or 7");
+                return EXIT_USAGE;
+            }
+            a->weight_bits = v[0] - '0';
         } else if (strcmp(argv[i], "--symmetric") == 0) {
             a->symmetric = 1;
         } else if (strcmp(argv[i], "--report") == 0) {
@@ -158,6 +168,8 @@ static kiln_options *calibration_options(const quantize_args *a)
         st = kiln_options_set_int(o, KILN_OPT_CALIB_METHOD, method);
     if (st == KILN_OK)
         st = kiln_options_set_int(o, KILN_OPT_CALIB_SYMMETRIC, a->symmetric);
+    if (st == KILN_OK)
+        st = kiln_options_set_int(o, KILN_OPT_CALIB_WEIGHT_BITS, a->weight_bits);
     if (st == KILN_OK && a->percentile)
         st = kiln_options_set_string(o, KILN_SOPT_CALIB_PERCENTILE, a->percentile);
     if (st == KILN_OK && a->exclude)

@@ -134,6 +134,8 @@ const (
 	OptKeepValues int32 = 12
 	// OptPrecision: session: float arithmetic kernels may use (KILN_PRECISION_*; default fp32)
 	OptPrecision int32 = 13
+	// OptCalibWeightBits: calibrator: weights' magnitude in bits, 8 ([-127, 127], default) or 7 ([-63, 63]: exact in ONNX Runtime on x86 without VNNI)
+	OptCalibWeightBits int32 = 15
 	// OptDeviceGraph: session: 1 = capture a device-only plan as one device graph on its first run and replay it on later runs with the same shapes (default 0)
 	OptDeviceGraph int32 = 14
 )

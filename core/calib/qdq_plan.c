@@ -221,11 +221,13 @@ static int32_t add_replacement(builder *b, int32_t v, int kind, kn_tensor quanti
     return b->n_weights++;
 }
 
-/* Replaces constant weight v by int8 symmetric per channel along axis
- * (restricted to [-127, 127], so int8 x uint8 products never saturate the
- * 16-bit pairs of VNNI-less kernels). Returns the weight's index, -1 when
- * it stays float (shared by other nodes, not a float constant). */
-static int32_t quantize_weight(builder *b, int32_t v, int32_t axis)
+/* Replaces constant weight v by int8 symmetric per channel along axis,
+ * over [-qmax, qmax]: 127 (-128 left out, so that the range is symmetric),
+ * or 63, where two products of a uint8 and a weight always fit a 16-bit
+ * sum (255 x 126 < 2^15: VPMADDUBSW without VNNI). Returns the weight's
+ * index, -1 when it stays float (shared by other nodes, not a float
+ * constant). */
+static int32_t quantize_weight(builder *b, int32_t v, int32_t axis, int qmax)
 {
     if (v < 0)
         return -1;
@@ -248,12 +250,12 @@ static int32_t quantize_weight(builder *b, int32_t v, int32_t axis)
         for (int64_t o = 0; o < cw.outer; o++)
             for (int64_t i = 0; i < cw.inner; i++)
                 amax = fmaxf(amax, fabsf(w[(o * cw.channels + c) * cw.inner + i]));
-        scales[c] = amax > 0 ? amax / 127 : 1.0f;
+        scales[c] = amax > 0 ? amax / (float)qmax : 1.0f;
         for (int64_t o = 0; o < cw.outer; o++)
             for (int64_t i = 0; i < cw.inner; i++) {
                 int64_t at = (o * cw.channels + c) * cw.inner + i;
                 float r = nearbyintf(w[at] / scales[c]);
-                q[at] = (int8_t)fminf(127, fmaxf(-127, r));
+                q[at] = (int8_t)fminf((float)qmax, fmaxf((float)-qmax, r));
                 const_error_add(&e, w[at], q[at] * (double)scales[c]);
             }
     }
@@ -379,7 +381,7 @@ static int plan_compute(builder *b, const kn_node *n)
         w_axis = 1;
     int32_t wv = n->n_inputs > 1 ? n->inputs[1] : -1;
     int matmul_b_2d = is_op(n, "MatMul") && wv >= 0 && b->g->values[wv].rank == 2;
-    int32_t w = (!is_op(n, "MatMul") || matmul_b_2d) ? quantize_weight(b, wv, w_axis) : -1;
+    int32_t w = (!is_op(n, "MatMul") || matmul_b_2d) ? quantize_weight(b, wv, w_axis, b->set->weight_qmax == 63 ? 63 : 127) : -1;
     if (w == -2)
         return b->err->code;
     if (w >= 0 && n->n_inputs > 2 && !is_op(n, "MatMul") &&

@@ -34,6 +34,8 @@ typedef struct kn_qdq_settings {
     int method;          /* KN_CALIB_* */
     double percentile;   /* for KN_CALIB_PERCENTILE */
     int symmetric;       /* activations int8 symmetric (else uint8 asymmetric) */
+    int weight_qmax;     /* weights over [-weight_qmax, weight_qmax]: 127, or 63
+                          * (7-bit; 0 reads as 127) */
     const char *const *keep_float;
     int32_t n_keep_float;
 } kn_qdq_settings;

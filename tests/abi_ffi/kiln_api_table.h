@@ -175,6 +175,7 @@ static const kiln_api_constant kiln_api_constants[] = {
     {"KILN_OPT_CALIB_SYMMETRIC", "option", 11},
     {"KILN_OPT_KEEP_VALUES", "option", 12},
     {"KILN_OPT_PRECISION", "option", 13},
+    {"KILN_OPT_CALIB_WEIGHT_BITS", "option", 15},
     {"KILN_OPT_DEVICE_GRAPH", "option", 14},
     {"KILN_SOPT_TUNING_CACHE", "string_option", 1},
     {"KILN_SOPT_CALIB_PERCENTILE", "string_option", 2},

@@ -29,7 +29,7 @@ import tempfile
 
 try:
     import numpy as np
-    from onnx import TensorProto, numpy_helper
+    from onnx import TensorProto, load as load_onnx, numpy_helper
 except ImportError as e:
     print(f"SKIP: python3-onnx / numpy missing ({e})")
     sys.exit(77)
@@ -169,6 +169,43 @@ def check(build, src, name, case, work):
     return ok
 
 
+def int8_weight_range(path):
+    """The largest |value| among the model's int8 initializers (the weights
+    kiln quantize writes; its activations are uint8)."""
+    m = load_onnx(path)
+    ints = [numpy_helper.to_array(t) for t in m.graph.initializer
+            if t.data_type == TensorProto.INT8]
+    return max((int(np.abs(a.astype(np.int16)).max()) for a in ints if a.size), default=0)
+
+
+def check_7bit(build, src, name, case, work):
+    """`kiln quantize --weight-bits 7`: weights within [-63, 63], so that ORT
+    computes the file as written exactly on every x86 CPU (no saturating
+    pairs without VNNI); judged against ORT on the file itself."""
+    model, calib, evals = case
+    kiln = os.path.join(build, "kiln")
+    qdq = os.path.join(work, name + "_int8_w7.onnx")
+    run([kiln, "quantize", model, "-o", qdq, "--calib", calib, "--weight-bits", "7"])
+    widest = int8_weight_range(qdq)
+    floats, kilns = kiln_runs(model, evals), kiln_runs(qdq, evals)
+    orts = ort_runs(src, qdq, evals, os.path.join(work, name + "_ort_w7"))
+    floats, kilns, orts = ([a for run_outputs in runs for a in run_outputs]
+                           for runs in (floats, kilns, orts))
+    f = np.concatenate([a.ravel() for a in floats]).astype(np.float64)
+    k = np.concatenate([a.ravel() for a in kilns]).astype(np.float64)
+    o = np.concatenate([a.ravel() for a in orts]).astype(np.float64)
+    step = (f.max() - f.min()) / 255 or 1.0
+    steps = np.abs(k - o) / step
+    within = float(np.mean(steps <= 1.0))
+    top1 = np.mean([np.argmax(a) == np.argmax(b) for a, b in zip(kilns, floats)])
+    ok = within >= 0.99 and 0 < widest <= 63
+    print(f"{'ok  ' if ok else 'FAIL'} - {name} with 7-bit weights (largest |w| {widest}): "
+          f"{100 * within:.2f} % of {k.size} output elements within one step of ONNX Runtime "
+          f"on the file as written, worst {steps.max():.2f} steps; Kiln int8 top-1 = float32's "
+          f"on {100 * top1:.1f} % of {len(kilns)} inputs")
+    return ok
+
+
 def main():
     build, src = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
     if not os.path.isdir(os.path.join(src, "tools", "ort", "node_modules", "onnxruntime-node")):
@@ -187,6 +224,7 @@ def main():
                 print(f"note: {name} not available here, left out")
                 continue
             failures += not check(build, src, name, case, work)
+            failures += not check_7bit(build, src, name, case, work)
     print(f"{failures} failed")
     return 1 if failures else 0
 

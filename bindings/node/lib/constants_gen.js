@@ -73,6 +73,7 @@ exports.OPTION = Object.freeze({
   CALIB_SYMMETRIC: 11,
   KEEP_VALUES: 12,
   PRECISION: 13,
+  CALIB_WEIGHT_BITS: 15,
   DEVICE_GRAPH: 14,
 });
 

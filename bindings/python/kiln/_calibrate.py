@@ -28,7 +28,8 @@ _KINDS = {CalibTensor.ACTIVATION: "activation", CalibTensor.WEIGHT: "weight",
 # The C options behind Calibrator's settings (method=, symmetric=,
 # percentile=, exclude= are spelled in Python terms).
 CALIBRATOR_OPTIONS = {"calib_method": Option.CALIB_METHOD,
-                      "calib_symmetric": Option.CALIB_SYMMETRIC}
+                      "calib_symmetric": Option.CALIB_SYMMETRIC,
+                      "calib_weight_bits": Option.CALIB_WEIGHT_BITS}
 CALIBRATOR_STRING_OPTIONS = {"calib_percentile": StringOption.CALIB_PERCENTILE,
                              "calib_keep_float": StringOption.CALIB_KEEP_FLOAT}
 Source = Union[str, "os.PathLike[str]", bytes, bytearray, memoryview]
@@ -49,7 +50,7 @@ class ReportLine(NamedTuple):
 
 def _settings(where: str, method: Optional[str], percentile: Optional[float],
               symmetric: Optional[bool], exclude: Optional[Sequence[str]],
-              extra: Mapping[str, Any]) -> Any:
+              extra: Mapping[str, Any], weight_bits: Optional[int] = None) -> Any:
     """A kiln_options handle with the calibration settings (and model load
     options in extra: max_model_mb, use_dnnl)."""
     values: Dict[str, Any] = dict(extra)
@@ -60,6 +61,8 @@ def _settings(where: str, method: Optional[str], percentile: Optional[float],
         values["calib_method"] = int(METHODS[method])
     if symmetric is not None:
         values["calib_symmetric"] = bool(symmetric)
+    if weight_bits is not None:
+        values["calib_weight_bits"] = int(weight_bits)
     if percentile is not None:
         values["calib_percentile"] = repr(float(percentile))
     if exclude is not None:
@@ -75,13 +78,15 @@ class Calibrator(_Handle):
     """Calibrates a model on batches and writes its INT8 QDQ form.
 
     Calibrator(path_or_bytes, runtime=None, *, method="mse", percentile=99.99,
-               symmetric=False, exclude=(), threads=None, max_model_mb=None,
-               use_dnnl=None)
+               symmetric=False, weight_bits=8, exclude=(), threads=None,
+               max_model_mb=None, use_dnnl=None)
 
     method: "minmax", "percentile", "entropy" or "mse" (how each activation's
     range is chosen); symmetric: int8 activations with zero point 0 instead
-    of uint8 over the range seen; exclude: node names or op types left in
-    float. add() one batch at a time, then write() or to_bytes(); report()
+    of uint8 over the range seen; weight_bits: 8 (weights over [-127, 127])
+    or 7 (over [-63, 63], so that ONNX Runtime on x86 without VNNI, whose
+    uint8 x int8 products saturate, computes the model exactly); exclude:
+    node names or op types left in float. add() one batch at a time, then write() or to_bytes(); report()
     describes each quantized tensor. configure() changes the settings and
     keeps the histograms, so one set of batches can be written every way.
     """
@@ -89,11 +94,13 @@ class Calibrator(_Handle):
     def __init__(self, source: Source, runtime: Optional[Runtime] = None, *,
                  method: Optional[str] = None, percentile: Optional[float] = None,
                  symmetric: Optional[bool] = None, exclude: Optional[Sequence[str]] = None,
-                 threads: Optional[int] = None, **options: Any) -> None:
+                 threads: Optional[int] = None, weight_bits: Optional[int] = None,
+                 **options: Any) -> None:
         c = _lib.lib()
         runtime = _resolve_runtime("Calibrator", runtime, threads)
         data = _source_bytes(source)
-        opts = _settings("Calibrator", method, percentile, symmetric, exclude, options)
+        opts = _settings("Calibrator", method, percentile, symmetric, exclude, options,
+                         weight_bits)
         handle = ctypes.POINTER(kiln_calibrator)()
         try:
             _create_from(source, data, runtime, opts, handle, c.kiln_calibrator_create,
@@ -110,10 +117,12 @@ class Calibrator(_Handle):
 
     def configure(self, *, method: Optional[str] = None, percentile: Optional[float] = None,
                   symmetric: Optional[bool] = None,
-                  exclude: Optional[Sequence[str]] = None) -> None:
+                  exclude: Optional[Sequence[str]] = None,
+                  weight_bits: Optional[int] = None) -> None:
         """New settings for the next write (unset ones go back to the defaults)."""
         c = _lib.lib()
-        opts = _settings("Calibrator.configure", method, percentile, symmetric, exclude, {})
+        opts = _settings("Calibrator.configure", method, percentile, symmetric, exclude, {},
+                         weight_bits)
         try:
             _lib.check(c.kiln_calibrator_configure(self._live("Calibrator.configure"), opts),
                        "Calibrator.configure")

@@ -73,6 +73,7 @@ class Option(enum.IntEnum):
     CALIB_SYMMETRIC = 11  # KILN_OPT_CALIB_SYMMETRIC: calibrator: 1 = int8 symmetric activations, 0 = uint8 asymmetric (default)
     KEEP_VALUES = 12  # KILN_OPT_KEEP_VALUES: session: 1 = every run keeps a float32 copy of every tensor its nodes compute, read with kiln_session_value_* (default 0)
     PRECISION = 13  # KILN_OPT_PRECISION: session: float arithmetic kernels may use (KILN_PRECISION_*; default fp32)
+    CALIB_WEIGHT_BITS = 15  # KILN_OPT_CALIB_WEIGHT_BITS: calibrator: weights' magnitude in bits, 8 ([-127, 127], default) or 7 ([-63, 63]: exact in ONNX Runtime on x86 without VNNI)
     DEVICE_GRAPH = 14  # KILN_OPT_DEVICE_GRAPH: session: 1 = capture a device-only plan as one device graph on its first run and replay it on later runs with the same shapes (default 0)
 
 

@@ -48,6 +48,22 @@ def test_calibrator_every_method_from_one_set_of_batches():
         assert zero_points == {0}, "the last write was symmetric int8: zero points 0"
 
 
+def test_seven_bit_weights_lose_one_bit_and_keep_the_answers(tmp_path):
+    eight = kiln.quantize(DIGITS_MODEL, tmp_path / "w8.onnx", batches())
+    seven = kiln.quantize(DIGITS_MODEL, tmp_path / "w7.onnx", batches(), weight_bits=7)
+    samples = digit_samples()
+    agree = sum(a == b for a, b in zip(top1(str(tmp_path / "w7.onnx"), samples),
+                                        top1(DIGITS_MODEL, samples)))
+    assert agree >= 19
+    sqnr8 = {line.name: line.sqnr_db for line in eight if line.kind == "weight"}
+    sqnr7 = {line.name: line.sqnr_db for line in seven if line.kind == "weight"}
+    assert sqnr7.keys() == sqnr8.keys() and len(sqnr7) == 3
+    for name in sqnr8:  # one bit: about 6 dB
+        assert 4 < sqnr8[name] - sqnr7[name] < 8, (name, sqnr8[name], sqnr7[name])
+    with pytest.raises(kiln.InvalidArgumentError, match="must be 8 or 7, got 6"):
+        kiln.Calibrator(DIGITS_MODEL, weight_bits=6)
+
+
 def test_exclude_keeps_an_op_type_in_float(tmp_path):
     report = kiln.quantize(DIGITS_MODEL, tmp_path / "q.onnx", batches(), exclude=["Gemm"])
     assert "classifier.weight" not in [line.name for line in report]

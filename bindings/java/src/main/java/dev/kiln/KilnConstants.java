@@ -171,6 +171,9 @@ public final class KilnConstants {
     /** session: float arithmetic kernels may use (KILN_PRECISION_*; default fp32) */
     public static final int OPT_PRECISION = 13;
 
+    /** calibrator: weights' magnitude in bits, 8 ([-127, 127], default) or 7 ([-63, 63]: exact in ONNX Runtime on x86 without VNNI) */
+    public static final int OPT_CALIB_WEIGHT_BITS = 15;
+
     /** session: 1 = capture a device-only plan as one device graph on its first run and replay it on later runs with the same shapes (default 0) */
     public static final int OPT_DEVICE_GRAPH = 14;
 
