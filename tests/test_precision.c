@@ -74,6 +74,72 @@ Test(precision, bf16_within_its_accuracy)
     kiln_runtime_destroy(rt);
 }
 
+/* A trained CNN (tests/data/quant_nets/mnist_cnn.onnx: residual blocks,
+ * depthwise-separable convolutions, squeeze-excitation) on 8 images: its
+ * convolutions run in bf16 too where the CPU has bf16 instructions, within
+ * bfloat16's accuracy, and give the float32 session's classes. */
+Test(precision, bf16_convolutions_within_their_accuracy)
+{
+    enum { N = 8, PIXELS = 28 * 28, CLASSES = 10 };
+    static float x[N * PIXELS], y[2][N * CLASSES];
+    unsigned seed = 7;
+    for (int i = 0; i < N * PIXELS; i++) { /* strokes on a dark ground, like digits */
+        seed = seed * 1664525u + 1013904223u;
+        x[i] = (seed >> 28) < 3 ? (float)(seed >> 8 & 0xffff) / 65535.0f : 0.0f;
+    }
+    kiln_runtime *rt = kt_runtime(1);
+    kiln_model *m = kt_model(rt, "tests/data/quant_nets/mnist_cnn.onnx");
+    const int32_t precisions[2] = {KILN_PRECISION_FP32, KILN_PRECISION_BF16};
+    for (int p = 0; p < 2; p++) {
+        kiln_options *o = NULL;
+        kiln_session *s = NULL;
+        KT_OK(kiln_options_create(&o));
+        KT_OK(kiln_options_set_int(o, KILN_OPT_PRECISION, precisions[p]));
+        KT_OK(kiln_session_create(m, o, &s));
+        kiln_options_destroy(o);
+        /* one image a run: the classifier is then one row, which Kiln's
+         * own float32 kernel takes, so a difference comes from the
+         * convolutions */
+        const int64_t dims[4] = {1, 1, 28, 28};
+        for (int n = 0; n < N; n++) {
+            KT_OK(kiln_session_set_input(s, "image", KILN_DTYPE_FLOAT, dims, 4, x + n * PIXELS,
+                                         sizeof(float) * PIXELS, 0));
+            KT_OK(kiln_session_run(s));
+            size_t needed = 0;
+            KT_OK(kiln_session_output_copy(s, 0, y[p] + n * CLASSES, sizeof(float) * CLASSES,
+                                           &needed));
+            cr_assert_eq(needed, sizeof(float) * CLASSES);
+        }
+        kiln_session_destroy(s);
+    }
+    double num = 0, den = 0;
+    int differ = 0, same_class = 0;
+    for (int n = 0; n < N; n++) {
+        int best[2] = {0, 0};
+        for (int c = 0; c < CLASSES; c++) {
+            float a = y[0][n * CLASSES + c], b = y[1][n * CLASSES + c];
+            num += (double)(b - a) * (b - a);
+            den += (double)a * a;
+            differ |= a != b;
+            for (int p = 0; p < 2; p++)
+                best[p] = y[p][n * CLASSES + c] > y[p][n * CLASSES + best[p]] ? c : best[p];
+        }
+        same_class += best[0] == best[1];
+    }
+    double rel = sqrt(num / den);
+    cr_assert(rel < 2e-2, "bf16 relative L2 error %.3g against float32", rel);
+    cr_assert_eq(same_class, N, "bf16 changed the class of %d of %d images", N - same_class, N);
+#ifdef KILN_WITH_DNNL
+    if (cpu_has_bf16())
+        cr_assert(differ, "bf16 session gave float32's bits: no bf16 convolution ran");
+#else
+    cr_assert(!differ, "without oneDNN a bf16 session computes in float32");
+#endif
+    cr_log_info("CNN bf16 relative L2 error %.3g", rel);
+    kiln_model_destroy(m);
+    kiln_runtime_destroy(rt);
+}
+
 /* FP16 and TF32 are device-backend precisions: a CPU session computes them
  * as float32, bit for bit (the host kernels must not read them as BF16). */
 Test(precision, device_precisions_are_fp32_on_the_cpu)

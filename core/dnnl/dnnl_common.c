@@ -205,6 +205,17 @@ static dnnl_status_t pd_create_preferred(dnnl_primitive_desc_t *pd, const void *
     return *pd ? dnnl_success : dnnl_unimplemented;
 }
 
+int kn_dnnl_bf16_wanted(const kn_kctx *k)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+    return k->precision == KN_PRECISION_BF16 &&
+           (__builtin_cpu_supports("avx512bf16") || __builtin_cpu_supports("amx-bf16"));
+#else
+    (void)k;
+    return 0;
+#endif
+}
+
 int kn_dnnl_pd_create(const void *op_desc, const kn_activation *act, int with_sum,
                       const char *const *prefer, kn_dnnl_prim *p, dnnl_primitive_desc_t *pd,
                       kn_err *err)

@@ -86,6 +86,10 @@ dnnl_status_t kn_dnnl_append_activation(dnnl_post_ops_t po, const kn_activation 
  * a post-op: moves such an *act into p->after, leaving *act NONE. */
 void kn_dnnl_take_activation(kn_dnnl_prim *p, kn_activation *act);
 
+/* The session allows bf16 and the CPU multiplies bf16 natively (AVX512-BF16
+ * or AMX); elsewhere oneDNN would emulate it, slower than float32. */
+int kn_dnnl_bf16_wanted(const kn_kctx *k);
+
 /* Creates the primitive descriptor for op_desc, with the attribute of
  * kn_dnnl_attr_create(act or none when NULL, with_sum), on p's engine: the
  * implementation `prefer` ranks best (implementation-name prefixes,

@@ -12,6 +12,7 @@
  * kernel. */
 #include <string.h>
 
+#include "core/base/alloc.h"
 #include "core/kernel/im2col.h"
 #include "core/kernel/weights.h"
 #include "core/kernel/fused_common.h"
@@ -23,6 +24,11 @@
 
 typedef struct conv_state {
     kn_dnnl_prim prim; /* first: the state is kn_dnnl_prepare's; unused when wino.on */
+    /* bfloat16 (KN_PRECISION_BF16 on a CPU with bf16 instructions): X is
+     * converted into the scratch by this reorder before each convolution,
+     * W was converted once with its reordering; Y stays float32 */
+    kn_dnnl_prim to_bf16;
+    int bf16;
     int has_z;
     size_t y_bytes;
     kn_conv_wino wino;
@@ -117,7 +123,11 @@ static int conv_build(kn_kctx *k, kn_dnnl_prim *p, int fused, int nhwc)
      * implementation. */
     const char *const *prefer = kn_dnnl_conv_prefer(
         group, cin, cout, kn_shape_numel(w->dims + 2, nsp), kn_cpu_splits_512());
-    int wino = nhwc && wino_shape(w, group, strides, dil, z != NULL, yd);
+    /* bf16 direct kernels multiply at twice float32's rate where the CPU
+     * has them (Zen 4's vdpbf16ps): they take the 3x3 layers from the
+     * float32 Winograd too */
+    st->bf16 = rc == KN_OK && k->variant == 0 && kn_dnnl_bf16_wanted(k);
+    int wino = nhwc && !st->bf16 && wino_shape(w, group, strides, dil, z != NULL, yd);
     if (k->variant == 1)
         wino = 0, prefer = NULL;
     k->n_variants = k->variant == 1 || prefer ? 2 : 1;
@@ -137,7 +147,7 @@ static int conv_build(kn_kctx *k, kn_dnnl_prim *p, int fused, int nhwc)
     /* 3-D always; 1-D where the work hides the reorders (a Conformer's
      * 2.5 M-MAC pointwise layers lose, wav2vec2's 10^8-MAC feature layers
      * win) */
-    if (rc == KN_OK && !nhwc && (x->rank == 5 || (x->rank == 3 && macs >= 16e6))) {
+    if (rc == KN_OK && !st->bf16 && !nhwc && (x->rank == 5 || (x->rank == 3 && macs >= 16e6))) {
         kn_err plain = *k->err; /* a decline is no error */
         if (kn_conv_blocked_build(k, &st->blocked, &xmd, &ymd, &wmd_user, w->data,
                                   b ? &bmd : NULL, strides, dil, pad_l, pad_r, &act, z != NULL,
@@ -145,17 +155,35 @@ static int conv_build(kn_kctx *k, kn_dnnl_prim *p, int fused, int nhwc)
             return KN_OK;
         *k->err = plain;
     }
-    dnnl_convolution_desc_t cd;
-    if (rc == KN_OK) {
+    dnnl_primitive_desc_t pd = NULL;
+    /* X's own layout in bf16 (strides count elements, so only the type
+     * changes), W in whatever layout the bf16 kernel picks */
+    dnnl_memory_desc_t xmd_bf16 = xmd, wmd_bf16;
+    xmd_bf16.data_type = dnnl_bf16;
+    if (rc == KN_OK && st->bf16) {
+        kn_err f32 = *k->err; /* no bf16 kernel: float32 as before, no error */
+        dnnl_convolution_desc_t cd;
+        if (dnnl_memory_desc_init_by_tag(&wmd_bf16, wrank, wdd, dnnl_bf16,
+                                         dnnl_format_tag_any) != dnnl_success ||
+            dnnl_dilated_convolution_forward_desc_init(
+                &cd, dnnl_forward_inference, dnnl_convolution_direct, &xmd_bf16, &wmd_bf16,
+                b ? &bmd : NULL, &ymd, strides, dil, pad_l, pad_r) != dnnl_success ||
+            kn_dnnl_pd_create(&cd, &act, z != NULL, NULL, &st->prim, &pd, k->err) != KN_OK) {
+            *k->err = f32;
+            st->bf16 = 0;
+            pd = NULL;
+        }
+    }
+    if (rc == KN_OK && !pd) {
+        dnnl_convolution_desc_t cd;
         dnnl_status_t s = dnnl_dilated_convolution_forward_desc_init(
             &cd, dnnl_forward_inference, dnnl_convolution_direct, &xmd, &wmd_any, b ? &bmd : NULL,
             &ymd, strides, dil, pad_l, pad_r);
         if (s != dnnl_success)
             rc = kn_dnnl_fail(k->err, s, "convolution descriptor");
+        if (rc == KN_OK)
+            rc = kn_dnnl_pd_create(&cd, &act, z != NULL, prefer, &st->prim, &pd, k->err);
     }
-    dnnl_primitive_desc_t pd = NULL;
-    if (rc == KN_OK)
-        rc = kn_dnnl_pd_create(&cd, &act, z != NULL, prefer, &st->prim, &pd, k->err);
     if (rc != KN_OK)
         return rc;
     /* oneDNN 2.6 runs a grouped 1-D convolution (a Conformer's depthwise
@@ -168,23 +196,49 @@ static int conv_build(kn_kctx *k, kn_dnnl_prim *p, int fused, int nhwc)
         return kn_fail(k->err, KN_ERR_DECLINE, "oneDNN would run a grouped convolution as GEMM");
     }
     const dnnl_memory_desc_t *want = dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 0);
-    rc = kn_dnnl_add_arg(&st->prim, DNNL_ARG_SRC, KN_DNNL_BIND_INPUT, 0, &xmd, k->err);
+    size_t x_off = 0;
+    if (st->bf16) {
+        /* scratch: the larger scratchpad of the two primitives, then X in bf16 */
+        size_t sp_r = 0;
+        rc = kn_dnnl_reorder_build(k, &st->to_bf16, &xmd, &xmd_bf16, 0, &sp_r);
+        size_t sp = kn_dnnl_scratchpad_bytes(pd);
+        x_off = kn_align_up(sp > sp_r ? sp : sp_r, 64);
+        if (rc == KN_OK) {
+            kn_dnnl_set_scratch_offset(&st->to_bf16, DNNL_ARG_TO, x_off);
+            rc = kn_dnnl_add_scratch_arg(&st->prim, DNNL_ARG_SRC, x_off, &xmd_bf16, k->err);
+        }
+    } else {
+        rc = kn_dnnl_add_arg(&st->prim, DNNL_ARG_SRC, KN_DNNL_BIND_INPUT, 0, &xmd, k->err);
+    }
+    /* one way in bf16: the converted copy cannot give the float32 bytes back */
     if (rc == KN_OK)
-        rc = shared ? kn_dnnl_add_shared_weights(&st->prim, k, 1, &wmd_user, want, 0)
+        rc = shared ? kn_dnnl_add_shared_weights(&st->prim, k, 1, &wmd_user, want, st->bf16)
                     : kn_dnnl_add_const_weights(&st->prim, &wmd_user, want, w->data, k->err);
     if (rc == KN_OK && b)
         rc = kn_dnnl_add_arg(&st->prim, DNNL_ARG_BIAS, KN_DNNL_BIND_INPUT, 2, &bmd, k->err);
     if (rc == KN_OK)
         rc = kn_dnnl_add_arg(&st->prim, DNNL_ARG_DST, KN_DNNL_BIND_OUTPUT, 0, &ymd, k->err);
-    if (rc == KN_OK)
-        return kn_dnnl_finish(&st->prim, pd, k);
+    if (rc == KN_OK) {
+        rc = kn_dnnl_finish(&st->prim, pd, k);
+        if (rc == KN_OK && st->bf16)
+            k->scratch_bytes = x_off + kn_align_up(dnnl_memory_desc_get_size(&xmd_bf16), 64);
+        return rc;
+    }
     dnnl_primitive_desc_destroy(pd);
+    return rc;
+}
+
+static int conv_build_or_clean(kn_kctx *k, kn_dnnl_prim *p, int fused, int nhwc)
+{
+    int rc = conv_build(k, p, fused, nhwc);
+    if (rc != KN_OK) /* kn_dnnl_prepare releases the first primitive only */
+        kn_dnnl_prim_destroy(&((conv_state *)p)->to_bf16);
     return rc;
 }
 
 static int conv_prepare_common(kn_kctx *k, int fused, int nhwc)
 {
-    return kn_dnnl_prepare(k, sizeof(conv_state), conv_build, fused, nhwc);
+    return kn_dnnl_prepare(k, sizeof(conv_state), conv_build_or_clean, fused, nhwc);
 }
 
 static int conv_prepare(kn_kctx *k) { return conv_prepare_common(k, 0, 0); }
@@ -200,7 +254,8 @@ static int conv_run(kn_kctx *k)
         return kn_conv_blocked_run(k, &st->blocked);
     if (st->has_z && k->out[0]->data != k->in[3]->data)
         memmove(k->out[0]->data, k->in[3]->data, st->y_bytes);
-    return kn_dnnl_execute(&st->prim, k);
+    int rc = st->bf16 ? kn_dnnl_execute(&st->to_bf16, k) : KN_OK;
+    return rc == KN_OK ? kn_dnnl_execute(&st->prim, k) : rc;
 }
 
 static void conv_release(kn_kctx *k)
@@ -209,6 +264,7 @@ static void conv_release(kn_kctx *k)
     if (st) {
         kn_conv_wino_destroy(&st->wino);
         kn_conv_blocked_destroy(&st->blocked);
+        kn_dnnl_prim_destroy(&st->to_bf16);
     }
     kn_dnnl_release(k);
 }

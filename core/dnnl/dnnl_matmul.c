@@ -178,19 +178,6 @@ typedef struct mm_state {
     int bf16;
 } mm_state;
 
-/* The session allows bf16 and the CPU multiplies bf16 natively (AVX512-BF16
- * or AMX); elsewhere oneDNN would emulate it, slower than float32. */
-static int bf16_wanted(const kn_kctx *k)
-{
-#if defined(__x86_64__) && defined(__GNUC__)
-    return k->precision == KN_PRECISION_BF16 &&
-           (__builtin_cpu_supports("avx512bf16") || __builtin_cpu_supports("amx-bf16"));
-#else
-    (void)k;
-    return 0;
-#endif
-}
-
 /* Descriptor of dims in bfloat16, plain (row-major) or `any`. */
 static int md_bf16(dnnl_memory_desc_t *md, int32_t rank, const int64_t *dims, int any, kn_err *err)
 {
@@ -247,7 +234,7 @@ static int mm_build_inner(kn_kctx *k, kn_dnnl_prim *p, int gemm, int fused)
     /* a shared initializer is packed into the model's shared store */
     int shared = b->data && kn_weight_store_shares(k->weights, k->node->inputs[1]);
     /* bf16: constant B (converted once), A as stored (converted per run) */
-    st->bf16 = rc == KN_OK && b->data && !s.trans_a && bf16_wanted(k);
+    st->bf16 = rc == KN_OK && b->data && !s.trans_a && kn_dnnl_bf16_wanted(k);
     dnnl_memory_desc_t amd_bf16;
     if (st->bf16 && (md_bf16(&amd_bf16, s.rank, s.a, 0, k->err) != KN_OK ||
                      md_bf16(&bmd, s.rank, s.b, 1, k->err) != KN_OK))
