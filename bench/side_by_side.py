@@ -4,7 +4,7 @@
     /usr/bin/python3 bench/side_by_side.py [--build build] [--set six|wide]
         [--models a,b] [--threads 1,2] [--rounds 3] [--runs 50]
         [--json bench/results.json] [--svg bench/results.svg]
-        [--int8 [--requantize]]
+        [--int8 [--requantize]] [--bf16]
 
 --set wide runs the wide set instead: the 20 architectures of
 tools/export_wide_models.py (detection, segmentation, video, optical flow,
@@ -51,6 +51,12 @@ outputs are compared with ORT's on the same file (max|diff|/max|ref|),
 reported but never failing the run: two int8 engines round differently.
 The JSON gets an "int8" entry per model and "peak_gops_int8"; the chart of
 Kiln int8/ORT int8 goes beside the float one, as NAME-int8.svg.
+
+--bf16 adds Kiln's float32 model in a bf16 session (bench/bf16_side.py):
+`kiln bench --bf16` timed in the same alternate rounds, and `kiln diff
+--b-bf16` on the model's inputs for the accuracy. A third table gives Kiln
+float32 and bf16 latency, the speed-up and the outputs' SQNR and relative L2
+against float32; the JSON gets a "bf16" entry per model.
 """
 import argparse
 import json
@@ -60,6 +66,7 @@ import statistics
 import subprocess
 import sys
 
+import bf16_side
 import int8_side
 import ratio_chart
 
@@ -185,6 +192,8 @@ def main():
                     "as MODEL_DIR/int8.onnx) and time Kiln and ORT on it")
     ap.add_argument("--requantize", action="store_true", help="with --int8: rebuild "
                     "MODEL_DIR/int8.onnx even if present")
+    ap.add_argument("--bf16", action="store_true", help="also time Kiln's float32 model in a "
+                    "bf16 session and measure its outputs against float32")
     a = ap.parse_args()
     kiln = os.path.join(a.build, "kiln")
     models_dir = a.models_dir or os.path.join(a.build, MODELS_DIRS[a.set])
@@ -216,18 +225,26 @@ def main():
         entry = {"agree": ok, "check": line, "gmacs": gmacs, "threads": {}}
         report["models"][name] = entry
         qmodel = int8_prepare(a, kiln, mdir, entry) if a.int8 else None
+        if a.bf16:
+            sqnr, rel, line = bf16_side.accuracy(kiln, mdir)
+            entry["bf16"] = {"threads": {}, "sqnr_db": sqnr, "rel_l2": rel, "check": line}
+            print(f"check {line}", flush=True)
         try:
             for t in threads:
                 samples = {"kiln": [], "ort": []}
                 if qmodel:
                     samples = {"kiln": [], "kiln8": [], "ort8": [], "ort": []}
+                if a.bf16:
+                    samples[bf16_side.ENGINE] = []
                 for _ in range(a.rounds):  # alternate so drift hits both engines alike
                     for engine in list(samples):
                         if engine not in samples:  # int8 dropped earlier in this round
                             continue
                         try:
+                            bf16 = ["--bf16"] if engine == bf16_side.ENGINE else []
                             samples[engine].append(bench_once(
-                                engine.rstrip("8"), kiln, mdir, t, a.runs, a.kiln_args.split(),
+                                "kiln" if engine.startswith("kiln") else "ort", kiln, mdir, t,
+                                a.runs, a.kiln_args.split() + bf16,
                                 qmodel if engine.endswith("8") else None))
                         except subprocess.CalledProcessError as e:
                             if not engine.endswith("8"):
@@ -242,6 +259,8 @@ def main():
                 row = {e: {m: statistics.median(s[m] for s in samples[e]) for m in METRICS}
                        for e in samples}
                 row["ratio"] = {m: row["kiln"][m] / row["ort"][m] for m in METRICS}
+                if a.bf16:
+                    entry["bf16"]["threads"][t] = bf16_side.bf16_row(row, row.pop(bf16_side.ENGINE))
                 if qmodel:
                     q = {e: row.pop(e) for e in int8_side.ENGINES}
                     q["ratio"] = int8_side.int8_row(row, q)
@@ -249,6 +268,10 @@ def main():
                 entry["threads"][t] = row
                 print(f"  {name} threads {t}: kiln {row['kiln']['median_ms']:.2f} ms, "
                       f"ORT {row['ort']['median_ms']:.2f} ms", flush=True)
+                if a.bf16:
+                    print(f"  {name} threads {t} bf16: kiln "
+                          f"{entry['bf16']['threads'][t]['kilnbf']['median_ms']:.2f} ms",
+                          flush=True)
                 if qmodel:
                     print(f"  {name} threads {t} int8: kiln {q['kiln8']['median_ms']:.2f} ms, "
                           f"ORT {q['ort8']['median_ms']:.2f} ms", flush=True)
@@ -263,6 +286,8 @@ def main():
     print_table(report, timed, threads)
     if a.int8:
         int8_side.print_table(report, timed, threads, geomean)
+    if a.bf16:
+        bf16_side.print_table(report, timed, threads, geomean)
     for name in names:
         for t, ops in report["models"][name].get("profile", {}).items():
             shares = ", ".join(f"{op} ({kernel}) {share:.0f}%" for op, kernel, share in ops)
