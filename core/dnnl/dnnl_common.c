@@ -216,6 +216,25 @@ int kn_dnnl_bf16_wanted(const kn_kctx *k)
 #endif
 }
 
+int kn_dnnl_add_bf16_src(kn_kctx *k, kn_dnnl_prim *p, kn_dnnl_prim *to_bf16,
+                         const_dnnl_primitive_desc_t pd, const dnnl_memory_desc_t *f32,
+                         const dnnl_memory_desc_t *bf16, size_t *offset)
+{
+    size_t sp_r = 0;
+    int rc = kn_dnnl_reorder_build(k, to_bf16, f32, bf16, 0, &sp_r);
+    size_t sp = kn_dnnl_scratchpad_bytes(pd);
+    *offset = kn_align_up(sp > sp_r ? sp : sp_r, 64);
+    if (rc != KN_OK)
+        return rc;
+    kn_dnnl_set_scratch_offset(to_bf16, DNNL_ARG_TO, *offset);
+    return kn_dnnl_add_scratch_arg(p, DNNL_ARG_SRC, *offset, bf16, k->err);
+}
+
+size_t kn_dnnl_bf16_src_scratch(size_t offset, const dnnl_memory_desc_t *bf16)
+{
+    return offset + kn_align_up(dnnl_memory_desc_get_size(bf16), 64);
+}
+
 int kn_dnnl_pd_create(const void *op_desc, const kn_activation *act, int with_sum,
                       const char *const *prefer, kn_dnnl_prim *p, dnnl_primitive_desc_t *pd,
                       kn_err *err)

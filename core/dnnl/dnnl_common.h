@@ -126,6 +126,17 @@ size_t kn_dnnl_scratchpad_bytes(const_dnnl_primitive_desc_t pd);
 int kn_dnnl_reorder_build(kn_kctx *k, kn_dnnl_prim *p, const dnnl_memory_desc_t *from,
                           const dnnl_memory_desc_t *to, int32_t input, size_t *sp_bytes);
 
+/* The source of p (primitive descriptor pd) computing in bf16 on float32
+ * kernel input 0: to_bf16 (uninitialized) becomes the reorder of that input
+ * (layout f32) into the scratch as `bf16`, placed after the larger of the
+ * two primitives' scratchpads, and p's DNNL_ARG_SRC reads it there. Run
+ * to_bf16 before p; after kn_dnnl_finish, k->scratch_bytes = *offset + the
+ * copy's size (kn_dnnl_bf16_src_scratch). */
+int kn_dnnl_add_bf16_src(kn_kctx *k, kn_dnnl_prim *p, kn_dnnl_prim *to_bf16,
+                         const_dnnl_primitive_desc_t pd, const dnnl_memory_desc_t *f32,
+                         const dnnl_memory_desc_t *bf16, size_t *offset);
+size_t kn_dnnl_bf16_src_scratch(size_t offset, const dnnl_memory_desc_t *bf16);
+
 /* Weights: when the primitive wants layout `want` other than the user's
  * `have`, reorders the constant data once into owned memory; else the
  * state keeps pointing at the constant (it lives as long as the model).

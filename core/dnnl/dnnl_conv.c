@@ -12,7 +12,6 @@
  * kernel. */
 #include <string.h>
 
-#include "core/base/alloc.h"
 #include "core/kernel/im2col.h"
 #include "core/kernel/weights.h"
 #include "core/kernel/fused_common.h"
@@ -198,15 +197,7 @@ static int conv_build(kn_kctx *k, kn_dnnl_prim *p, int fused, int nhwc)
     const dnnl_memory_desc_t *want = dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 0);
     size_t x_off = 0;
     if (st->bf16) {
-        /* scratch: the larger scratchpad of the two primitives, then X in bf16 */
-        size_t sp_r = 0;
-        rc = kn_dnnl_reorder_build(k, &st->to_bf16, &xmd, &xmd_bf16, 0, &sp_r);
-        size_t sp = kn_dnnl_scratchpad_bytes(pd);
-        x_off = kn_align_up(sp > sp_r ? sp : sp_r, 64);
-        if (rc == KN_OK) {
-            kn_dnnl_set_scratch_offset(&st->to_bf16, DNNL_ARG_TO, x_off);
-            rc = kn_dnnl_add_scratch_arg(&st->prim, DNNL_ARG_SRC, x_off, &xmd_bf16, k->err);
-        }
+        rc = kn_dnnl_add_bf16_src(k, &st->prim, &st->to_bf16, pd, &xmd, &xmd_bf16, &x_off);
     } else {
         rc = kn_dnnl_add_arg(&st->prim, DNNL_ARG_SRC, KN_DNNL_BIND_INPUT, 0, &xmd, k->err);
     }
@@ -221,7 +212,7 @@ static int conv_build(kn_kctx *k, kn_dnnl_prim *p, int fused, int nhwc)
     if (rc == KN_OK) {
         rc = kn_dnnl_finish(&st->prim, pd, k);
         if (rc == KN_OK && st->bf16)
-            k->scratch_bytes = x_off + kn_align_up(dnnl_memory_desc_get_size(&xmd_bf16), 64);
+            k->scratch_bytes = kn_dnnl_bf16_src_scratch(x_off, &xmd_bf16);
         return rc;
     }
     dnnl_primitive_desc_destroy(pd);

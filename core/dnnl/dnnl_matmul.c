@@ -265,15 +265,7 @@ static int mm_build_inner(kn_kctx *k, kn_dnnl_prim *p, int gemm, int fused)
         return rc;
     size_t a_off = 0;
     if (st->bf16) {
-        /* scratch: the larger scratchpad of the two primitives, then A in bf16 */
-        size_t sp_r = 0;
-        rc = kn_dnnl_reorder_build(k, &st->to_bf16, &amd, &amd_bf16, 0, &sp_r);
-        size_t sp = kn_dnnl_scratchpad_bytes(pd);
-        a_off = kn_align_up(sp > sp_r ? sp : sp_r, 64);
-        if (rc == KN_OK) {
-            kn_dnnl_set_scratch_offset(&st->to_bf16, DNNL_ARG_TO, a_off);
-            rc = kn_dnnl_add_scratch_arg(p, DNNL_ARG_SRC, a_off, &amd_bf16, k->err);
-        }
+        rc = kn_dnnl_add_bf16_src(k, p, &st->to_bf16, pd, &amd, &amd_bf16, &a_off);
     } else {
         rc = kn_dnnl_add_arg(p, DNNL_ARG_SRC, KN_DNNL_BIND_INPUT, 0, &amd, k->err);
     }
@@ -296,7 +288,7 @@ static int mm_build_inner(kn_kctx *k, kn_dnnl_prim *p, int gemm, int fused)
     if (rc == KN_OK) {
         rc = kn_dnnl_finish(p, pd, k);
         if (rc == KN_OK && st->bf16)
-            k->scratch_bytes = a_off + kn_align_up(dnnl_memory_desc_get_size(&amd_bf16), 64);
+            k->scratch_bytes = kn_dnnl_bf16_src_scratch(a_off, &amd_bf16);
         return rc;
     }
     dnnl_primitive_desc_destroy(pd);
