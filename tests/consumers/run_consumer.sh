@@ -80,10 +80,12 @@ done
 
 export KILN_SRC=$src KILN_BUILD=$build KILN_PREFIX=$work/prefix
 # A private HOME keeps npm, pip and Go from reading or writing the user's
-# settings; Go's build cache is kept in the build tree so that a rerun does
-# not compile the standard library again.
+# settings. Go's build cache is this run's own too: one kept in the build
+# tree reused a cgo build of the binding linked against an earlier run's
+# (deleted) install prefix ("cannot find -lkiln"), and Debian's Go ships its
+# standard library compiled, so a fresh cache costs about a second.
 export HOME=$work/home
-export GOCACHE=$build/tests/consumers/gocache GOPATH=$work/gopath GOPROXY=off GOFLAGS=
+export GOCACHE=$work/gocache GOPATH=$work/gopath GOPROXY=off GOFLAGS=
 export npm_config_audit=false npm_config_fund=false npm_config_update_notifier=false
 export npm_config_cache=$work/npm-cache
 unset PKG_CONFIG_PATH LD_LIBRARY_PATH KILN_LIBRARY KILN_NODE_ADDON PYTHONPATH CGO_CFLAGS CGO_LDFLAGS
