@@ -17,10 +17,6 @@ import cpu_info  # noqa: E402
 ENGINE = "kilnbf"  # Kiln, float32 model, bf16 session
 
 
-def cpu_has_bf16():
-    return bool({"avx512_bf16", "amx_bf16"} & cpu_info.cpu_flags())
-
-
 def output_names(kiln, model):
     """The graph outputs' names, from `kiln info`."""
     text = subprocess.run([kiln, "info", model], check=True, capture_output=True,
@@ -63,7 +59,7 @@ def bf16_row(row_f32, stats):
 
 def print_table(report, names, threads, geomean):
     print()
-    note = "" if cpu_has_bf16() else " (no bf16 instructions here: bf16 sessions compute float32)"
+    note = "" if cpu_info.has_bf16() else " (no bf16 instructions here: bf16 sessions compute float32)"
     print(f"bf16 on {report.get('cpu', 'unknown CPU')}: Kiln float32 model, "
           f"KILN_PRECISION_BF16 session{note}")
     print(f"{'model':16} {'thr':>3} {'kiln f32':>9} {'kiln bf16':>9} {'f32/bf16':>8} "

@@ -23,10 +23,6 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(
 import cpu_info  # noqa: E402
 
 
-def cpu_model():
-    return cpu_info.describe_cpu()
-
-
 def bench(kiln, model_dir, threads, runs):
     cmd = [kiln, "bench", os.path.join(model_dir, "model.onnx"), "--threads", str(threads),
            "--runs", str(runs), "--json"]
@@ -47,7 +43,7 @@ def main():
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--runs", type=int, default=30)
     a = ap.parse_args()
-    print(f"CPU: {cpu_model()}, {os.cpu_count()} logical cores; threads {a.threads}, "
+    print(f"CPU: {cpu_info.describe_cpu()}, {os.cpu_count()} logical cores; threads {a.threads}, "
           f"{a.rounds} rounds x {a.runs} runs")
     print(f"{'model':18} {'old ms':>9} {'new ms':>9} {'new/old':>8}")
     worst = 0.0

@@ -41,10 +41,6 @@ import cpu_info  # noqa: E402
 from export_dynamic_models import SHAPES, shape_tag  # noqa: E402
 
 
-def cpu_model():
-    return cpu_info.describe_cpu()
-
-
 def json_lines(cmd):
     out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
     return [json.loads(line) for line in out.splitlines() if line.startswith("{")]
@@ -72,7 +68,7 @@ def main():
     subprocess.run(["/usr/bin/python3", os.path.join(ROOT, "tools", "export_dynamic_models.py"),
                     models_dir], check=True, stdout=subprocess.DEVNULL)
     common = ["--runs", str(a.runs), "--warmup", str(a.warmup), "--json"]
-    print(f"CPU: {cpu_model()}, {os.cpu_count()} logical cores; {a.runs} rounds, "
+    print(f"CPU: {cpu_info.describe_cpu()}, {os.cpu_count()} logical cores; {a.runs} rounds, "
           f"{a.warmup} warm-up rounds")
     results = []
     for threads in [int(t) for t in a.threads.split(",")]:
@@ -104,7 +100,7 @@ def main():
         results += novel(a, kiln, models_dir)
     if a.json:
         with open(a.json, "w") as f:
-            json.dump({"cpu": cpu_model(), "results": results}, f, indent=1)
+            json.dump({"cpu": cpu_info.describe_cpu(), "results": results}, f, indent=1)
 
 
 def novel_shapes(name, runs, path):

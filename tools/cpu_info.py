@@ -31,8 +31,10 @@ def cpu_flags(path="/proc/cpuinfo"):
     return set((f.get("flags") or f.get("Features") or "").split())
 
 
-def cpu_model_name(path="/proc/cpuinfo"):
-    return cpuinfo_fields(path).get("model name") or platform.processor() or "unknown CPU"
+def has_bf16(path="/proc/cpuinfo"):
+    """Native bfloat16 products (AVX512-BF16 or AMX), which Kiln's bf16
+    sessions use; elsewhere they compute float32."""
+    return bool({"avx512_bf16", "amx_bf16"} & cpu_flags(path))
 
 
 def describe_cpu(path="/proc/cpuinfo"):

@@ -57,26 +57,18 @@ ACTIVATION_SLOTS = {
 }
 
 
-def cpu_flags():
-    return cpu_info.cpu_flags()
-
-
 def ort_saturates_u8s8():
     """Whether ONNX Runtime's uint8 x int8 products may saturate here: an
     x86-64 CPU without a VNNI byte dot product."""
     if platform.machine() not in ("x86_64", "AMD64"):
         return False
-    flags = cpu_flags()
+    flags = cpu_info.cpu_flags()
     return not ({"avx512_vnni", "avx_vnni"} & flags)
-
-
-def cpu_name():
-    return cpu_info.describe_cpu()
 
 
 def note():
     """One line saying why the reference model differs from the tested one."""
-    return (f"note: ONNX Runtime's uint8 x int8 products saturate on this CPU ({cpu_name()}, "
+    return (f"note: ONNX Runtime's uint8 x int8 products saturate on this CPU ({cpu_info.describe_cpu()}, "
             "no VNNI); its reference runs the same model with int8 weights stored as uint8 "
             "(w + 128, zero point + 128), the same function on its exact uint8 x uint8 kernels")
 
