@@ -29,6 +29,7 @@
 #include "core/cpu/quant/quant_common.h"
 #include "core/kernel/fused_common.h"
 #include "core/kernel/tensor_common.h"
+#include "core/simd/vec_requant.h"
 
 /* Type of y from its zero point (else A's / x's type), with its range. */
 static int output_type(kn_kctx *k, const kn_tensor *y_zp, int32_t fallback, int32_t *dtype,
@@ -341,28 +342,6 @@ static inline int32_t f32_bits(float v)
     return b;
 }
 
-/* Plain requantization of len accumulators, (acc + b) mult; returns
- * whether any element is flagged (QUANT_FLAGGED in q). small: the caller
- * knows |acc + b| < 2^24 (qconv_chan.small), so the exactness test is left
- * out (a constant, so that each case gets its own loop). */
-static inline __attribute__((always_inline)) int
-requant_row_f32(int small, const int32_t *restrict acc, int64_t len, int32_t b, float mult,
-                float lo, float hi, int32_t *restrict q)
-{
-    int32_t bad = 0;
-    for (int64_t i = 0; i < len; i++) {
-        int32_t a = (int32_t)((uint32_t)acc[i] + (uint32_t)b); /* wrapped: flagged below */
-        float af = (float)a, p = clampf(af * mult, lo, hi);
-        float t = p + QUANT_ROUNDER, r = t - QUANT_ROUNDER; /* |p| < 2^22: nearest, ties to even */
-        int32_t flag = fabsf(p - r) > 0.5f - QUANT_TIE_EDGE;
-        if (!small)
-            flag |= fabsf(af) >= QUANT_F32_EXACT;
-        bad |= flag;
-        q[i] = flag ? QUANT_FLAGGED : f32_bits(t) - QUANT_ROUNDER_BITS;
-    }
-    return bad;
-}
-
 /* kiln.QFusedConv's epilogue for a clamp activation (none, Relu, Clip) in
  * float: real = (acc + b) s_x s_w + zq s_z, clamped, over s_y. Its error
  * grows with the two terms (they may cancel), so the margin does too:
@@ -514,14 +493,10 @@ static int act_clamp(const kn_activation *a, int fused, float *lo, float *hi)
     return 0;
 }
 
-/* The float loop that serves channel ch. */
+/* The float loop that serves channel ch (kiln.QFusedConv). */
 static int fast_row(const qconv_job *j, const qconv_chan *ch, const int32_t *a,
                     const int32_t *zq, int64_t n, int32_t *q)
 {
-    if (!j->s->fused)
-        return ch->small
-                   ? requant_row_f32(1, a, n, ch->bias, ch->multf, (float)j->lo, (float)j->hi, q)
-                   : requant_row_f32(0, a, n, ch->bias, ch->multf, (float)j->lo, (float)j->hi, q);
     return fused_row_f32(j, ch, j->s->act.kind, a, zq, n, q);
 }
 
@@ -550,6 +525,55 @@ static int fast_rows(const qconv_job *j, const qconv_chan *ch, const int32_t *a,
     return bad;
 }
 
+/* n (at most 16) elements of a plain row in the reference's double
+ * arithmetic, stored as y's type. */
+static void plain_exact(const qconv_job *j, const qconv_chan *ch, const int32_t *a, int64_t n,
+                        char *y)
+{
+    int32_t q[16];
+    for (int64_t i = 0; i < n; i++)
+        q[i] = requant_clamped(((double)a[i] + ch->bias) * ch->mult, j->lo, j->hi);
+    if (j->s->y_dtype == KN_UINT8)
+        store_row_u8((uint8_t *)y, q, j->y_zp, n);
+    else
+        store_row_s8((int8_t *)y, q, j->y_zp, n);
+}
+
+/* A plain QLinearConv row (no fused epilogue) straight to bytes, 16 at a
+ * time through vec_requant.h; the groups it flags, and the last n % 16
+ * elements, in double. u8 (y's type) and exact (whether acc + b may be
+ * inexact in float) are constants at each call, one loop per case. */
+static inline __attribute__((always_inline)) void
+plain_groups(const qconv_job *j, const qconv_chan *ch, int u8, int exact, const int32_t *a,
+             int64_t n, char *y)
+{
+    kq_requant r = kq_requant_setup(ch->bias, ch->multf, (float)j->lo, (float)j->hi, j->y_zp,
+                                    QUANT_TIE_EDGE);
+    int64_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+        int redo = u8 ? kq_requant16_u8(&r, exact, a + i, (uint8_t *)y + i)
+                      : kq_requant16_s8(&r, exact, a + i, (int8_t *)y + i);
+        if (redo)
+            plain_exact(j, ch, a + i, 16, y + i);
+    }
+    if (i < n)
+        plain_exact(j, ch, a + i, n - i, y + i);
+}
+
+static void plain_row(const qconv_job *j, const qconv_chan *ch, const int32_t *a, int64_t n,
+                      char *y)
+{
+    int u8 = j->s->y_dtype == KN_UINT8;
+    if (u8 && ch->small)
+        plain_groups(j, ch, 1, 0, a, n, y);
+    else if (u8)
+        plain_groups(j, ch, 1, 1, a, n, y);
+    else if (ch->small)
+        plain_groups(j, ch, 0, 0, a, n, y);
+    else
+        plain_groups(j, ch, 0, 1, a, n, y);
+}
+
 /* quant_epilogue row: output channel m's columns [col, col + len) of one
  * image, requantized into y while the convolution's results are in cache. */
 static void qconv_row(void *ctx, int64_t m, int64_t col, const int32_t *acc, int64_t len)
@@ -574,13 +598,12 @@ static void qconv_row(void *ctx, int64_t m, int64_t col, const int32_t *acc, int
             kn_convert(KN_INT32, q, s->y_dtype, y, n);
             continue;
         }
-        int bad;
         if (!s->fused) {
-            bad = fast_rows(j, ch, a, NULL, n, q);
-            for (int64_t i = 0; bad && i < n; i++)
-                if (q[i] == QUANT_FLAGGED)
-                    q[i] = requant_clamped(((double)a[i] + ch->bias) * ch->mult, j->lo, j->hi);
-        } else {
+            plain_row(j, ch, a, n, y);
+            continue;
+        }
+        int bad;
+        {
             const int32_t *zrow = NULL;
             if (j->z) {
                 if (j->z_dtype == KN_INT8)
