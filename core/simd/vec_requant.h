@@ -36,11 +36,11 @@ typedef struct kq_requant {
     float mult, lo, hi, tie;
 } kq_requant;
 
-static inline kq_requant kq_requant_setup(int32_t bias, float mult, float lo, float hi,
-                                          int32_t zp, float tie_margin)
+static inline kq_requant kq_requant_setup(int32_t bias, float mult, float lo, float hi, int32_t zp,
+                                          float tie_margin)
 {
-    kq_requant r = {bias, (int32_t)((uint32_t)zp - (uint32_t)KQ_ROUNDER_BITS), mult, lo, hi,
-                    0.5f - tie_margin};
+    kq_requant r = {
+        bias, (int32_t)((uint32_t)zp - (uint32_t)KQ_ROUNDER_BITS), mult, lo, hi, 0.5f - tie_margin};
     return r;
 }
 
@@ -49,10 +49,8 @@ static inline kq_requant kq_requant_setup(int32_t bias, float mult, float lo, fl
 
 /* 16 results as int32 lanes (y's values, not yet narrowed) in n[0..3];
  * returns the lanes to redo as a mask. */
-static inline __attribute__((always_inline)) v128_t kq_requant16_lanes(const kq_requant *r,
-                                                                      int exact,
-                                                                      const int32_t *acc,
-                                                                      v128_t n[4])
+static inline __attribute__((always_inline)) v128_t
+kq_requant16_lanes(const kq_requant *r, int exact, const int32_t *acc, v128_t n[4])
 {
     const v128_t b = wasm_i32x4_splat(r->bias), off = wasm_i32x4_splat(r->off);
     const v128_t m = wasm_f32x4_splat(r->mult), lo = wasm_f32x4_splat(r->lo),
@@ -68,15 +66,15 @@ static inline __attribute__((always_inline)) v128_t kq_requant16_lanes(const kq_
         v128_t d = wasm_f32x4_sub(p, wasm_f32x4_sub(t, k));
         redo = wasm_v128_or(redo, wasm_f32x4_gt(wasm_f32x4_abs(d), tie));
         if (exact)
-            redo = wasm_v128_or(redo, wasm_f32x4_ge(wasm_f32x4_abs(af),
-                                                    wasm_f32x4_splat(KQ_F32_EXACT)));
+            redo = wasm_v128_or(redo,
+                                wasm_f32x4_ge(wasm_f32x4_abs(af), wasm_f32x4_splat(KQ_F32_EXACT)));
         n[v] = wasm_i32x4_add(t, off);
     }
     return redo;
 }
 
 static inline __attribute__((always_inline)) int kq_requant16_u8(const kq_requant *r, int exact,
-                                                                const int32_t *acc, uint8_t *y)
+                                                                 const int32_t *acc, uint8_t *y)
 {
     v128_t n[4];
     v128_t redo = kq_requant16_lanes(r, exact, acc, n);
@@ -86,7 +84,7 @@ static inline __attribute__((always_inline)) int kq_requant16_u8(const kq_requan
 }
 
 static inline __attribute__((always_inline)) int kq_requant16_s8(const kq_requant *r, int exact,
-                                                                const int32_t *acc, int8_t *y)
+                                                                 const int32_t *acc, int8_t *y)
 {
     v128_t n[4];
     v128_t redo = kq_requant16_lanes(r, exact, acc, n);
@@ -99,10 +97,8 @@ static inline __attribute__((always_inline)) int kq_requant16_s8(const kq_requan
 #elif defined(__SSE2__) && !defined(KN_VEC_I16_PORTABLE)
 #include <emmintrin.h>
 
-static inline __attribute__((always_inline)) __m128 kq_requant16_lanes(const kq_requant *r,
-                                                                      int exact,
-                                                                      const int32_t *acc,
-                                                                      __m128i n[4])
+static inline __attribute__((always_inline)) __m128
+kq_requant16_lanes(const kq_requant *r, int exact, const int32_t *acc, __m128i n[4])
 {
     const __m128i b = _mm_set1_epi32(r->bias), off = _mm_set1_epi32(r->off);
     const __m128 m = _mm_set1_ps(r->mult), lo = _mm_set1_ps(r->lo), hi = _mm_set1_ps(r->hi),
@@ -117,30 +113,30 @@ static inline __attribute__((always_inline)) __m128 kq_requant16_lanes(const kq_
         __m128 d = _mm_sub_ps(p, _mm_sub_ps(t, k));
         redo = _mm_or_ps(redo, _mm_cmpgt_ps(_mm_and_ps(d, abs_mask), tie));
         if (exact)
-            redo = _mm_or_ps(redo, _mm_cmpge_ps(_mm_and_ps(af, abs_mask),
-                                                _mm_set1_ps(KQ_F32_EXACT)));
+            redo =
+                _mm_or_ps(redo, _mm_cmpge_ps(_mm_and_ps(af, abs_mask), _mm_set1_ps(KQ_F32_EXACT)));
         n[v] = _mm_add_epi32(_mm_castps_si128(t), off);
     }
     return redo;
 }
 
 static inline __attribute__((always_inline)) int kq_requant16_u8(const kq_requant *r, int exact,
-                                                                const int32_t *acc, uint8_t *y)
+                                                                 const int32_t *acc, uint8_t *y)
 {
     __m128i n[4];
     __m128 redo = kq_requant16_lanes(r, exact, acc, n);
-    _mm_storeu_si128((__m128i *)y, _mm_packus_epi16(_mm_packs_epi32(n[0], n[1]),
-                                                    _mm_packs_epi32(n[2], n[3])));
+    _mm_storeu_si128((__m128i *)y,
+                     _mm_packus_epi16(_mm_packs_epi32(n[0], n[1]), _mm_packs_epi32(n[2], n[3])));
     return _mm_movemask_ps(redo);
 }
 
 static inline __attribute__((always_inline)) int kq_requant16_s8(const kq_requant *r, int exact,
-                                                                const int32_t *acc, int8_t *y)
+                                                                 const int32_t *acc, int8_t *y)
 {
     __m128i n[4];
     __m128 redo = kq_requant16_lanes(r, exact, acc, n);
-    _mm_storeu_si128((__m128i *)y, _mm_packs_epi16(_mm_packs_epi32(n[0], n[1]),
-                                                   _mm_packs_epi32(n[2], n[3])));
+    _mm_storeu_si128((__m128i *)y,
+                     _mm_packs_epi16(_mm_packs_epi32(n[0], n[1]), _mm_packs_epi32(n[2], n[3])));
     return _mm_movemask_ps(redo);
 }
 #define KQ_REQUANT_NAME "sse2"
