@@ -343,8 +343,8 @@ static inline int32_t f32_bits(float v)
     return b;
 }
 
-/* The fused loops' constants, read from memory at run time (qconv_run
- * fills them) rather than written as literals. With literals, clang
+/* The fused loops' constants, read at run time through the job's pointer
+ * (qconv_job.k) rather than written as literals. With literals, clang
  * leaves each v128.const in the loop, and V8 builds every one again at
  * each use once the loop's values outnumber the 16 vector registers (the
  * SiLU loop has about 24): several instructions per constant per four
@@ -399,8 +399,8 @@ requant_clamp_row_f32(const quant_loop_consts *restrict k, const int32_t *restri
  * The series is summed in Estrin's order, (1 + r) + r^2 (1/2 + r/6) +
  * r^4 (1/24 + r/120 + r^2/720): five dependent steps where Horner's has
  * twelve. The loop is bound by that chain's latency, not by its
- * instruction count (V8 keeps about three iterations in flight): 3.5 ->
- * 2.6 ns an element alone in headless Chromium 156 on AMD Zen 4. */
+ * instruction count (V8 keeps about three iterations in flight): 3.4 ->
+ * 2.8 ns an element alone in headless Chromium 156 on AMD Zen 4. */
 static inline float exp_poly(const quant_loop_consts *restrict k, float y)
 {
     float t = y * k->log2e + k->rounder, n = t - k->rounder;
@@ -441,9 +441,9 @@ requant_smooth_row_f32(const quant_loop_consts *restrict k, int kind,
         int32_t a = (int32_t)((uint32_t)acc[i] + (uint32_t)b);
         float af = (float)a, t1 = af * step, t2 = zq ? (float)zq[i] * zs : 0.0f;
         float x = t1 + t2, f;
-        /* SiLU over s_y in one division: x / ((1 + e^-x) s_y), one rounding
-         * more than two divisions (2^-24 of |p|, far inside the margin)
-         * and one division's latency less on the loop's chain */
+        /* SiLU over s_y in one division, x / ((1 + e^-x) s_y): two
+         * roundings as the two divisions had, so the margin holds, and one
+         * division's latency less on the loop's chain */
         if (kind == SMOOTH_SILU)
             f = x / ((one + exp_poly(k, clampf(-x, in_lo, in_hi))) * ys);
         else
@@ -470,15 +470,15 @@ static int fused_row_f32(const qconv_job *j, const qconv_chan *ch, kn_act_kind k
     float lo = (float)j->lo, hi = (float)j->hi;
 #define KN_FUSED_ROW(Z)                                                                            \
     (kind == KN_ACT_SILU                                                                           \
-         ? requant_smooth_row_f32(j->k, SMOOTH_SILU, a, Z, n, ch->bias, ch->stepf, j->zsf, j->ysf,       \
-                                  j->err_scale, lo, hi, j->smooth_lo[SMOOTH_SILU],                 \
+         ? requant_smooth_row_f32(j->k, SMOOTH_SILU, a, Z, n, ch->bias, ch->stepf, j->zsf,         \
+                                  j->ysf, j->err_scale, lo, hi, j->smooth_lo[SMOOTH_SILU],         \
                                   j->smooth_hi[SMOOTH_SILU], q)                                    \
      : kind == KN_ACT_HARD_SWISH                                                                   \
-         ? requant_smooth_row_f32(j->k, SMOOTH_HARD_SWISH, a, Z, n, ch->bias, ch->stepf, j->zsf, j->ysf, \
-                                  j->err_scale, lo, hi, j->smooth_lo[SMOOTH_HARD_SWISH],           \
+         ? requant_smooth_row_f32(j->k, SMOOTH_HARD_SWISH, a, Z, n, ch->bias, ch->stepf, j->zsf,   \
+                                  j->ysf, j->err_scale, lo, hi, j->smooth_lo[SMOOTH_HARD_SWISH],   \
                                   j->smooth_hi[SMOOTH_HARD_SWISH], q)                              \
-         : requant_clamp_row_f32(j->k, a, Z, n, ch->bias, ch->stepf, j->zsf, j->act_lo, j->act_hi,       \
-                                 j->ysf, j->err_scale, lo, hi, q))
+         : requant_clamp_row_f32(j->k, a, Z, n, ch->bias, ch->stepf, j->zsf, j->act_lo,            \
+                                 j->act_hi, j->ysf, j->err_scale, lo, hi, q))
     return zq ? KN_FUSED_ROW(zq) : KN_FUSED_ROW(NULL);
 #undef KN_FUSED_ROW
 }
