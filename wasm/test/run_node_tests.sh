@@ -1,6 +1,7 @@
 #!/bin/bash
 # Builds the WebAssembly module into OUT and runs its Node tests
-# (wasm/test/*.test.mjs) against the native build's CLI and library.
+# (wasm/test/*.test.mjs) against the native build's CLI and library, and
+# the integer kernels' C suites compiled for the SIMD128 engine.
 #
 #   run_node_tests.sh OUT SOURCE_DIR KILN_CLI LIBKILN
 #
@@ -22,7 +23,7 @@ export NODE_PATH=${NODE_PATH:-/usr/share/nodejs}
 
 cmake_args=(-G Ninja)
 command -v ninja >/dev/null || cmake_args=()
-emcmake cmake -S "$src/wasm" -B "$out" "${cmake_args[@]}" >/dev/null
+emcmake cmake -S "$src/wasm" -B "$out" "${cmake_args[@]}" -DKILN_WASM_KERNEL_TESTS=ON >/dev/null
 cmake --build "$out" -j 2
 bash "$src/wasm/print_sizes.sh" "$out/kiln-core.wasm"
 
@@ -38,6 +39,13 @@ if [[ -z $models ]]; then
       echo "note: exporting squeezenet1_1 failed; its test will skip"
   fi
 fi
+
+# The integer kernels' C suites, compiled for the SIMD128 engine: its own
+# requantization, GEMM and depthwise code against the reference, to the bit.
+echo "== integer kernel suites in WebAssembly"
+for suite in "$out"/kernel_tests/*.js; do
+  node "$suite"
+done
 
 export KILN_SOURCE_DIR=$src KILN_WASM_DIR=$out KILN_CLI=$cli KILN_IMAGE_REF=$out/image_ref
 export KILN_MODELS_DIR=$models

@@ -30,6 +30,7 @@
 #include "core/kernel/fused_common.h"
 #include "core/kernel/tensor_common.h"
 #include "core/simd/vec_requant.h"
+#include "core/simd/vec_requant_silu.h"
 
 /* Type of y from its zero point (else A's / x's type), with its range. */
 static int output_type(kn_kctx *k, const kn_tensor *y_zp, int32_t fallback, int32_t *dtype,
@@ -468,6 +469,36 @@ static int fused_row_f32(const qconv_job *j, const qconv_chan *ch, kn_act_kind k
                          const int32_t *a, const int32_t *zq, int64_t n, int32_t *q)
 {
     float lo = (float)j->lo, hi = (float)j->hi;
+    if (KQ_SILU_ROW && kind == KN_ACT_SILU) {
+        const quant_loop_consts *k = j->k;
+        kq_silu ks = {.bias = ch->bias,
+                      .rounder_bits = k->rounder_bits,
+                      .flagged = k->flagged,
+                      .exp_bias = k->exp_bias,
+                      .step = ch->stepf,
+                      .zs = j->zsf,
+                      .ys = j->ysf,
+                      .lo = lo,
+                      .hi = hi,
+                      .in_lo = j->smooth_lo[SMOOTH_SILU],
+                      .in_hi = j->smooth_hi[SMOOTH_SILU],
+                      .tie = k->tie_edge,
+                      .margin = j->err_scale * k->smooth_margin,
+                      .half = k->half,
+                      .one = k->one,
+                      .f32_exact = k->f32_exact,
+                      .floor = k->silu_floor,
+                      .rounder = k->rounder,
+                      .log2e = k->log2e,
+                      .ln2_hi = k->ln2_hi,
+                      .ln2_lo = k->ln2_lo,
+                      .c2 = k->c2,
+                      .c3 = k->c3,
+                      .c4 = k->c4,
+                      .c5 = k->c5,
+                      .c6 = k->c6};
+        return zq ? kq_silu_row(&ks, 1, a, zq, n, q) : kq_silu_row(&ks, 0, a, NULL, n, q);
+    }
 #define KN_FUSED_ROW(Z)                                                                            \
     (kind == KN_ACT_SILU                                                                           \
          ? requant_smooth_row_f32(j->k, SMOOTH_SILU, a, Z, n, ch->bias, ch->stepf, j->zsf,         \
