@@ -18,6 +18,7 @@
 #define kn_qgemm_packed portable_packed
 #define kn_qdw_taps portable_dw_taps
 #define kn_qgemm_isa portable_isa
+#define kn_qgemm_beats_float portable_beats_float
 #include "core/simd/qgemm.c"
 #include "core/simd/qgemm_dot.h"
 #include "core/simd/vec_i8dot.h"
@@ -28,6 +29,7 @@
 #undef kn_qgemm_packed
 #undef kn_qdw_taps
 #undef kn_qgemm_isa
+#undef kn_qgemm_beats_float
 
 /* the library's instance (qgemm.h's guard is taken by the renamed copy) */
 size_t kn_qgemm_packed_a_len(int64_t m, int64_t k);

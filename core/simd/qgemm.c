@@ -203,4 +203,6 @@ void kn_qdw_taps(int32_t *out, const int16_t *const *src, const int16_t *w, int3
     }
 }
 
+int kn_qgemm_beats_float(void) { return KI_BEATS_FLOAT; }
+
 const char *kn_qgemm_isa(void) { return KI_NAME; }

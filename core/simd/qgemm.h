@@ -42,6 +42,11 @@ void kn_qgemm_packed(int64_t m, int64_t n, int64_t k, const int16_t *pa, const i
  * four outputs and two taps; the sums stay in registers across the taps. */
 void kn_qdw_taps(int32_t *out, const int16_t *const *src, const int16_t *w, int32_t taps,
                  int64_t n);
+/* Whether this GEMM outruns the float GEMM on the same exact integers
+ * (quant_common.h's matmul chooses by it): in WebAssembly, where one
+ * i32x4.dot_i16x8_s makes 8 products and a float multiply-add 4; not in
+ * native builds, whose float kernels have FMA on 8 or 16 lanes. */
+int kn_qgemm_beats_float(void);
 /* Which integer vector code was compiled in ("wasm128", "sse2", "portable"). */
 const char *kn_qgemm_isa(void);
 

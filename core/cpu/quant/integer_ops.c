@@ -123,6 +123,85 @@ static int zp_count_ok(int64_t got, int64_t per_tensor_rows, int64_t all_rows)
     return got == 1 || got == per_tensor_rows || got == all_rows;
 }
 
+/* ---- batched matmul on the int16 GEMM ---- */
+
+/* The constant 2-D B less its zero points, packed once for qgemm.h; A's
+ * rows (every batch of A multiplies the same B) are widened and packed per
+ * run into the scratch this sizes. */
+static int pack_b_int16(kn_kctx *k, quant_mm *mm, const void *b, const kn_tensor *b_zp)
+{
+    int64_t rows = mm->a_numel / mm->k;
+    int16_t *wide = malloc((size_t)(mm->k * mm->n) * sizeof(int16_t));
+    mm->b_packed = malloc(kn_qgemm_packed_b_len(mm->k, mm->n) * sizeof(int16_t));
+    if (!wide || !mm->b_packed) {
+        free(wide);
+        return kn_fail(k->err, KN_ERR_OUT_OF_MEMORY, "%s: out of memory", k->node->op_type);
+    }
+    for (int64_t i = 0; i < mm->k * mm->n; i++) {
+        int32_t v = mm->b_dtype == KN_INT8 ? ((const int8_t *)b)[i] : ((const uint8_t *)b)[i];
+        int32_t z = b_zp ? quant_zp_at(b_zp, mm->b_zp_n == 1 ? 0 : i % mm->n) : 0;
+        wide[i] = (int16_t)(v - z);
+    }
+    kn_qgemm_pack_b(mm->k, mm->n, wide, mm->n, mm->b_packed);
+    free(wide);
+    mm->a_bytes = kn_align_up((size_t)(rows * mm->k) * sizeof(int16_t), 64) +
+                  kn_align_up(kn_qgemm_packed_a_len(rows, mm->k) * sizeof(int16_t), 64);
+    mm->b_bytes = mm->tmp_bytes = mm->ws_bytes = 0;
+    return KN_OK;
+}
+
+typedef struct mm16_job {
+    const quant_mm *mm;
+    const int16_t *pa;
+    int64_t rows, cols; /* columns per task, a multiple of KN_QGEMM_NR */
+    int32_t *acc;
+} mm16_job;
+
+static void mm16_task(void *ctx, int64_t begin, int64_t end)
+{
+    const mm16_job *j = ctx;
+    const quant_mm *mm = j->mm;
+    size_t panel = (size_t)(kn_qgemm_pairs(mm->k) * KN_QGEMM_NR * 2);
+    for (int64_t t = begin; t < end; t++) {
+        int64_t n0 = t * j->cols, n = mm->n - n0 < j->cols ? mm->n - n0 : j->cols;
+        kn_qgemm_packed(j->rows, n, mm->k, j->pa, mm->b_packed + (size_t)(n0 / KN_QGEMM_NR) * panel,
+                        j->acc + n0, mm->n);
+    }
+}
+
+/* B's columns go in blocks of about 384 KiB of packed B, which stay in L2
+ * while every panel of A's rows passes them (a BERT-base FFN weight is
+ * 4.5 MiB as int16: streamed once per 4 rows it would come from memory),
+ * and at least one block per thread. */
+static void run_int16(const quant_mm *mm, const void *a, const kn_tensor *a_zp, int32_t *acc,
+                      void *scratch, kn_threadpool *pool)
+{
+    int64_t rows = mm->a_numel / mm->k;
+    int16_t *a16 = scratch;
+    int16_t *pa =
+        (int16_t *)((char *)scratch + kn_align_up((size_t)(rows * mm->k) * sizeof(int16_t), 64));
+    for (int64_t r = 0; r < rows; r++) {
+        int64_t zi = mm->a_zp_n == 1 ? 0 : mm->a_zp_n == mm->m ? r % mm->m : r;
+        int32_t z = a_zp ? quant_zp_at(a_zp, zi) : 0;
+        const int64_t at = r * mm->k;
+        if (mm->a_dtype == KN_INT8)
+            for (int64_t p = 0; p < mm->k; p++)
+                a16[at + p] = (int16_t)(((const int8_t *)a)[at + p] - z);
+        else
+            for (int64_t p = 0; p < mm->k; p++)
+                a16[at + p] = (int16_t)(((const uint8_t *)a)[at + p] - z);
+    }
+    kn_qgemm_pack_a(rows, mm->k, a16, mm->k, pa);
+    const int64_t nr = KN_QGEMM_NR, threads = kn_threadpool_threads(pool);
+    int64_t cols = (384 * 1024) / (2 * mm->k) / nr * nr;
+    int64_t share = (mm->n + threads - 1) / threads;
+    share = (share + nr - 1) / nr * nr;
+    cols = cols < nr ? nr : cols;
+    cols = cols < share ? cols : share;
+    mm16_job j = {mm, pa, rows, cols, acc};
+    kn_parallel_for(pool, (mm->n + cols - 1) / cols, 1, mm16_task, &j);
+}
+
 int quant_mm_prepare(kn_kctx *k, quant_mm *mm, const kn_tensor *a, const kn_tensor *b,
                      const kn_tensor *a_zp, const kn_tensor *b_zp, kn_tensor *y)
 {
@@ -193,6 +272,9 @@ int quant_mm_prepare(kn_kctx *k, quant_mm *mm, const kn_tensor *a, const kn_tens
         y->dims[y->rank++] = mm->n;
     mm->a_bytes = kn_align_up((size_t)mm->a_numel * sizeof(float), 64);
     mm->b_bytes = kn_align_up((size_t)mm->b_numel * sizeof(float), 64);
+    if (b->data && (!b_zp || b_zp->data) && b->rank <= 2 && mm->k > 0 && mm->n > 0 &&
+        kn_qgemm_beats_float())
+        return pack_b_int16(k, mm, b->data, b_zp);
     if (b->data && (!b_zp || b_zp->data)) { /* weights: convert once */
         mm->b_const = malloc(mm->b_bytes ? mm->b_bytes : 1);
         if (!mm->b_const)
@@ -225,6 +307,10 @@ static void mm_offsets(const quant_mm *mm, int64_t bi, int64_t *ao, int64_t *bo)
 void quant_mm_run(const quant_mm *mm, const void *a, const void *b, const kn_tensor *a_zp,
                   const kn_tensor *b_zp, int32_t *acc, void *scratch, kn_threadpool *pool)
 {
+    if (mm->b_packed) {
+        run_int16(mm, a, a_zp, acc, scratch, pool);
+        return;
+    }
     char *sp = scratch;
     float *af = (float *)sp, *bf = (float *)(sp + mm->a_bytes);
     float *tmp = (float *)(sp + mm->a_bytes + mm->b_bytes);
@@ -254,6 +340,8 @@ void quant_mm_release(quant_mm *mm)
 {
     free(mm->b_const);
     mm->b_const = NULL;
+    free(mm->b_packed);
+    mm->b_packed = NULL;
 }
 
 /* ---- convolution ---- */

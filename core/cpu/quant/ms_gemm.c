@@ -104,7 +104,7 @@ static int qgemm_prepare(kn_kctx *k)
     }
     rc = quant_mm_prepare(k, &s->mm, &a_view, &b_view, kn_input(k, IN_AZP), kn_input(k, IN_BZP),
                           k->out[0]);
-    if (s->mm.b_const) { /* quant_mm keeps B - b_zp itself */
+    if (quant_mm_owns_b(&s->mm)) { /* quant_mm keeps B - b_zp itself */
         free(s->b_t);
         s->b_t = NULL;
     }
@@ -178,7 +178,7 @@ static int qgemm_run(kn_kctx *k)
     }
     if (s->b_t) {
         b = s->b_t;
-    } else if (s->trans_b && !s->mm.b_const) {
+    } else if (s->trans_b && !quant_mm_owns_b(&s->mm)) {
         ms_transpose_bytes(b, bt, s->n, s->k);
         b = bt;
     }

@@ -118,6 +118,10 @@ typedef struct quant_mm {
     int64_t a_zp_n, b_zp_n;        /* zero-point elements: 1, m (n for B) or a_numel / k */
     size_t a_bytes, b_bytes, tmp_bytes, ws_bytes; /* scratch parts */
     float *b_const;                /* B - b_zp when both are constants (owned), or NULL */
+    /* B - b_zp packed for qgemm.h's int16 GEMM instead, where that GEMM
+     * beats the float one (kn_qgemm_beats_float) and B is a 2-D constant
+     * (owned), or NULL; then a_bytes holds A as int16 and packed */
+    int16_t *b_packed;
 } quant_mm;
 
 /* Validates A [.., M, K] and B [.., K, N] (numpy matmul rules, 1-D
@@ -128,6 +132,9 @@ typedef struct quant_mm {
  * them. */
 int quant_mm_prepare(kn_kctx *k, quant_mm *mm, const kn_tensor *a, const kn_tensor *b,
                      const kn_tensor *a_zp, const kn_tensor *b_zp, kn_tensor *y);
+/* Whether quant_mm_prepare kept its own copy of the constant B (so the
+ * caller's may go). */
+static inline int quant_mm_owns_b(const quant_mm *mm) { return mm->b_const || mm->b_packed; }
 /* Scratch quant_mm_run needs (a multiple of 64 bytes). */
 size_t quant_mm_scratch(const quant_mm *mm);
 /* acc[batches x M x N] = (A - a_zp) x (B - b_zp), exactly in int32. */
