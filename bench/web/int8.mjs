@@ -19,7 +19,7 @@ import { describeCpu, hostCpu } from './machine.mjs';
 
 const USAGE = 'usage: node bench/web/int8.mjs --models-dir DIR [--models a,b] [--wasm DIR] [--runs N] ' +
   '[--profile] [--top N] [--json FILE]';
-const opts = { models: 'squeezenet1_1,mobilenet_v2,resnet50,efficientnet_b0', wasmDir: path.join(sourceDir, 'build-wasm'),
+const opts = { models: 'squeezenet1_1,mobilenet_v2,resnet50,efficientnet_b0,bert_encoder', wasmDir: path.join(sourceDir, 'build-wasm'),
   runs: 30, top: 12, modelsDir: process.env.KILN_MODELS_DIR };
 const names = { '--models': 'models', '--models-dir': 'modelsDir', '--wasm': 'wasmDir', '--runs': 'runs', '--top': 'top', '--json': 'json' };
 const argv = process.argv.slice(2);
