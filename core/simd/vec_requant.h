@@ -73,23 +73,14 @@ kq_requant16_lanes(const kq_requant *r, int exact, const int32_t *acc, v128_t n[
     return redo;
 }
 
-static inline __attribute__((always_inline)) int kq_requant16_u8(const kq_requant *r, int exact,
-                                                                 const int32_t *acc, uint8_t *y)
+/* y: unsigned bytes for u8, else signed (both saturating packs) */
+static inline __attribute__((always_inline)) int kq_requant16(const kq_requant *r, int exact,
+                                                              int u8, const int32_t *acc, void *y)
 {
     v128_t n[4];
     v128_t redo = kq_requant16_lanes(r, exact, acc, n);
-    wasm_v128_store(y, wasm_u8x16_narrow_i16x8(wasm_i16x8_narrow_i32x4(n[0], n[1]),
-                                               wasm_i16x8_narrow_i32x4(n[2], n[3])));
-    return wasm_v128_any_true(redo);
-}
-
-static inline __attribute__((always_inline)) int kq_requant16_s8(const kq_requant *r, int exact,
-                                                                 const int32_t *acc, int8_t *y)
-{
-    v128_t n[4];
-    v128_t redo = kq_requant16_lanes(r, exact, acc, n);
-    wasm_v128_store(y, wasm_i8x16_narrow_i16x8(wasm_i16x8_narrow_i32x4(n[0], n[1]),
-                                               wasm_i16x8_narrow_i32x4(n[2], n[3])));
+    v128_t lo = wasm_i16x8_narrow_i32x4(n[0], n[1]), hi = wasm_i16x8_narrow_i32x4(n[2], n[3]);
+    wasm_v128_store(y, u8 ? wasm_u8x16_narrow_i16x8(lo, hi) : wasm_i8x16_narrow_i16x8(lo, hi));
     return wasm_v128_any_true(redo);
 }
 #define KQ_REQUANT_NAME "wasm128"
@@ -120,23 +111,13 @@ kq_requant16_lanes(const kq_requant *r, int exact, const int32_t *acc, __m128i n
     return redo;
 }
 
-static inline __attribute__((always_inline)) int kq_requant16_u8(const kq_requant *r, int exact,
-                                                                 const int32_t *acc, uint8_t *y)
+static inline __attribute__((always_inline)) int kq_requant16(const kq_requant *r, int exact,
+                                                              int u8, const int32_t *acc, void *y)
 {
     __m128i n[4];
     __m128 redo = kq_requant16_lanes(r, exact, acc, n);
-    _mm_storeu_si128((__m128i *)y,
-                     _mm_packus_epi16(_mm_packs_epi32(n[0], n[1]), _mm_packs_epi32(n[2], n[3])));
-    return _mm_movemask_ps(redo);
-}
-
-static inline __attribute__((always_inline)) int kq_requant16_s8(const kq_requant *r, int exact,
-                                                                 const int32_t *acc, int8_t *y)
-{
-    __m128i n[4];
-    __m128 redo = kq_requant16_lanes(r, exact, acc, n);
-    _mm_storeu_si128((__m128i *)y,
-                     _mm_packs_epi16(_mm_packs_epi32(n[0], n[1]), _mm_packs_epi32(n[2], n[3])));
+    __m128i lo = _mm_packs_epi32(n[0], n[1]), hi = _mm_packs_epi32(n[2], n[3]);
+    _mm_storeu_si128((__m128i *)y, u8 ? _mm_packus_epi16(lo, hi) : _mm_packs_epi16(lo, hi));
     return _mm_movemask_ps(redo);
 }
 #define KQ_REQUANT_NAME "sse2"
@@ -156,24 +137,16 @@ static inline int kq_requant1(const kq_requant *r, int exact, int32_t acc, int32
     return fabsf(p - (t - KQ_ROUNDER)) > r->tie || (exact && fabsf(af) >= KQ_F32_EXACT);
 }
 
-static inline int kq_requant16_u8(const kq_requant *r, int exact, const int32_t *acc, uint8_t *y)
+static inline int kq_requant16(const kq_requant *r, int exact, int u8, const int32_t *acc, void *y)
 {
     int redo = 0;
     for (int i = 0; i < 16; i++) {
         int32_t v;
         redo |= kq_requant1(r, exact, acc[i], &v);
-        y[i] = (uint8_t)(v < 0 ? 0 : v > 255 ? 255 : v);
-    }
-    return redo;
-}
-
-static inline int kq_requant16_s8(const kq_requant *r, int exact, const int32_t *acc, int8_t *y)
-{
-    int redo = 0;
-    for (int i = 0; i < 16; i++) {
-        int32_t v;
-        redo |= kq_requant1(r, exact, acc[i], &v);
-        y[i] = (int8_t)(v < -128 ? -128 : v > 127 ? 127 : v);
+        if (u8)
+            ((uint8_t *)y)[i] = (uint8_t)(v < 0 ? 0 : v > 255 ? 255 : v);
+        else
+            ((int8_t *)y)[i] = (int8_t)(v < -128 ? -128 : v > 127 ? 127 : v);
     }
     return redo;
 }

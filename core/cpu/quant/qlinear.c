@@ -617,9 +617,7 @@ plain_groups(const qconv_job *j, const qconv_chan *ch, int u8, int exact, const 
                                     QUANT_TIE_EDGE);
     int64_t i = 0;
     for (; i + 16 <= n; i += 16) {
-        int redo = u8 ? kq_requant16_u8(&r, exact, a + i, (uint8_t *)y + i)
-                      : kq_requant16_s8(&r, exact, a + i, (int8_t *)y + i);
-        if (redo)
+        if (kq_requant16(&r, exact, u8, a + i, y + i))
             plain_exact(j, ch, a + i, 16, y + i);
     }
     if (i < n)
