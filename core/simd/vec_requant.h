@@ -83,7 +83,6 @@ static inline __attribute__((always_inline)) int kq_requant16(const kq_requant *
     wasm_v128_store(y, u8 ? wasm_u8x16_narrow_i16x8(lo, hi) : wasm_i8x16_narrow_i16x8(lo, hi));
     return wasm_v128_any_true(redo);
 }
-#define KQ_REQUANT_NAME "wasm128"
 
 #elif defined(__SSE2__) && !defined(KN_VEC_I16_PORTABLE)
 #include <emmintrin.h>
@@ -120,7 +119,6 @@ static inline __attribute__((always_inline)) int kq_requant16(const kq_requant *
     _mm_storeu_si128((__m128i *)y, u8 ? _mm_packus_epi16(lo, hi) : _mm_packs_epi16(lo, hi));
     return _mm_movemask_ps(redo);
 }
-#define KQ_REQUANT_NAME "sse2"
 
 #else
 /* One element as the vector lanes do it; returns whether to redo it. */
@@ -150,7 +148,6 @@ static inline int kq_requant16(const kq_requant *r, int exact, int u8, const int
     }
     return redo;
 }
-#define KQ_REQUANT_NAME "portable"
 #endif
 
 #endif

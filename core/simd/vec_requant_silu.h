@@ -26,32 +26,41 @@
 
 #include <stdint.h>
 
-/* The row's operands; every constant comes from here (a value clang does
- * not see), so that none is rebuilt inside the loop (qlinear.c says why). */
+/* The SiLU / requantization loops' constants, shared with the C loops of
+ * qlinear.c, which fills one and reads it through a pointer clang cannot
+ * follow, so that none is rebuilt inside a loop (qlinear.c says why). */
+typedef struct kq_consts {
+    float rounder, tie_edge, half, one, f32_exact, smooth_margin, silu_floor, sixth_div;
+    float log2e, ln2_hi, ln2_lo, c6, c5, c4, c3, c2;
+    int32_t rounder_bits, flagged, exp_bias;
+} kq_consts;
+
+/* One row's operands. */
 typedef struct kq_silu {
-    int32_t bias, rounder_bits, flagged, exp_bias;
-    float step, zs, ys, lo, hi, in_lo, in_hi, tie, margin, half, one, f32_exact, floor;
-    float rounder, log2e, ln2_hi, ln2_lo, c2, c3, c4, c5, c6;
+    int32_t bias;
+    float step, zs, ys, lo, hi, in_lo, in_hi, margin;
 } kq_silu;
 
 #if defined(__wasm_simd128__) && !defined(KN_VEC_I16_PORTABLE)
 #define KQ_SILU_ROW 1
 #include "core/simd/vec.h"
 
-static inline __attribute__((always_inline)) int kq_silu_row(const kq_silu *restrict k, int has_z,
+static inline __attribute__((always_inline)) int kq_silu_row(const kq_consts *restrict k,
+                                                             const kq_silu *restrict row, int has_z,
                                                              const int32_t *restrict acc,
                                                              const int32_t *restrict zq,
                                                              int64_t len, int32_t *restrict q)
 {
-    const v128_t b = wasm_i32x4_splat(k->bias), rbits = wasm_i32x4_splat(k->rounder_bits),
+    const v128_t b = wasm_i32x4_splat(row->bias), rbits = wasm_i32x4_splat(k->rounder_bits),
                  flagged = wasm_i32x4_splat(k->flagged), ebias = wasm_i32x4_splat(k->exp_bias);
-    const kv step = kv_set1(k->step), zs = kv_set1(k->zs), ys = kv_set1(k->ys), lo = kv_set1(k->lo),
-             hi = kv_set1(k->hi), in_lo = kv_set1(k->in_lo), in_hi = kv_set1(k->in_hi),
-             tie = kv_set1(k->tie), margin = kv_set1(k->margin), half = kv_set1(k->half),
-             one = kv_set1(k->one), exact = kv_set1(k->f32_exact), silu_floor = kv_set1(k->floor),
-             rounder = kv_set1(k->rounder), log2e = kv_set1(k->log2e), ln2_hi = kv_set1(-k->ln2_hi),
-             ln2_lo = kv_set1(-k->ln2_lo), c2 = kv_set1(k->c2), c3 = kv_set1(k->c3),
-             c4 = kv_set1(k->c4), c5 = kv_set1(k->c5), c6 = kv_set1(k->c6);
+    const kv step = kv_set1(row->step), zs = kv_set1(row->zs), ys = kv_set1(row->ys),
+             lo = kv_set1(row->lo), hi = kv_set1(row->hi), in_lo = kv_set1(row->in_lo),
+             in_hi = kv_set1(row->in_hi), tie = kv_set1(k->tie_edge), margin = kv_set1(row->margin),
+             half = kv_set1(k->half), one = kv_set1(k->one), exact = kv_set1(k->f32_exact),
+             silu_floor = kv_set1(k->silu_floor), rounder = kv_set1(k->rounder),
+             log2e = kv_set1(k->log2e), ln2_hi = kv_set1(-k->ln2_hi), ln2_lo = kv_set1(-k->ln2_lo),
+             c2 = kv_set1(k->c2), c3 = kv_set1(k->c3), c4 = kv_set1(k->c4), c5 = kv_set1(k->c5),
+             c6 = kv_set1(k->c6);
     v128_t bad = wasm_i32x4_splat(0);
     for (int64_t i = 0; i < len; i += 4) {
         kv af = wasm_f32x4_convert_i32x4(wasm_i32x4_add(wasm_v128_load(acc + i), b));
@@ -84,10 +93,11 @@ static inline __attribute__((always_inline)) int kq_silu_row(const kq_silu *rest
 }
 #else
 #define KQ_SILU_ROW 0
-static inline int kq_silu_row(const kq_silu *restrict k, int has_z, const int32_t *restrict acc,
-                              const int32_t *restrict zq, int64_t len, int32_t *restrict q)
+static inline int kq_silu_row(const kq_consts *restrict k, const kq_silu *restrict row, int has_z,
+                              const int32_t *restrict acc, const int32_t *restrict zq, int64_t len,
+                              int32_t *restrict q)
 {
-    (void)k, (void)has_z, (void)acc, (void)zq, (void)len, (void)q;
+    (void)k, (void)row, (void)has_z, (void)acc, (void)zq, (void)len, (void)q;
     return 0;
 }
 #endif

@@ -125,6 +125,15 @@ static int zp_count_ok(int64_t got, int64_t per_tensor_rows, int64_t all_rows)
 
 /* ---- batched matmul on the int16 GEMM ---- */
 
+/* A's zero point for row r of all batches' rows (per tensor, per row of
+ * M, or one per row of every batch). */
+static int32_t a_zp_of_row(const quant_mm *mm, const kn_tensor *a_zp, int64_t r)
+{
+    if (!a_zp)
+        return 0;
+    return quant_zp_at(a_zp, mm->a_zp_n == 1 ? 0 : mm->a_zp_n == mm->m ? r % mm->m : r);
+}
+
 /* The constant 2-D B less its zero points, packed once for qgemm.h; A's
  * rows (every batch of A multiplies the same B) are widened and packed per
  * run into the scratch this sizes. */
@@ -181,8 +190,7 @@ static void run_int16(const quant_mm *mm, const void *a, const kn_tensor *a_zp, 
     int16_t *pa =
         (int16_t *)((char *)scratch + kn_align_up((size_t)(rows * mm->k) * sizeof(int16_t), 64));
     for (int64_t r = 0; r < rows; r++) {
-        int64_t zi = mm->a_zp_n == 1 ? 0 : mm->a_zp_n == mm->m ? r % mm->m : r;
-        int32_t z = a_zp ? quant_zp_at(a_zp, zi) : 0;
+        int32_t z = a_zp_of_row(mm, a_zp, r);
         const int64_t at = r * mm->k;
         if (mm->a_dtype == KN_INT8)
             for (int64_t p = 0; p < mm->k; p++)
@@ -323,7 +331,7 @@ void quant_mm_run(const quant_mm *mm, const void *a, const void *b, const kn_ten
     if (a_zp && mm->k > 0) {
         /* row r of A (over all batches) is af[r * k ..] */
         for (int64_t r = 0; r < mm->a_numel / mm->k; r++) {
-            float z = (float)quant_zp_at(a_zp, mm->a_zp_n == 1 ? 0 : mm->a_zp_n == mm->m ? r % mm->m : r);
+            float z = (float)a_zp_of_row(mm, a_zp, r);
             for (int64_t p = 0; p < mm->k; p++)
                 af[r * mm->k + p] -= z;
         }

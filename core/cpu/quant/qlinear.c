@@ -267,7 +267,7 @@ typedef struct qconv_job {
      * [0, 1] for HardSwish, held here so that clang sees no constant bound
      * (clampf) */
     float smooth_lo[2], smooth_hi[2];
-    const struct quant_loop_consts *k; /* quant_loop_values, behind a pointer (see there) */
+    const kq_consts *k; /* quant_loop_values, behind a pointer (see there) */
 } qconv_job;
 
 /* One channel's values through kiln.QFusedConv's epilogue, in real units. */
@@ -351,14 +351,10 @@ static inline int32_t f32_bits(float v)
  * SiLU loop has about 24): several instructions per constant per four
  * elements. Values it cannot see are splatted once before the loop and at
  * worst reloaded from the stack. EfficientNet-B0's int8 epilogue, headless
- * Chromium 156 on AMD Zen 4, 1 thread: 55.9 -> 52.2 ms a run. */
-typedef struct quant_loop_consts {
-    float rounder, tie_edge, half, one, f32_exact, smooth_margin, silu_floor, sixth_div;
-    float log2e, ln2_hi, ln2_lo, c6, c5, c4, c3, c2;
-    int32_t rounder_bits, flagged, exp_bias;
-} quant_loop_consts;
-
-static const quant_loop_consts quant_loop_values = {
+ * Chromium 156 on AMD Zen 4, 1 thread: 55.9 -> 52.2 ms a run. The struct
+ * (kq_consts) is vec_requant_silu.h's, whose SIMD128 SiLU row reads the
+ * same values. */
+static const kq_consts quant_loop_values = {
     .rounder = QUANT_ROUNDER, .tie_edge = QUANT_TIE_EDGE, .half = 0.5f, .one = 1.0f,
     .f32_exact = QUANT_F32_EXACT, .smooth_margin = 8.0f, .silu_floor = -80.0f, .sixth_div = 6.0f,
     .log2e = 0x1.715476p0f, .ln2_hi = 0x1.62e4p-1f, .ln2_lo = 0x1.7f7d1cp-20f,
@@ -371,7 +367,7 @@ static const quant_loop_consts quant_loop_values = {
  * grows with the two terms (they may cancel), so the margin does too:
  * err_scale = 2^-20 / s_y per unit of |term|, many times the float error. */
 static inline __attribute__((always_inline)) int
-requant_clamp_row_f32(const quant_loop_consts *restrict k, const int32_t *restrict acc,
+requant_clamp_row_f32(const kq_consts *restrict k, const int32_t *restrict acc,
                       const int32_t *restrict zq, int64_t len, int32_t b, float step, float zs,
                       float act_lo, float act_hi, float ys, float err_scale, float lo, float hi,
                       int32_t *restrict q)
@@ -402,7 +398,7 @@ requant_clamp_row_f32(const quant_loop_consts *restrict k, const int32_t *restri
  * twelve. The loop is bound by that chain's latency, not by its
  * instruction count (V8 keeps about three iterations in flight): 3.4 ->
  * 2.8 ns an element alone in headless Chromium 156 on AMD Zen 4. */
-static inline float exp_poly(const quant_loop_consts *restrict k, float y)
+static inline float exp_poly(const kq_consts *restrict k, float y)
 {
     float t = y * k->log2e + k->rounder, n = t - k->rounder;
     float r = (y - n * k->ln2_hi) - n * k->ln2_lo;
@@ -428,7 +424,7 @@ enum { SMOOTH_SILU, SMOOTH_HARD_SWISH };
  * several times the bound. Below -80 SiLU's e^-x leaves exp_poly's range:
  * flagged (the result is 0 unless s_y is absurdly small). */
 static inline __attribute__((always_inline)) int
-requant_smooth_row_f32(const quant_loop_consts *restrict k, int kind,
+requant_smooth_row_f32(const kq_consts *restrict k, int kind,
                        const int32_t *restrict acc, const int32_t *restrict zq, int64_t len,
                        int32_t b, float step, float zs, float ys, float err_scale, float lo,
                        float hi, float in_lo, float in_hi, int32_t *restrict q)
@@ -470,34 +466,17 @@ static int fused_row_f32(const qconv_job *j, const qconv_chan *ch, kn_act_kind k
 {
     float lo = (float)j->lo, hi = (float)j->hi;
     if (KQ_SILU_ROW && kind == KN_ACT_SILU) {
-        const quant_loop_consts *k = j->k;
-        kq_silu ks = {.bias = ch->bias,
-                      .rounder_bits = k->rounder_bits,
-                      .flagged = k->flagged,
-                      .exp_bias = k->exp_bias,
-                      .step = ch->stepf,
-                      .zs = j->zsf,
-                      .ys = j->ysf,
-                      .lo = lo,
-                      .hi = hi,
-                      .in_lo = j->smooth_lo[SMOOTH_SILU],
-                      .in_hi = j->smooth_hi[SMOOTH_SILU],
-                      .tie = k->tie_edge,
-                      .margin = j->err_scale * k->smooth_margin,
-                      .half = k->half,
-                      .one = k->one,
-                      .f32_exact = k->f32_exact,
-                      .floor = k->silu_floor,
-                      .rounder = k->rounder,
-                      .log2e = k->log2e,
-                      .ln2_hi = k->ln2_hi,
-                      .ln2_lo = k->ln2_lo,
-                      .c2 = k->c2,
-                      .c3 = k->c3,
-                      .c4 = k->c4,
-                      .c5 = k->c5,
-                      .c6 = k->c6};
-        return zq ? kq_silu_row(&ks, 1, a, zq, n, q) : kq_silu_row(&ks, 0, a, NULL, n, q);
+        kq_silu row = {.bias = ch->bias,
+                       .step = ch->stepf,
+                       .zs = j->zsf,
+                       .ys = j->ysf,
+                       .lo = lo,
+                       .hi = hi,
+                       .in_lo = j->smooth_lo[SMOOTH_SILU],
+                       .in_hi = j->smooth_hi[SMOOTH_SILU],
+                       .margin = j->err_scale * j->k->smooth_margin};
+        return zq ? kq_silu_row(j->k, &row, 1, a, zq, n, q)
+                  : kq_silu_row(j->k, &row, 0, a, NULL, n, q);
     }
 #define KN_FUSED_ROW(Z)                                                                            \
     (kind == KN_ACT_SILU                                                                           \
@@ -559,17 +538,10 @@ static int act_clamp(const kn_activation *a, int fused, float *lo, float *hi)
     return 0;
 }
 
-/* The float loop that serves channel ch (kiln.QFusedConv). */
-static int fast_row(const qconv_job *j, const qconv_chan *ch, const int32_t *a,
-                    const int32_t *zq, int64_t n, int32_t *q)
-{
-    return fused_row_f32(j, ch, j->s->act.kind, a, zq, n, q);
-}
-
 /* The float loops' vector width in SIMD128 (and the least x86 one). */
 #define QUANT_LANES 4
 
-/* fast_row over n elements, the last n % QUANT_LANES of them as one full
+/* fused_row_f32 over n elements, the last n % QUANT_LANES of them as one full
  * vector padded with zeros: the loops' scalar remainder costs several
  * times as much per element, and the depthwise kernel's rows of 7 or 14
  * (EfficientNet-B0's and MobileNet-V2's last stages) left 3 or 2 of each
@@ -579,13 +551,13 @@ static int fast_rows(const qconv_job *j, const qconv_chan *ch, const int32_t *a,
                      const int32_t *zq, int64_t n, int32_t *q)
 {
     int64_t body = n & ~(int64_t)(QUANT_LANES - 1), rest = n - body;
-    int bad = body > 0 ? fast_row(j, ch, a, zq, body, q) : 0;
+    int bad = body > 0 ? fused_row_f32(j, ch, j->s->act.kind, a, zq, body, q) : 0;
     if (rest > 0) {
         int32_t ta[QUANT_LANES] = {0}, tz[QUANT_LANES] = {0}, tq[QUANT_LANES];
         memcpy(ta, a + body, (size_t)rest * sizeof *ta);
         if (zq)
             memcpy(tz, zq + body, (size_t)rest * sizeof *tz);
-        bad |= fast_row(j, ch, ta, zq ? tz : NULL, QUANT_LANES, tq);
+        bad |= fused_row_f32(j, ch, j->s->act.kind, ta, zq ? tz : NULL, QUANT_LANES, tq);
         memcpy(q + body, tq, (size_t)rest * sizeof *tq);
     }
     return bad;
